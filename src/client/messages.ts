@@ -1,0 +1,29 @@
+// The shapes a message takes in memory, on disk (inbox.json, outbox.json, log.jsonl) and in a
+// `msg` frame. Field names follow the book's "Protocolo" page; optional fields are omitted when
+// empty, never null.
+
+export type SenderKind = 'agent' | 'human';
+
+/** A message of the conversation (the book's envelope). */
+export interface Envelope {
+  /** 10 lower-case hex characters. */
+  id: string;
+  /** Member name of the sender. */
+  from: string;
+  /** Node id (hex Ed25519 public key) of the sender. */
+  node: string;
+  kind: SenderKind;
+  /** Member name this message is addressed to; absent = the whole room. */
+  to?: string;
+  /** msg_id this message answers. */
+  reply_to?: string;
+  /** Unix milliseconds at the sender. */
+  ts: number;
+  body: string;
+}
+
+/** One line of log.jsonl. */
+export type LogEntry =
+  | { ev: 'out'; msg: Envelope }
+  | { ev: 'in'; msg: Envelope }
+  | { ev: 'delivered'; id: string; by: string; ts: number };

@@ -1,0 +1,89 @@
+// Signal protocol v1: the wire contract between the room member (src/client) and the signal
+// server (src/signal-server). Both sides import these types and nothing else from each other.
+// See docs/protocol.md ("Signal protocol v1").
+
+/** Path of the WebSocket endpoint on a signal server. */
+export const SIGNAL_PATH = '/v1/ws';
+/** Protocol version carried in the welcome message. */
+export const SIGNAL_VERSION = 1;
+/** Largest WebSocket text message either side accepts, in bytes. */
+export const SIGNAL_MAX_MESSAGE_BYTES = 64 * 1024;
+/** A topic is 32 bytes in lower-case hex. */
+export const TOPIC_PATTERN = /^[0-9a-f]{64}$/;
+/** A peer (node id) is an Ed25519 public key, 32 bytes in lower-case hex. */
+export const PEER_PATTERN = /^[0-9a-f]{64}$/;
+
+/** An RTCIceServer as the W3C defines it (urls may be one string or a list). */
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
+}
+
+export type SignalErrorCode =
+  | 'bad_request'
+  | 'too_large'
+  | 'rate_limited'
+  | 'topic_limit'
+  | 'room_full'
+  | 'unknown_peer'
+  | 'unauthorized';
+
+// server -> client
+export interface WelcomeMessage {
+  t: 'welcome';
+  v: number;
+  iceServers: IceServer[];
+}
+export interface PeersMessage {
+  t: 'peers';
+  topic: string;
+  peers: string[];
+}
+export interface JoinedMessage {
+  t: 'joined';
+  topic: string;
+  peer: string;
+}
+export interface LeftMessage {
+  t: 'left';
+  topic: string;
+  peer: string;
+}
+export interface SignalFromMessage {
+  t: 'signal';
+  topic: string;
+  from: string;
+  /** Base64 of a blob sealed with the room's signal key; the server never opens it. */
+  data: string;
+}
+export interface ErrorMessage {
+  t: 'error';
+  code: SignalErrorCode;
+  message: string;
+}
+export type ServerMessage =
+  | WelcomeMessage
+  | PeersMessage
+  | JoinedMessage
+  | LeftMessage
+  | SignalFromMessage
+  | ErrorMessage;
+
+// client -> server
+export interface JoinMessage {
+  t: 'join';
+  topic: string;
+  peer: string;
+}
+export interface SignalToMessage {
+  t: 'signal';
+  topic: string;
+  to: string;
+  data: string;
+}
+export interface LeaveMessage {
+  t: 'leave';
+  topic: string;
+}
+export type ClientMessage = JoinMessage | SignalToMessage | LeaveMessage;
