@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+
+export function register(program: Command, _ctx: CliContext): void {
+  program
+    .command('install')
+    .description('(not built yet)')
+    .action(() => {
+      process.stderr.write('error: papo install is not built yet\n');
+      process.exitCode = 1;
+    });
+}

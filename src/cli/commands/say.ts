@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+
+export function register(program: Command, _ctx: CliContext): void {
+  program
+    .command('say')
+    .description('(not built yet)')
+    .action(() => {
+      process.stderr.write('error: papo say is not built yet\n');
+      process.exitCode = 1;
+    });
+}
