@@ -1,0 +1,202 @@
+// Frames between members (the book's "Protocolo" → "Frames"): JSON objects with `t`, optional
+// fields omitted when empty, sealed with the room's frame key (aad "papo/v1").
+// Decoding is total: any input either becomes a valid frame or a PapoError('invalid_frame');
+// it never throws anything else, because these bytes come from the network.
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { PapoError } from './errors.js';
+import type { Envelope, SenderKind } from './messages.js';
+import { isMemberName } from './names.js';
+import { FRAME_AAD, open, seal } from './room-crypto.js';
+
+/** Largest message body, in UTF-8 bytes (the book's limits). */
+export const MAX_BODY_BYTES = 48 * 1024;
+/** Largest sealed frame on the wire. */
+export const MAX_SEALED_FRAME_BYTES = 64 * 1024;
+/** Longest `about` text a hello may carry. */
+export const MAX_ABOUT_CHARS = 200;
+
+const MSG_ID = /^[0-9a-f]{10}$/;
+const NODE_ID = /^[0-9a-f]{64}$/;
+
+export interface HelloFrame {
+  t: 'hello';
+  node: string;
+  name: string;
+  about?: string;
+  kind: SenderKind;
+  ephemeral: boolean;
+}
+
+export interface MsgFrame extends Envelope {
+  t: 'msg';
+}
+
+export interface AckFrame {
+  t: 'ack';
+  id: string;
+  by: string;
+}
+
+export type Frame = HelloFrame | MsgFrame | AckFrame;
+
+/** A fresh message id: 5 random bytes, 10 hex characters. */
+export function newMessageId(): string {
+  return bytesToHex(randomBytes(5));
+}
+
+export function isMessageId(value: unknown): value is string {
+  return typeof value === 'string' && MSG_ID.test(value);
+}
+
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** JSON of a frame, fields in the book's order, optional ones only when present. */
+export function encodeFrame(frame: Frame): string {
+  switch (frame.t) {
+    case 'hello':
+      return JSON.stringify({
+        t: 'hello',
+        node: frame.node,
+        name: frame.name,
+        ...(frame.about ? { about: frame.about } : {}),
+        kind: frame.kind,
+        ephemeral: frame.ephemeral,
+      });
+    case 'msg':
+      return JSON.stringify(msgToJson(frame));
+    case 'ack':
+      return JSON.stringify({ t: 'ack', id: frame.id, by: frame.by });
+  }
+}
+
+function msgToJson(m: Envelope): Record<string, unknown> {
+  return {
+    t: 'msg',
+    id: m.id,
+    from: m.from,
+    node: m.node,
+    kind: m.kind,
+    ...(m.to ? { to: m.to } : {}),
+    ...(m.reply_to ? { reply_to: m.reply_to } : {}),
+    ts: m.ts,
+    body: m.body,
+  };
+}
+
+/** Envelope of a msg frame (drops `t`). */
+export function envelopeOf(frame: MsgFrame): Envelope {
+  const { t: _t, ...envelope } = frame;
+  return envelope;
+}
+
+export function msgFrame(envelope: Envelope): MsgFrame {
+  return { t: 'msg', ...envelope };
+}
+
+function invalid(reason: string): PapoError {
+  return new PapoError('invalid_frame', `invalid frame: ${reason}`);
+}
+
+type Json = Record<string, unknown>;
+
+function str(o: Json, key: string, test: (v: string) => boolean, what: string): string {
+  const v = o[key];
+  if (typeof v !== 'string' || !test(v)) throw invalid(`${key} is not ${what}`);
+  return v;
+}
+
+function optStr(o: Json, key: string, test: (v: string) => boolean, what: string): string | undefined {
+  if (o[key] === undefined) return undefined;
+  const v = str(o, key, test, what);
+  return v === '' ? undefined : v;
+}
+
+function kindOf(o: Json): SenderKind {
+  const v = o.kind;
+  if (v !== 'agent' && v !== 'human') throw invalid('kind is not "agent" or "human"');
+  return v;
+}
+
+/**
+ * Parses and validates a frame. Unknown extra fields are dropped (a newer member may add
+ * optional fields); a missing or malformed known field, or an unknown `t`, is an error.
+ */
+export function decodeFrame(input: string | Uint8Array): Frame {
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(input);
+    } catch {
+      throw invalid('not UTF-8');
+    }
+  }
+  if (utf8Length(text) > MAX_SEALED_FRAME_BYTES) throw invalid('too large');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid('not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('not an object');
+  const o = value as Json;
+  const isNode = (v: string) => NODE_ID.test(v);
+  switch (o.t) {
+    case 'hello': {
+      if (typeof o.ephemeral !== 'boolean') throw invalid('ephemeral is not a boolean');
+      const about = optStr(o, 'about', (v) => v.length <= MAX_ABOUT_CHARS, 'a short text');
+      return {
+        t: 'hello',
+        node: str(o, 'node', isNode, 'a node id'),
+        name: str(o, 'name', isMemberName, 'a member name'),
+        ...(about !== undefined ? { about } : {}),
+        kind: kindOf(o),
+        ephemeral: o.ephemeral,
+      };
+    }
+    case 'msg': {
+      const ts = o.ts;
+      if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) throw invalid('ts is not a time');
+      const body = str(o, 'body', (v) => v.length > 0 && utf8Length(v) <= MAX_BODY_BYTES, 'a body');
+      const to = optStr(o, 'to', isMemberName, 'a member name');
+      const replyTo = optStr(o, 'reply_to', (v) => MSG_ID.test(v), 'a message id');
+      return {
+        t: 'msg',
+        id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
+        from: str(o, 'from', isMemberName, 'a member name'),
+        node: str(o, 'node', isNode, 'a node id'),
+        kind: kindOf(o),
+        ...(to !== undefined ? { to } : {}),
+        ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
+        ts,
+        body,
+      };
+    }
+    case 'ack':
+      return {
+        t: 'ack',
+        id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
+        by: str(o, 'by', isMemberName, 'a member name'),
+      };
+    default:
+      throw invalid('unknown type');
+  }
+}
+
+/** Seals a frame for the wire; refuses one whose sealed form would pass the 64 KiB limit. */
+export function sealFrame(frameKey: Uint8Array, frame: Frame): Uint8Array {
+  const sealed = seal(frameKey, new TextEncoder().encode(encodeFrame(frame)), FRAME_AAD);
+  if (sealed.length > MAX_SEALED_FRAME_BYTES) throw new RangeError('sealed frame larger than 64 KiB');
+  return sealed;
+}
+
+/** Opens and decodes a frame from the wire: PapoError 'open_failed' or 'invalid_frame' otherwise. */
+export function openFrame(frameKey: Uint8Array, sealed: Uint8Array): Frame {
+  if (!(sealed instanceof Uint8Array)) throw invalid('not bytes');
+  if (sealed.length > MAX_SEALED_FRAME_BYTES) throw invalid('sealed frame larger than 64 KiB');
+  return decodeFrame(open(frameKey, sealed, FRAME_AAD));
+}

@@ -1,0 +1,31 @@
+// A member's network identity: an Ed25519 key pair kept in secret.key. The public key in hex is
+// the node id other members and the signal server know it by; keeping it stable across restarts
+// is what lets neighbours recognise a member that comes back.
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+export interface Identity {
+  secretKey: Uint8Array;
+  publicKey: Uint8Array;
+  /** Hex of the public key (64 characters). */
+  nodeId: string;
+}
+
+export const NODE_ID_PATTERN = /^[0-9a-f]{64}$/;
+
+export function generateIdentity(): Identity {
+  return identityFromSecretKey(ed25519.utils.randomSecretKey());
+}
+
+export function identityFromSecretKey(secretKey: Uint8Array): Identity {
+  if (!(secretKey instanceof Uint8Array) || secretKey.length !== 32) {
+    throw new TypeError('an Ed25519 secret key is 32 bytes');
+  }
+  const publicKey = ed25519.getPublicKey(secretKey);
+  return { secretKey, publicKey, nodeId: bytesToHex(publicKey) };
+}
+
+/** The first 10 hex characters: what people see (`colega [b0eb25083d]`). */
+export function shortId(nodeId: string): string {
+  return nodeId.slice(0, 10);
+}

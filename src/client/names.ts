@@ -1,0 +1,36 @@
+// Name rules (the book's "Comandos da CLI"): a member name is what other agents call you, a
+// profile name is local only. Both are short, ASCII and safe in file names, logs and the
+// `from=`/`to=` attributes of a channel tag.
+import { PapoError } from './errors.js';
+
+const MEMBER_NAME = /^[A-Za-z0-9._-]{1,32}$/;
+const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+export function isMemberName(name: unknown): name is string {
+  return typeof name === 'string' && MEMBER_NAME.test(name);
+}
+
+export function validateMemberName(name: string): string {
+  if (!isMemberName(name)) {
+    throw new PapoError(
+      'invalid_name',
+      `invalid name ${JSON.stringify(name)}: use 1 to 32 of letters A-Z a-z, digits, "-", "_" and "."`,
+    );
+  }
+  return name;
+}
+
+export function validateProfileName(name: string): string {
+  if (typeof name !== 'string' || !PROFILE_NAME.test(name)) {
+    throw new PapoError(
+      'invalid_profile_name',
+      `invalid profile name ${JSON.stringify(name)}: use 1 to 32 of letters A-Z a-z, digits, "-" and "_"`,
+    );
+  }
+  return name;
+}
+
+/** Member names compare without regard to case (the book: `to` "ignora maiúsculas e minúsculas"). */
+export function sameName(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { isPapoError } from '../../src/client/errors.js';
+import {
+  decodeFrame,
+  encodeFrame,
+  type Frame,
+  MAX_BODY_BYTES,
+  newMessageId,
+  openFrame,
+  sealFrame,
+} from '../../src/client/frames.js';
+import { generateSecret } from '../../src/client/room-crypto.js';
+
+const NODE = 'ab'.repeat(32);
+
+const valid: Frame[] = [
+  { t: 'hello', node: NODE, name: 'colega', about: 'notificacoes', kind: 'agent', ephemeral: false },
+  { t: 'hello', node: NODE, name: 'voce', kind: 'human', ephemeral: true },
+  {
+    t: 'msg',
+    id: '81d4e0aa6c',
+    from: 'colega',
+    node: NODE,
+    kind: 'agent',
+    to: 'voce',
+    reply_to: '3f9a1c07b2',
+    ts: 1791036340000,
+    body: 'Oi, agente do notificacoes aqui.',
+  },
+  { t: 'msg', id: '3f9a1c07b2', from: 'voce', node: NODE, kind: 'agent', ts: 1791036191000, body: 'x' },
+  { t: 'ack', id: '81d4e0aa6c', by: 'voce' },
+];
+
+test('frames encode in the book’s shape and decode back', () => {
+  assert.equal(
+    encodeFrame(valid[0] as Frame),
+    `{"t":"hello","node":"${NODE}","name":"colega","about":"notificacoes","kind":"agent","ephemeral":false}`,
+  );
+  assert.equal(
+    encodeFrame(valid[2] as Frame),
+    `{"t":"msg","id":"81d4e0aa6c","from":"colega","node":"${NODE}","kind":"agent","to":"voce","reply_to":"3f9a1c07b2","ts":1791036340000,"body":"Oi, agente do notificacoes aqui."}`,
+  );
+  assert.equal(encodeFrame(valid[4] as Frame), '{"t":"ack","id":"81d4e0aa6c","by":"voce"}');
+  for (const frame of valid) assert.deepEqual(decodeFrame(encodeFrame(frame)), frame);
+});
+
+test('optional fields are omitted when empty', () => {
+  const text = encodeFrame({
+    t: 'msg',
+    id: '3f9a1c07b2',
+    from: 'a',
+    node: NODE,
+    kind: 'human',
+    ts: 1,
+    body: 'b',
+  });
+  assert.ok(!text.includes('"to"') && !text.includes('reply_to'));
+  const hello = encodeFrame({
+    t: 'hello',
+    node: NODE,
+    name: 'a',
+    about: '',
+    kind: 'agent',
+    ephemeral: false,
+  });
+  assert.ok(!hello.includes('about'));
+});
+
+test('every field is validated', () => {
+  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  const bad: Record<string, unknown>[] = [
+    { ...msg, id: '81D4E0AA6C' },
+    { ...msg, id: '81d4e0aa6' },
+    { ...msg, from: 'has space' },
+    { ...msg, from: 'x'.repeat(33) },
+    { ...msg, node: 'ab' },
+    { ...msg, kind: 'robot' },
+    { ...msg, to: 'bad/name' },
+    { ...msg, reply_to: 'nope' },
+    { ...msg, ts: -1 },
+    { ...msg, ts: 1.5 },
+    { ...msg, ts: '1' },
+    { ...msg, body: '' },
+    { ...msg, body: 'é'.repeat(MAX_BODY_BYTES / 2 + 1) },
+    { ...msg, body: 42 },
+    { ...msg, t: 'bye' },
+    { t: 'ack', id: '81d4e0aa6c' },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent' },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, about: 'x'.repeat(201) },
+  ];
+  for (const b of bad) {
+    assert.throws(
+      () => decodeFrame(JSON.stringify(b)),
+      (e) => isPapoError(e, 'invalid_frame'),
+      JSON.stringify(b).slice(0, 80),
+    );
+  }
+  for (const text of ['', 'null', '[]', '"msg"', '{', '1']) {
+    assert.throws(
+      () => decodeFrame(text),
+      (e) => isPapoError(e, 'invalid_frame'),
+    );
+  }
+  const big = { ...msg, body: 'a'.repeat(MAX_BODY_BYTES) };
+  assert.equal((decodeFrame(JSON.stringify(big)) as { body: string }).body.length, MAX_BODY_BYTES);
+});
+
+test('sealed frames open with the room key only', () => {
+  const key = generateSecret();
+  for (const frame of valid) assert.deepEqual(openFrame(key, sealFrame(key, frame)), frame);
+  const sealed = sealFrame(key, valid[4] as Frame);
+  assert.throws(
+    () => openFrame(generateSecret(), sealed),
+    (e) => isPapoError(e, 'open_failed'),
+  );
+  assert.throws(
+    () => openFrame(key, new Uint8Array(64 * 1024 + 1)),
+    (e) => isPapoError(e, 'invalid_frame'),
+  );
+});
+
+test('message ids are 10 lower-case hex characters', () => {
+  const ids = new Set(Array.from({ length: 200 }, newMessageId));
+  assert.equal(ids.size, 200);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{10}$/);
+});
+
+function onlyTypedErrors(run: () => unknown): boolean {
+  try {
+    run();
+    return true;
+  } catch (e) {
+    return isPapoError(e, 'invalid_frame') || isPapoError(e, 'open_failed');
+  }
+}
+
+test('property: random bytes and random JSON never crash the decoder', () => {
+  const key = generateSecret();
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 2048 }), (bytes) => onlyTypedErrors(() => decodeFrame(bytes))),
+    {
+      numRuns: 2000,
+    },
+  );
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 2048 }), (bytes) => onlyTypedErrors(() => openFrame(key, bytes))),
+    {
+      numRuns: 500,
+    },
+  );
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => onlyTypedErrors(() => decodeFrame(JSON.stringify(value) ?? ''))),
+    { numRuns: 2000 },
+  );
+  // Frames that look almost right: every field drawn from a mix of good and bad values.
+  const field = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(NODE));
+  fc.assert(
+    fc.property(
+      fc.record({
+        t: fc.constantFrom('hello', 'msg', 'ack', 'x'),
+        id: fc.oneof(field, fc.constant('81d4e0aa6c')),
+        from: field,
+        by: field,
+        name: field,
+        node: field,
+        kind: fc.oneof(field, fc.constantFrom('agent', 'human')),
+        ts: field,
+        body: field,
+        ephemeral: field,
+      }),
+      (o) => onlyTypedErrors(() => decodeFrame(JSON.stringify(o))),
+    ),
+    { numRuns: 2000 },
+  );
+});
