@@ -34,6 +34,11 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
     this.nodeId = `3b2c41d0a9${'0'.repeat(54)}`;
   }
 
+  private tick(): number {
+    this.clock += 1000;
+    return this.clock;
+  }
+
   /** A message from another member arrives: stored in the inbox and log, then announced. */
   receive(
     from: string,
@@ -47,7 +52,7 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
       kind: extra.kind ?? 'agent',
       ...(extra.to === undefined ? {} : { to: extra.to }),
       ...(extra.reply_to === undefined ? {} : { reply_to: extra.reply_to }),
-      ts: (this.clock += 1000),
+      ts: this.tick(),
       body,
     };
     this.inbox.push(msg);
@@ -88,7 +93,7 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
       kind: 'agent',
       ...(input.to === undefined ? {} : { to: input.to }),
       ...(input.replyTo === undefined ? {} : { reply_to: input.replyTo }),
-      ts: (this.clock += 1000),
+      ts: this.tick(),
       body: input.body,
     };
     this.log.push({ ev: 'out', msg });
