@@ -105,6 +105,7 @@ const HARMLESS: [string, string][] = [
   ['empty env value', 'API_KEY=\nSECRET_KEY=\n'],
   [
     'placeholder env values',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style placeholder, on purpose.
     'API_KEY=your-api-key-here\nSTRIPE_SECRET=<your stripe secret>\nTOKEN=${TOKEN}\nPASSWORD=changeme123456789\nAPI_KEY=xxxxxxxxxxxxxxxxxxxx',
   ],
   [
