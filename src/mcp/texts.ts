@@ -153,7 +153,7 @@ export function moreUnread(count: number): string {
 }
 
 export function progressMessage(elapsedSeconds: number, totalSeconds: number): string {
-  return `Waiting for messages (${elapsedSeconds}s of ${totalSeconds}s).`;
+  return `Waiting for messages (${Math.round(elapsedSeconds)}s of ${totalSeconds}s).`;
 }
 
 export const WAIT_ERRORS = {

@@ -170,7 +170,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
         const timer = setTimeout(done, left);
         // notifications/progress keeps Claude Code's idle timer from ending a long wait.
         const ticker = setInterval(() => {
-          ctx.progress?.(Math.round((Date.now() - started) / 1000), seconds);
+          // Fractional seconds: MCP requires progress to increase with every notification.
+          ctx.progress?.((Date.now() - started) / 1000, seconds);
         }, deps.progressIntervalMs);
         member.on('message', onMessage);
         ctx.signal.addEventListener('abort', done);

@@ -135,7 +135,8 @@ test('wait: blocks until a message from the chosen member arrives, with progress
   const p2 = await client.waitFor((m) => m.method === 'notifications/progress' && m !== p1);
   assert.equal(p1.params.progressToken, 'tok-1');
   assert.equal(p1.params.total, 30);
-  assert.ok(p2.params.progress >= p1.params.progress);
+  assert.ok(p2.params.progress > p1.params.progress);
+  assert.match(p1.params.message, /^Waiting for messages \(\d+s of 30s\)\.$/);
   member.receive('ana', 'not for this wait', { kind: 'human' });
   const wanted = member.receive('colega', 'here it is');
   const res = await client.response(id);
