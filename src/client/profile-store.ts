@@ -133,7 +133,21 @@ export async function openProfile(ref: ProfileRef): Promise<Profile> {
   const profile = validateProfileName(ref.profile);
   const dir = profileDir(ref.home, profile);
   const path = join(dir, PROFILE_FILE);
-  const raw = await readJsonFile<unknown>(path);
+  let raw: unknown;
+  try {
+    raw = await readJsonFile<unknown>(path);
+  } catch (err) {
+    if (err instanceof PapoError) {
+      throw new PapoError(
+        'profile_corrupt',
+        `${err.message}; replace the profile with papo new --force or papo join --force`,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
   if (raw === null) {
     throw new PapoError(
       'profile_missing',
@@ -141,7 +155,12 @@ export async function openProfile(ref: ProfileRef): Promise<Profile> {
     );
   }
   const file = parseProfileFile(raw);
-  if (file === null) throw new PapoError('profile_corrupt', `${path} is not a valid papo profile`);
+  if (file === null) {
+    throw new PapoError(
+      'profile_corrupt',
+      `${path} is not a valid papo profile; replace it with papo new --force or papo join --force`,
+    );
+  }
   const identity = await readIdentity(dir);
   if (identity === null) throw new PapoError('profile_corrupt', `${join(dir, SECRET_KEY_FILE)} is missing`);
   return toProfile(dir, profile, file, identity);
