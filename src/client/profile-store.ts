@@ -178,26 +178,31 @@ export interface PeerRecord {
 export type Peers = Record<string, PeerRecord>;
 
 /**
- * The durable state of a running member. Change `db.data` then `await db.write()`; each write
- * replaces the file atomically. Take the profile lock (acquireLock) before writing.
+ * The durable state of a running member, in the shape the room node drives (NodeState in
+ * room-node.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
+ * DurableJsonFile: change or replace them, then call the matching save, which replaces the file
+ * atomically. Take the profile lock (acquireLock) before writing.
  */
 export interface MemberState {
-  readonly inbox: Low<Envelope[]>;
-  readonly outbox: Low<Envelope[]>;
-  readonly peers: Low<Peers>;
+  inbox: Envelope[];
+  outbox: Envelope[];
+  peers: Peers;
+  saveInbox(): Promise<void>;
+  saveOutbox(): Promise<void>;
+  savePeers(): Promise<void>;
   /** Appends one line to log.jsonl, fsynced before it resolves. */
   appendLog(entry: LogEntry): Promise<void>;
-  /** The last `n` log entries, oldest first. */
-  readLogTail(n: number): Promise<LogEntry[]>;
-  /** Ids of every message ever received (dedupe across restarts). */
-  readInboundIds(): Promise<Set<string>>;
+  /** The last `limit` log entries, oldest first. */
+  readLogTail(limit: number): Promise<LogEntry[]>;
+  /** Ids of every message ever stored: the `in` entries of the log, plus the inbox (dedupe across restarts). */
+  inboundIds(): Promise<Set<string>>;
 }
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
 export async function openMemberState(dir: string): Promise<MemberState> {
-  const inbox = new Low<Envelope[]>(new DurableJsonFile(join(dir, INBOX_FILE)), []);
-  const outbox = new Low<Envelope[]>(new DurableJsonFile(join(dir, OUTBOX_FILE)), []);
-  const peers = new Low<Peers>(new DurableJsonFile(join(dir, PEERS_FILE)), {});
+  const inbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, INBOX_FILE)), []);
+  const outbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, OUTBOX_FILE)), []);
+  const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
   await Promise.all([inbox.read(), outbox.read(), peers.read()]);
   for (const [db, file] of [
     [inbox, INBOX_FILE],
@@ -210,12 +215,34 @@ export async function openMemberState(dir: string): Promise<MemberState> {
   }
   const log = new LogFile(join(dir, LOG_FILE));
   return {
-    inbox,
-    outbox,
-    peers,
+    get inbox() {
+      return inbox.data;
+    },
+    set inbox(value) {
+      inbox.data = value;
+    },
+    get outbox() {
+      return outbox.data;
+    },
+    set outbox(value) {
+      outbox.data = value;
+    },
+    get peers() {
+      return peers.data;
+    },
+    set peers(value) {
+      peers.data = value;
+    },
+    saveInbox: () => inbox.write(),
+    saveOutbox: () => outbox.write(),
+    savePeers: () => peers.write(),
     appendLog: (entry) => log.append(entry),
-    readLogTail: (n) => log.readTail(n),
-    readInboundIds: () => log.readInboundIds(),
+    readLogTail: (limit) => log.readTail(limit),
+    async inboundIds() {
+      const ids = await log.readInboundIds();
+      for (const msg of inbox.data) ids.add(msg.id);
+      return ids;
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { isPapoError } from '../../src/client/errors.js';
 import { acquireLock } from '../../src/client/file-lock.js';
 import { createProfile, openMemberState, openProfile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
+import type { NodeState } from '../../src/client/room-node.js';
 
 function tempHome(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'papo-home-'));
@@ -86,26 +87,23 @@ test('force keeps the identity and the log, clears peers, inbox and outbox', asy
     force: false,
   });
   const state = await openMemberState(first.profile.dir);
-  state.inbox.data.push({
-    id: '0123456789',
+  const envelope = (id: string, body: string) => ({
+    id,
     from: 'b',
     node: 'ab'.repeat(32),
-    kind: 'agent',
+    kind: 'agent' as const,
     ts: 1,
-    body: 'x',
+    body,
   });
-  await state.inbox.write();
-  state.outbox.data.push({
-    id: '0123456788',
-    from: 'a',
-    node: 'ab'.repeat(32),
-    kind: 'agent',
-    ts: 1,
-    body: 'y',
-  });
-  await state.outbox.write();
-  state.peers.data['cd'.repeat(32)] = { name: 'b', kind: 'agent', lastSeen: 1 };
-  await state.peers.write();
+  state.inbox.push(envelope('0123456789', 'x'));
+  await state.saveInbox();
+  state.outbox = [envelope('0123456788', 'y')];
+  await state.saveOutbox();
+  state.peers['cd'.repeat(32)] = { name: 'b', kind: 'agent', lastSeen: 1 };
+  await state.savePeers();
+  const dir = first.profile.dir;
+  for (const f of ['inbox.json', 'outbox.json', 'peers.json']) assert.equal(mode(join(dir, f)), 0o600);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'outbox.json'), 'utf8'))[0].body, 'y');
   await state.appendLog({ ev: 'delivered', id: '0123456788', by: 'b', ts: 2 });
 
   const newSecret = generateSecret();
@@ -120,9 +118,9 @@ test('force keeps the identity and the log, clears peers, inbox and outbox', asy
   assert.equal(second.profile.identity.nodeId, first.profile.identity.nodeId);
   assert.deepEqual(readdirSync(first.profile.dir).sort(), ['log.jsonl', 'profile.json', 'secret.key']);
   const reopened = await openMemberState(first.profile.dir);
-  assert.deepEqual(reopened.inbox.data, []);
-  assert.deepEqual(reopened.outbox.data, []);
-  assert.deepEqual(reopened.peers.data, {});
+  assert.equal(reopened.inbox.length, 0);
+  assert.equal(reopened.outbox.length, 0);
+  assert.equal(Object.keys(reopened.peers).length, 0);
   assert.equal((await reopened.readLogTail(10)).length, 1);
   assert.deepEqual((await openProfile({ home, profile: 'default' })).secret, newSecret);
 });
@@ -169,6 +167,33 @@ test('openProfile: missing and corrupt profiles', async (t) => {
   });
   writeFileSync(join(profile.dir, 'profile.json'), '{"name": "a"}');
   await assert.rejects(openProfile({ home, profile: 'work' }), (e) => isPapoError(e, 'profile_corrupt'));
+});
+
+test('member state: the shape the room node drives; inbound ids from the log and the inbox', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
+  const msg = (id: string) => ({
+    id,
+    from: 'b',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body: 'x',
+  });
+  await state.appendLog({ ev: 'in', msg: msg('00000000a1') });
+  await state.appendLog({ ev: 'out', msg: msg('00000000a2') });
+  state.inbox.push(msg('00000000a3'));
+  await state.saveInbox();
+  const again = await openMemberState(profile.dir);
+  assert.deepEqual([...(await again.inboundIds())].sort(), ['00000000a1', '00000000a3']);
+  assert.equal((await again.readLogTail(1))[0]?.ev, 'out');
 });
 
 test('member state: corrupt inbox.json is profile_corrupt naming the file', async (t) => {
