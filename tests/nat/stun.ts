@@ -1,0 +1,294 @@
+// A small STUN/TURN client for the NAT lab and the TURN attack tests, over UDP or TCP:
+// Binding (RFC 8489), Allocate / CreatePermission / Send and Data indications (RFC 8656), with the
+// long-term credential mechanism (MESSAGE-INTEGRITY = HMAC-SHA1 keyed with
+// MD5(username ":" realm ":" password)). tests/signal-server/stun-client.ts only proves that an
+// Allocate on loopback succeeds; the lab needs permissions, relayed data, TCP and a chosen host.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { connect, type Socket as TcpSocket } from 'node:net';
+
+const MAGIC = 0x2112a442;
+export const METHOD = {
+  binding: 0x001,
+  allocate: 0x003,
+  refresh: 0x004,
+  send: 0x006,
+  data: 0x007,
+  permission: 0x008,
+};
+const CLASS = { request: 0x000, indication: 0x010, success: 0x100, error: 0x110 };
+export const ATTR = {
+  username: 0x0006,
+  integrity: 0x0008,
+  errorCode: 0x0009,
+  lifetime: 0x000d,
+  peer: 0x0012,
+  data: 0x0013,
+  realm: 0x0014,
+  nonce: 0x0015,
+  relayed: 0x0016,
+  transport: 0x0019,
+  mapped: 0x0020,
+} as const;
+
+export interface Address {
+  address: string;
+  port: number;
+}
+
+export interface StunMessage {
+  type: number;
+  tid: Buffer;
+  attrs: Map<number, Buffer>;
+  errorCode?: number;
+}
+
+export class StunError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function attribute(type: number, value: Buffer): Buffer {
+  const out = Buffer.alloc(4 + Math.ceil(value.length / 4) * 4);
+  out.writeUInt16BE(type, 0);
+  out.writeUInt16BE(value.length, 2);
+  value.copy(out, 4);
+  return out;
+}
+
+export function encodeMessage(type: number, tid: Buffer, attrs: Buffer[], key?: Buffer): Buffer {
+  const body = Buffer.concat(attrs);
+  const header = Buffer.alloc(20);
+  header.writeUInt16BE(type, 0);
+  header.writeUInt16BE(body.length + (key ? 24 : 0), 2); // the length already counts the MI
+  header.writeUInt32BE(MAGIC, 4);
+  tid.copy(header, 8);
+  const unsigned = Buffer.concat([header, body]);
+  if (!key) return unsigned;
+  const mac = createHmac('sha1', key).update(unsigned).digest();
+  return Buffer.concat([unsigned, attribute(ATTR.integrity, mac)]);
+}
+
+export function decodeMessage(msg: Buffer): StunMessage | null {
+  if (msg.length < 20 || msg.readUInt32BE(4) !== MAGIC) return null;
+  const attrs = new Map<number, Buffer>();
+  const end = Math.min(msg.length, 20 + msg.readUInt16BE(2));
+  let at = 20;
+  while (at + 4 <= end) {
+    const t = msg.readUInt16BE(at);
+    const len = msg.readUInt16BE(at + 2);
+    if (!attrs.has(t)) attrs.set(t, msg.subarray(at + 4, at + 4 + len));
+    at += 4 + Math.ceil(len / 4) * 4;
+  }
+  const err = attrs.get(ATTR.errorCode);
+  const message: StunMessage = { type: msg.readUInt16BE(0), tid: msg.subarray(8, 20), attrs };
+  if (err) message.errorCode = ((err[2] ?? 0) & 7) * 100 + (err[3] ?? 0);
+  return message;
+}
+
+export function xorAddress(value: Buffer): Address {
+  const port = value.readUInt16BE(2) ^ (MAGIC >>> 16);
+  const raw = value.readUInt32BE(4) ^ MAGIC;
+  return { address: [raw >>> 24, (raw >>> 16) & 255, (raw >>> 8) & 255, raw & 255].join('.'), port };
+}
+
+export function encodeXorAddress(a: Address): Buffer {
+  const out = Buffer.alloc(8);
+  out[1] = 0x01;
+  out.writeUInt16BE(a.port ^ (MAGIC >>> 16), 2);
+  const parts = a.address.split('.').map(Number);
+  const raw =
+    (((parts[0] ?? 0) << 24) | ((parts[1] ?? 0) << 16) | ((parts[2] ?? 0) << 8) | (parts[3] ?? 0)) >>> 0;
+  out.writeUInt32BE((raw ^ MAGIC) >>> 0, 4);
+  return out;
+}
+
+/** A client bound to one TURN/STUN server over one UDP socket or one TCP connection. */
+export class StunClient {
+  #send: (buf: Buffer) => void;
+  #close: () => void;
+  #pending = new Map<string, (m: StunMessage) => void>();
+  #onData: ((from: Address, data: Buffer) => void) | null = null;
+  #key: Buffer | null = null;
+  #username = '';
+  #realm = '';
+  #nonce = '';
+  readonly transport: 'udp' | 'tcp';
+
+  private constructor(transport: 'udp' | 'tcp', send: (buf: Buffer) => void, close: () => void) {
+    this.transport = transport;
+    this.#send = send;
+    this.#close = close;
+  }
+
+  static async udp(server: Address, localAddress?: string): Promise<StunClient> {
+    const socket: UdpSocket = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, localAddress, () => resolve());
+    });
+    const client = new StunClient(
+      'udp',
+      (buf) => socket.send(buf, server.port, server.address),
+      () => socket.close(),
+    );
+    socket.on('message', (msg) => client.#receive(msg));
+    socket.on('error', () => {});
+    return client;
+  }
+
+  static async tcp(server: Address): Promise<StunClient> {
+    const socket: TcpSocket = connect(server.port, server.address);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.on('error', () => {});
+    const client = new StunClient(
+      'tcp',
+      (buf) => socket.write(buf),
+      () => socket.destroy(),
+    );
+    // STUN over TCP is framed by the header's length field (RFC 8489 section 6.2.2).
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 20) {
+        const total = 20 + buffered.readUInt16BE(2);
+        if (buffered.length < total) break;
+        client.#receive(buffered.subarray(0, total));
+        buffered = buffered.subarray(total);
+      }
+    });
+    return client;
+  }
+
+  #receive(raw: Buffer): void {
+    const msg = decodeMessage(raw);
+    if (!msg) return;
+    if (msg.type === (METHOD.data | CLASS.indication)) {
+      const peer = msg.attrs.get(ATTR.peer);
+      const data = msg.attrs.get(ATTR.data);
+      if (peer && data && this.#onData) this.#onData(xorAddress(peer), Buffer.from(data));
+      return;
+    }
+    const waiter = this.#pending.get(msg.tid.toString('hex'));
+    if (waiter) waiter(msg);
+  }
+
+  /** One request, resent every 250 ms over UDP, until the answer with the same transaction id. */
+  async request(method: number, attrs: Buffer[], timeoutMs = 4000): Promise<StunMessage> {
+    const tid = randomBytes(12);
+    const key = tid.toString('hex');
+    const withAuth = this.#key
+      ? [
+          ...attrs,
+          attribute(ATTR.username, Buffer.from(this.#username)),
+          attribute(ATTR.realm, Buffer.from(this.#realm)),
+          attribute(ATTR.nonce, Buffer.from(this.#nonce)),
+        ]
+      : attrs;
+    const buf = encodeMessage(method | CLASS.request, tid, withAuth, this.#key ?? undefined);
+    return new Promise((resolve, reject) => {
+      const resend = this.transport === 'udp' ? setInterval(() => this.#send(buf), 250) : undefined;
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no answer to STUN method ${method} over ${this.transport}`));
+      }, timeoutMs);
+      const done = () => {
+        clearInterval(resend);
+        clearTimeout(timer);
+        this.#pending.delete(key);
+      };
+      this.#pending.set(key, (m) => {
+        done();
+        resolve(m);
+      });
+      this.#send(buf);
+    });
+  }
+
+  /** Binding request: the address this client is seen from (XOR-MAPPED-ADDRESS). */
+  async binding(): Promise<Address> {
+    const r = await this.request(METHOD.binding, []);
+    const mapped = r.attrs.get(ATTR.mapped);
+    if (!mapped) throw new Error('binding answer without XOR-MAPPED-ADDRESS');
+    return xorAddress(mapped);
+  }
+
+  /**
+   * Allocate with long-term credentials: the first try is answered 401 with REALM and NONCE, the
+   * second carries MESSAGE-INTEGRITY. Returns the relayed and the mapped address.
+   */
+  async allocate(username: string, password: string): Promise<{ relayed: Address; mapped: Address }> {
+    const transport = attribute(ATTR.transport, Buffer.from([17, 0, 0, 0])); // UDP relay
+    const first = await this.request(METHOD.allocate, [transport]);
+    if (first.errorCode !== 401)
+      throw new StunError(first.errorCode ?? 0, 'expected 401 to the first Allocate');
+    this.#username = username;
+    this.#realm = first.attrs.get(ATTR.realm)?.toString() ?? '';
+    this.#nonce = first.attrs.get(ATTR.nonce)?.toString() ?? '';
+    this.#key = createHash('md5').update(`${username}:${this.#realm}:${password}`).digest();
+    const second = await this.#authenticated(METHOD.allocate, [transport]);
+    const relayed = second.attrs.get(ATTR.relayed);
+    const mapped = second.attrs.get(ATTR.mapped);
+    if (!relayed || !mapped) throw new Error('Allocate success without relayed or mapped address');
+    return { relayed: xorAddress(relayed), mapped: xorAddress(mapped) };
+  }
+
+  /** CreatePermission for one peer IP; resolves on success, rejects with StunError (e.g. 403). */
+  async createPermission(peer: string): Promise<void> {
+    await this.#authenticated(METHOD.permission, [
+      attribute(ATTR.peer, encodeXorAddress({ address: peer, port: 0 })),
+    ]);
+  }
+
+  async #authenticated(method: number, attrs: Buffer[]): Promise<StunMessage> {
+    let r = await this.request(method, attrs);
+    if (r.errorCode === 438) {
+      // Stale nonce: take the new one and try once more.
+      this.#nonce = r.attrs.get(ATTR.nonce)?.toString() ?? this.#nonce;
+      r = await this.request(method, attrs);
+    }
+    if (r.errorCode !== undefined) {
+      const reason = r.attrs.get(ATTR.errorCode)?.subarray(4).toString() ?? '';
+      throw new StunError(r.errorCode, `STUN method ${method} refused: ${r.errorCode} ${reason}`);
+    }
+    return r;
+  }
+
+  /** Sends data to a peer through the relay (Send indication; needs a permission). */
+  sendTo(peer: Address, data: Buffer): void {
+    const tid = randomBytes(12);
+    this.#send(
+      encodeMessage(METHOD.send | CLASS.indication, tid, [
+        attribute(ATTR.peer, encodeXorAddress(peer)),
+        attribute(ATTR.data, data),
+      ]),
+    );
+  }
+
+  onData(listener: (from: Address, data: Buffer) => void): void {
+    this.#onData = listener;
+  }
+
+  close(): void {
+    for (const waiter of this.#pending.keys()) this.#pending.delete(waiter);
+    this.#close();
+  }
+}
+
+/** coturn REST credentials (use-auth-secret): the same formula the signal server mints. */
+export function turnRestCredential(
+  secret: string,
+  name: string,
+  ttlSeconds = 3600,
+): { username: string; password: string } {
+  const username = `${Math.floor(Date.now() / 1000) + ttlSeconds}:${name}`;
+  const password = createHmac('sha1', secret).update(username).digest('base64');
+  return { username, password };
+}
