@@ -13,6 +13,7 @@ export type PapoErrorCode =
   | 'profile_corrupt'
   | 'profile_locked'
   | 'home_unwritable'
+  | 'invalid_ice_servers'
   | 'io';
 
 export class PapoError extends Error {

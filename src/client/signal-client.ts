@@ -1,0 +1,339 @@
+// The room member's connection to a signal server (protocol v1, DESIGN.md "Signal protocol v1").
+// It joins the room's topic under our node id, tracks who else is there, and carries sealed blobs
+// to and from them. The server is a stranger: every message from it is validated, nothing it sends
+// can throw out of here, and what it forwards from peers is opened with the room's signal key (see
+// signal-seal.ts) before anyone sees it.
+//
+// Any loss (close, error, a server that stops answering) is redialled after 1, 2, 4, 8, 10, 10... s;
+// the delay goes back to 1 s once a join is answered with the peer list. See docs/transport.md.
+
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import {
+  type ClientMessage,
+  type IceServer,
+  PEER_PATTERN,
+  SIGNAL_MAX_MESSAGE_BYTES,
+  SIGNAL_PATH,
+  type SignalErrorCode,
+  TOPIC_PATTERN,
+} from '../signal-protocol.js';
+import { PapoError } from './errors.js';
+import { validateIceServers } from './ice-config.js';
+import { type SignalDropReason, SignalOpener, sealSignal } from './signal-seal.js';
+
+/** Redial delays in ms; the last one repeats. */
+export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_000];
+/** Without a welcome this long after the socket opens, the server is not speaking v1: redial. */
+const WELCOME_TIMEOUT_MS = 10_000;
+/** The server pings every 20 s; silence for this long means the connection is dead. */
+const SILENCE_TIMEOUT_MS = 50_000;
+
+export interface SignalClientOptions {
+  /** The room's signal URL: ws://, wss://, http:// or https:// (mapped to ws/wss), any path prefix. */
+  url: string;
+  /** The room's topic, 64 lower-case hex. */
+  topic: string;
+  /** Our node id, 64 lower-case hex. */
+  localId: string;
+  /** The room's signal key (32 bytes), for sealing and opening blobs. */
+  signalKey: Uint8Array;
+  /** Bearer token for servers that require one. */
+  token?: string | undefined;
+  /** Redial delays in ms (tests shorten them); the last repeats. */
+  backoffMs?: readonly number[];
+}
+
+export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
+
+export interface SignalClientEvents {
+  /** A welcome arrived (each (re)connection); the list may be empty. */
+  welcome: [iceServers: IceServer[]];
+  /** The server answered our join with who else is on the topic (each (re)connection). */
+  peers: [peers: string[]];
+  joined: [peer: string];
+  left: [peer: string];
+  /** An opened, checked blob from a peer. */
+  signal: [from: string, payload: unknown];
+  /** The connection is gone; a redial is scheduled in `retryInMs` unless closed. */
+  disconnected: [info: { reason: string; retryInMs: number | undefined }];
+  /** The server reported an error (e.g. unknown_peer for a peer that just left). */
+  'server-error': [info: { code: SignalErrorCode | string; message: string }];
+}
+
+/** Maps the room's signal URL to the WebSocket URL of protocol v1. Throws PapoError 'invalid_signal_url'. */
+export function signalSocketUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, { cause });
+  }
+  const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[parsed.protocol];
+  if (scheme === undefined) {
+    throw new PapoError(
+      'invalid_signal_url',
+      `signal URL must be ws://, wss://, http:// or https://: ${url}`,
+    );
+  }
+  parsed.protocol = scheme;
+  // A prefix (a reverse proxy mounting the server under /papo) is kept; /v1/ws is appended once.
+  const base = parsed.pathname.replace(/\/+$/, '');
+  parsed.pathname = base.endsWith(SIGNAL_PATH) ? base : `${base}${SIGNAL_PATH}`;
+  parsed.hash = '';
+  return parsed.toString();
+}
+
+export class SignalClient extends EventEmitter<SignalClientEvents> {
+  readonly localId: string;
+  readonly topic: string;
+  readonly #socketUrl: string;
+  readonly #key: Uint8Array;
+  readonly #token: string | undefined;
+  readonly #backoff: readonly number[];
+  readonly #opener: SignalOpener;
+  #badServerMessages = 0;
+
+  #ws: WebSocket | undefined;
+  #attempt = 0;
+  #redialTimer: NodeJS.Timeout | undefined;
+  #welcomeTimer: NodeJS.Timeout | undefined;
+  #silenceTimer: NodeJS.Timeout | undefined;
+  #started = false;
+  #closed = false;
+  #joined = false;
+  #iceServers: IceServer[] | undefined;
+  readonly #peers = new Set<string>();
+
+  constructor(options: SignalClientOptions) {
+    super();
+    if (!TOPIC_PATTERN.test(options.topic)) throw new TypeError('topic must be 64 lower-case hex characters');
+    if (!PEER_PATTERN.test(options.localId))
+      throw new TypeError('local id must be 64 lower-case hex characters');
+    this.#socketUrl = signalSocketUrl(options.url);
+    this.topic = options.topic;
+    this.localId = options.localId;
+    this.#key = options.signalKey;
+    this.#token = options.token === '' ? undefined : options.token;
+    this.#backoff = options.backoffMs ?? SIGNAL_BACKOFF_MS;
+    if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
+    this.#opener = new SignalOpener(options.signalKey, options.localId);
+  }
+
+  /** The WebSocket URL this client dials. */
+  get socketUrl(): string {
+    return this.#socketUrl;
+  }
+
+  /** True between the server's answer to our join and the loss of that connection. */
+  get joined(): boolean {
+    return this.#joined;
+  }
+
+  /** ICE servers of the latest welcome, or undefined before the first one. */
+  get iceServers(): IceServer[] | undefined {
+    return this.#iceServers;
+  }
+
+  /** Other peers on the topic as the server last told us (empty while disconnected). */
+  peers(): string[] {
+    return [...this.#peers];
+  }
+
+  hasPeer(peer: string): boolean {
+    return this.#peers.has(peer);
+  }
+
+  /** Drops by reason: sealed blobs that failed a check, and server messages that were not v1. */
+  dropped(): Record<SignalClientDropReason, number> {
+    return { ...this.#opener.dropped(), bad_server_message: this.#badServerMessages };
+  }
+
+  /** Starts dialling. Idempotent. */
+  start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    this.#dial();
+  }
+
+  /**
+   * Seals `payload` for `to` and sends it. Returns false when it could not be handed to the socket
+   * (not joined, or too large); the caller's own retry logic covers that.
+   */
+  send(to: string, payload: unknown): boolean {
+    const ws = this.#ws;
+    if (!this.#joined || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
+    const data = sealSignal(this.#key, this.localId, to, payload);
+    return this.#write({ t: 'signal', topic: this.topic, to, data });
+  }
+
+  /** Leaves the topic and closes the connection for good. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#clearTimers();
+    const ws = this.#ws;
+    this.#ws = undefined;
+    this.#joined = false;
+    this.#peers.clear();
+    if (ws === undefined) return;
+    if (ws.readyState === WebSocket.OPEN) this.#write({ t: 'leave', topic: this.topic }, ws);
+    await new Promise<void>((resolve) => {
+      if (ws.readyState === WebSocket.CLOSED) return resolve();
+      const timer = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 1000);
+      ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      // close() before the handshake finishes throws from within ws; terminate() does not.
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(1000, 'bye');
+    });
+  }
+
+  #dial(): void {
+    if (this.#closed) return;
+    const headers: Record<string, string> = {};
+    if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.#socketUrl, {
+        headers,
+        maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
+        handshakeTimeout: 10_000,
+      });
+    } catch (err) {
+      this.#lost(undefined, `cannot dial: ${(err as Error).message}`);
+      return;
+    }
+    this.#ws = ws;
+    let reason = 'closed';
+    ws.on('open', () => {
+      this.#welcomeTimer = setTimeout(() => {
+        reason = 'no welcome';
+        ws.terminate();
+      }, WELCOME_TIMEOUT_MS);
+      this.#heard(ws);
+    });
+    ws.on('ping', () => this.#heard(ws));
+    ws.on('message', (raw, isBinary) => {
+      this.#heard(ws);
+      this.#onMessage(ws, raw, isBinary);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      reason = `HTTP ${res.statusCode}`;
+      ws.terminate();
+    });
+    ws.on('error', (err) => {
+      reason = err.message;
+    });
+    ws.on('close', (code) => this.#lost(ws, reason === 'closed' ? `closed (${code})` : reason));
+  }
+
+  /** Any traffic from the server proves it is alive; re-arm the silence watchdog. */
+  #heard(ws: WebSocket): void {
+    if (ws !== this.#ws) return;
+    clearTimeout(this.#silenceTimer);
+    this.#silenceTimer = setTimeout(() => ws.terminate(), SILENCE_TIMEOUT_MS);
+  }
+
+  #lost(ws: WebSocket | undefined, reason: string): void {
+    if (ws !== undefined && ws !== this.#ws) return;
+    this.#ws = undefined;
+    this.#joined = false;
+    this.#peers.clear();
+    this.#clearTimers();
+    if (this.#closed) return;
+    const delay = this.#backoff[Math.min(this.#attempt, this.#backoff.length - 1)] ?? 10_000;
+    this.#attempt += 1;
+    this.#redialTimer = setTimeout(() => this.#dial(), delay);
+    this.emit('disconnected', { reason, retryInMs: delay });
+  }
+
+  #clearTimers(): void {
+    clearTimeout(this.#redialTimer);
+    clearTimeout(this.#welcomeTimer);
+    clearTimeout(this.#silenceTimer);
+    this.#redialTimer = undefined;
+    this.#welcomeTimer = undefined;
+    this.#silenceTimer = undefined;
+  }
+
+  #write(message: ClientMessage, ws: WebSocket | undefined = this.#ws): boolean {
+    if (ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
+    const text = JSON.stringify(message);
+    if (Buffer.byteLength(text) > SIGNAL_MAX_MESSAGE_BYTES) return false;
+    ws.send(text);
+    return true;
+  }
+
+  #onMessage(ws: WebSocket, raw: WebSocket.RawData, isBinary: boolean): void {
+    if (!this.#accept(ws, raw, isBinary)) this.#badServerMessages += 1;
+  }
+
+  /** Handles one server message; false when it was not protocol v1 (counted, then ignored). */
+  #accept(ws: WebSocket, raw: WebSocket.RawData, isBinary: boolean): boolean {
+    if (ws !== this.#ws || isBinary) return false;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(raw.toString());
+    } catch {
+      return false;
+    }
+    if (typeof msg !== 'object' || msg === null) return false;
+    const m = msg as Record<string, unknown>;
+    switch (m.t) {
+      case 'welcome': {
+        const iceServers = validateIceServers(m.iceServers ?? []);
+        if (iceServers === undefined) return false;
+        clearTimeout(this.#welcomeTimer);
+        this.#iceServers = iceServers;
+        this.emit('welcome', iceServers);
+        this.#write({ t: 'join', topic: this.topic, peer: this.localId });
+        return true;
+      }
+      case 'peers': {
+        if (m.topic !== this.topic || !Array.isArray(m.peers)) return false;
+        const peers = m.peers.filter((p): p is string => typeof p === 'string' && PEER_PATTERN.test(p));
+        this.#peers.clear();
+        for (const p of peers) if (p !== this.localId) this.#peers.add(p);
+        // The join was answered: this connection is good, so the next loss redials after 1 s again.
+        this.#joined = true;
+        this.#attempt = 0;
+        this.emit('peers', [...this.#peers]);
+        return true;
+      }
+      case 'joined':
+      case 'left': {
+        const peer = m.peer;
+        if (m.topic !== this.topic || typeof peer !== 'string' || !PEER_PATTERN.test(peer)) return false;
+        if (peer === this.localId) return true;
+        if (m.t === 'joined') {
+          this.#peers.add(peer);
+          this.emit('joined', peer);
+        } else if (this.#peers.delete(peer)) {
+          this.emit('left', peer);
+        }
+        return true;
+      }
+      case 'signal': {
+        const from = m.from;
+        if (m.topic !== this.topic || typeof from !== 'string' || !PEER_PATTERN.test(from)) return false;
+        const opened = this.#opener.open(m.data, from);
+        if (opened.ok) this.emit('signal', opened.from, opened.payload);
+        return true;
+      }
+      case 'error': {
+        const code = typeof m.code === 'string' ? m.code : 'unknown';
+        const message = typeof m.message === 'string' ? m.message : '';
+        this.emit('server-error', { code, message });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+}
