@@ -1,0 +1,663 @@
+// Fuzz targets: every parser that reads bytes from outside papo, driven by fast-check with random
+// and mutated inputs. The same targets run bounded in tests/fuzz/fuzz.test.ts (a few hundred cases
+// each) and by time in bench/fuzz.ts (the long run whose counts go to docs/reliability.md).
+//
+// The property of each target is the parser's own contract: invite decoding and frame decoding
+// either return a valid value or throw PapoError with their code (never anything else); the
+// signal opener never throws; JSON-RPC classification never throws; the MCP server (in-process and
+// as the built binary) and the signal server (over a real WebSocket) keep answering after any
+// input. A run that does not finish within its timeout is a hang and fails.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
+import { WebSocket } from 'ws';
+import { McpStdioClient } from '../../src/cli/stdio-client.js';
+import { isPapoError } from '../../src/client/errors.js';
+import { decodeFrame, encodeFrame, type Frame, openFrame, sealFrame } from '../../src/client/frames.js';
+import { decodeInvite, encodeInvite } from '../../src/client/invite.js';
+import { deriveRoomKeys, FRAME_AAD, generateSecret, SIGNAL_AAD, seal } from '../../src/client/room-crypto.js';
+import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
+import { parseMessage } from '../../src/mcp/json-rpc.js';
+import { startMcpServer } from '../../src/mcp/server.js';
+import { SIGNAL_PATH } from '../../src/signal-protocol.js';
+import { startSignalServer } from '../../src/signal-server/server.js';
+import { MemoryMember } from '../mcp/helpers/memory-member.js';
+import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
+
+export interface FuzzBudget {
+  /** Cases to try (the test); ignored when timeMs is set. */
+  numRuns?: number;
+  /** Run for this long instead (the bench). */
+  timeMs?: number;
+  seed: number;
+}
+
+export interface FuzzOutcome {
+  target: string;
+  seed: number;
+  runs: number;
+  failure: string | null;
+}
+
+export interface FuzzTarget {
+  name: string;
+  /** Default cases for the bounded test run. */
+  quickRuns: number;
+  run(budget: FuzzBudget): Promise<FuzzOutcome>;
+}
+
+// ---------- mutation of valid inputs ----------
+
+type Edit =
+  | { op: 'flip'; at: number; ch: string }
+  | { op: 'cut'; at: number; len: number }
+  | { op: 'insert'; at: number; text: string }
+  | { op: 'truncate'; at: number }
+  | { op: 'case'; at: number; len: number }
+  | { op: 'dup'; at: number; len: number };
+
+const editArb: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ op: fc.constant('flip' as const), at: fc.nat(), ch: fc.string({ minLength: 1, maxLength: 1 }) }),
+  fc.record({ op: fc.constant('cut' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.string({ maxLength: 8 }) }),
+  fc.record({ op: fc.constant('truncate' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('case' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 20 }) }),
+  fc.record({ op: fc.constant('dup' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 16 }) }),
+);
+
+export function applyEdits(base: string, edits: Edit[]): string {
+  let s = base;
+  for (const e of edits) {
+    const at = s.length === 0 ? 0 : e.at % (s.length + 1);
+    switch (e.op) {
+      case 'flip':
+        s = s.slice(0, at) + e.ch + s.slice(at + 1);
+        break;
+      case 'cut':
+        s = s.slice(0, at) + s.slice(at + e.len);
+        break;
+      case 'insert':
+        s = s.slice(0, at) + e.text + s.slice(at);
+        break;
+      case 'truncate':
+        s = s.slice(0, at);
+        break;
+      case 'case':
+        s = s.slice(0, at) + s.slice(at, at + e.len).toUpperCase() + s.slice(at + e.len);
+        break;
+      case 'dup':
+        s = s.slice(0, at + e.len) + s.slice(at, at + e.len) + s.slice(at + e.len);
+        break;
+    }
+  }
+  return s;
+}
+
+const editsArb = fc.array(editArb, { minLength: 1, maxLength: 4 });
+
+function byteEdits(base: Uint8Array, flips: { at: number; xor: number }[], cut: number | null): Uint8Array {
+  const out = new Uint8Array(base);
+  for (const f of flips) {
+    const i = f.at % Math.max(out.length, 1);
+    out[i] = (out[i] ?? 0) ^ f.xor;
+  }
+  return cut === null ? out : out.subarray(0, cut % (out.length + 1));
+}
+
+const flipsArb = fc.array(fc.record({ at: fc.nat(), xor: fc.integer({ min: 1, max: 255 }) }), { maxLength: 3 });
+
+// ---------- helpers ----------
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+async function check<T>(
+  name: string,
+  property: fc.IRawProperty<T, boolean>,
+  budget: FuzzBudget,
+  timeoutMs = 5000,
+): Promise<FuzzOutcome> {
+  const params: fc.Parameters<T> = { seed: budget.seed, timeout: timeoutMs, endOnFailure: true };
+  if (budget.timeMs !== undefined) {
+    params.numRuns = Number.MAX_SAFE_INTEGER;
+    params.interruptAfterTimeLimit = budget.timeMs;
+    params.markInterruptAsFailure = false;
+  } else {
+    params.numRuns = budget.numRuns ?? 100;
+  }
+  const details = await fc.check(property, params);
+  const failure = details.failed
+    ? `seed ${details.seed} path ${details.counterexamplePath}: ${describe(details.errorInstance)}; ` +
+      `counterexample ${fc.stringify(details.counterexample).slice(0, 400)}`
+    : null;
+  return { target: name, seed: budget.seed, runs: details.numRuns, failure };
+}
+
+const anyText = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: 'grapheme', maxLength: 100 }),
+  fc.string({ unit: 'binary', maxLength: 100 }),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+);
+
+// ---------- invite ----------
+
+const urlArb = fc.oneof(
+  fc.constant(''),
+  fc.constantFrom('ws://203.0.113.1:7450', 'wss://signal.example.org', 'https://a.example/x?y=1', 'http://[::1]:9'),
+  fc.webUrl().filter((u) => new TextEncoder().encode(u).length <= 255),
+);
+
+const invite: FuzzTarget = {
+  name: 'invite decoding',
+  quickRuns: 1500,
+  run: (budget) =>
+    check(
+      'invite decoding',
+      fc.property(
+        fc.oneof(
+          // any text at all, with and without the prefix
+          anyText,
+          anyText.map((t) => `papo1${t}`),
+          // a valid invite, then damaged as copy and paste damages text
+          fc
+            .tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), urlArb, editsArb)
+            .map(([secret, url, edits]) => ({ original: encodeInvite(secret, url), text: '', edits, url })),
+        ),
+        (input) => {
+          const original = typeof input === 'string' ? null : input.original;
+          const text = typeof input === 'string' ? input : applyEdits(input.original, input.edits);
+          try {
+            const decoded = decodeInvite(text);
+            if (decoded.secret.length !== 32) throw new Error('decoded secret is not 32 bytes');
+            // A damaged invite that still decodes must be the same invite (only spaces or letter
+            // case changed); anything else slipped past the 4-byte check.
+            if (original !== null && encodeInvite(decoded.secret, decoded.signalUrl) !== original) {
+              const same = decodeInvite(original);
+              if (
+                Buffer.compare(Buffer.from(same.secret), Buffer.from(decoded.secret)) !== 0 ||
+                same.signalUrl !== decoded.signalUrl
+              ) {
+                throw new Error(`a damaged invite decoded to another room: ${JSON.stringify(text)}`);
+              }
+            }
+          } catch (err) {
+            if (!isPapoError(err, 'invalid_invite')) throw err;
+          }
+          return true;
+        },
+      ),
+      budget,
+    ),
+};
+
+// ---------- frames ----------
+
+const nodeId = fc.stringMatching(/^[0-9a-f]{64}$/);
+const msgId = fc.stringMatching(/^[0-9a-f]{10}$/);
+const nameArb = fc.stringMatching(/^[A-Za-z0-9._-]{1,32}$/);
+const frameArb: fc.Arbitrary<Frame> = fc.oneof(
+  fc.record({
+    t: fc.constant('hello' as const),
+    node: nodeId,
+    name: nameArb,
+    kind: fc.constantFrom('agent' as const, 'human' as const),
+    ephemeral: fc.boolean(),
+  }),
+  fc.record({
+    t: fc.constant('msg' as const),
+    id: msgId,
+    from: nameArb,
+    node: nodeId,
+    kind: fc.constantFrom('agent' as const, 'human' as const),
+    ts: fc.nat(),
+    body: fc.string({ minLength: 1, maxLength: 300 }),
+  }),
+  fc.record({ t: fc.constant('ack' as const), id: msgId, by: nameArb }),
+);
+
+/** Any JSON object with the frames' keys, holding values of any type. */
+const frameLikeArb = fc
+  .dictionary(
+    fc.constantFrom('t', 'id', 'from', 'node', 'kind', 'to', 'reply_to', 'ts', 'body', 'by', 'name', 'about', 'ephemeral', 'x'),
+    fc.oneof(
+      fc.constantFrom('hello', 'msg', 'ack', 'agent', 'human', '', 'a'.repeat(64), '0123456789'),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+  )
+  .map((o) => JSON.stringify(o));
+
+function checkFrameResult(decode: () => Frame, code: 'invalid_frame' | 'open_failed' | 'either'): void {
+  let frame: Frame;
+  try {
+    frame = decode();
+  } catch (err) {
+    const ok = code === 'either' ? isPapoError(err, 'invalid_frame') || isPapoError(err, 'open_failed') : isPapoError(err, code);
+    if (!ok) throw err;
+    return;
+  }
+  // What decodes must encode and decode to the same frame (no half-valid frame gets through).
+  const again = decodeFrame(encodeFrame(frame));
+  if (JSON.stringify(again) !== JSON.stringify(decodeFrame(encodeFrame(again)))) {
+    throw new Error('a decoded frame does not survive encode/decode');
+  }
+}
+
+const frameKey = deriveRoomKeys(generateSecret()).frameKey;
+
+const frames: FuzzTarget = {
+  name: 'frame decode and open',
+  quickRuns: 1500,
+  run: (budget) =>
+    check(
+      'frame decode and open',
+      fc.property(
+        fc.oneof(
+          anyText.map((t) => ({ kind: 'text' as const, text: t })),
+          frameLikeArb.map((t) => ({ kind: 'text' as const, text: t })),
+          fc.tuple(frameArb, editsArb).map(([f, e]) => ({ kind: 'text' as const, text: applyEdits(encodeFrame(f), e) })),
+          fc.uint8Array({ maxLength: 300 }).map((b) => ({ kind: 'bytes' as const, bytes: b })),
+          // sealed with the right key around any plaintext: only decoding stands between it and us
+          fc.oneof(anyText, frameLikeArb).map((t) => ({
+            kind: 'sealed' as const,
+            bytes: seal(frameKey, new TextEncoder().encode(t), FRAME_AAD),
+          })),
+          // a valid sealed frame with bytes flipped or cut
+          fc.tuple(frameArb, flipsArb, fc.option(fc.nat())).map(([f, flips, cut]) => ({
+            kind: 'sealed' as const,
+            bytes: byteEdits(sealFrame(frameKey, f), flips, cut),
+          })),
+        ),
+        (input) => {
+          if (input.kind === 'text') checkFrameResult(() => decodeFrame(input.text), 'invalid_frame');
+          else if (input.kind === 'bytes') checkFrameResult(() => decodeFrame(input.bytes), 'invalid_frame');
+          else checkFrameResult(() => openFrame(frameKey, input.bytes), 'either');
+          return true;
+        },
+      ),
+      budget,
+    ),
+};
+
+// ---------- sealed signal blobs ----------
+
+const signalKey = deriveRoomKeys(generateSecret()).signalKey;
+const localId = randomBytes(32).toString('hex');
+const remoteId = randomBytes(32).toString('hex');
+
+const signalSeal: FuzzTarget = {
+  name: 'sealed signal blobs',
+  quickRuns: 1500,
+  run: (budget) => {
+    const opener = new SignalOpener(signalKey, localId);
+    return check(
+      'sealed signal blobs',
+      fc.property(
+        fc.oneof(
+          fc.anything({ maxDepth: 2 }).map((d) => ({ data: d as unknown, mutated: true })),
+          fc.base64String({ maxLength: 400 }).map((d) => ({ data: d as unknown, mutated: true })),
+          // a valid blob, its base64 text edited
+          fc
+            .tuple(fc.jsonValue({ maxDepth: 2 }), editsArb)
+            .map(([p, e]) => {
+              const blob = sealSignal(signalKey, remoteId, localId, p);
+              const data = applyEdits(blob, e);
+              // Base64 leaves a few unused bits in its last character: an edit there gives the same
+              // bytes, i.e. the same blob, which may open. Only a change of bytes counts.
+              const mutated = !Buffer.from(data, 'base64').equals(Buffer.from(blob, 'base64'));
+              return { data: data as unknown, mutated };
+            }),
+          // sealed with the right key around any plaintext
+          fc.oneof(anyText, frameLikeArb).map((t) => ({
+            data: Buffer.from(seal(signalKey, new TextEncoder().encode(t), SIGNAL_AAD)).toString('base64') as unknown,
+            mutated: false,
+          })),
+        ),
+        fc.oneof(fc.constant(remoteId), fc.string({ maxLength: 70 })),
+        (input, claimed) => {
+          const r = opener.open(input.data, claimed);
+          if (!r.ok && !SIGNAL_DROP_REASONS.includes(r.reason)) throw new Error(`unknown drop reason ${r.reason}`);
+          // A blob whose bytes were edited must never open.
+          if (r.ok && input.mutated) throw new Error(`an edited blob opened: ${String(input.data).slice(0, 80)}`);
+          return true;
+        },
+      ),
+      budget,
+    );
+  },
+};
+
+// ---------- JSON-RPC line classification ----------
+
+const rpcObjectArb = fc
+  .record(
+    {
+      jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue({ maxDepth: 0 })),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), fc.double(), fc.constant(null), fc.jsonValue({ maxDepth: 1 })),
+      method: fc.oneof(
+        fc.constantFrom(
+          'initialize',
+          'ping',
+          'tools/list',
+          'tools/call',
+          'notifications/initialized',
+          'notifications/cancelled',
+          'resources/list',
+          'prompts/get',
+          '__proto__',
+          'constructor',
+        ),
+        fc.string({ maxLength: 12 }),
+      ),
+      params: fc.oneof(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.record(
+          {
+            name: fc.oneof(fc.constantFrom('send', 'wait', 'inbox', 'history', 'status'), fc.string({ maxLength: 8 })),
+            arguments: fc.oneof(
+              fc.dictionary(
+                fc.constantFrom('to', 'reply_to', 'message', 'timeout', 'from', 'limit', 'x'),
+                fc.oneof(
+                  fc.string({ maxLength: 40 }),
+                  fc.integer({ min: -5, max: 2 }),
+                  fc.double(),
+                  fc.jsonValue({ maxDepth: 1 }),
+                ),
+              ),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
+            _meta: fc.oneof(fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }), fc.jsonValue({ maxDepth: 1 })),
+            protocolVersion: fc.oneof(fc.constantFrom('2025-11-25', '2024-11-05', '2026-07-28'), fc.string()),
+            requestId: fc.oneof(fc.integer(), fc.string({ maxLength: 4 })),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+      result: fc.jsonValue({ maxDepth: 1 }),
+      error: fc.jsonValue({ maxDepth: 1 }),
+    },
+    { requiredKeys: [] },
+  )
+  .map((o) => JSON.stringify(o));
+
+/** Lines a client could write: JSON-RPC-shaped objects, other JSON, and garbage. */
+export const rpcLineArb = fc.oneof(
+  { weight: 5, arbitrary: rpcObjectArb },
+  { weight: 2, arbitrary: anyText },
+  { weight: 1, arbitrary: fc.tuple(rpcObjectArb, editsArb).map(([l, e]) => applyEdits(l, e)) },
+);
+
+const jsonRpc: FuzzTarget = {
+  name: 'JSON-RPC line classification',
+  quickRuns: 2000,
+  run: (budget) =>
+    check(
+      'JSON-RPC line classification',
+      fc.property(rpcLineArb, (line) => {
+        const m = parseMessage(line);
+        if (!['request', 'notification', 'invalid', 'response'].includes(m.kind)) throw new Error('unknown kind');
+        return true;
+      }),
+      budget,
+    ),
+};
+
+// ---------- the MCP server, in-process ----------
+
+interface LineSink {
+  lines: string[];
+  waitFor(pred: (msg: Record<string, unknown>) => boolean, timeoutMs: number): Promise<void>;
+}
+
+function lineSink(stream: PassThrough): LineSink {
+  const lines: string[] = [];
+  let buf = '';
+  let waiters: (() => void)[] = [];
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buf += chunk;
+    let i = buf.indexOf('\n');
+    while (i >= 0) {
+      lines.push(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      i = buf.indexOf('\n');
+    }
+    for (const w of waiters) w();
+  });
+  return {
+    lines,
+    async waitFor(pred, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      let from = 0;
+      for (;;) {
+        for (; from < lines.length; from++) {
+          const msg = JSON.parse(lines[from] as string) as Record<string, unknown>;
+          if (pred(msg)) return;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error('no answer to ping: the MCP server stopped answering');
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
+        waiters = [];
+      }
+    },
+  };
+}
+
+const mcpInProcess: FuzzTarget = {
+  name: 'MCP server lines (in-process)',
+  quickRuns: 300,
+  run: async (budget) => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stderr.resume();
+    const member = new MemoryMember();
+    member.ackBy = 'outra';
+    const sink = lineSink(stdout);
+    const server = startMcpServer({
+      profile: 'fuzz',
+      serverVersion: '0.0.0-fuzz',
+      openMember: async () => member,
+      describe: () => ({ name: member.name, roomId: member.roomId }),
+      stdin,
+      stdout,
+      stderr,
+      env: {},
+      ackTimeoutMs: 50,
+      progressIntervalMs: 1000,
+    });
+    let pingId = 0;
+    try {
+      return await check(
+        'MCP server lines (in-process)',
+        fc.asyncProperty(fc.array(rpcLineArb, { maxLength: 8 }), async (lines) => {
+          for (const l of lines) stdin.write(`${l}\n`);
+          const id = `fuzz-ping-${++pingId}`;
+          stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })}\n`);
+          await sink.waitFor((m) => m.id === id && 'result' in m, 3000);
+          return true;
+        }),
+        budget,
+      );
+    } finally {
+      await server.shutdown(200);
+      stdin.end();
+    }
+  },
+};
+
+// ---------- the MCP server, the built binary over stdio ----------
+
+const mcpBinary: FuzzTarget = {
+  name: 'MCP server lines (papo mcp process)',
+  quickRuns: 150,
+  run: async (budget) => {
+    const home = mkdtempSync(join(tmpdir(), 'papo-fuzz-mcp-'));
+    const client = new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp'], {
+      env: { PATH: process.env.PATH, PAPO_HOME: home },
+      cwd: home,
+    });
+    client.child.stderr.resume();
+    client.child.stdin.on('error', () => {});
+    try {
+      await client.initialize();
+      return await check(
+        'MCP server lines (papo mcp process)',
+        fc.asyncProperty(fc.array(rpcLineArb, { maxLength: 6 }), async (lines) => {
+          for (const l of lines) client.child.stdin.write(`${l}\n`);
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            client.request('ping'),
+            new Promise((_, reject) => {
+              timer = setTimeout(() => reject(new Error('papo mcp stopped answering ping')), 4000);
+            }),
+          ]).finally(() => clearTimeout(timer));
+          if (client.child.exitCode !== null) throw new Error(`papo mcp exited with ${client.child.exitCode}`);
+          return true;
+        }),
+        budget,
+        6000,
+      );
+    } finally {
+      await client.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  },
+};
+
+// ---------- the signal server over a real WebSocket ----------
+
+const topicPool = Array.from({ length: 3 }, () => randomBytes(32).toString('hex'));
+const peerPool = Array.from({ length: 3 }, () => randomBytes(32).toString('hex'));
+
+const signalMessageArb = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc
+      .record(
+        {
+          t: fc.oneof(fc.constantFrom('join', 'signal', 'leave', 'welcome', 'peers', 'error', 'joined'), fc.jsonValue({ maxDepth: 1 })),
+          topic: fc.oneof(fc.constantFrom(...topicPool), nodeId, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+          peer: fc.oneof(fc.constantFrom(...peerPool), nodeId, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+          to: fc.oneof(fc.constantFrom(...peerPool), nodeId, fc.jsonValue({ maxDepth: 1 })),
+          from: fc.oneof(fc.constantFrom(...peerPool), fc.string()),
+          data: fc.oneof(fc.base64String({ maxLength: 300 }), fc.string({ maxLength: 100 }), fc.jsonValue({ maxDepth: 2 })),
+        },
+        { requiredKeys: [] },
+      )
+      .map((o) => ({ text: JSON.stringify(o), binary: false })),
+  },
+  { weight: 2, arbitrary: anyText.map((t) => ({ text: t, binary: false })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        '{"__proto__":{"t":"join"},"t":"join"}',
+        '{"t":"join","constructor":{"prototype":{"x":1}}}',
+        '{"t":"signal","topic":"__proto__","to":"__proto__","data":""}',
+        '[{"t":"join"}]',
+        'null',
+      )
+      .map((text) => ({ text, binary: false })),
+  },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => ({ text: Buffer.from(b).toString('latin1'), binary: true })) },
+  // just past the 64 KiB limit, and just under it
+  { weight: 1, arbitrary: fc.integer({ min: 65_000, max: 66_000 }).map((n) => ({ text: `{"t":"join","topic":"${'a'.repeat(n)}"}`, binary: false })) },
+);
+
+function openWs(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('error', () => {});
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('close', () => reject(new Error('closed before open')));
+  });
+}
+
+function nextMessage(ws: WebSocket, pred: (m: Record<string, unknown>) => boolean, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      ws.off('message', onMessage);
+      reject(new Error('the signal server stopped serving (no expected message)'));
+    }, timeoutMs);
+    const onMessage = (data: unknown) => {
+      const m = JSON.parse(String(data)) as Record<string, unknown>;
+      if (pred(m)) {
+        clearTimeout(timer);
+        ws.off('message', onMessage);
+        resolve();
+      }
+    };
+    ws.on('message', onMessage);
+  });
+}
+
+/** Two fresh clients join a fresh topic and one signal goes through: the server still serves. */
+export async function signalServerServes(base: string): Promise<void> {
+  const topic = randomBytes(32).toString('hex');
+  const [a, b] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+  const wa = await openWs(`${base}${SIGNAL_PATH}`);
+  const wb = await openWs(`${base}${SIGNAL_PATH}`);
+  try {
+    const aPeers = nextMessage(wa, (m) => m.t === 'peers', 3000);
+    wa.send(JSON.stringify({ t: 'join', topic, peer: a }));
+    await aPeers;
+    const bPeers = nextMessage(wb, (m) => m.t === 'peers', 3000);
+    wb.send(JSON.stringify({ t: 'join', topic, peer: b }));
+    await bPeers;
+    const got = nextMessage(wb, (m) => m.t === 'signal' && m.from === a && m.data === 'AAAA', 3000);
+    wa.send(JSON.stringify({ t: 'signal', topic, to: b, data: 'AAAA' }));
+    await got;
+  } finally {
+    wa.terminate();
+    wb.terminate();
+  }
+}
+
+const signalServer: FuzzTarget = {
+  name: 'signal protocol messages (server over WebSocket)',
+  quickRuns: 200,
+  run: async (budget) => {
+    const server = await startSignalServer({
+      host: '127.0.0.1',
+      port: 0,
+      env: {},
+      // Limits raised so that the fuzz reaches the parser instead of the rate limiter.
+      config: { messagesPerSecond: 1_000_000, messageBurst: 1_000_000, maxConnectionsPerIp: 100_000 },
+    });
+    let fuzzSocket: WebSocket | null = null;
+    try {
+      return await check(
+        'signal protocol messages (server over WebSocket)',
+        fc.asyncProperty(fc.array(signalMessageArb, { minLength: 1, maxLength: 6 }), async (messages) => {
+          if (fuzzSocket === null || fuzzSocket.readyState !== WebSocket.OPEN) {
+            fuzzSocket = await openWs(`${server.url}${SIGNAL_PATH}`);
+          }
+          for (const m of messages) {
+            if (fuzzSocket.readyState !== WebSocket.OPEN) break;
+            fuzzSocket.send(m.binary ? Buffer.from(m.text, 'latin1') : m.text);
+          }
+          await signalServerServes(server.url);
+          return true;
+        }),
+        budget,
+      );
+    } finally {
+      (fuzzSocket as WebSocket | null)?.terminate();
+      await server.close();
+    }
+  },
+};
+
+export const FUZZ_TARGETS: FuzzTarget[] = [invite, frames, signalSeal, jsonRpc, mcpInProcess, mcpBinary, signalServer];
