@@ -3,10 +3,10 @@
 // shape); the hub only moves messages. A refusal is always an `error` message, plus a close when
 // the socket must go. Nothing here logs message contents or full topics.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { HttpBindings } from '@hono/node-server';
-import { createNodeWebSocket } from '@hono/node-ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
-import type { WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import {
   type ErrorMessage,
   PEER_PATTERN,
@@ -45,8 +45,10 @@ export interface SignalAppDeps {
 }
 
 export interface SignalApp {
-  app: Hono<{ Bindings: HttpBindings }>;
-  injectWebSocket: ReturnType<typeof createNodeWebSocket>['injectWebSocket'];
+  /** The HTTP routes (GET /, /healthz, /metrics, and a 426 for a plain GET of /v1/ws). */
+  app: Hono;
+  /** The node:http 'upgrade' handler for the protocol's WebSocket. */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket with `code` and waits until the hub has dropped them. */
   shutdown(code?: number): Promise<void>;
   connectionCount(): number;
@@ -98,10 +100,12 @@ function bearer(header: string | undefined): string | undefined {
 
 export function createSignalApp(deps: SignalAppDeps): SignalApp {
   const { config, hub, metrics, log } = deps;
-  const app = new Hono<{ Bindings: HttpBindings }>();
-  const { injectWebSocket, upgradeWebSocket, wss } = createNodeWebSocket({ app });
-  // The ws default is 100 MiB; nothing legitimate comes near HARD_FRAME_LIMIT.
-  wss.options.maxPayload = HARD_FRAME_LIMIT;
+  const app = new Hono();
+  // The upgrade goes straight to ws rather than through @hono/node-ws, which keeps each upgrade's
+  // hono context, Request and IncomingMessage alive as long as the socket (ADR 0020: twice the
+  // memory per idle connection). The ws default frame limit is 100 MiB; nothing legitimate comes
+  // near HARD_FRAME_LIMIT.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, clientTracking: false });
 
   const connections = new Set<Connection>();
   const addresses = new AddressCounter();
@@ -189,10 +193,9 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     }
   };
 
-  const onMessage = (conn: Connection, data: unknown): void => {
+  const onMessage = (conn: Connection, data: Buffer, isBinary: boolean): void => {
     metrics.messagesReceived++;
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : (data as ArrayBuffer).byteLength;
-    metrics.bytesReceived += bytes;
+    metrics.bytesReceived += data.length;
     if (conn.closed) return;
     if (!conn.bucket.take()) {
       // One error per flood, not one per dropped message; a flood that outlasts a second burst
@@ -205,15 +208,16 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
       return;
     }
     conn.strikes = 0;
-    if (bytes > config.maxMessageBytes) {
+    if (data.length > config.maxMessageBytes) {
       conn.refuse('too_large', `messages are limited to ${config.maxMessageBytes} bytes`);
       return;
     }
-    if (typeof data !== 'string') {
+    if (isBinary) {
       conn.refuse('bad_request', 'only text messages are part of the protocol');
       return;
     }
-    run(conn, () => handle(conn, data));
+    const text = data.toString('utf8');
+    run(conn, () => handle(conn, text));
   };
 
   const open = (ws: WebSocket, address: string, authorized: boolean, tag: string): Connection | undefined => {
@@ -246,9 +250,8 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     }
     connections.add(conn);
     metrics.connectionsAccepted++;
-    ws.on('pong', () => {
-      conn.unanswered = 0;
-    });
+    byWebSocket.set(ws, conn);
+    ws.on('pong', onPong);
     const welcome: WelcomeMessage = {
       t: 'welcome',
       v: SIGNAL_VERSION,
@@ -266,41 +269,56 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     run(conn, () => hub.dropMember(conn));
   };
 
-  app.get(
-    SIGNAL_PATH,
-    upgradeWebSocket((c) => {
-      // Read what the socket needs now, so the request itself is not kept alive with it.
-      const incoming = c.env.incoming;
-      const address = clientAddress(
-        incoming.socket.remoteAddress,
-        c.req.header('x-forwarded-for'),
-        config.trustProxyHops,
-      );
-      const authorized =
-        config.token === undefined ||
-        sameSecret(config.token, bearer(c.req.header('authorization')) ?? c.req.query('token'));
-      // Optional `?peer=<node id>`: its short form tags the TURN username (coturn's logs).
-      const hint = c.req.query('peer');
-      const tag =
-        hint !== undefined && PEER_PATTERN.test(hint) ? hint.slice(0, 10) : randomBytes(5).toString('hex');
-      let conn: Connection | undefined;
-      return {
-        onOpen: (_event, ws) => {
-          conn = open(ws.raw as WebSocket, address, authorized, tag);
-        },
-        onMessage: (event) => {
-          if (conn !== undefined) onMessage(conn, event.data);
-        },
-        onClose: () => {
-          if (conn !== undefined) close(conn);
-        },
-        onError: () => {
-          // ws closes the socket after an error (e.g. a frame over HARD_FRAME_LIMIT); onClose follows.
-        },
-      };
-    }),
-    (c) => c.text('this endpoint speaks WebSocket (papo signal protocol v1)\n', 426),
-  );
+  app.get(SIGNAL_PATH, (c) => c.text('this endpoint speaks WebSocket (papo signal protocol v1)\n', 426));
+
+  // Listeners shared by every socket (found through a WeakMap) rather than closures per socket:
+  // idle connections are what a signal server holds most of.
+  const byWebSocket = new WeakMap<WebSocket, Connection>();
+  const ignore = () => {};
+  function onPong(this: WebSocket) {
+    const conn = byWebSocket.get(this);
+    if (conn !== undefined) conn.unanswered = 0;
+  }
+  function onWsMessage(this: WebSocket, data: Buffer, isBinary: boolean) {
+    const conn = byWebSocket.get(this);
+    if (conn !== undefined) onMessage(conn, data, isBinary);
+  }
+  function onWsClose(this: WebSocket) {
+    const conn = byWebSocket.get(this);
+    if (conn !== undefined) close(conn);
+  }
+
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const raw = request.url ?? '/';
+    const q = raw.indexOf('?');
+    if ((q < 0 ? raw : raw.slice(0, q)) !== SIGNAL_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    // Read what the socket needs now; the request itself is not kept with the socket.
+    const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+    const header = (name: string) => {
+      const v = request.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const address = clientAddress(
+      request.socket.remoteAddress,
+      header('x-forwarded-for'),
+      config.trustProxyHops,
+    );
+    const authorized =
+      config.token === undefined ||
+      sameSecret(config.token, bearer(header('authorization')) ?? query.get('token') ?? undefined);
+    // Optional `?peer=<node id>`: its short form tags the TURN username (coturn's logs).
+    const hint = query.get('peer');
+    const tag = hint !== null && PEER_PATTERN.test(hint) ? hint.slice(0, 10) : randomBytes(5).toString('hex');
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      ws.on('error', ignore); // e.g. a frame over HARD_FRAME_LIMIT: ws closes it, 'close' follows
+      if (open(ws, address, authorized, tag) === undefined) return;
+      ws.on('message', onWsMessage);
+      ws.on('close', onWsClose);
+    });
+  };
 
   const heartbeat = setInterval(() => {
     for (const conn of connections) {
@@ -335,8 +353,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     clearTimeout(timer);
     for (const conn of all) close(conn);
     await Promise.all(all.map((conn) => conn.chain));
-    for (const ws of wss.clients) ws.terminate();
   };
 
-  return { app, injectWebSocket, shutdown, connectionCount: () => connections.size };
+  return { app, upgrade, shutdown, connectionCount: () => connections.size };
 }

@@ -60,7 +60,7 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
         });
   const signal = createSignalApp({ config, hub, metrics, log });
   const server = createAdaptorServer({ fetch: signal.app.fetch }) as Server;
-  signal.injectWebSocket(server);
+  server.on('upgrade', signal.upgrade);
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
         openMember: () => {
           // The announced `about`: --about, else the profile's, else the project folder's name.
           const about = opts.about ?? peek()?.about ?? basename(process.cwd());
-          return openMember(profile, dir, about);
+          return openMember(profile, papoHome(ctx.env), about, ctx.env);
         },
       });
     });
@@ -45,21 +45,21 @@ function papoHome(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * THE WIRING TO SWAP when the room node lands: open the member of `profile` (lock, identity,
- * signal client, mesh) announcing `about`, with the network stack loaded by dynamic import.
- * Until then it reports a missing profile as such and otherwise says the member is not built.
+ * Opens the member of `profile` (lock, identity, signal client, mesh) announcing `about`. The
+ * network stack is loaded here, by dynamic import, after the initialize response.
  */
-async function openMember(profile: string, dir: string, _about: string): Promise<RoomMember> {
-  const { PapoError } = await import('../../client/errors.js');
-  const { existsSync } = await import('node:fs');
-  if (!PROFILE_NAME.test(profile)) {
-    throw new PapoError(
-      'invalid_profile_name',
-      `'${profile}' is not a valid profile name (1 to 32 letters, digits, '-' or '_')`,
-    );
-  }
-  if (!existsSync(join(dir, 'profile.json'))) {
-    throw new PapoError('profile_missing', `profile '${profile}' is not configured`);
-  }
-  throw new PapoError('open_failed', 'the room member is not built yet');
+async function openMember(
+  profile: string,
+  home: string,
+  about: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomMember> {
+  const { openMember: open } = await import('../../client/open-member.js');
+  // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
+  (await import('../../client/peer-link.js')).disableNativeCleanup();
+  const { createDiagnostics } = await import('../../mcp/diagnostics.js');
+  const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
+  const log = (line: string) => diagnostics.log('info', line);
+  const opened = await open({ home, profile, env, mode: 'agent', about, log });
+  return opened.node;
 }
