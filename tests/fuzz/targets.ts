@@ -24,8 +24,8 @@ import { parseMessage } from '../../src/mcp/json-rpc.js';
 import { startMcpServer } from '../../src/mcp/server.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { MemoryMember } from '../mcp/helpers/memory-member.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
+import { MemoryMember } from '../mcp/helpers/memory-member.js';
 
 export interface FuzzBudget {
   /** Cases to try (the test); ignored when timeMs is set. */
@@ -60,7 +60,11 @@ type Edit =
   | { op: 'dup'; at: number; len: number };
 
 const editArb: fc.Arbitrary<Edit> = fc.oneof(
-  fc.record({ op: fc.constant('flip' as const), at: fc.nat(), ch: fc.string({ minLength: 1, maxLength: 1 }) }),
+  fc.record({
+    op: fc.constant('flip' as const),
+    at: fc.nat(),
+    ch: fc.string({ minLength: 1, maxLength: 1 }),
+  }),
   fc.record({ op: fc.constant('cut' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.string({ maxLength: 8 }) }),
   fc.record({ op: fc.constant('truncate' as const), at: fc.nat() }),
@@ -107,7 +111,9 @@ function byteEdits(base: Uint8Array, flips: { at: number; xor: number }[], cut: 
   return cut === null ? out : out.subarray(0, cut % (out.length + 1));
 }
 
-const flipsArb = fc.array(fc.record({ at: fc.nat(), xor: fc.integer({ min: 1, max: 255 }) }), { maxLength: 3 });
+const flipsArb = fc.array(fc.record({ at: fc.nat(), xor: fc.integer({ min: 1, max: 255 }) }), {
+  maxLength: 3,
+});
 
 // ---------- helpers ----------
 
@@ -148,7 +154,12 @@ const anyText = fc.oneof(
 
 const urlArb = fc.oneof(
   fc.constant(''),
-  fc.constantFrom('ws://203.0.113.1:7450', 'wss://signal.example.org', 'https://a.example/x?y=1', 'http://[::1]:9'),
+  fc.constantFrom(
+    'ws://203.0.113.1:7450',
+    'wss://signal.example.org',
+    'https://a.example/x?y=1',
+    'http://[::1]:9',
+  ),
   fc.webUrl().filter((u) => new TextEncoder().encode(u).length <= 255),
 );
 
@@ -223,7 +234,22 @@ const frameArb: fc.Arbitrary<Frame> = fc.oneof(
 /** Any JSON object with the frames' keys, holding values of any type. */
 const frameLikeArb = fc
   .dictionary(
-    fc.constantFrom('t', 'id', 'from', 'node', 'kind', 'to', 'reply_to', 'ts', 'body', 'by', 'name', 'about', 'ephemeral', 'x'),
+    fc.constantFrom(
+      't',
+      'id',
+      'from',
+      'node',
+      'kind',
+      'to',
+      'reply_to',
+      'ts',
+      'body',
+      'by',
+      'name',
+      'about',
+      'ephemeral',
+      'x',
+    ),
     fc.oneof(
       fc.constantFrom('hello', 'msg', 'ack', 'agent', 'human', '', 'a'.repeat(64), '0123456789'),
       fc.jsonValue({ maxDepth: 2 }),
@@ -236,7 +262,10 @@ function checkFrameResult(decode: () => Frame, code: 'invalid_frame' | 'open_fai
   try {
     frame = decode();
   } catch (err) {
-    const ok = code === 'either' ? isPapoError(err, 'invalid_frame') || isPapoError(err, 'open_failed') : isPapoError(err, code);
+    const ok =
+      code === 'either'
+        ? isPapoError(err, 'invalid_frame') || isPapoError(err, 'open_failed')
+        : isPapoError(err, code);
     if (!ok) throw err;
     return;
   }
@@ -259,7 +288,9 @@ const frames: FuzzTarget = {
         fc.oneof(
           anyText.map((t) => ({ kind: 'text' as const, text: t })),
           frameLikeArb.map((t) => ({ kind: 'text' as const, text: t })),
-          fc.tuple(frameArb, editsArb).map(([f, e]) => ({ kind: 'text' as const, text: applyEdits(encodeFrame(f), e) })),
+          fc
+            .tuple(frameArb, editsArb)
+            .map(([f, e]) => ({ kind: 'text' as const, text: applyEdits(encodeFrame(f), e) })),
           fc.uint8Array({ maxLength: 300 }).map((b) => ({ kind: 'bytes' as const, bytes: b })),
           // sealed with the right key around any plaintext: only decoding stands between it and us
           fc.oneof(anyText, frameLikeArb).map((t) => ({
@@ -301,28 +332,30 @@ const signalSeal: FuzzTarget = {
           fc.anything({ maxDepth: 2 }).map((d) => ({ data: d as unknown, mutated: true })),
           fc.base64String({ maxLength: 400 }).map((d) => ({ data: d as unknown, mutated: true })),
           // a valid blob, its base64 text edited
-          fc
-            .tuple(fc.jsonValue({ maxDepth: 2 }), editsArb)
-            .map(([p, e]) => {
-              const blob = sealSignal(signalKey, remoteId, localId, p);
-              const data = applyEdits(blob, e);
-              // Base64 leaves a few unused bits in its last character: an edit there gives the same
-              // bytes, i.e. the same blob, which may open. Only a change of bytes counts.
-              const mutated = !Buffer.from(data, 'base64').equals(Buffer.from(blob, 'base64'));
-              return { data: data as unknown, mutated };
-            }),
+          fc.tuple(fc.jsonValue({ maxDepth: 2 }), editsArb).map(([p, e]) => {
+            const blob = sealSignal(signalKey, remoteId, localId, p);
+            const data = applyEdits(blob, e);
+            // Base64 leaves a few unused bits in its last character: an edit there gives the same
+            // bytes, i.e. the same blob, which may open. Only a change of bytes counts.
+            const mutated = !Buffer.from(data, 'base64').equals(Buffer.from(blob, 'base64'));
+            return { data: data as unknown, mutated };
+          }),
           // sealed with the right key around any plaintext
           fc.oneof(anyText, frameLikeArb).map((t) => ({
-            data: Buffer.from(seal(signalKey, new TextEncoder().encode(t), SIGNAL_AAD)).toString('base64') as unknown,
+            data: Buffer.from(seal(signalKey, new TextEncoder().encode(t), SIGNAL_AAD)).toString(
+              'base64',
+            ) as unknown,
             mutated: false,
           })),
         ),
         fc.oneof(fc.constant(remoteId), fc.string({ maxLength: 70 })),
         (input, claimed) => {
           const r = opener.open(input.data, claimed);
-          if (!r.ok && !SIGNAL_DROP_REASONS.includes(r.reason)) throw new Error(`unknown drop reason ${r.reason}`);
+          if (!r.ok && !SIGNAL_DROP_REASONS.includes(r.reason))
+            throw new Error(`unknown drop reason ${r.reason}`);
           // A blob whose bytes were edited must never open.
-          if (r.ok && input.mutated) throw new Error(`an edited blob opened: ${String(input.data).slice(0, 80)}`);
+          if (r.ok && input.mutated)
+            throw new Error(`an edited blob opened: ${String(input.data).slice(0, 80)}`);
           return true;
         },
       ),
@@ -337,7 +370,13 @@ const rpcObjectArb = fc
   .record(
     {
       jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue({ maxDepth: 0 })),
-      id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), fc.double(), fc.constant(null), fc.jsonValue({ maxDepth: 1 })),
+      id: fc.oneof(
+        fc.integer(),
+        fc.string({ maxLength: 6 }),
+        fc.double(),
+        fc.constant(null),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
       method: fc.oneof(
         fc.constantFrom(
           'initialize',
@@ -357,7 +396,10 @@ const rpcObjectArb = fc
         fc.jsonValue({ maxDepth: 3 }),
         fc.record(
           {
-            name: fc.oneof(fc.constantFrom('send', 'wait', 'inbox', 'history', 'status'), fc.string({ maxLength: 8 })),
+            name: fc.oneof(
+              fc.constantFrom('send', 'wait', 'inbox', 'history', 'status'),
+              fc.string({ maxLength: 8 }),
+            ),
             arguments: fc.oneof(
               fc.dictionary(
                 fc.constantFrom('to', 'reply_to', 'message', 'timeout', 'from', 'limit', 'x'),
@@ -370,7 +412,10 @@ const rpcObjectArb = fc
               ),
               fc.jsonValue({ maxDepth: 1 }),
             ),
-            _meta: fc.oneof(fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }), fc.jsonValue({ maxDepth: 1 })),
+            _meta: fc.oneof(
+              fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
             protocolVersion: fc.oneof(fc.constantFrom('2025-11-25', '2024-11-05', '2026-07-28'), fc.string()),
             requestId: fc.oneof(fc.integer(), fc.string({ maxLength: 4 })),
           },
@@ -399,7 +444,8 @@ const jsonRpc: FuzzTarget = {
       'JSON-RPC line classification',
       fc.property(rpcLineArb, (line) => {
         const m = parseMessage(line);
-        if (!['request', 'notification', 'invalid', 'response'].includes(m.kind)) throw new Error('unknown kind');
+        if (!['request', 'notification', 'invalid', 'response'].includes(m.kind))
+          throw new Error('unknown kind');
         return true;
       }),
       budget,
@@ -522,7 +568,8 @@ const mcpBinary: FuzzTarget = {
               timer = setTimeout(() => reject(new Error('papo mcp stopped answering ping')), 4000);
             }),
           ]).finally(() => clearTimeout(timer));
-          if (client.child.exitCode !== null) throw new Error(`papo mcp exited with ${client.child.exitCode}`);
+          if (client.child.exitCode !== null)
+            throw new Error(`papo mcp exited with ${client.child.exitCode}`);
           return true;
         }),
         budget,
@@ -546,12 +593,29 @@ const signalMessageArb = fc.oneof(
     arbitrary: fc
       .record(
         {
-          t: fc.oneof(fc.constantFrom('join', 'signal', 'leave', 'welcome', 'peers', 'error', 'joined'), fc.jsonValue({ maxDepth: 1 })),
-          topic: fc.oneof(fc.constantFrom(...topicPool), nodeId, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
-          peer: fc.oneof(fc.constantFrom(...peerPool), nodeId, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+          t: fc.oneof(
+            fc.constantFrom('join', 'signal', 'leave', 'welcome', 'peers', 'error', 'joined'),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          topic: fc.oneof(
+            fc.constantFrom(...topicPool),
+            nodeId,
+            fc.string({ maxLength: 70 }),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          peer: fc.oneof(
+            fc.constantFrom(...peerPool),
+            nodeId,
+            fc.string({ maxLength: 70 }),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
           to: fc.oneof(fc.constantFrom(...peerPool), nodeId, fc.jsonValue({ maxDepth: 1 })),
           from: fc.oneof(fc.constantFrom(...peerPool), fc.string()),
-          data: fc.oneof(fc.base64String({ maxLength: 300 }), fc.string({ maxLength: 100 }), fc.jsonValue({ maxDepth: 2 })),
+          data: fc.oneof(
+            fc.base64String({ maxLength: 300 }),
+            fc.string({ maxLength: 100 }),
+            fc.jsonValue({ maxDepth: 2 }),
+          ),
         },
         { requiredKeys: [] },
       )
@@ -570,9 +634,19 @@ const signalMessageArb = fc.oneof(
       )
       .map((text) => ({ text, binary: false })),
   },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => ({ text: Buffer.from(b).toString('latin1'), binary: true })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ maxLength: 200 })
+      .map((b) => ({ text: Buffer.from(b).toString('latin1'), binary: true })),
+  },
   // just past the 64 KiB limit, and just under it
-  { weight: 1, arbitrary: fc.integer({ min: 65_000, max: 66_000 }).map((n) => ({ text: `{"t":"join","topic":"${'a'.repeat(n)}"}`, binary: false })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 65_000, max: 66_000 })
+      .map((n) => ({ text: `{"t":"join","topic":"${'a'.repeat(n)}"}`, binary: false })),
+  },
 );
 
 function openWs(url: string): Promise<WebSocket> {
@@ -585,7 +659,11 @@ function openWs(url: string): Promise<WebSocket> {
   });
 }
 
-function nextMessage(ws: WebSocket, pred: (m: Record<string, unknown>) => boolean, timeoutMs: number): Promise<void> {
+function nextMessage(
+  ws: WebSocket,
+  pred: (m: Record<string, unknown>) => boolean,
+  timeoutMs: number,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       ws.off('message', onMessage);
@@ -660,4 +738,12 @@ const signalServer: FuzzTarget = {
   },
 };
 
-export const FUZZ_TARGETS: FuzzTarget[] = [invite, frames, signalSeal, jsonRpc, mcpInProcess, mcpBinary, signalServer];
+export const FUZZ_TARGETS: FuzzTarget[] = [
+  invite,
+  frames,
+  signalSeal,
+  jsonRpc,
+  mcpInProcess,
+  mcpBinary,
+  signalServer,
+];

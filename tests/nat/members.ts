@@ -1,0 +1,164 @@
+// Real room members for the lab, chaos and attack scenarios: `papo new` / `papo join` through the
+// built CLI, and `papo mcp` processes driven over stdio with McpStdioClient — optionally inside a
+// network namespace of the NAT lab (`ip netns exec <ns> node dist/src/cli/main.js mcp`).
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpStdioClient, toolText } from '../../src/cli/stdio-client.js';
+
+export const PAPO_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export function tempDir(label: string): string {
+  return mkdtempSync(join(tmpdir(), `papo-${label}-`));
+}
+
+/** Base environment of a member: its own home, English texts, no inherited PAPO_* settings. */
+export function memberEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, PAPO_HOME: home, LANG: 'C', NO_COLOR: '1', ...extra };
+}
+
+/** Runs the papo CLI to completion (in a namespace when `ns` is given). */
+export function papo(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ns?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [cmd, argv] = ns
+    ? ['ip', ['netns', 'exec', ns, process.execPath, PAPO_BIN, ...args]]
+    : [process.execPath, [PAPO_BIN, ...args]];
+  return new Promise((resolve) => {
+    const child = spawn(cmd as string, argv as string[], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface RoomSetup {
+  invite: string;
+  homes: string[];
+  names: string[];
+}
+
+/** `papo new` in the first home, `papo join <invite>` in the others. */
+export async function makeRoom(signalUrl: string, names: string[], label = 'room'): Promise<RoomSetup> {
+  const homes = names.map(() => tempDir(label));
+  const created = await papo(
+    ['new', '--name', names[0] as string, '--signal', signalUrl],
+    memberEnv(homes[0] as string),
+  );
+  if (created.code !== 0) throw new Error(`papo new failed: ${created.stderr}`);
+  const invite = /papo1[a-z2-7]+/.exec(created.stdout)?.[0];
+  if (!invite) throw new Error(`no invite in the output of papo new: ${created.stdout}`);
+  for (const [i, name] of names.entries()) {
+    if (i === 0) continue;
+    const joined = await papo(['join', invite, '--name', name], memberEnv(homes[i] as string));
+    if (joined.code !== 0) throw new Error(`papo join failed: ${joined.stderr}`);
+  }
+  return { invite, homes, names };
+}
+
+export interface Member {
+  name: string;
+  home: string;
+  client: McpStdioClient;
+  stderr(): string;
+  status(): Promise<string>;
+  send(message: string, extra?: Record<string, unknown>): Promise<string>;
+  /** Kill -9 (chaos) or close by EOF. */
+  kill(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts `papo mcp` for `home` (inside `ns` when given) and initializes the MCP session. */
+export async function startMember(
+  name: string,
+  home: string,
+  options: { ns?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Member> {
+  const env = memberEnv(home, options.env);
+  const client = options.ns
+    ? new McpStdioClient('ip', ['netns', 'exec', options.ns, process.execPath, PAPO_BIN, 'mcp'], {
+        env,
+        cwd: home,
+      })
+    : new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp'], { env, cwd: home });
+  let err = '';
+  client.child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    err += c;
+    if (err.length > 200_000) err = err.slice(-100_000);
+  });
+  client.child.stdin.on('error', () => {});
+  await client.initialize();
+  const exited = new Promise<void>((resolve) => {
+    if (client.child.exitCode !== null || client.child.signalCode !== null) resolve();
+    else client.child.once('exit', () => resolve());
+  });
+  return {
+    name,
+    home,
+    client,
+    stderr: () => err,
+    status: async () => toolText(await client.callTool('status')),
+    send: async (message, extra = {}) => toolText(await client.callTool('send', { message, ...extra })),
+    async kill() {
+      if (client.child.exitCode === null && client.child.signalCode === null) client.child.kill('SIGKILL');
+      await exited;
+    },
+    async close() {
+      if (client.child.exitCode === null && client.child.signalCode === null) await client.close();
+    },
+  };
+}
+
+/** The `link:` of `peer` in a status text: 'direct', 'relay', another text, or null when offline/absent. */
+export function linkOf(status: string, peer: string): string | null {
+  const line = status.split('\n').find((l) => l.startsWith(`- ${peer} (`));
+  if (!line || !line.includes(': online')) return null;
+  return /link: (.+)$/.exec(line)?.[1] ?? null;
+}
+
+/** Polls `status` until `peer` is online with a direct or relay link; returns the path. */
+export async function waitLinked(member: Member, peer: string, timeoutMs = 45_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await member.status();
+    const link = linkOf(last, peer);
+    if (link === 'direct' || link === 'relay') return link;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${member.name} not linked to ${peer} within ${timeoutMs} ms; last status:\n${last}`);
+}
+
+/** Calls `wait` until a message whose body contains `needle` arrives; returns the whole text. */
+export async function waitFor(member: Member, needle: string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = '';
+  while (Date.now() < deadline) {
+    const left = Math.max(1, Math.min(10, Math.ceil((deadline - Date.now()) / 1000)));
+    const text = toolText(await member.client.callTool('wait', { timeout_seconds: left }));
+    seen += `${text}\n`;
+    if (text.includes(needle)) return text;
+  }
+  throw new Error(
+    `${member.name} did not receive "${needle}" within ${timeoutMs} ms; got:\n${seen.slice(-2000)}`,
+  );
+}
+
+/** The msg_id in a send/wait text. */
+export function msgIdOf(text: string): string | null {
+  return /msg_id[ =]([0-9a-f]{10})/.exec(text)?.[1] ?? null;
+}
