@@ -461,6 +461,8 @@ interface LineSink {
 
 function lineSink(stream: PassThrough): LineSink {
   const lines: string[] = [];
+  // Lines already looked at by an earlier waitFor (the pings are answered in order of asking).
+  let from = 0;
   let buf = '';
   let waiters: (() => void)[] = [];
   stream.setEncoding('utf8');
@@ -478,7 +480,6 @@ function lineSink(stream: PassThrough): LineSink {
     lines,
     async waitFor(pred, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      let from = 0;
       for (;;) {
         for (; from < lines.length; from++) {
           const msg = JSON.parse(lines[from] as string) as Record<string, unknown>;

@@ -365,8 +365,8 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
       const realm = o.realm ?? 'papo.test';
       const logFile = join(dir, `coturn-${port}.log`);
       const args = [
+        // (never -n: it means "ignore the configuration file")
         ...(o.configFile ? ['-c', o.configFile] : ['-c', writeEmptyConfig(dir)]),
-        '-n',
         '--listening-ip',
         PUBLIC_IP,
         '--relay-ip',

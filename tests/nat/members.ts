@@ -126,7 +126,7 @@ export async function startMember(
 /** The `link:` of `peer` in a status text: 'direct', 'relay', another text, or null when offline/absent. */
 export function linkOf(status: string, peer: string): string | null {
   const line = status.split('\n').find((l) => l.startsWith(`- ${peer} (`));
-  if (!line || !line.includes(': online')) return null;
+  if (!line?.includes(': online')) return null;
   return /link: (.+)$/.exec(line)?.[1] ?? null;
 }
 
