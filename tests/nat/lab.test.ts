@@ -88,6 +88,17 @@ describe('NAT lab', { skip: skip ?? false }, () => {
     assert.equal(new Set(seen).size, 3, `three different mapped ports, got ${seen.join(', ')}`);
   });
 
+  test('UDP hole punching between the two sites: both ways with EIM on both, not with a symmetric side', async () => {
+    // Site 1 is EIM and site 2 symmetric in this lab: punching fails; the same probe between two EIM
+    // sites (below, in its own lab) succeeds.
+    const [s1, s2] = lab.sites;
+    const [r1, r2] = await Promise.all([
+      runProbe(lab, s1.ns, ['punch', s2.publicIp, '5000', '2000']),
+      runProbe(lab, s2.ns, ['punch', s1.publicIp, '5000', '2000']),
+    ]);
+    assert.ok(r1 === null || r2 === null, `no two-way punching through a symmetric NAT: ${r1} / ${r2}`);
+  });
+
   test('blocking UDP on a router drops UDP and keeps TCP; unblocking restores UDP', async () => {
     const site = lab.sites[0];
     await lab.setUdpBlocked(site, true);
@@ -140,6 +151,24 @@ describe('NAT lab', { skip: skip ?? false }, () => {
     ])) as { relayed: { address: string } };
     assert.equal(r.relayed.address, lab.publicIp);
   });
+});
+
+test('UDP hole punching works both ways between two endpoint-independent NATs', {
+  skip: skip ?? false,
+}, async () => {
+  const lab = await createNatLab({ sites: [{ nat: 'eim' }, { nat: 'eim' }] });
+  try {
+    const [s1, s2] = lab.sites;
+    // Staggered start: site 2's first probes reach site 1's router before site 1 sends anything.
+    const p2 = runProbe(lab, s2.ns, ['punch', s1.publicIp, '5000', '3000']);
+    await new Promise((r) => setTimeout(r, 500));
+    const r1 = await runProbe(lab, s1.ns, ['punch', s2.publicIp, '5000', '2000']);
+    const r2 = await p2;
+    assert.equal(r1, `${s2.publicIp}:5000 punch`);
+    assert.equal(r2, `${s1.publicIp}:5000 punch`);
+  } finally {
+    await lab.close();
+  }
 });
 
 test('close() removes every namespace and process; stale labs of dead processes are removed', {

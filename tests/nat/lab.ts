@@ -290,6 +290,12 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
       await ip(['-n', site.ns, 'route', 'add', 'default', 'via', `10.${site.index}.0.1`]);
       await inNs(site.routerNs, 'sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
       await inNs(site.routerNs, 'iptables', natRule(opts.nat));
+      // The router itself serves nothing on its public side. Dropping what is addressed to it also
+      // matters for hole punching: a peer's probe that arrives before our own first packet would
+      // otherwise leave a conntrack entry for the same 5-tuple, and MASQUERADE would then map our
+      // outgoing packet to another port (a "clash"), which no endpoint-independent NAT does.
+      // A dropped packet's conntrack entry is never confirmed, so nothing is left behind.
+      await inNs(site.routerNs, 'iptables', ['-A', 'INPUT', '-i', 'wan', '-j', 'DROP']);
       if (opts.blockUdp) await inNs(site.routerNs, 'iptables', ['-A', 'FORWARD', '-p', 'udp', '-j', 'DROP']);
     }
   } catch (err) {

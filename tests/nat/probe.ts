@@ -63,6 +63,23 @@ async function main(): Promise<void> {
       out(seen);
       return;
     }
+    case 'punch': {
+      // UDP hole punching: bind `port`, send to host:port every 100 ms for a while, report whether
+      // the other side's datagrams arrived (both sides run this at the same time).
+      const [host, port, ms] = rest;
+      const s = createSocket('udp4');
+      await new Promise<void>((resolve) => s.bind(Number(port), () => resolve()));
+      let heard: string | null = null;
+      s.on('message', (msg, rinfo) => {
+        heard ??= `${rinfo.address}:${rinfo.port} ${msg.toString()}`;
+      });
+      const timer = setInterval(() => s.send('punch', Number(port), host), 100);
+      await new Promise((resolve) => setTimeout(resolve, Number(ms ?? 2000)));
+      clearInterval(timer);
+      s.close();
+      out(heard);
+      return;
+    }
     case 'tcp-echo': {
       const server = createServer((c) => {
         c.on('error', () => {});

@@ -1,0 +1,155 @@
+// NAT scenarios: two real `papo mcp` processes, each in its own private network behind its own NAT
+// router, meet on a `papo signal` in the public segment that hands out TURN REST credentials for a
+// real coturn running docker/turnserver.conf. Each scenario asserts the path `status` reports and
+// that a message and its reply go through with acks.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  type Coturn,
+  coturnSkipReason,
+  createNatLab,
+  labSkipReason,
+  type NatLab,
+  type SiteOptions,
+} from './lab.js';
+import {
+  linkOf,
+  type Member,
+  makeRoom,
+  msgIdOf,
+  PAPO_BIN,
+  startMember,
+  waitFor,
+  waitLinked,
+} from './members.js';
+
+const SHIPPED_CONF = fileURLToPath(new URL('../../../docker/turnserver.conf', import.meta.url));
+const SIGNAL_PORT = 8451;
+const skip = labSkipReason() ?? coturnSkipReason();
+if (skip) console.log(`# SKIP NAT scenarios: ${skip}`);
+
+export interface Scenario {
+  lab: NatLab;
+  coturn: Coturn;
+  signal: ChildProcess;
+  signalUrl: string;
+  a: Member;
+  b: Member;
+  stopSignal(): Promise<void>;
+}
+
+/** Starts `papo signal` in the public namespace and waits until it accepts connections. */
+export async function startLabSignal(lab: NatLab, coturn: Coturn | null): Promise<ChildProcess> {
+  const turn = coturn
+    ? {
+        PAPO_TURN_SECRET: coturn.secret,
+        PAPO_TURN_URLS: `turn:${coturn.host}:${coturn.port}?transport=udp,turn:${coturn.host}:${coturn.port}?transport=tcp`,
+        PAPO_STUN_URLS: `stun:${coturn.host}:${coturn.port}`,
+      }
+    : {};
+  const child = lab.spawn(
+    lab.publicNs,
+    process.execPath,
+    [PAPO_BIN, 'signal', '--host', lab.publicIp, '--port', String(SIGNAL_PORT)],
+    { env: { PATH: process.env.PATH, ...turn } },
+  );
+  child.stdout?.resume();
+  child.stderr?.resume();
+  await lab.waitTcp(lab.publicNs, lab.publicIp, SIGNAL_PORT);
+  return child;
+}
+
+export async function scenario(
+  t: TestContext,
+  sites: [SiteOptions, SiteOptions],
+  names: [string, string] = ['ana-nat', 'bia-nat'],
+): Promise<Scenario> {
+  const lab = await createNatLab({ sites });
+  t.after(() => lab.close());
+  const coturn = await lab.startCoturn({ configFile: SHIPPED_CONF, secret: randomBytes(12).toString('hex') });
+  const signal = await startLabSignal(lab, coturn);
+  const signalUrl = `ws://${lab.publicIp}:${SIGNAL_PORT}`;
+  const room = await makeRoom(signalUrl, names, 'nat');
+  const members: Member[] = [];
+  t.after(async () => {
+    await Promise.all(members.map((m) => m.kill()));
+    for (const h of room.homes) rmSync(h, { recursive: true, force: true });
+  });
+  for (const [i, name] of names.entries()) {
+    members.push(await startMember(name, room.homes[i] as string, { ns: lab.sites[i]?.ns as string }));
+  }
+  return {
+    lab,
+    coturn,
+    signal,
+    signalUrl,
+    a: members[0] as Member,
+    b: members[1] as Member,
+    async stopSignal() {
+      signal.kill('SIGKILL');
+      await new Promise((resolve) =>
+        signal.exitCode !== null ? resolve(null) : signal.once('exit', resolve),
+      );
+    },
+  };
+}
+
+/** A message from a to b and b's reply, both acknowledged ("Delivered to ..."). */
+export async function exchange(a: Member, b: Member, label: string): Promise<void> {
+  const body = `${label} ${randomBytes(6).toString('hex')}`;
+  const sent = await a.send(body, { to: b.name });
+  assert.match(sent, new RegExp(`^Delivered to ${b.name} `), sent);
+  const got = await waitFor(b, body);
+  const id = msgIdOf(got);
+  assert.ok(id, got);
+  const reply = `reply to ${body}`;
+  const replied = await b.send(reply, { to: a.name, reply_to: id });
+  assert.match(replied, new RegExp(`^Delivered to ${a.name} `), replied);
+  await waitFor(a, reply);
+}
+
+test('both behind endpoint-independent NAT: linked direct', { skip: skip ?? false }, async (t) => {
+  const s = await scenario(t, [{ nat: 'eim' }, { nat: 'eim' }]);
+  assert.equal(await waitLinked(s.a, s.b.name), 'direct');
+  assert.equal(await waitLinked(s.b, s.a.name), 'direct');
+  await exchange(s.a, s.b, 'eim');
+});
+
+test('both behind symmetric NAT: linked through TURN (relay)', { skip: skip ?? false }, async (t) => {
+  const s = await scenario(t, [{ nat: 'symmetric' }, { nat: 'symmetric' }]);
+  assert.equal(await waitLinked(s.a, s.b.name), 'relay');
+  assert.equal(await waitLinked(s.b, s.a.name), 'relay');
+  await exchange(s.a, s.b, 'symmetric');
+});
+
+// Known failure (see docs/reliability.md): node-datachannel's ICE backend, libjuice, speaks TURN over
+// UDP only; a turn:...?transport=tcp server is ignored (libdatachannel issue 1484, libjuice issue
+// 257), so a member whose network drops all UDP cannot link. Kept as a `todo` so that it runs and
+// reports on every CI run, and turns into a plain test once TURN over TCP works.
+const TCP_TODO = 'TURN over TCP is not supported by libjuice (node-datachannel); see docs/reliability.md';
+
+test('UDP blocked on one side: linked through TURN over TCP', {
+  skip: skip ?? false,
+  todo: TCP_TODO,
+}, async (t) => {
+  const s = await scenario(t, [{ nat: 'eim', blockUdp: true }, { nat: 'eim' }]);
+  assert.equal(await waitLinked(s.a, s.b.name, 30_000), 'relay');
+  await exchange(s.a, s.b, 'tcp-relay');
+});
+
+test('the signal server stopped after the link is up: the link keeps working', {
+  skip: skip ?? false,
+}, async (t) => {
+  const s = await scenario(t, [{ nat: 'eim' }, { nat: 'symmetric' }]);
+  const path = await waitLinked(s.a, s.b.name);
+  await s.stopSignal();
+  // Past the point where the members have noticed: their signal connections are down.
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal(linkOf(await s.a.status(), s.b.name), path);
+  await exchange(s.a, s.b, 'no-signal');
+  await exchange(s.b, s.a, 'no-signal-back');
+});
