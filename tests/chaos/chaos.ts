@@ -1,0 +1,279 @@
+// The chaos driver: real `papo mcp` members in the NAT lab (member i on site i % 2, both sites
+// behind endpoint-independent NAT, `papo signal` in the public segment) exchange addressed,
+// numbered messages while faults are injected: kill -9 of a member and its restart, a site cut
+// off from the public segment and restored, the signal server killed and restarted. At the end
+// everything is healed, the room settles, and the counts come from the members' own files:
+// - lost: an `out` entry in a sender's log.jsonl whose id never appears as `in` in the
+//   addressee's log (must be 0);
+// - duplicates handed to an agent: an id returned twice by the `inbox` tool to the same member,
+//   across restarts (must be 0); duplicates stored: an id twice as `in` in one log (must be 0);
+// - left queued: what is still in outbox.json after the settle time.
+// Used by tests/chaos/chaos.test.ts (short) and bench/chaos.ts (long).
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { toolText } from '../../src/cli/stdio-client.js';
+import { createNatLab, type NatLab } from '../nat/lab.js';
+import { type Member, makeRoom, PAPO_BIN, startMember } from '../nat/members.js';
+
+export interface ChaosOptions {
+  members: number;
+  messages: number;
+  faults: number;
+  seed: number;
+  /** Pause between two sends (the whole room), ms. */
+  sendIntervalMs: number;
+  /** Pause between the end of a fault and the next one, ms (randomised ±50%). */
+  faultIntervalMs: number;
+  /** How long a fault lasts (member down, site cut, signal down), ms (randomised ±50%). */
+  faultDurationMs: number;
+  /** Longest wait for the room to settle at the end. */
+  settleMs: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  members: number;
+  messages: number;
+  faults: { kill: number; cut: number; signal: number };
+  /** Messages the senders' logs hold as sent. */
+  sent: number;
+  /** Send calls cut short by a kill (the message may or may not exist). */
+  interruptedSends: number;
+  lost: number;
+  lostIds: string[];
+  duplicatesToAgent: number;
+  duplicatesStored: number;
+  leftQueued: number;
+  /** Messages the agents got through `inbox` / all stored. */
+  handedToAgents: number;
+  seconds: number;
+}
+
+const SIGNAL_PORT = 8452;
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface LogLine {
+  ev: string;
+  msg?: { id: string; from: string; to?: string; body: string };
+}
+
+function readLog(home: string): LogLine[] {
+  let text = '';
+  try {
+    text = readFileSync(join(home, 'profiles', 'default', 'log.jsonl'), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: LogLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line) as LogLine);
+    } catch {
+      // a torn last line (kill -9 while appending) is ignored, as the product does
+    }
+  }
+  return out;
+}
+
+function outboxLength(home: string): number {
+  try {
+    return (JSON.parse(readFileSync(join(home, 'profiles', 'default', 'outbox.json'), 'utf8')) as unknown[])
+      .length;
+  } catch {
+    return 0;
+  }
+}
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const log = o.log ?? (() => {});
+  const rand = prng(o.seed);
+  const spread = (ms: number) => Math.round(ms * (0.5 + rand()));
+  const started = Date.now();
+  const lab: NatLab = await createNatLab({ sites: [{ nat: 'eim' }, { nat: 'eim' }] });
+  const names = Array.from({ length: o.members }, (_, i) => `m${i}`);
+  let signal: ChildProcess | null = null;
+  const homes: string[] = [];
+  const members: (Member | null)[] = names.map(() => null);
+  const seenByAgent = names.map(() => new Map<string, number>());
+  let interrupted = 0;
+  const faults = { kill: 0, cut: 0, signal: 0 };
+  let stop = false;
+
+  const startSignal = async () => {
+    const child = lab.spawn(lab.publicNs, process.execPath, [
+      PAPO_BIN,
+      'signal',
+      '--host',
+      lab.publicIp,
+      '--port',
+      String(SIGNAL_PORT),
+    ]);
+    child.stdout?.resume();
+    child.stderr?.resume();
+    await lab.waitTcp(lab.publicNs, lab.publicIp, SIGNAL_PORT);
+    signal = child;
+  };
+  // STUN from the lab's coturn (the signal server's welcome may be missing while it is down).
+  const env = {
+    PAPO_MAX_SENDS_PER_10MIN: '1000000',
+    PAPO_ICE_SERVERS: JSON.stringify([{ urls: `stun:${lab.publicIp}:3478` }]),
+  };
+  const siteOf = (i: number) => lab.sites[i % 2] as NatLab['sites'][0];
+  const start = async (i: number) => {
+    members[i] = await startMember(names[i] as string, homes[i] as string, { ns: siteOf(i).ns, env });
+  };
+
+  try {
+    await lab.startCoturn({ secret: 'chaos-lab-secret' });
+    await startSignal();
+    const room = await makeRoom(`ws://${lab.publicIp}:${SIGNAL_PORT}`, names, 'chaos');
+    homes.push(...room.homes);
+    for (let i = 0; i < o.members; i++) await start(i);
+
+    // Consumers: each agent reads its inbox now and then, as an agent would.
+    const consumers = names.map(async (_, i) => {
+      while (!stop) {
+        const m = members[i];
+        if (m) {
+          try {
+            const text = toolText(await m.client.callTool('inbox'));
+            for (const match of text.matchAll(/\[msg_id=([0-9a-f]{10}) /g)) {
+              const id = match[1] as string;
+              seenByAgent[i]?.set(id, (seenByAgent[i]?.get(id) ?? 0) + 1);
+            }
+          } catch {
+            // killed meanwhile
+          }
+        }
+        await sleep(400);
+      }
+    });
+
+    // Faults, one at a time.
+    const kinds = ['kill', 'cut', 'signal'].sort(() => rand() - 0.5);
+    const faultLoop = (async () => {
+      let done = 0;
+      while (done < o.faults && !stop) {
+        await sleep(spread(o.faultIntervalMs));
+        // The kinds take turns (in an order drawn from the seed) so that even a short run has each.
+        const kind = kinds[done % kinds.length];
+        const duration = spread(o.faultDurationMs);
+        if (kind === 'kill') {
+          const i = Math.floor(rand() * o.members);
+          log(`fault ${done + 1}: kill -9 ${names[i]} for ${duration} ms`);
+          const m = members[i];
+          members[i] = null;
+          await m?.kill();
+          await sleep(duration);
+          await start(i);
+          faults.kill += 1;
+        } else if (kind === 'cut') {
+          const site = lab.sites[rand() < 0.5 ? 0 : 1];
+          log(`fault ${done + 1}: site ${site.index} cut off for ${duration} ms`);
+          await lab.setSiteOffline(site, true);
+          await sleep(duration);
+          await lab.setSiteOffline(site, false);
+          faults.cut += 1;
+        } else {
+          log(`fault ${done + 1}: signal server down for ${duration} ms`);
+          const old = signal as ChildProcess | null;
+          old?.kill('SIGKILL');
+          await sleep(duration);
+          await startSignal();
+          faults.signal += 1;
+        }
+        done += 1;
+      }
+    })();
+
+    // Senders: message k goes from k % n to another member, round robin over the others.
+    const inFlight = new Set<Promise<void>>();
+    for (let k = 0; k < o.messages; k++) {
+      const s = k % o.members;
+      const r = (s + 1 + (Math.floor(k / o.members) % (o.members - 1))) % o.members;
+      while (members[s] === null || inFlight.size >= 6 * o.members) await sleep(50);
+      const m = members[s] as Member;
+      const body = `chaos #${k} from ${names[s]} to ${names[r]}`;
+      const p = m
+        .send(body, { to: names[r] })
+        .then(
+          () => {},
+          () => {
+            interrupted += 1;
+          },
+        )
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (k % 50 === 0) log(`sent ${k}/${o.messages}`);
+      await sleep(o.sendIntervalMs);
+    }
+    await faultLoop;
+    await Promise.all(inFlight);
+
+    // Settle: everything healed; wait until no outbox holds anything and every inbox is read.
+    log('settling');
+    const deadline = Date.now() + o.settleMs;
+    for (;;) {
+      await sleep(1000);
+      const queued = homes.reduce((n, h) => n + outboxLength(h), 0);
+      const stored = homes.map((h) => readLog(h).filter((e) => e.ev === 'in').length);
+      const handed = seenByAgent.reduce((n, s) => n + s.size, 0);
+      const total = stored.reduce((a, b) => a + b, 0);
+      if ((queued === 0 && handed >= total) || Date.now() > deadline) break;
+    }
+    stop = true;
+    await Promise.all(consumers);
+
+    // Count from the files.
+    const sentIds = new Map<string, string>(); // id -> addressee
+    for (const h of homes) {
+      for (const e of readLog(h)) if (e.ev === 'out' && e.msg) sentIds.set(e.msg.id, e.msg.to ?? '');
+    }
+    const received = names.map(() => new Map<string, number>());
+    for (const [i, h] of homes.entries()) {
+      for (const e of readLog(h)) {
+        if (e.ev === 'in' && e.msg) received[i]?.set(e.msg.id, (received[i]?.get(e.msg.id) ?? 0) + 1);
+      }
+    }
+    const lostIds: string[] = [];
+    for (const [id, to] of sentIds) {
+      const i = names.indexOf(to);
+      if (i < 0 || !received[i]?.has(id)) lostIds.push(id);
+    }
+    const count = (maps: Map<string, number>[]) =>
+      maps.reduce((n, m) => n + [...m.values()].filter((v) => v > 1).length, 0);
+    return {
+      members: o.members,
+      messages: o.messages,
+      faults,
+      sent: sentIds.size,
+      interruptedSends: interrupted,
+      lost: lostIds.length,
+      lostIds,
+      duplicatesToAgent: count(seenByAgent),
+      duplicatesStored: count(received),
+      leftQueued: homes.reduce((n, h) => n + outboxLength(h), 0),
+      handedToAgents: seenByAgent.reduce((n, s) => n + s.size, 0),
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+  } finally {
+    stop = true;
+    await Promise.all(members.map((m) => m?.kill()));
+    await lab.close();
+    for (const h of homes) rmSync(h, { recursive: true, force: true });
+  }
+}
