@@ -289,9 +289,10 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       releaseNative();
     });
     for (const dc of this.#channels) this.#closeChannel(dc);
+    // Always close(), even when the native state already reads 'closed': a wrapper that was never
+    // closed by us makes node-datachannel's cleanup() hang (seen with 0.33.4).
     try {
-      if (this.#pc.state() === 'closed') this.#nativeClosed?.();
-      else this.#pc.close();
+      this.#pc.close();
     } catch {
       this.#nativeClosed?.();
     }
