@@ -12,7 +12,7 @@ import * as newRoom from './commands/new.js';
 import * as say from './commands/say.js';
 import * as signal from './commands/signal.js';
 import * as status from './commands/status.js';
-import type { CliContext } from './context.js';
+import { type CliContext, reportError } from './context.js';
 
 const program = new Command('papo');
 program
@@ -24,7 +24,13 @@ const ctx: CliContext = { program, env: process.env };
 for (const command of [newRoom, join, invite, install, mcp, say, log, status, signal, demo]) {
   command.register(program, ctx);
 }
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  // Every failure is one line on stderr ("error: ..." / "erro: ...") with exit status 1, never a
+  // stack trace: the user needs what went wrong and what to do, not where in papo it happened.
+  reportError(ctx, err);
+}
 
 function VERSION(): string {
   return '0.1.0';

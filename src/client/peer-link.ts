@@ -59,6 +59,16 @@ export function newLinkId(): string {
 
 let nativeUsers = 0;
 let cleanupScheduled = false;
+let autoCleanup = true;
+
+/**
+ * For processes that end with process.exit() (papo mcp, papo say/status): skip the automatic
+ * cleanup(). It blocks the event loop for up to 10 s while closed peer connections wait for the
+ * garbage collector, which would blow Claude Code's shutdown budget (SIGKILL 500 ms after SIGINT).
+ */
+export function disableNativeCleanup(): void {
+  autoCleanup = false;
+}
 
 /** Registers a user of node-datachannel (a link, a mesh); pair with releaseNative(). */
 export function retainNative(): void {
@@ -68,7 +78,7 @@ export function retainNative(): void {
 /** Drops a user; when none is left, node-datachannel's cleanup() runs so the process can exit. */
 export function releaseNative(): void {
   nativeUsers = Math.max(0, nativeUsers - 1);
-  if (nativeUsers > 0 || cleanupScheduled) return;
+  if (nativeUsers > 0 || cleanupScheduled || !autoCleanup) return;
   cleanupScheduled = true;
   // Deferred: never from inside a native callback, and only if nobody re-acquired meanwhile.
   setImmediate(() => {

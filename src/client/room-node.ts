@@ -86,6 +86,8 @@ export interface RoomNodeOptions {
   transport: NodeTransport;
   /** null for an ephemeral identity: it never stores, never acks, is never remembered. */
   state: NodeState | null;
+  /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
+  knownPeers?: Record<string, KnownPeer>;
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
@@ -119,6 +121,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #frameKey: Uint8Array;
   #transport: NodeTransport;
   #state: NodeState | null;
+  #knownPeers: Record<string, KnownPeer>;
   #onClose: (() => Promise<void>) | undefined;
   #log: (line: string) => void;
   #now: () => number;
@@ -145,6 +148,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#frameKey = options.frameKey;
     this.#transport = options.transport;
     this.#state = options.state;
+    this.#knownPeers = options.knownPeers ?? {};
     this.#onClose = options.onClose;
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
@@ -172,7 +176,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   members(): MemberStatus[] {
     const byNode = new Map<string, MemberStatus>();
-    const known = this.#state?.peers ?? {};
+    const known = this.#state?.peers ?? this.#knownPeers;
     for (const [node, p] of Object.entries(known)) {
       if (node === this.nodeId) continue;
       byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
@@ -242,7 +246,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
     if (this.#closed) throw new PapoError('io', 'the room member is closed');
     const body = input.body;
-    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES) throw new RangeError('body empty or over 48 KiB');
+    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
+      throw new RangeError('body empty or over 48 KiB');
     if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
     const envelope: Envelope = {
       id: newMessageId(),

@@ -1,12 +1,55 @@
+// papo join: stores the room of an invite in this profile.
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { decodeInvite } from '../../client/invite.js';
+import { validateMemberName } from '../../client/names.js';
+import { createProfile } from '../../client/profile-store.js';
+import { deriveRoomKeys } from '../../client/room-crypto.js';
+import { effectiveSignalUrl, isLoopbackSignalUrl, parseSignalUrl } from '../../client/signal-url.js';
+import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
+import { printLines } from '../output.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+interface JoinOptions {
+  name: string;
+  about?: string;
+  force?: boolean;
+  signal?: string;
+}
+
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('join')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo join is not built yet\n');
-      process.exitCode = 1;
+    .description('join a room with the invite you received')
+    .argument('<invite>', 'the invite (papo1...)')
+    .requiredOption('--name <name>', 'your name in the room (1-32 of A-Za-z0-9-_.)')
+    .option('--about <text>', 'what you work on, shown to the other members')
+    .option('--force', 'replace the existing profile (keeps your identity and log)')
+    .option('--signal <url>', 'use this signal server instead of the one in the invite')
+    .action(async (inviteText: string, opts: JoinOptions) => {
+      const t = text(ctx);
+      const profile = checkedProfile(ctx);
+      hint(ctx, { name: opts.name });
+      const name = validateMemberName(opts.name);
+      const invite = decodeInvite(inviteText);
+      const flag = opts.signal !== undefined ? parseSignalUrl(opts.signal, '--signal') : undefined;
+      const signalUrl = flag ?? (invite.signalUrl !== '' ? invite.signalUrl : undefined);
+      // An invalid PAPO_SIGNAL stops here, before anything is written.
+      const effective = effectiveSignalUrl(signalUrl, ctx.env);
+      const { replaced } = await createProfile({
+        home: home(ctx),
+        profile,
+        name,
+        secret: invite.secret,
+        force: opts.force === true,
+        ...(opts.about !== undefined ? { about: opts.about } : {}),
+        ...(signalUrl !== undefined ? { signalUrl } : {}),
+      });
+      const { roomId } = deriveRoomKeys(invite.secret);
+      const lines = [t.joined(roomId, name, profile)];
+      if (replaced) lines.push(t.replaced(profile));
+      lines.push('');
+      if (isLoopbackSignalUrl(effective)) lines.push(...t.localOnlyJoin(effective), '');
+      else lines.push(t.signalServer(effective), '');
+      lines.push(...t.nextSteps(profileSuffix(profile)));
+      printLines(lines);
     });
 }

@@ -1,12 +1,75 @@
+// papo log: the room's conversation as this profile's agent saw it (log.jsonl, written by papo mcp).
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { LOG_FILE, readLogFrom, readLogTail } from '../../client/log-file.js';
+import { formatLogEntry } from '../../client/log-format.js';
+import type { LogEntry } from '../../client/messages.js';
+import { openProfile } from '../../client/profile-store.js';
+import { type CliContext, checkedProfile, home, text } from '../context.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+const POLL_MS = 250;
+
+interface LogOptions {
+  n: string;
+  f?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('log')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo log is not built yet\n');
-      process.exitCode = 1;
+    .description("show the room's conversation, as your agent saw it")
+    .option('-n <N>', 'how many of the last entries to show', '20')
+    .option('-f', 'keep printing new entries as they arrive (Ctrl-C to stop)')
+    .action(async (opts: LogOptions) => {
+      const t = text(ctx);
+      if (!/^\d+$/.test(opts.n) || Number(opts.n) < 1) throw new Error(t.badCount(opts.n));
+      const count = Number(opts.n);
+      const profile = await openProfile({ home: home(ctx), profile: checkedProfile(ctx) });
+      const path = join(profile.dir, LOG_FILE);
+      // Read the tail up to a known size, then follow from that size: nothing shown twice or missed.
+      const size = await stat(path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      print(await readLogTail(path, count, size));
+      if (opts.f) await follow(path, size);
     });
+}
+
+function print(entries: LogEntry[]): void {
+  for (const entry of entries) process.stdout.write(`${formatLogEntry(entry)}\n`);
+}
+
+/** Polls the file (works on every file system, container volumes included) until Ctrl-C. */
+function follow(path: string, from: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let offset = from;
+    let busy = false;
+    const timer = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        const { entries, next } = await readLogFrom(path, offset);
+        offset = next;
+        print(entries);
+      } catch (err) {
+        stop();
+        reject(err);
+      } finally {
+        busy = false;
+      }
+    }, POLL_MS);
+    const stop = () => {
+      clearInterval(timer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+    const onSignal = () => {
+      stop();
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
 }

@@ -1,12 +1,65 @@
+// `papo mcp`: the stdio MCP server Claude Code runs (docs/mcp.md). This file stays light because
+// main.ts loads every command at start: the server modules are imported only when `mcp` runs, and
+// the network stack only after the initialize response.
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import type { RoomMember } from '../../client/member-api.js';
+import { type CliContext, profileName } from '../context.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+interface McpOptions {
+  about?: string;
+}
+
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo mcp is not built yet\n');
-      process.exitCode = 1;
+    .description('Run the MCP server over stdio (Claude Code runs this; see `papo install`).')
+    .option('--about <text>', 'what this agent works on, announced to the room (default: the folder name)')
+    .action(async (opts: McpOptions) => {
+      const profile = profileName(ctx);
+      const dir = join(papoHome(ctx.env), 'profiles', profile);
+      const [{ runMcpServer }, { peekProfile }] = await Promise.all([
+        import('../../mcp/run.js'),
+        import('../../mcp/profile-peek.js'),
+      ]);
+      const peek = () => (PROFILE_NAME.test(profile) ? peekProfile(dir) : null);
+      runMcpServer({
+        profile,
+        serverVersion: program.version() ?? '0.0.0',
+        env: ctx.env,
+        describe: peek,
+        openMember: () => {
+          // The announced `about`: --about, else the profile's, else the project folder's name.
+          const about = opts.about ?? peek()?.about ?? basename(process.cwd());
+          return openMember(profile, papoHome(ctx.env), about, ctx.env);
+        },
+      });
     });
+}
+
+function papoHome(env: NodeJS.ProcessEnv): string {
+  return env.PAPO_HOME !== undefined && env.PAPO_HOME !== '' ? env.PAPO_HOME : join(homedir(), '.papo');
+}
+
+/**
+ * Opens the member of `profile` (lock, identity, signal client, mesh) announcing `about`. The
+ * network stack is loaded here, by dynamic import, after the initialize response.
+ */
+async function openMember(
+  profile: string,
+  home: string,
+  about: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomMember> {
+  const { openMember: open } = await import('../../client/open-member.js');
+  // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
+  (await import('../../client/peer-link.js')).disableNativeCleanup();
+  const { createDiagnostics } = await import('../../mcp/diagnostics.js');
+  const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
+  const log = (line: string) => diagnostics.log('info', line);
+  const opened = await open({ home, profile, env, mode: 'agent', about, log });
+  return opened.node;
 }

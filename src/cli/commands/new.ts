@@ -1,12 +1,73 @@
+// papo new: makes a room (a fresh secret) in this profile and prints the invite.
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { encodeInvite } from '../../client/invite.js';
+import { validateMemberName } from '../../client/names.js';
+import { createProfile } from '../../client/profile-store.js';
+import { deriveRoomKeys, generateSecret } from '../../client/room-crypto.js';
+import { DEFAULT_SIGNAL_URL, isLoopbackSignalUrl, parseSignalUrl } from '../../client/signal-url.js';
+import { type CliContext, checkedProfile, hint, home, profileSuffix, styles, text } from '../context.js';
+import { printLines } from '../output.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+interface NewOptions {
+  name: string;
+  about?: string;
+  force?: boolean;
+  signal?: string;
+}
+
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('new')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo new is not built yet\n');
-      process.exitCode = 1;
+    .description('create a new room and print the invite to send to your colleague')
+    .requiredOption('--name <name>', 'your name in the room (1-32 of A-Za-z0-9-_.)')
+    .option('--about <text>', 'what you work on, shown to the other members')
+    .option('--force', 'replace the existing profile (keeps your identity and log)')
+    .option('--signal <url>', 'signal server of the room (default: the local one, this machine only)')
+    .action(async (opts: NewOptions) => {
+      const t = text(ctx);
+      const profile = checkedProfile(ctx);
+      hint(ctx, { name: opts.name });
+      const name = validateMemberName(opts.name);
+      const signalUrl = roomSignalUrl(opts.signal, ctx.env);
+      const secret = generateSecret();
+      const input = { home: home(ctx), profile, name, secret, force: opts.force === true };
+      const { replaced } = await createProfile({
+        ...input,
+        ...(opts.about !== undefined ? { about: opts.about } : {}),
+        ...(signalUrl !== undefined ? { signalUrl } : {}),
+      });
+      const { roomId } = deriveRoomKeys(secret);
+      const s = styles(ctx);
+      const suffix = profileSuffix(profile);
+      const lines = [t.roomCreated(roomId, name, profile)];
+      if (replaced) lines.push(t.replaced(profile));
+      lines.push(
+        '',
+        t.sendInvite,
+        '',
+        `  ${s.bold(encodeInvite(secret, signalUrl ?? ''))}`,
+        '',
+        t.theyRun,
+        '',
+      );
+      const effective = signalUrl ?? DEFAULT_SIGNAL_URL;
+      if (isLoopbackSignalUrl(effective)) {
+        lines.push(...t.localOnlyNew(effective, name, suffix), '');
+      } else {
+        lines.push(t.signalServer(effective), '');
+      }
+      lines.push(...t.nextSteps(suffix));
+      printLines(lines);
     });
+}
+
+/**
+ * The signal URL the new room carries: --signal, else PAPO_SIGNAL (so that a user who set it for
+ * every command gets invites that work for colleagues too), else none (the local default).
+ */
+function roomSignalUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (flag !== undefined) return parseSignalUrl(flag, '--signal');
+  const fromEnv = env.PAPO_SIGNAL;
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return parseSignalUrl(fromEnv, 'PAPO_SIGNAL');
+  return undefined;
 }

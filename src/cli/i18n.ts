@@ -1,0 +1,226 @@
+// The CLI's human text in English and Brazilian Portuguese (DESIGN.md "Human-facing text").
+// Agent-facing text (MCP) never goes through here: it is always English.
+import { isPapoError } from '../client/errors.js';
+
+export type Lang = 'en' | 'pt';
+
+/**
+ * pt-BR when the first set variable of PAPO_LANG, LC_ALL, LC_MESSAGES, LANG starts with "pt":
+ * the usual POSIX precedence, with PAPO_LANG above it to choose papo's language alone.
+ */
+export function detectLang(env: NodeJS.ProcessEnv): Lang {
+  for (const key of ['PAPO_LANG', 'LC_ALL', 'LC_MESSAGES', 'LANG']) {
+    const value = env[key];
+    if (value) return value.toLowerCase().startsWith('pt') ? 'pt' : 'en';
+  }
+  return 'en';
+}
+
+/** What the error text may mention, known to the command that failed. */
+export interface ErrorHints {
+  profile?: string;
+  name?: string;
+  home?: string;
+}
+
+export interface Messages {
+  errorPrefix: string;
+  roomCreated(roomId: string, name: string, profile: string): string;
+  joined(roomId: string, name: string, profile: string): string;
+  replaced(profile: string): string;
+  sendInvite: string;
+  inviteFor(roomId: string, profile: string): string;
+  theyRun: string;
+  signalServer(url: string): string;
+  /** Lines printed by `new` when the room uses the signal server on this machine. */
+  localOnlyNew(url: string, name: string, suffix: string): string[];
+  localOnlyJoin(url: string): string[];
+  nextSteps(suffix: string): string[];
+  installed(scope: string): string;
+  openClaude: string;
+  claudeMissing: string;
+  claudeFailed(status: string, scope: string): string;
+  installProfileMissing(profile: string): string;
+  installHomeNote(home: string): string;
+  badCount(value: string): string;
+  connecting: string;
+  deliveredTo(names: string, id: string): string;
+  nobodyOnline: string;
+  memberNotOnline(name: string): string;
+  notAcknowledged(id: string, seconds: number): string;
+  knowNoOne(suffix: string): string;
+  statusHeader(profile: string, name: string, roomId: string): string;
+  agentIdentity(short: string): string;
+  lookingFor(seconds: number): string;
+  online: string;
+  offline: string;
+  yourAgent: string;
+  noMembersOnTopic: string;
+  signalUnreachable(url: string): string;
+  counts(queued: number, unread: number): string;
+  badTimeout(value: string): string;
+  /** Text of a domain error in this language; undefined = use the error's own (English) message. */
+  error(code: string, message: string, hints: ErrorHints): string | undefined;
+}
+
+const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
+
+const en: Messages = {
+  errorPrefix: 'error: ',
+  roomCreated: (id, name, profile) => `Room ${id} created. You are "${name}" (profile ${profile}).`,
+  joined: (id, name, profile) => `You joined room ${id} as "${name}" (profile ${profile}).`,
+  replaced: (profile) =>
+    `Profile ${profile} was replaced: your identity and log are kept; known members, inbox and outbox of the old room are cleared.`,
+  sendInvite: 'Send this invite to your colleague over a private channel (whoever has it can join the room):',
+  inviteFor: (id, profile) =>
+    `Invite to room ${id} (profile ${profile}). Send it over a private channel (whoever has it can join the room):`,
+  theyRun: 'They run:  papo join <invite> --name <their-name>',
+  signalServer: (url) => `Signal server: ${url}`,
+  localOnlyNew: (url, name, suffix) => [
+    `This room uses the local signal server (${url}): it works on this machine only, so only`,
+    'profiles on this machine can join it. For colleagues on other machines, run a shared signal',
+    'server (papo signal, or the Docker bundle; see docs/signal-server.md) and make the room with:',
+    `  papo new --force --name ${name} --signal wss://your-signal-server${suffix}`,
+  ],
+  localOnlyJoin: (url) => [
+    `This room uses the local signal server (${url}): it works with members on this machine only.`,
+  ],
+  nextSteps: (suffix) => [
+    'Next steps:',
+    `  1. Inside the project folder:  papo install${suffix}`,
+    `  2. Open Claude Code there:     ${CHANNELS}`,
+    '  3. Ask for something like: "agree the API format with my colleague\'s agent over papo"',
+    '',
+    `To watch the agents' conversation live:  papo log -f${suffix}`,
+  ],
+  installed: (scope) => `papo is registered in Claude Code (scope ${scope}).`,
+  openClaude: `Open Claude Code with:  ${CHANNELS}`,
+  claudeMissing: 'claude is not on PATH. Run this by hand:',
+  claudeFailed: (status, scope) =>
+    `claude mcp add failed (${status}). If papo is already registered in this scope, remove it with "claude mcp remove papo --scope ${scope}" and run papo install again`,
+  installProfileMissing: (profile) =>
+    `note: profile '${profile}' is not configured yet — run papo new or papo join before opening Claude Code`,
+  installHomeNote: (home) =>
+    `note: PAPO_HOME is set (${home}); Claude Code must start papo with the same PAPO_HOME`,
+  badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
+  connecting: 'connecting…',
+  deliveredTo: (names, id) => `delivered to ${names} (msg ${id})`,
+  nobodyOnline: 'nobody in the room is online right now; the message was not sent',
+  memberNotOnline: (name) => `${name} is not online right now; the message was not sent`,
+  notAcknowledged: (id, seconds) =>
+    `sent (msg ${id}), but nobody confirmed it within ${seconds}s; papo say keeps no queue, so it may not have arrived`,
+  knowNoOne: (suffix) =>
+    `I don't know anyone in this room yet: members appear once their papo is running (Claude Code open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
+  statusHeader: (profile, name, roomId) => `Profile ${profile}: you are "${name}" in room ${roomId}.`,
+  agentIdentity: (short) => `Agent identity: ${short}`,
+  lookingFor: (seconds) => `Looking for room members (up to ${seconds}s)…`,
+  online: 'online',
+  offline: 'offline',
+  yourAgent: 'your agent',
+  noMembersOnTopic: '  (nobody found)',
+  signalUnreachable: (url) => `could not reach the signal server at ${url}`,
+  counts: (queued, unread) => `Queued for sending: ${queued}. Unread by the agent: ${unread}.`,
+  badTimeout: (value) => `--timeout must be a number of seconds from 1 to 600 (got ${JSON.stringify(value)})`,
+  error: () => undefined,
+};
+
+const pt: Messages = {
+  errorPrefix: 'erro: ',
+  roomCreated: (id, name, profile) => `Sala ${id} criada. Você é "${name}" (perfil ${profile}).`,
+  joined: (id, name, profile) => `Você entrou na sala ${id} como "${name}" (perfil ${profile}).`,
+  replaced: (profile) =>
+    `O perfil ${profile} foi substituído: a sua identidade e o log foram mantidos; membros conhecidos, inbox e fila da sala antiga foram apagados.`,
+  sendInvite: 'Mande este convite ao seu colega por um canal privado (quem tem o código entra na sala):',
+  inviteFor: (id, profile) =>
+    `Convite para a sala ${id} (perfil ${profile}). Mande por um canal privado (quem tem o código entra na sala):`,
+  theyRun: 'Ele roda:  papo join <convite> --name <nome-dele>',
+  signalServer: (url) => `Servidor de sinalização: ${url}`,
+  localOnlyNew: (url, name, suffix) => [
+    `Esta sala usa o servidor de sinalização local (${url}): funciona só nesta máquina, então só`,
+    'perfis desta máquina conseguem entrar. Para colegas em outras máquinas, rode um servidor de',
+    'sinalização compartilhado (papo signal, ou o pacote Docker; veja docs/signal-server.md) e crie a sala com:',
+    `  papo new --force --name ${name} --signal wss://seu-servidor-de-sinalizacao${suffix}`,
+  ],
+  localOnlyJoin: (url) => [
+    `Esta sala usa o servidor de sinalização local (${url}): funciona só com membros desta máquina.`,
+  ],
+  nextSteps: (suffix) => [
+    'Próximos passos:',
+    `  1. Dentro da pasta do projeto:  papo install${suffix}`,
+    `  2. Abra o Claude Code ali:      ${CHANNELS}`,
+    '  3. Peça algo como: "combina com o agente do colega o formato da API pelo papo"',
+    '',
+    `Para ver a conversa dos agentes ao vivo:  papo log -f${suffix}`,
+  ],
+  installed: (scope) => `O papo está registrado no Claude Code (escopo ${scope}).`,
+  openClaude: `Abra o Claude Code com:  ${CHANNELS}`,
+  claudeMissing: 'O comando claude não está no PATH. Rode à mão:',
+  claudeFailed: (status, scope) =>
+    `claude mcp add falhou (${status}). Se o papo já estiver registrado nesse escopo, remova com "claude mcp remove papo --scope ${scope}" e rode papo install de novo`,
+  installProfileMissing: (profile) =>
+    `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o Claude Code`,
+  installHomeNote: (home) =>
+    `aviso: PAPO_HOME está definido (${home}); o Claude Code precisa iniciar o papo com o mesmo PAPO_HOME`,
+  badCount: (value) =>
+    `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
+  connecting: 'conectando…',
+  deliveredTo: (names, id) => `entregue a ${names} (msg ${id})`,
+  nobodyOnline: 'ninguém da sala está online agora; a mensagem não foi enviada',
+  memberNotOnline: (name) => `${name} não está online agora; a mensagem não foi enviada`,
+  notAcknowledged: (id, seconds) =>
+    `enviada (msg ${id}), mas ninguém confirmou em ${seconds}s; o papo say não guarda fila, então ela pode não ter chegado`,
+  knowNoOne: (suffix) =>
+    `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o Claude Code aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
+  statusHeader: (profile, name, roomId) => `Perfil ${profile}: você é "${name}" na sala ${roomId}.`,
+  agentIdentity: (short) => `Identidade do agente: ${short}`,
+  lookingFor: (seconds) => `Procurando membros da sala (até ${seconds}s)…`,
+  online: 'online',
+  offline: 'offline',
+  yourAgent: 'o seu agente',
+  noMembersOnTopic: '  (ninguém encontrado)',
+  signalUnreachable: (url) => `não foi possível alcançar o servidor de sinalização em ${url}`,
+  counts: (queued, unread) => `Mensagens na fila de envio: ${queued}. Não lidas pelo agente: ${unread}.`,
+  badTimeout: (value) =>
+    `--timeout precisa ser um número de segundos de 1 a 600 (recebido ${JSON.stringify(value)})`,
+  error: (code, message, hints) => {
+    const profile = hints.profile ?? 'default';
+    switch (code) {
+      case 'invalid_name':
+        return `nome inválido${hints.name !== undefined ? ` ${JSON.stringify(hints.name)}` : ''}: use de 1 a 32 caracteres entre letras A-Z a-z, números, "-", "_" e "."`;
+      case 'invalid_profile_name':
+        return `nome de perfil inválido ${JSON.stringify(profile)}: use de 1 a 32 caracteres entre letras A-Z a-z, números, "-" e "_"`;
+      case 'profile_exists':
+        return `o perfil '${profile}' já existe; use --force para substituí-lo (a sua identidade e o log são mantidos)`;
+      case 'profile_missing':
+        return `o perfil '${profile}' não está configurado — rode papo new ou papo join`;
+      case 'profile_corrupt':
+        return `o perfil '${profile}' está danificado (${message}); substitua com papo new --force ou papo join --force`;
+      case 'profile_locked':
+        return 'outro servidor papo já está rodando com este perfil';
+      case 'home_unwritable':
+        return `não foi possível gravar na pasta do papo${hints.home ? ` ${hints.home}` : ''} — confira PAPO_HOME e as permissões (${message})`;
+      case 'invalid_invite':
+        if (message.startsWith('this is not a papo invite')) {
+          return 'isto não é um convite do papo (um convite começa com "papo1")';
+        }
+        if (message.includes('signal URL')) return 'este convite não traz uma URL de sinalização utilizável';
+        return 'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")';
+      case 'invalid_signal_url':
+        if (message.startsWith('PAPO_SIGNAL')) return 'PAPO_SIGNAL não é uma URL válida';
+        return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';
+      default:
+        return undefined;
+    }
+  },
+};
+
+export function messages(lang: Lang): Messages {
+  return lang === 'pt' ? pt : en;
+}
+
+/** The one line the CLI prints for a failure, without the "error: " prefix. */
+export function errorText(err: unknown, lang: Lang, hints: ErrorHints = {}): string {
+  if (isPapoError(err)) return messages(lang).error(err.code, err.message, hints) ?? err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,185 @@
+// log.jsonl: the conversation as the member saw it, one LogEntry per line (the book's
+// "Formato do log.jsonl"). Lines are appended whole and fsynced; a crash can leave at most a
+// torn last line, which every reader ignores and the next writer closes off.
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { LogEntry } from './messages.js';
+
+export const LOG_FILE = 'log.jsonl';
+const CHUNK = 64 * 1024;
+
+/** Appends entries to one log file. Keep one per process: it remembers whether the tail was checked. */
+export class LogFile {
+  readonly path: string;
+  #checkedTail = false;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** Appends one line and fsyncs it before resolving (the ack of a message depends on it). */
+  append(entry: LogEntry): Promise<void> {
+    const line = `${JSON.stringify(entry)}\n`;
+    const next = this.#queue.then(() => this.#write(line));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #write(line: string): Promise<void> {
+    const handle = await open(this.path, 'a+', 0o600);
+    try {
+      let text = line;
+      if (!this.#checkedTail) {
+        // After a crash mid-append the file may end without '\n'; start on a fresh line so the
+        // torn fragment stays one ignorable line instead of swallowing this entry.
+        const { size } = await handle.stat();
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          await handle.read(last, 0, 1, size - 1);
+          if (last[0] !== 0x0a) text = `\n${line}`;
+        }
+        this.#checkedTail = true;
+      }
+      await handle.write(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  readTail(n: number, end?: number): Promise<LogEntry[]> {
+    return readLogTail(this.path, n, end);
+  }
+
+  readInboundIds(): Promise<Set<string>> {
+    return readInboundIds(this.path);
+  }
+}
+
+/**
+ * The last `n` entries (oldest first), reading the file backwards in chunks so a long history
+ * costs only what is shown. `end` limits the read to the first `end` bytes (papo log -f reads
+ * the tail up to a size it then follows from). A missing file is an empty log.
+ */
+export async function readLogTail(path: string, n: number, end?: number): Promise<LogEntry[]> {
+  if (n <= 0) return [];
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  try {
+    const size = Math.min(end ?? Number.POSITIVE_INFINITY, (await handle.stat()).size);
+    const found: LogEntry[] = []; // newest first
+    let pos = size;
+    // Bytes [pos, end of the last complete line) not yet split into lines.
+    let pending = Buffer.alloc(0);
+    let tornDropped = false;
+    while (found.length < n && (pos > 0 || pending.length > 0)) {
+      if (pos > 0) {
+        const len = Math.min(CHUNK, pos);
+        pos -= len;
+        const buf = Buffer.alloc(len);
+        await handle.read(buf, 0, len, pos);
+        pending = Buffer.concat([buf, pending]);
+      }
+      if (!tornDropped) {
+        // Whatever follows the file's last '\n' is a torn line: drop it with that '\n'.
+        const nl = pending.lastIndexOf(0x0a);
+        if (nl < 0) {
+          if (pos > 0) continue;
+          break;
+        }
+        pending = pending.subarray(0, nl);
+        tornDropped = true;
+      }
+      while (found.length < n) {
+        const nl = pending.lastIndexOf(0x0a);
+        if (nl < 0) {
+          if (pos > 0) break; // this line starts in an earlier chunk
+          const entry = parseLine(pending);
+          if (entry) found.push(entry);
+          pending = Buffer.alloc(0);
+          break;
+        }
+        const entry = parseLine(pending.subarray(nl + 1));
+        if (entry) found.push(entry);
+        pending = pending.subarray(0, nl);
+      }
+    }
+    return found.reverse();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Ids of every received message in the log, so dedupe survives a restart. */
+export async function readInboundIds(path: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  try {
+    await stat(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
+    throw err;
+  }
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    // A torn last line fails to parse and is skipped like any other unreadable line.
+    const entry = parseLine(Buffer.from(line));
+    if (entry?.ev === 'in') ids.add(entry.msg.id);
+  }
+  return ids;
+}
+
+/**
+ * Whole entries appended after byte `offset`, and the offset to continue from (the start of any
+ * incomplete last line). If the file shrank (replaced), reading starts again from 0.
+ */
+export async function readLogFrom(
+  path: string,
+  offset: number,
+): Promise<{ entries: LogEntry[]; next: number }> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], next: 0 };
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    const from = size < offset ? 0 : offset;
+    if (size === from) return { entries: [], next: from };
+    const buf = Buffer.alloc(size - from);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, from);
+    const data = buf.subarray(0, bytesRead);
+    const lastNl = data.lastIndexOf(0x0a);
+    if (lastNl < 0) return { entries: [], next: from };
+    const entries: LogEntry[] = [];
+    for (const line of data.subarray(0, lastNl).toString('utf8').split('\n')) {
+      const entry = parseLine(Buffer.from(line));
+      if (entry) entries.push(entry);
+    }
+    return { entries, next: from + lastNl + 1 };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** One line to an entry, or null for a blank, torn or foreign line. */
+function parseLine(bytes: Buffer): LogEntry | null {
+  const text = bytes.toString('utf8').trim();
+  if (text === '') return null;
+  try {
+    const v = JSON.parse(text) as LogEntry;
+    if (v && typeof v === 'object') {
+      if ((v.ev === 'in' || v.ev === 'out') && v.msg && typeof v.msg.id === 'string') return v;
+      if (v.ev === 'delivered' && typeof v.id === 'string') return v;
+    }
+  } catch {}
+  return null;
+}

@@ -1,0 +1,31 @@
+// The human line of a log entry, as `papo log` prints it and the MCP `history` tool returns it
+// (the book's "papo log" format). Times are local: the TZ variable decides, as in the book's
+// Docker example (`-e TZ=America/Sao_Paulo`).
+import type { Envelope, LogEntry } from './messages.js';
+
+/**
+ * [2026-10-02 14:03:11] voce -> room (msg 3f9a1c07b2): body
+ * [2026-10-02 14:03:12] delivered 3f9a1c07b2 to colega
+ * [2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): body
+ * A message without `to` went to the whole room. The body is printed as is, new lines included.
+ */
+export function formatLogEntry(entry: LogEntry): string {
+  if (entry.ev === 'delivered') {
+    return `[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`;
+  }
+  const msg = entry.msg;
+  // The sender's kind is shown for what arrived; what we sent is always ours.
+  const sender = entry.ev === 'in' ? `${msg.from} (${msg.kind})` : msg.from;
+  return `[${formatLocalTime(msg.ts)}] ${sender} -> ${msg.to ?? 'room'} (${reference(msg)}): ${msg.body}`;
+}
+
+function reference(msg: Envelope): string {
+  return msg.reply_to ? `msg ${msg.id}, reply to ${msg.reply_to}` : `msg ${msg.id}`;
+}
+
+/** YYYY-MM-DD HH:MM:SS in the process's local time zone. */
+export function formatLocalTime(ms: number): string {
+  const d = new Date(ms);
+  const p = (v: number) => String(v).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}

@@ -1,0 +1,328 @@
+// The profile on disk: $PAPO_HOME/profiles/<profile>/ (the book's "Arquivos do perfil", plus
+// the signal URL and the Ed25519 identity of DESIGN.md). Folder 0700, every file 0600.
+//
+//   profile.json  name, about, room secret (hex), signal URL, creation time   (new/join write it)
+//   secret.key    Ed25519 seed (hex), kept across --force: it is who we are to other members
+//   peers.json    known members            \
+//   inbox.json    unread messages           } lowdb over DurableJsonFile, written by papo mcp
+//   outbox.json   messages not yet acked   /
+//   log.jsonl     the conversation (log-file.ts)
+//   lock          one papo mcp per profile (file-lock.ts)
+import { chmod, mkdir, readFile, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { Low } from 'lowdb';
+import { DurableJsonFile, readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
+import { PapoError } from './errors.js';
+import { acquireLock } from './file-lock.js';
+import { profileDir } from './home.js';
+import { generateIdentity, type Identity, identityFromSecretKey } from './identity.js';
+import { LOG_FILE, LogFile } from './log-file.js';
+import type { Envelope, LogEntry, SenderKind } from './messages.js';
+import { validateProfileName } from './names.js';
+
+export type { Identity } from './identity.js';
+
+export const PROFILE_FILE = 'profile.json';
+export const SECRET_KEY_FILE = 'secret.key';
+export const PEERS_FILE = 'peers.json';
+export const INBOX_FILE = 'inbox.json';
+export const OUTBOX_FILE = 'outbox.json';
+
+export interface Profile {
+  /** Absolute path of the profile folder. */
+  dir: string;
+  /** The local profile name (never shown to the room). */
+  profile: string;
+  /** Member name in the room. */
+  name: string;
+  about?: string;
+  /** The 32-byte room secret. */
+  secret: Uint8Array;
+  /** The room's signal server; absent = the local default. */
+  signalUrl?: string;
+  /** Unix ms when new/join wrote this profile. */
+  createdAt: number;
+  identity: Identity;
+}
+
+export interface ProfileRef {
+  home: string;
+  profile: string;
+}
+
+export interface CreateProfileInput extends ProfileRef {
+  name: string;
+  about?: string;
+  secret: Uint8Array;
+  signalUrl?: string;
+  /** Replace an existing profile: keeps secret.key and log.jsonl, clears peers, inbox and outbox. */
+  force: boolean;
+}
+
+/** profile.json as stored. */
+interface ProfileFile {
+  name: string;
+  about?: string;
+  secret: string;
+  signalUrl?: string;
+  createdAt: number;
+}
+
+/**
+ * Writes a profile for `papo new` / `papo join`. Returns the profile and whether it replaced one.
+ * Errors: 'invalid_profile_name', 'profile_exists' (without force, nothing written),
+ * 'profile_locked' (a papo server runs with it), 'home_unwritable', 'profile_corrupt' (secret.key).
+ */
+export async function createProfile(
+  input: CreateProfileInput,
+): Promise<{ profile: Profile; replaced: boolean }> {
+  const profile = validateProfileName(input.profile);
+  if (input.secret.length !== 32) throw new RangeError('the room secret must be 32 bytes');
+  const dir = profileDir(input.home, profile);
+  const profilePath = join(dir, PROFILE_FILE);
+  const existed = await exists(profilePath);
+  if (existed && !input.force) {
+    throw new PapoError(
+      'profile_exists',
+      `profile '${profile}' already exists; use --force to replace it (your identity and log are kept)`,
+    );
+  }
+  try {
+    // recursive mkdir gives every folder it creates this mode; an existing profile folder is
+    // tightened too, in case it was made by hand.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  } catch (err) {
+    throw unwritable(input.home, err);
+  }
+  // Replacing the room under a running papo mcp would pull its inbox away: refuse while locked.
+  const lock = await acquireLock(dir);
+  try {
+    const replaced = await exists(profilePath);
+    if (replaced && !input.force) {
+      throw new PapoError('profile_exists', `profile '${profile}' already exists; use --force to replace it`);
+    }
+    const identity = await loadOrCreateIdentity(dir);
+    if (replaced) {
+      // These belong to the old room (the book's "Recriando uma sala"); log.jsonl stays.
+      for (const file of [PEERS_FILE, INBOX_FILE, OUTBOX_FILE]) {
+        await unlink(join(dir, file)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+        });
+      }
+      await syncDir(dir);
+    }
+    const createdAt = Date.now();
+    const file: ProfileFile = { name: input.name, secret: bytesToHex(input.secret), createdAt };
+    if (input.about !== undefined && input.about !== '') file.about = input.about;
+    if (input.signalUrl !== undefined && input.signalUrl !== '') file.signalUrl = input.signalUrl;
+    // profile.json last: until it is renamed into place the old profile (or none) stays whole.
+    await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
+    return { profile: toProfile(dir, profile, file, identity), replaced };
+  } catch (err) {
+    if (err instanceof PapoError) throw err;
+    throw unwritable(input.home, err);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Reads a profile. Errors: 'invalid_profile_name', 'profile_missing', 'profile_corrupt'. */
+export async function openProfile(ref: ProfileRef): Promise<Profile> {
+  const profile = validateProfileName(ref.profile);
+  const dir = profileDir(ref.home, profile);
+  const path = join(dir, PROFILE_FILE);
+  let raw: unknown;
+  try {
+    raw = await readJsonFile<unknown>(path);
+  } catch (err) {
+    if (err instanceof PapoError) {
+      throw new PapoError(
+        'profile_corrupt',
+        `${err.message}; replace the profile with papo new --force or papo join --force`,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+  if (raw === null) {
+    throw new PapoError(
+      'profile_missing',
+      `profile '${profile}' is not configured — run papo new or papo join`,
+    );
+  }
+  const file = parseProfileFile(raw);
+  if (file === null) {
+    throw new PapoError(
+      'profile_corrupt',
+      `${path} is not a valid papo profile; replace it with papo new --force or papo join --force`,
+    );
+  }
+  const identity = await readIdentity(dir);
+  if (identity === null) throw new PapoError('profile_corrupt', `${join(dir, SECRET_KEY_FILE)} is missing`);
+  return toProfile(dir, profile, file, identity);
+}
+
+export interface PeerRecord {
+  name: string;
+  about?: string;
+  kind: SenderKind;
+  /** Unix ms of the last hello or msg from this member. */
+  lastSeen: number;
+}
+
+/** Known members by node id (hex). */
+export type Peers = Record<string, PeerRecord>;
+
+/**
+ * The durable state of a running member, in the shape the room node drives (NodeState in
+ * room-node.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
+ * DurableJsonFile: change or replace them, then call the matching save, which replaces the file
+ * atomically. Take the profile lock (acquireLock) before writing.
+ */
+export interface MemberState {
+  inbox: Envelope[];
+  outbox: Envelope[];
+  peers: Peers;
+  saveInbox(): Promise<void>;
+  saveOutbox(): Promise<void>;
+  savePeers(): Promise<void>;
+  /** Appends one line to log.jsonl, fsynced before it resolves. */
+  appendLog(entry: LogEntry): Promise<void>;
+  /** The last `limit` log entries, oldest first. */
+  readLogTail(limit: number): Promise<LogEntry[]>;
+  /** Ids of every message ever stored: the `in` entries of the log, plus the inbox (dedupe across restarts). */
+  inboundIds(): Promise<Set<string>>;
+}
+
+/** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
+export async function openMemberState(dir: string): Promise<MemberState> {
+  const inbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, INBOX_FILE)), []);
+  const outbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, OUTBOX_FILE)), []);
+  const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
+  await Promise.all([inbox.read(), outbox.read(), peers.read()]);
+  for (const [db, file] of [
+    [inbox, INBOX_FILE],
+    [outbox, OUTBOX_FILE],
+  ] as const) {
+    if (!Array.isArray(db.data)) throw corruptState(dir, file);
+  }
+  if (typeof peers.data !== 'object' || peers.data === null || Array.isArray(peers.data)) {
+    throw corruptState(dir, PEERS_FILE);
+  }
+  const log = new LogFile(join(dir, LOG_FILE));
+  return {
+    get inbox() {
+      return inbox.data;
+    },
+    set inbox(value) {
+      inbox.data = value;
+    },
+    get outbox() {
+      return outbox.data;
+    },
+    set outbox(value) {
+      outbox.data = value;
+    },
+    get peers() {
+      return peers.data;
+    },
+    set peers(value) {
+      peers.data = value;
+    },
+    saveInbox: () => inbox.write(),
+    saveOutbox: () => outbox.write(),
+    savePeers: () => peers.write(),
+    appendLog: (entry) => log.append(entry),
+    readLogTail: (limit) => log.readTail(limit),
+    async inboundIds() {
+      const ids = await log.readInboundIds();
+      for (const msg of inbox.data) ids.add(msg.id);
+      return ids;
+    },
+  };
+}
+
+async function loadOrCreateIdentity(dir: string): Promise<Identity> {
+  const existing = await readIdentity(dir);
+  if (existing) return existing;
+  const identity = generateIdentity();
+  await writeFileDurable(join(dir, SECRET_KEY_FILE), `${bytesToHex(identity.secretKey)}\n`);
+  return identity;
+}
+
+async function readIdentity(dir: string): Promise<Identity | null> {
+  const path = join(dir, SECRET_KEY_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const hex = text.trim();
+  if (!/^[0-9a-f]{64}$/.test(hex))
+    throw new PapoError('profile_corrupt', `${path} is not a papo identity key`);
+  return identityFromSecretKey(hexToBytes(hex));
+}
+
+function parseProfileFile(raw: unknown): ProfileFile | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const v = raw as Record<string, unknown>;
+  if (typeof v.name !== 'string' || typeof v.secret !== 'string' || !/^[0-9a-f]{64}$/.test(v.secret)) {
+    return null;
+  }
+  if (v.about !== undefined && typeof v.about !== 'string') return null;
+  if (v.signalUrl !== undefined && typeof v.signalUrl !== 'string') return null;
+  const file: ProfileFile = {
+    name: v.name,
+    secret: v.secret,
+    createdAt: typeof v.createdAt === 'number' ? v.createdAt : 0,
+  };
+  if (typeof v.about === 'string' && v.about !== '') file.about = v.about;
+  if (typeof v.signalUrl === 'string' && v.signalUrl !== '') file.signalUrl = v.signalUrl;
+  return file;
+}
+
+function toProfile(dir: string, profile: string, file: ProfileFile, identity: Identity): Profile {
+  const p: Profile = {
+    dir,
+    profile,
+    name: file.name,
+    secret: hexToBytes(file.secret),
+    createdAt: file.createdAt,
+    identity,
+  };
+  if (file.about !== undefined) p.about = file.about;
+  if (file.signalUrl !== undefined) p.signalUrl = file.signalUrl;
+  return p;
+}
+
+function corruptState(dir: string, file: string): PapoError {
+  return new PapoError('profile_corrupt', `${join(dir, file)} does not hold what papo expects`);
+}
+
+function unwritable(home: string, err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST') {
+    return new PapoError('home_unwritable', `cannot write to the papo home ${home} (${code})`, {
+      cause: err,
+    });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file where a folder should be; mkdir reports it as an unwritable home.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw err;
+  }
+}

@@ -1,0 +1,76 @@
+// Keeps tool results inside what Claude Code takes comfortably (ADR 0042): it warns past 10,000
+// tokens, cuts at 25,000 and moves text results over 50,000 characters to a file. papo builds no
+// result over LIMITS.maxResultChars (40,000), with one documented exception: `wait`/`inbox` never
+// cut a message, so a single message longer than the budget is returned alone (at most 48 KiB of
+// body, which keeps the result under the 50,000-character threshold).
+import type { Envelope } from '../client/messages.js';
+import { formatMessage, MESSAGE_SEPARATOR } from './message-format.js';
+import { historyLeftOut, LIMITS, lineCut, moreUnread, UNTRUSTED_NOTICE } from './texts.js';
+
+export interface FittedMessages {
+  text: string;
+  /** The messages in `text`, to be consumed; the rest stay unread. */
+  included: Envelope[];
+  remaining: number;
+}
+
+/**
+ * The untrusted-data notice, then as many of `messages` (oldest first, in order) as fit in
+ * `budget` characters, then how many remain. Always includes at least the first message.
+ */
+export function fitMessages(
+  messages: readonly Envelope[],
+  budget: number = LIMITS.maxResultChars,
+): FittedMessages {
+  if (messages.length === 0) throw new RangeError('fitMessages needs at least one message');
+  const parts: string[] = [];
+  const included: Envelope[] = [];
+  let length = UNTRUSTED_NOTICE.length;
+  for (const [i, msg] of messages.entries()) {
+    const block = formatMessage(msg);
+    const remainingAfter = messages.length - i - 1;
+    // Reserve room for the trailer that says how many stay unread, should any be left out.
+    const trailer = remainingAfter > 0 ? MESSAGE_SEPARATOR.length + moreUnread(messages.length).length : 0;
+    const added = MESSAGE_SEPARATOR.length + block.length;
+    if (included.length > 0 && length + added + trailer > budget) break;
+    parts.push(block);
+    included.push(msg);
+    length += added;
+  }
+  const remaining = messages.length - included.length;
+  let text = `${UNTRUSTED_NOTICE}${MESSAGE_SEPARATOR}${parts.join(MESSAGE_SEPARATOR)}`;
+  if (remaining > 0) text += `${MESSAGE_SEPARATOR}${moreUnread(remaining)}`;
+  return { text, included, remaining };
+}
+
+/**
+ * History lines (oldest first): keeps the newest that fit, says how many earlier ones were left
+ * out, and cuts a single line that alone exceeds the budget (history is read-only context, and
+ * every message stays readable in `papo log`).
+ */
+export function fitLines(
+  lines: readonly string[],
+  budget: number = LIMITS.maxResultChars,
+  prefix = '',
+): string {
+  const head = prefix === '' ? '' : `${prefix}\n`;
+  // Room for the "left out" note, computed with the largest count it could show.
+  const note = `${historyLeftOut(lines.length)}\n`;
+  const room = budget - head.length - note.length;
+  const kept: string[] = [];
+  let length = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let line = lines[i] as string;
+    const sep = kept.length === 0 ? 0 : 1;
+    if (length + sep + line.length > room) {
+      if (kept.length > 0) break;
+      const cutNote = lineCut(line.length);
+      const keep = Math.max(0, room - cutNote.length - 16);
+      line = `${line.slice(0, keep)}${lineCut(line.length - keep)}`;
+    }
+    kept.unshift(line);
+    length += sep + line.length;
+  }
+  const leftOut = lines.length - kept.length;
+  return `${head}${leftOut > 0 ? `${historyLeftOut(leftOut)}\n` : ''}${kept.join('\n')}`;
+}

@@ -1,0 +1,224 @@
+// What each of the five tools does (the book, "Ferramentas MCP"). The handlers drive a RoomMember
+// (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
+// throws CallCancelled when its call was cancelled: the server then sends no response at all.
+import type { RoomMember } from '../client/member-api.js';
+import type { Envelope } from '../client/messages.js';
+import { findCredential } from './credentials.js';
+import { formatLogEntry } from './log-line-interim.js';
+import { fitLines, fitMessages } from './result-fit.js';
+import type { SendWindow } from './send-rate.js';
+import {
+  delivered,
+  HISTORY_ERRORS,
+  HISTORY_NOTICE,
+  LIMITS,
+  NO_HISTORY,
+  NO_UNREAD,
+  noNewMessages,
+  notAcknowledged,
+  SEND_ERRORS,
+  STATUS_NO_PEERS,
+  STATUS_PEERS,
+  statusCounts,
+  statusHeader,
+  statusPeerLine,
+  WAIT_ERRORS,
+} from './texts.js';
+import {
+  type Args,
+  ArgumentError,
+  checkKnown,
+  MEMBER_NAME,
+  MSG_ID,
+  optionalInteger,
+  optionalString,
+} from './tool-args.js';
+import { TOOL_ARGUMENTS, type ToolName } from './tool-list.js';
+
+export interface ToolResult {
+  content: [{ type: 'text'; text: string }];
+  isError?: true;
+}
+
+export function textResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The call was cancelled (notifications/cancelled or shutdown); no response must be sent. */
+export class CallCancelled extends Error {
+  override readonly name = 'CallCancelled';
+}
+
+/** The room member could not be opened; `message` is the tool error text that says what to do. */
+export class MemberUnavailable extends Error {
+  override readonly name = 'MemberUnavailable';
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Present when the client sent a progressToken; reports seconds waited of the total. */
+  progress: ((elapsedSeconds: number, totalSeconds: number) => void) | null;
+}
+
+export interface ToolDeps {
+  /** Resolves to the open member, or rejects with MemberUnavailable. */
+  member(signal: AbortSignal): Promise<RoomMember>;
+  sendWindow: SendWindow;
+  ackTimeoutMs: number;
+  progressIntervalMs: number;
+}
+
+export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
+
+function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw new CallCancelled('cancelled');
+}
+
+export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler> {
+  /** Formats what fits, consumes exactly that, and says how many stay unread. */
+  async function deliver(member: RoomMember, messages: Envelope[], signal: AbortSignal): Promise<ToolResult> {
+    const fitted = fitMessages(messages);
+    // Consume only if the result will be sent: a cancelled call gets no response, so the
+    // messages must stay unread for the next `wait`/`inbox`.
+    throwIfCancelled(signal);
+    await member.consume(fitted.included.map((m) => m.id));
+    return textResult(fitted.text);
+  }
+
+  const send: ToolHandler = async (args, ctx) => {
+    checkKnown('send', args, TOOL_ARGUMENTS.send);
+    if (args.message === undefined || args.message === null)
+      throw new ArgumentError(SEND_ERRORS.missingMessage);
+    const raw = optionalString(args, 'message', SEND_ERRORS.notAString('message')) as string;
+    const body = raw.trim();
+    if (body === '') throw new ArgumentError(SEND_ERRORS.empty);
+    const bytes = Buffer.byteLength(body, 'utf8');
+    if (bytes > LIMITS.maxMessageBytes) throw new ArgumentError(SEND_ERRORS.tooLarge(bytes));
+    const to = optionalString(args, 'to', SEND_ERRORS.notAString('to'))?.trim();
+    if (to !== undefined && !MEMBER_NAME.test(to)) throw new ArgumentError(SEND_ERRORS.invalidTo(to));
+    const replyTo = optionalString(args, 'reply_to', SEND_ERRORS.notAString('reply_to'))
+      ?.trim()
+      .toLowerCase();
+    if (replyTo !== undefined && !MSG_ID.test(replyTo))
+      throw new ArgumentError(SEND_ERRORS.invalidReplyTo(replyTo));
+    const credential = findCredential(body);
+    if (credential !== null) return errorResult(SEND_ERRORS.credential(credential.kind));
+
+    const member = await deps.member(ctx.signal);
+    throwIfCancelled(ctx.signal);
+    if (!deps.sendWindow.tryTake()) return errorResult(SEND_ERRORS.rateLimited(deps.sendWindow.max));
+    const unknownTo = to !== undefined && !member.members().some((m) => m.name === to);
+    let result: Awaited<ReturnType<RoomMember['send']>>;
+    try {
+      result = await member.send(
+        { body, ...(to === undefined ? {} : { to }), ...(replyTo === undefined ? {} : { replyTo }) },
+        deps.ackTimeoutMs,
+      );
+    } catch (err) {
+      return errorResult(SEND_ERRORS.failed(err instanceof Error ? err.message : String(err)));
+    }
+    // Answering implies having seen that message and the sender's earlier ones (the book,
+    // "Leitura e marcar como lido").
+    if (replyTo !== undefined) await member.markRepliedTo(replyTo);
+    return textResult(
+      result.ackedBy !== null
+        ? delivered(result.ackedBy, result.id)
+        : notAcknowledged(result.id, member.onlineNames(), to, unknownTo),
+    );
+  };
+
+  const wait: ToolHandler = async (args, ctx) => {
+    checkKnown('wait', args, TOOL_ARGUMENTS.wait);
+    const seconds = optionalInteger(
+      args,
+      'timeout_seconds',
+      LIMITS.waitMinSeconds,
+      LIMITS.waitMaxSeconds,
+      LIMITS.waitDefaultSeconds,
+      WAIT_ERRORS.timeout,
+    );
+    const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(String(args.from)))?.trim();
+    if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
+
+    const member = await deps.member(ctx.signal);
+    const matching = () => member.unread().filter((m) => from === undefined || m.from === from);
+    const started = Date.now();
+    const deadline = started + seconds * 1000;
+    for (;;) {
+      throwIfCancelled(ctx.signal);
+      const ready = matching();
+      // Unread messages already waiting are returned at once (with channels on, one of them may
+      // have been pushed before: a harmless duplicate, never a loss — the book's ADR 0002).
+      if (ready.length > 0) return deliver(member, ready, ctx.signal);
+      const left = deadline - Date.now();
+      if (left <= 0) return textResult(noNewMessages(seconds, member.onlineNames(), from));
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          clearInterval(ticker);
+          member.off('message', onMessage);
+          ctx.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const onMessage = (m: Envelope) => {
+          if (from === undefined || m.from === from) done();
+        };
+        const timer = setTimeout(done, left);
+        // notifications/progress keeps Claude Code's idle timer from ending a long wait.
+        const ticker = setInterval(() => {
+          // Fractional seconds: MCP requires progress to increase with every notification.
+          ctx.progress?.((Date.now() - started) / 1000, seconds);
+        }, deps.progressIntervalMs);
+        member.on('message', onMessage);
+        ctx.signal.addEventListener('abort', done);
+      });
+    }
+  };
+
+  const inbox: ToolHandler = async (args, ctx) => {
+    checkKnown('inbox', args, TOOL_ARGUMENTS.inbox);
+    const member = await deps.member(ctx.signal);
+    throwIfCancelled(ctx.signal);
+    const unread = member.unread();
+    if (unread.length === 0) return textResult(NO_UNREAD);
+    return deliver(member, unread, ctx.signal);
+  };
+
+  const history: ToolHandler = async (args, ctx) => {
+    checkKnown('history', args, TOOL_ARGUMENTS.history);
+    const limit = optionalInteger(
+      args,
+      'limit',
+      LIMITS.historyMin,
+      LIMITS.historyMax,
+      LIMITS.historyDefault,
+      HISTORY_ERRORS.limit,
+    );
+    const member = await deps.member(ctx.signal);
+    const entries = await member.history(limit);
+    throwIfCancelled(ctx.signal);
+    if (entries.length === 0) return textResult(NO_HISTORY);
+    const fromOthers = entries.some((e) => e.ev === 'in');
+    return textResult(
+      fitLines(entries.map(formatLogEntry), LIMITS.maxResultChars, fromOthers ? HISTORY_NOTICE : ''),
+    );
+  };
+
+  const status: ToolHandler = async (args, ctx) => {
+    checkKnown('status', args, TOOL_ARGUMENTS.status);
+    const member = await deps.member(ctx.signal);
+    throwIfCancelled(ctx.signal);
+    const peers = member.members();
+    const lines = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
+    if (peers.length === 0) lines.push(STATUS_NO_PEERS);
+    else lines.push(STATUS_PEERS, ...peers.map((p) => statusPeerLine(p)));
+    lines.push(statusCounts(member.unread().length, member.queuedCount()));
+    return textResult(lines.join('\n'));
+  };
+
+  return { send, wait, inbox, history, status };
+}

@@ -1,0 +1,150 @@
+// The signal server's settings: every limit has a default and an environment variable, so an
+// operator tunes a container with `-e` and nothing else. docs/signal-server.md lists them all.
+import { SIGNAL_MAX_MESSAGE_BYTES } from '../signal-protocol.js';
+
+export interface TurnConfig {
+  /** coturn's `static-auth-secret`; without it no TURN credentials are minted. */
+  secret: string | undefined;
+  /** TURN URLs handed out with credentials (`turn:host:3478?transport=udp`, `turns:host:5349`). */
+  urls: string[];
+  /** STUN URLs handed out without credentials. */
+  stunUrls: string[];
+  /** Lifetime of a minted credential, in seconds. */
+  ttlSeconds: number;
+}
+
+export interface SignalConfig {
+  host: string;
+  port: number;
+  /** When set, a client must present it (`Authorization: Bearer` or `?token=`). */
+  token: string | undefined;
+  /** How many reverse proxies in front append to X-Forwarded-For; 0 = ignore the header. */
+  trustProxyHops: number;
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  /** Token bucket per socket: sustained messages per second and burst size. */
+  messagesPerSecond: number;
+  messageBurst: number;
+  maxMessageBytes: number;
+  maxTopicsPerSocket: number;
+  maxPeersPerTopic: number;
+  /** A WebSocket ping goes out this often; a socket that misses two is closed. */
+  pingIntervalMs: number;
+  /** `redis://...` to share membership with other replicas; undefined = in memory. */
+  redisUrl: string | undefined;
+  /** How long a replica's membership survives in Redis without a refresh. */
+  redisTtlMs: number;
+  redisPrefix: string;
+  turn: TurnConfig;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7450;
+
+export const DEFAULTS: SignalConfig = {
+  host: DEFAULT_HOST,
+  port: DEFAULT_PORT,
+  token: undefined,
+  trustProxyHops: 0,
+  maxConnections: 20_000,
+  maxConnectionsPerIp: 50,
+  messagesPerSecond: 20,
+  messageBurst: 100,
+  maxMessageBytes: SIGNAL_MAX_MESSAGE_BYTES,
+  maxTopicsPerSocket: 16,
+  maxPeersPerTopic: 32,
+  pingIntervalMs: 20_000,
+  redisUrl: undefined,
+  redisTtlMs: 30_000,
+  redisPrefix: 'papo:v1:',
+  turn: { secret: undefined, urls: [], stunUrls: [], ttlSeconds: 86_400 },
+};
+
+/** An empty variable means "not set", like PAPO_SIGNAL= elsewhere in papo. */
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** Durations are given in seconds (decimals allowed, so tests can use 0.2). */
+function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number, minMs: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallbackMs;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n * 1000 < minMs) {
+    throw new RangeError(`${name} must be a number of seconds, at least ${minMs / 1000}`);
+  }
+  return Math.round(n * 1000);
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function trustProxy(env: NodeJS.ProcessEnv): number {
+  const raw = read(env, 'PAPO_SIGNAL_TRUST_PROXY');
+  if (raw === undefined) return 0;
+  const lower = raw.toLowerCase();
+  if (lower === 'true' || lower === 'yes' || lower === 'on') return 1;
+  if (lower === 'false' || lower === 'no' || lower === 'off') return 0;
+  return int(env, 'PAPO_SIGNAL_TRUST_PROXY', 0, 0, 16);
+}
+
+/** Reads every PAPO_SIGNAL_* / PAPO_TURN_* / PAPO_STUN_* variable; a bad value throws RangeError. */
+export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
+  const d = DEFAULTS;
+  const redisUrl = read(env, 'PAPO_SIGNAL_REDIS');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new RangeError('PAPO_SIGNAL_REDIS must be a redis:// or rediss:// URL');
+  }
+  for (const url of list(env, 'PAPO_TURN_URLS')) {
+    if (!/^turns?:/.test(url)) throw new RangeError('PAPO_TURN_URLS must hold turn: or turns: URLs');
+  }
+  for (const url of list(env, 'PAPO_STUN_URLS')) {
+    if (!/^stuns?:/.test(url)) throw new RangeError('PAPO_STUN_URLS must hold stun: or stuns: URLs');
+  }
+  return {
+    host: read(env, 'PAPO_SIGNAL_HOST') ?? d.host,
+    port: int(env, 'PAPO_SIGNAL_PORT', d.port, 0, 65535),
+    token: read(env, 'PAPO_SIGNAL_TOKEN'),
+    trustProxyHops: trustProxy(env),
+    maxConnections: int(env, 'PAPO_SIGNAL_MAX_CONNECTIONS', d.maxConnections, 1, 10_000_000),
+    maxConnectionsPerIp: int(env, 'PAPO_SIGNAL_MAX_CONNECTIONS_PER_IP', d.maxConnectionsPerIp, 1, 10_000_000),
+    messagesPerSecond: int(env, 'PAPO_SIGNAL_RATE', d.messagesPerSecond, 1, 1_000_000),
+    messageBurst: int(env, 'PAPO_SIGNAL_BURST', d.messageBurst, 1, 1_000_000),
+    maxMessageBytes: int(
+      env,
+      'PAPO_SIGNAL_MAX_MESSAGE_BYTES',
+      d.maxMessageBytes,
+      256,
+      SIGNAL_MAX_MESSAGE_BYTES,
+    ),
+    maxTopicsPerSocket: int(env, 'PAPO_SIGNAL_MAX_TOPICS_PER_SOCKET', d.maxTopicsPerSocket, 1, 10_000),
+    maxPeersPerTopic: int(env, 'PAPO_SIGNAL_MAX_PEERS_PER_TOPIC', d.maxPeersPerTopic, 2, 10_000),
+    pingIntervalMs: seconds(env, 'PAPO_SIGNAL_PING_INTERVAL', d.pingIntervalMs, 50),
+    redisUrl,
+    redisTtlMs: seconds(env, 'PAPO_SIGNAL_REDIS_TTL', d.redisTtlMs, 300),
+    redisPrefix: read(env, 'PAPO_SIGNAL_REDIS_PREFIX') ?? d.redisPrefix,
+    turn: {
+      secret: read(env, 'PAPO_TURN_SECRET'),
+      urls: list(env, 'PAPO_TURN_URLS'),
+      stunUrls: list(env, 'PAPO_STUN_URLS'),
+      ttlSeconds: Math.round(seconds(env, 'PAPO_TURN_TTL', d.turn.ttlSeconds * 1000, 1000) / 1000),
+    },
+  };
+}

@@ -1,0 +1,399 @@
+// Several stateless replicas behind a load balancer behave as one server (ADR 0021).
+//
+// Membership lives in Redis, one sorted set per topic (peer -> expiry in ms, Redis clock) and one
+// hash (peer -> owning socket). The replica holding a socket refreshes its memberships every TTL/3;
+// any replica with members on a topic sweeps expired entries and announces them as `left`, so a
+// replica that dies leaves no ghost for longer than the TTL (+ one sweep period). Membership events
+// and signals for peers on other replicas travel over one pub/sub channel per topic, to which a
+// replica subscribes while it has local members there. Every change is a Lua script, so the check
+// and the write (and the PUBLISH) are one atomic step.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { deliver, type Entry, type Hub, type JoinResult, LocalRooms, type Member, text } from './hub.js';
+import type { Metrics } from './metrics.js';
+
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/** KEYS: members, owners. ARGV: peer, owner, ttl, max peers, channel. Returns the members or nil. */
+const JOIN = `${NOW}
+local ttl = tonumber(ARGV[3])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
+for _, p in ipairs(expired) do
+  local o = redis.call('HGET', KEYS[2], p) or ''
+  redis.call('ZREM', KEYS[1], p)
+  redis.call('HDEL', KEYS[2], p)
+  redis.call('PUBLISH', ARGV[5], cjson.encode({k = 'l', p = p, o = o}))
+end
+local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not present and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return nil end
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+local before = redis.call('HGET', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+if before ~= ARGV[2] then
+  redis.call('PUBLISH', ARGV[5], cjson.encode({k = 'j', p = ARGV[1], o = ARGV[2]}))
+end
+return members
+`;
+
+/** KEYS: members, owners. ARGV: peer, owner, channel. Only the owning socket may leave. */
+const LEAVE = `
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[3], cjson.encode({k = 'l', p = ARGV[1], o = ARGV[2]}))
+return 1
+`;
+
+/**
+ * KEYS: members, owners. ARGV: peer, owner, ttl, channel.
+ * 0 = another socket owns it now; 1 = refreshed; 2 = it had expired (this replica lost Redis for
+ * longer than the TTL) and is announced again.
+ */
+const REFRESH = `${NOW}
+local ttl = tonumber(ARGV[3])
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur and cur ~= ARGV[2] then return 0 end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+if not cur then
+  redis.call('PUBLISH', ARGV[4], cjson.encode({k = 'j', p = ARGV[1], o = ARGV[2]}))
+  return 2
+end
+return 1
+`;
+
+/** KEYS: members, owners. ARGV: channel. Removes and announces expired members. */
+const SWEEP = `${NOW}
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
+for _, p in ipairs(expired) do
+  local o = redis.call('HGET', KEYS[2], p) or ''
+  redis.call('ZREM', KEYS[1], p)
+  redis.call('HDEL', KEYS[2], p)
+  redis.call('PUBLISH', ARGV[1], cjson.encode({k = 'l', p = p, o = o}))
+end
+return #expired
+`;
+
+/** KEYS: members. ARGV: peer, channel, payload. Publishes only to a live member. */
+const SIGNAL = `${NOW}
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s or tonumber(s) < now then return 0 end
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
+`;
+
+type Reply = Promise<unknown>;
+interface Scripts {
+  papoJoin(m: string, o: string, peer: string, owner: string, ttl: number, max: number, ch: string): Reply;
+  papoLeave(m: string, o: string, peer: string, owner: string, ch: string): Reply;
+  papoRefresh(m: string, o: string, peer: string, owner: string, ttl: number, ch: string): Reply;
+  papoSweep(m: string, o: string, ch: string): Reply;
+  papoSignal(m: string, peer: string, ch: string, payload: string): Reply;
+}
+type ScriptPipeline = { [K in keyof Scripts]: (...args: Parameters<Scripts[K]>) => unknown } & {
+  exec(): Promise<[Error | null, unknown][] | null>;
+};
+
+export interface RedisHubOptions {
+  url: string;
+  prefix: string;
+  ttlMs: number;
+  maxPeersPerTopic: number;
+  metrics: Metrics;
+  log: (line: string) => void;
+}
+
+interface PeerEvent {
+  k: 'j' | 'l';
+  p: string;
+  o: string;
+}
+
+export class RedisHub implements Hub {
+  private readonly local = new LocalRooms();
+  /** Unique per process, so owners ("<replica>.<socket>") never collide across replicas. */
+  private readonly replica = randomBytes(6).toString('hex');
+  private readonly subscribed = new Map<string, Promise<unknown>>();
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+  private lastErrorLog = 0;
+
+  private constructor(
+    private readonly cmd: Redis & Scripts,
+    private readonly sub: Redis,
+    private readonly o: RedisHubOptions,
+  ) {
+    for (const [name, lua, keys] of [
+      ['papoJoin', JOIN, 2],
+      ['papoLeave', LEAVE, 2],
+      ['papoRefresh', REFRESH, 2],
+      ['papoSweep', SWEEP, 2],
+      ['papoSignal', SIGNAL, 1],
+    ] as const) {
+      cmd.defineCommand(name, { numberOfKeys: keys, lua });
+    }
+    sub.on('message', (channel: string, message: string) => this.onChannel(channel, message));
+    this.timer = setInterval(() => void this.maintain(), Math.max(100, Math.floor(o.ttlMs / 3)));
+    this.timer.unref();
+  }
+
+  /** Connects both Redis connections (commands and pub/sub); rejects when Redis is unreachable. */
+  static async connect(o: RedisHubOptions): Promise<RedisHub> {
+    const options = {
+      lazyConnect: true,
+      maxRetriesPerRequest: 3,
+      connectTimeout: 5000,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+    };
+    const cmd = new Redis(o.url, options);
+    const sub = new Redis(o.url, options);
+    let lastLog = 0;
+    const onError = (err: Error) => {
+      // ioredis reports every failed reconnect; one line per 10 s is enough for an operator.
+      const now = Date.now();
+      if (now - lastLog > 10_000) {
+        lastLog = now;
+        o.log(`redis: ${err.message}`);
+      }
+    };
+    cmd.on('error', onError);
+    sub.on('error', onError);
+    try {
+      await withTimeout(Promise.all([cmd.connect(), sub.connect()]), 10_000);
+    } catch (err) {
+      cmd.disconnect();
+      sub.disconnect();
+      throw new Error('cannot reach Redis (PAPO_SIGNAL_REDIS)', { cause: err });
+    }
+    return new RedisHub(cmd as Redis & Scripts, sub, o);
+  }
+
+  private keys(topic: string): [string, string, string] {
+    const p = this.o.prefix;
+    return [`${p}m:${topic}`, `${p}o:${topic}`, `${p}c:${topic}`];
+  }
+
+  private subscribe(topic: string): Promise<unknown> {
+    let pending = this.subscribed.get(topic);
+    if (pending === undefined) {
+      pending = this.sub.subscribe(this.keys(topic)[2]);
+      this.subscribed.set(topic, pending);
+    }
+    return pending;
+  }
+
+  private unsubscribeIfEmpty(topic: string): void {
+    if (this.local.rooms.has(topic) || !this.subscribed.has(topic)) return;
+    this.subscribed.delete(topic);
+    this.sub.unsubscribe(this.keys(topic)[2]).catch((err: unknown) => this.fail(err));
+  }
+
+  async join(member: Member, topic: string, peer: string): Promise<JoinResult> {
+    const [m, o, channel] = this.keys(topic);
+    const current = this.local.get(topic, peer);
+    let entry: Entry;
+    if (current?.member === member) {
+      entry = current;
+    } else {
+      // Registered before the script runs, with a queue: events published after the script are
+      // caught and held until the `peers` list has gone out, so none is lost or reordered.
+      entry = { member, owner: `${this.replica}.${member.id}`, queue: [] };
+      const old = this.local.set(topic, peer, entry);
+      if (old !== undefined && old.member !== member) deliver(old, text.left(topic, peer));
+    }
+    try {
+      await this.subscribe(topic);
+      const members = (await this.cmd.papoJoin(
+        m,
+        o,
+        peer,
+        entry.owner,
+        this.o.ttlMs,
+        this.o.maxPeersPerTopic,
+        channel,
+      )) as string[] | null;
+      if (members === null) {
+        this.local.delete(topic, peer, member);
+        this.unsubscribeIfEmpty(topic);
+        return 'room_full';
+      }
+      member.sendText(
+        text.peers(
+          topic,
+          members.filter((p) => p !== peer),
+        ),
+      );
+      const queued = entry.queue;
+      entry.queue = undefined;
+      for (const message of queued ?? []) member.sendText(message);
+      return 'ok';
+    } catch (err) {
+      this.local.delete(topic, peer, member);
+      this.unsubscribeIfEmpty(topic);
+      throw err;
+    }
+  }
+
+  async leave(member: Member, topic: string): Promise<void> {
+    const peer = member.topics.get(topic);
+    if (peer === undefined) return;
+    const entry = this.local.get(topic, peer);
+    if (entry === undefined || entry.member !== member) {
+      member.topics.delete(topic);
+      return;
+    }
+    this.local.delete(topic, peer, member);
+    const [m, o, channel] = this.keys(topic);
+    try {
+      // Local members hear `left` through the channel like everyone else.
+      await this.cmd.papoLeave(m, o, peer, entry.owner, channel);
+    } finally {
+      this.unsubscribeIfEmpty(topic);
+    }
+  }
+
+  async signal(member: Member, topic: string, to: string, data: string): Promise<boolean> {
+    const from = member.topics.get(topic);
+    if (from === undefined) return false;
+    const message = text.signal(topic, from, data);
+    const target = this.local.get(topic, to);
+    if (target !== undefined) {
+      deliver(target, message);
+      this.o.metrics.signalsForwarded++;
+      return true;
+    }
+    const [m, , channel] = this.keys(topic);
+    // "s" + 64 hex chars of the addressee + the message as the addressee will receive it.
+    return (await this.cmd.papoSignal(m, to, channel, `s${to}${message}`)) === 1;
+  }
+
+  async dropMember(member: Member): Promise<void> {
+    const results = await Promise.allSettled([...member.topics.keys()].map((t) => this.leave(member, t)));
+    for (const r of results) if (r.status === 'rejected') this.fail(r.reason);
+  }
+
+  private onChannel(channel: string, message: string): void {
+    const topic = channel.slice(this.o.prefix.length + 2);
+    const room = this.local.rooms.get(topic);
+    if (room === undefined) return;
+    if (message.startsWith('s')) {
+      const entry = room.get(message.slice(1, 65));
+      if (entry !== undefined) {
+        deliver(entry, message.slice(65));
+        this.o.metrics.signalsForwarded++;
+      }
+      return;
+    }
+    let event: PeerEvent;
+    try {
+      event = JSON.parse(message) as PeerEvent;
+    } catch {
+      return;
+    }
+    if (event.k === 'j') {
+      const entry = room.get(event.p);
+      // A newer socket (maybe on another replica) took this peer id over: newest wins. A pending
+      // join is left alone: its own script decides, and a refresh corrects the rare race.
+      if (entry !== undefined && entry.owner !== event.o && entry.queue === undefined) {
+        this.local.delete(topic, event.p, entry.member);
+        deliver(entry, text.left(topic, event.p));
+        this.unsubscribeIfEmpty(topic);
+      }
+      this.local.broadcast(topic, event.p, text.joined(topic, event.p));
+    } else if (event.k === 'l') {
+      // If it is our own live member, swept after a Redis outage longer than the TTL, the others
+      // have heard `left` too; the next refresh re-adds it and announces `joined` again.
+      this.local.broadcast(topic, event.p, text.left(topic, event.p));
+    }
+  }
+
+  /** Refreshes this replica's memberships and sweeps expired ones on its topics. */
+  private async maintain(): Promise<void> {
+    if (this.closed || this.cmd.status !== 'ready' || this.local.rooms.size === 0) return;
+    const pipeline = this.cmd.pipeline() as unknown as ScriptPipeline;
+    // One slot per pipelined command, in order: a refreshed membership, or null for a sweep.
+    const slots: ([string, string, Entry] | null)[] = [];
+    for (const [topic, room] of this.local.rooms) {
+      const [m, o, channel] = this.keys(topic);
+      for (const [peer, entry] of room) {
+        if (entry.queue !== undefined) continue; // its join script is still running
+        pipeline.papoRefresh(m, o, peer, entry.owner, this.o.ttlMs, channel);
+        slots.push([topic, peer, entry]);
+      }
+      pipeline.papoSweep(m, o, channel);
+      slots.push(null);
+    }
+    let results: [Error | null, unknown][];
+    try {
+      results = (await pipeline.exec()) ?? [];
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    for (const [i, [err, value]] of results.entries()) {
+      const slot = slots[i];
+      if (err !== null) {
+        this.fail(err);
+        continue;
+      }
+      if (slot === null || slot === undefined || value !== 0) continue;
+      // Another socket owns this peer id now and we missed its `joined` (e.g. during an outage).
+      const [topic, peer, entry] = slot;
+      if (this.local.delete(topic, peer, entry.member)) {
+        deliver(entry, text.left(topic, peer));
+        this.unsubscribeIfEmpty(topic);
+      }
+    }
+  }
+
+  private fail(err: unknown): void {
+    const now = Date.now();
+    if (now - this.lastErrorLog < 10_000) return;
+    this.lastErrorLog = now;
+    this.o.log(`redis: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  counts(): { topics: number; peers: number } {
+    return { topics: this.local.rooms.size, peers: this.local.peers };
+  }
+
+  healthy(): boolean {
+    return this.cmd.status === 'ready' && this.sub.status === 'ready';
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    const leaving: Promise<void>[] = [];
+    for (const room of this.local.rooms.values()) {
+      for (const entry of room.values()) leaving.push(Promise.resolve(this.dropMember(entry.member)));
+    }
+    await Promise.allSettled(leaving);
+    this.cmd.disconnect();
+    this.sub.disconnect();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,165 @@
+// Every bad input: one clear line on stderr, exit status 1, nothing on disk changed.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cleanEnv, inviteIn, papo, type Run, snapshot, tempDir } from './run-papo.js';
+
+function assertRefused(r: Run, pattern: RegExp): void {
+  assert.equal(r.status, 1, `exit status (stdout: ${r.stdout}, stderr: ${r.stderr})`);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${r.stderr}`);
+  assert.match(lines[0] ?? '', /^error: /);
+  assert.match(lines[0] ?? '', pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+}
+
+/** Runs a command that must be refused and checks that the home is byte-for-byte unchanged. */
+function refusedUnchanged(home: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): void {
+  const before = snapshot(home);
+  assertRefused(papo(args, env), pattern);
+  assert.deepEqual(snapshot(home), before, `${args.join(' ')} changed the disk`);
+}
+
+test('invalid member and profile names', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  const invite = inviteIn(papo(['new', '--name', 'alice', '--profile', 'src'], env).stdout);
+  for (const bad of ['', 'com espaço', 'você', 'x'.repeat(33), 'a/b']) {
+    refusedUnchanged(home, ['new', '--name', bad], env, /invalid name/);
+    refusedUnchanged(home, ['join', invite, '--name', bad], env, /invalid name/);
+  }
+  for (const bad of ['a.b', '../x', 'x'.repeat(33), 'a b']) {
+    refusedUnchanged(home, ['new', '--name', 'ok', '--profile', bad], env, /invalid profile name/);
+    refusedUnchanged(
+      home,
+      ['join', invite, '--name', 'ok'],
+      { ...env, PAPO_PROFILE: bad },
+      /invalid profile name/,
+    );
+    refusedUnchanged(home, ['invite', '--profile', bad], env, /invalid profile name/);
+  }
+});
+
+test('an existing profile without --force', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  const invite = inviteIn(papo(['new', '--name', 'alice'], env).stdout);
+  refusedUnchanged(home, ['new', '--name', 'alice'], env, /profile 'default' already exists; use --force/);
+  refusedUnchanged(home, ['join', invite, '--name', 'bob'], env, /profile 'default' already exists/);
+});
+
+test('an invite cut anywhere or with one character changed', (t) => {
+  const dir = tempDir(t);
+  const invite = inviteIn(papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: join(dir, 'a') })).stdout);
+  const home = join(dir, 'b');
+  const env = cleanEnv({ PAPO_HOME: home });
+  const damaged: string[] = [];
+  for (const cut of [1, 2, 7, Math.floor(invite.length / 2), invite.length - 6])
+    damaged.push(invite.slice(0, -cut));
+  for (const at of [6, Math.floor(invite.length / 2), invite.length - 1]) {
+    const c = invite.charAt(at);
+    damaged.push(invite.slice(0, at) + (c === 'a' ? 'b' : 'a') + invite.slice(at + 1));
+  }
+  for (const bad of damaged) {
+    refusedUnchanged(home, ['join', bad, '--name', 'bob'], env, /damaged or was cut off/);
+  }
+  refusedUnchanged(home, ['join', 'hello', '--name', 'bob'], env, /not a papo invite/);
+});
+
+test('an invalid --signal or PAPO_SIGNAL', (t) => {
+  const dir = tempDir(t);
+  const invite = inviteIn(papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: join(dir, 'a') })).stdout);
+  const home = join(dir, 'b');
+  const env = cleanEnv({ PAPO_HOME: home });
+  for (const bad of ['nope', 'ftp://x.example', 'wss://']) {
+    refusedUnchanged(home, ['new', '--name', 'x', '--signal', bad], env, /--signal is not a valid URL/);
+    refusedUnchanged(
+      home,
+      ['join', invite, '--name', 'x', '--signal', bad],
+      env,
+      /--signal is not a valid URL/,
+    );
+    refusedUnchanged(
+      home,
+      ['new', '--name', 'x'],
+      { ...env, PAPO_SIGNAL: bad },
+      /^error: PAPO_SIGNAL is not a valid URL$/,
+    );
+    refusedUnchanged(
+      home,
+      ['join', invite, '--name', 'x'],
+      { ...env, PAPO_SIGNAL: bad },
+      /PAPO_SIGNAL is not a valid URL/,
+    );
+  }
+  // An empty PAPO_SIGNAL means "not set".
+  const ok = papo(['new', '--name', 'x'], { ...env, PAPO_SIGNAL: '' });
+  assert.equal(ok.status, 0, ok.stderr);
+});
+
+test('a profile that does not exist', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  for (const args of [['invite'], ['log'], ['log', '-f'], ['invite', '--profile', 'work']]) {
+    const profile = args.includes('work') ? 'work' : 'default';
+    refusedUnchanged(
+      home,
+      args,
+      env,
+      new RegExp(`^error: profile '${profile}' is not configured — run papo new or papo join$`),
+    );
+  }
+});
+
+test('a profile.json that is not valid JSON: no stack trace', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  papo(['new', '--name', 'alice'], env);
+  writeFileSync(join(home, 'profiles', 'default', 'profile.json'), '{"name": "alice", "sec');
+  for (const args of [['invite'], ['log', '-n', '5'], ['join', 'papo1aaaa', '--name', 'x']]) {
+    refusedUnchanged(
+      home,
+      args,
+      env,
+      args[0] === 'join' ? /damaged|not a papo invite/ : /profile\.json is not valid JSON/,
+    );
+  }
+  refusedUnchanged(home, ['new', '--name', 'alice'], env, /already exists/);
+});
+
+test('an unwritable PAPO_HOME', (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'file'), 'not a folder');
+  // A file where a folder must be: unwritable for every user, root included.
+  const env = cleanEnv({ PAPO_HOME: join(dir, 'file', 'papo') });
+  refusedUnchanged(dir, ['new', '--name', 'alice'], env, /cannot write to the papo home .*file\/papo/);
+  const invite = inviteIn(papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: join(dir, 'ok') })).stdout);
+  refusedUnchanged(dir, ['join', invite, '--name', 'bob'], env, /cannot write to the papo home/);
+  if (process.getuid?.() !== 0) {
+    mkdirSync(join(dir, 'ro'), { mode: 0o500 });
+    refusedUnchanged(dir, ['new', '--name', 'a'], cleanEnv({ PAPO_HOME: join(dir, 'ro') }), /cannot write/);
+  }
+});
+
+test('bad options: --scope, -n', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  papo(['new', '--name', 'alice'], env);
+  refusedUnchanged(home, ['install', '--scope', 'global'], env, /Allowed choices are local, user, project/);
+  for (const n of ['0', '-1', 'x', '1.5'])
+    refusedUnchanged(home, ['log', '-n', n], env, /-n must be a whole number/);
+});
+
+test('errors in Brazilian Portuguese', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home, LANG: 'pt_BR.UTF-8' });
+  const r = papo(['invite'], env);
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, "erro: o perfil 'default' não está configurado — rode papo new ou papo join\n");
+  const s = papo(['new', '--name', 'x'], { ...env, PAPO_SIGNAL: 'nope' });
+  assert.equal(s.stderr, 'erro: PAPO_SIGNAL não é uma URL válida\n');
+  const j = papo(['join', 'papo1abc', '--name', 'x'], env);
+  assert.match(j.stderr, /^erro: este convite está danificado ou foi cortado ao copiar/);
+});

@@ -1,0 +1,158 @@
+// The credential refusal of `send`. Secrets are assembled at run time from fragments and a seeded
+// generator, so no literal in the repository looks like a real credential to a secret scanner.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { findCredential } from '../../src/mcp/credentials.js';
+
+/** Deterministic pseudo-random characters (mulberry32), so failures are reproducible. */
+function generator(seed: number) {
+  let a = seed;
+  const next = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return (alphabet: string, n: number) => {
+    let s = '';
+    while (s.length < n) s += alphabet[Math.floor(next() * alphabet.length)];
+    return s;
+  };
+}
+const rnd = generator(20261130);
+const UP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LOW = 'abcdefghijklmnopqrstuvwxyz';
+const DIG = '0123456789';
+const ALNUM = UP + LOW + DIG;
+const B64 = `${ALNUM}+/`;
+const HEX = '0123456789abcdef';
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+const join = (...parts: string[]) => parts.join('');
+
+const SECRETS: [string, string, RegExp][] = [
+  [
+    'PEM private key',
+    `here is the key:\n${join('-----BEGIN ', 'RSA PRIVATE', ' KEY-----')}\n${rnd(B64, 64)}\n${rnd(B64, 64)}\n${join('-----END ', 'RSA PRIVATE', ' KEY-----')}`,
+    /private key/,
+  ],
+  [
+    'OpenSSH private key',
+    `${join('-----BEGIN ', 'OPENSSH PRIVATE', ' KEY-----')}\n${rnd(B64, 70)}\n`,
+    /private key/,
+  ],
+  ['AWS access key id', `use ${join('AK', 'IA')}${rnd(UP + DIG, 16)} for the bucket`, /AWS access key id/],
+  ['AWS session key id', `${join('AS', 'IA')}${rnd(UP + DIG, 16)}`, /AWS access key id/],
+  [
+    'AWS secret key assignment',
+    `${join('aws_secret', '_access_key')} = ${rnd(ALNUM, 30)}/${rnd(ALNUM, 9)}`,
+    /AWS secret access key/,
+  ],
+  ['GitHub classic token', `token ${join('gh', 'p_')}${rnd(ALNUM, 36)}`, /GitHub token/],
+  ['GitHub OAuth token', `${join('gh', 'o_')}${rnd(ALNUM, 36)}`, /GitHub token/],
+  [
+    'GitHub fine-grained token',
+    `${join('github', '_pat_')}${rnd(ALNUM, 22)}_${rnd(ALNUM, 59)}`,
+    /GitHub token/,
+  ],
+  ['GitLab token', `${join('gl', 'pat-')}${rnd(ALNUM, 20)}`, /GitLab token/],
+  ['Slack bot token', `${join('xo', 'xb-')}${rnd(DIG, 12)}-${rnd(DIG, 13)}-${rnd(ALNUM, 24)}`, /Slack token/],
+  [
+    'Slack webhook',
+    `https://hooks.slack.com/services/T${rnd(UP + DIG, 8)}/B${rnd(UP + DIG, 8)}/${rnd(ALNUM, 24)}`,
+    /Slack webhook/,
+  ],
+  ['Stripe live secret key', `${join('sk', '_live_')}${rnd(ALNUM, 24)}`, /Stripe live key/],
+  ['Stripe restricted key', `${join('rk', '_live_')}${rnd(ALNUM, 24)}`, /Stripe live key/],
+  ['OpenAI project key', `${join('sk', '-proj-')}${rnd(`${ALNUM}_-`, 48)}`, /OpenAI API key/],
+  [
+    'OpenAI legacy key',
+    `OPENAI: ${join('sk', '-')}${rnd(ALNUM, 20)}T3Blbk${'FJ'}${rnd(ALNUM, 20)}`,
+    /OpenAI API key/,
+  ],
+  ['Anthropic key', `${join('sk', '-ant-', 'api03-')}${rnd(`${ALNUM}_-`, 93)}AA`, /Anthropic API key/],
+  ['Google API key', `${join('AI', 'za')}${rnd(`${ALNUM}_-`, 35)}`, /Google API key/],
+  ['npm token', `${join('np', 'm_')}${rnd(ALNUM, 36)}`, /npm token/],
+  [
+    'JWT',
+    `Authorization header was ${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url('{"sub":"1234567890","name":"A"}')}.${rnd(`${ALNUM}_-`, 43)}`,
+    /JWT/,
+  ],
+  ['.env secret', `DATABASE_URL_HOST=db\nSTRIPE_SECRET=${rnd(ALNUM, 32)}\n`, /\.env-style/],
+  ['.env password quoted', `export DB_PASSWORD="${rnd(ALNUM, 20)}"`, /\.env-style/],
+  ['.env hex token', `WEBHOOK_TOKEN=${rnd(HEX, 64)}`, /\.env-style/],
+  ['YAML api key', `service:\n  api_key: ${rnd(ALNUM, 40)}\n`, /\.env-style/],
+  ['JSON client secret', `{\n  "client_secret": "${rnd(ALNUM, 32)}",\n  "x": 1\n}`, /\.env-style/],
+  ['bearer header', `curl -H "Authorization: Bearer ${rnd(ALNUM, 40)}" https://api`, /Authorization header/],
+  ['URL with password', `postgres://app:${rnd(ALNUM, 18)}@db.internal:5432/app`, /embedded password/],
+  ['papo invite', `join with papo1${rnd('abcdefghijklmnopqrstuvwxyz234567', 80)}`, /papo room invite/],
+];
+
+const HARMLESS: [string, string][] = [
+  ['git SHA', `Fixed in commit ${rnd(HEX, 40)} (short ${rnd(HEX, 7)}).`],
+  ['sha256 hex', `sha256: ${rnd(HEX, 64)}\nchecksum ${rnd(HEX, 64)}`],
+  [
+    'UUIDs',
+    `event_id ${rnd(HEX, 8)}-${rnd(HEX, 4)}-4${rnd(HEX, 3)}-a${rnd(HEX, 3)}-${rnd(HEX, 12)} per delivery`,
+  ],
+  [
+    'base64 of text',
+    `payload: ${Buffer.from('The quick brown fox jumps over the lazy dog, twice over.').toString('base64')}`,
+  ],
+  [
+    'token variables in code',
+    'const token = await getToken(req);\nif (!token) throw new Error("no token");\nconst apiKey = process.env.API_KEY_V2;',
+  ],
+  ['empty env value', 'API_KEY=\nSECRET_KEY=\n'],
+  [
+    'placeholder env values',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style placeholder, on purpose.
+    'API_KEY=your-api-key-here\nSTRIPE_SECRET=<your stripe secret>\nTOKEN=${TOKEN}\nPASSWORD=changeme123456789\nAPI_KEY=xxxxxxxxxxxxxxxxxxxx',
+  ],
+  [
+    'env referencing paths and URLs',
+    'PRIVATE_KEY_PATH=/etc/ssl/private/server2048.pem\nAUTH_URL=https://auth.example2.io/oauth2/token',
+  ],
+  ['TypeScript interface', 'interface Creds {\n  token: string;\n  apiKey?: string;\n}'],
+  [
+    'documentation of key formats',
+    'GitHub tokens start with ghp_ and AWS key ids with AKIA; never paste them.',
+  ],
+  ['AWS documentation example id', `${join('AKIA', 'IOSFODNN7')}EXAMPLE`],
+  ['PEM header mentioned in code', "if (pem.startsWith('-----BEGIN PRIVATE KEY-----')) parse(pem);"],
+  ['kebab-case identifiers', 'run sk-learn-pipeline-for-the-regression-model-training-v2 first'],
+  ['URL with user but no password', 'git clone https://github.com/org/repo.git and ssh://git@host:22/repo'],
+  [
+    'header names',
+    'The verifier reads X-Signature-256 in the format sha256=<hex>; Authorization: Bearer <token>.',
+  ],
+  [
+    'JWT-like without alg',
+    `${b64url('{"typ":"x","kid":"1"}')}.${b64url('{"sub":"1234567890"}')}.${rnd(ALNUM, 30)}`,
+  ],
+  ['msg ids and room ids', '[msg_id=81d4e0aa6c from=colega (agent)] room 7a2e64ec endpoint 3b2c41d0a9'],
+  [
+    'monetary contract',
+    '{"type":"payment.confirmed","event_id":"<uuid v4>","amount_cents":12990,"currency":"BRL"}',
+  ],
+];
+
+test('credential-shaped text is refused with the kind named and the value never echoed', () => {
+  for (const [label, text, kind] of SECRETS) {
+    const found = findCredential(text);
+    assert.ok(found !== null, `${label} should be refused`);
+    assert.match(found.kind, kind, label);
+    // The finding names a kind; it never carries a fragment of the input.
+    assert.ok(!/[0-9]{4}|[A-Za-z0-9]{20}/.test(found.kind), label);
+  }
+});
+
+test('harmless look-alikes are not refused', () => {
+  for (const [label, text] of HARMLESS) {
+    assert.equal(findCredential(text), null, `${label} was refused: ${JSON.stringify(findCredential(text))}`);
+  }
+});
+
+test('a 48 KiB message without secrets is checked quickly and passes', () => {
+  const text = rnd(`${LOW} \n.,`, 48 * 1024);
+  assert.equal(findCredential(text), null);
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Envelope } from '../../src/client/messages.js';
+import { fitLines, fitMessages } from '../../src/mcp/result-fit.js';
+import { LIMITS, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+
+const msg = (i: number, body: string): Envelope => ({
+  id: i.toString(16).padStart(10, '0'),
+  from: 'colega',
+  node: 'ab'.repeat(32),
+  kind: 'agent',
+  ts: 1_790_000_000_000 + i * 1000,
+  body,
+});
+
+test('all messages fit: notice first, blank line between messages, nothing remains', () => {
+  const fitted = fitMessages([msg(1, 'one'), msg(2, 'two')]);
+  assert.equal(fitted.remaining, 0);
+  assert.equal(fitted.included.length, 2);
+  assert.ok(fitted.text.startsWith(`${UNTRUSTED_NOTICE}\n\n[msg_id=0000000001 `));
+  assert.match(fitted.text, /\none\n\n\[msg_id=0000000002 /);
+});
+
+test('too many messages: those that fit are returned in order, the rest counted', () => {
+  const messages = Array.from({ length: 30 }, (_, i) => msg(i + 1, 'x'.repeat(3000)));
+  const fitted = fitMessages(messages);
+  assert.ok(fitted.text.length <= LIMITS.maxResultChars, `${fitted.text.length}`);
+  assert.ok(fitted.included.length >= 12 && fitted.included.length < 30);
+  assert.deepEqual(
+    fitted.included.map((m) => m.id),
+    messages.slice(0, fitted.included.length).map((m) => m.id),
+  );
+  assert.equal(fitted.remaining, 30 - fitted.included.length);
+  assert.match(fitted.text, new RegExp(`${fitted.remaining} more unread messages did not fit`));
+});
+
+test('property: the result never exceeds the budget unless the first message alone does', () => {
+  let seed = 7;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let round = 0; round < 200; round++) {
+    const n = 1 + Math.floor(next() * 20);
+    const messages = Array.from({ length: n }, (_, i) => msg(i + 1, 'y'.repeat(Math.floor(next() * 12_000))));
+    const fitted = fitMessages(messages);
+    assert.ok(fitted.included.length >= 1);
+    assert.equal(fitted.included.length + fitted.remaining, n);
+    const firstAlone = fitMessages([messages[0] as Envelope]).text.length;
+    if (firstAlone <= LIMITS.maxResultChars) assert.ok(fitted.text.length <= LIMITS.maxResultChars);
+  }
+});
+
+test('a single 48 KiB message is returned whole, under the 50,000-character threshold', () => {
+  const fitted = fitMessages([msg(1, 'z'.repeat(48 * 1024)), msg(2, 'next')]);
+  assert.equal(fitted.included.length, 1);
+  assert.equal(fitted.remaining, 1);
+  assert.ok(fitted.text.includes('z'.repeat(48 * 1024)));
+  assert.ok(fitted.text.length < 50_000, `${fitted.text.length}`);
+});
+
+test('history keeps the newest lines that fit and says how many were left out', () => {
+  const lines = Array.from({ length: 200 }, (_, i) => `[line ${i}] ${'h'.repeat(400)}`);
+  const text = fitLines(lines);
+  assert.ok(text.length <= LIMITS.maxResultChars);
+  const kept = text.split('\n').filter((l) => l.startsWith('[line '));
+  assert.equal(kept.at(-1)?.startsWith('[line 199]'), true);
+  const leftOut = 200 - kept.length;
+  assert.ok(leftOut > 0);
+  assert.match(text, new RegExp(`^\\(${leftOut} earlier lines left out`));
+});
+
+test('history cuts a single line that alone exceeds the budget', () => {
+  const text = fitLines([`[huge] ${'q'.repeat(60_000)}`], LIMITS.maxResultChars, 'notice');
+  assert.ok(text.length <= LIMITS.maxResultChars);
+  assert.match(text, /more characters cut from this line\]$/);
+  assert.ok(text.startsWith('notice\n[huge] '));
+});

@@ -1,0 +1,133 @@
+// The texts the book quotes, exactly: the model (and the book's readers) depend on them.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Envelope } from '../../src/client/messages.js';
+import { formatLogEntry } from '../../src/mcp/log-line-interim.js';
+import { formatMessage } from '../../src/mcp/message-format.js';
+import { negotiateProtocolVersion } from '../../src/mcp/protocol-version.js';
+import * as texts from '../../src/mcp/texts.js';
+
+// The formats use local time; pin the zone so the book's wall-clock examples can be compared.
+process.env.TZ = 'UTC';
+const at = (s: string) => Date.parse(`${s}Z`);
+
+test('send responses', () => {
+  assert.equal(
+    texts.delivered('colega', '3f9a1c07b2'),
+    'Delivered to colega (msg_id 3f9a1c07b2). If you need their answer to continue, call `wait`.',
+  );
+  assert.equal(
+    texts.notAcknowledged('3f9a1c07b2', []),
+    'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.',
+  );
+});
+
+test('wait and inbox texts', () => {
+  assert.equal(
+    texts.noNewMessages(300, ['colega']),
+    'No new messages after 300s. Online: colega. Call `wait` again to keep listening, or tell your user.',
+  );
+  assert.equal(texts.NO_UNREAD, 'No unread messages.');
+});
+
+test('message format: header, body, reply_to/to only when present', () => {
+  const msg: Envelope = {
+    id: '81d4e0aa6c',
+    from: 'colega',
+    node: 'ab'.repeat(32),
+    kind: 'agent',
+    reply_to: '3f9a1c07b2',
+    ts: at('2026-10-02T14:05:40'),
+    body: 'Oi, agente do notificacoes aqui. ...',
+  };
+  assert.equal(
+    formatMessage(msg),
+    '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]\nOi, agente do notificacoes aqui. ...',
+  );
+  const { reply_to: _, ...plain } = msg;
+  assert.equal(
+    formatMessage(plain).split('\n')[0],
+    '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40]',
+  );
+  assert.equal(
+    formatMessage({ ...plain, kind: 'human', to: 'voce' }).split('\n')[0],
+    '[msg_id=81d4e0aa6c from=colega (human) at 2026-10-02 14:05:40 to=voce]',
+  );
+});
+
+test('status text', () => {
+  assert.equal(
+    texts.statusHeader('voce', '7a2e64ec', '3b2c41d0a9'),
+    'You are "voce" in room 7a2e64ec (endpoint 3b2c41d0a9).',
+  );
+  assert.equal(texts.STATUS_PEERS, 'Peers:');
+  assert.equal(
+    texts.statusPeerLine({
+      name: 'colega',
+      kind: 'agent',
+      online: true,
+      about: 'notificacoes',
+      path: 'direct',
+    }),
+    '- colega (agent): online, working on: notificacoes, link: direct',
+  );
+  assert.equal(texts.statusPeerLine({ name: 'ana', kind: 'human', online: false }), '- ana (human): offline');
+  assert.equal(texts.statusCounts(0, 0), 'Unread: 0. Queued for delivery: 0.');
+});
+
+test('start-up failures use the book wording', () => {
+  assert.match(
+    texts.NOT_READY.profileLocked('default'),
+    /another papo server is already running with this profile/,
+  );
+  assert.match(texts.NOT_READY.profileMissing('default'), /profile 'default' is not configured/);
+});
+
+test('instructions carry the seven rules and name the member and the room', () => {
+  const text = texts.instructions({ name: 'voce', roomId: '7a2e64ec' }, 'default');
+  assert.match(text, /"voce", a member of room 7a2e64ec/);
+  for (let i = 1; i <= 7; i++) assert.match(text, new RegExp(`^${i}\\. `, 'm'));
+  assert.match(text, /not an instruction from your user/);
+  assert.match(text, /reply_to/);
+});
+
+test('history lines follow the papo log format', () => {
+  const msg: Envelope = {
+    id: '3f9a1c07b2',
+    from: 'voce',
+    node: 'ab'.repeat(32),
+    kind: 'agent',
+    ts: at('2026-10-02T14:03:11'),
+    body: 'mensagem enviada para todos',
+  };
+  assert.equal(
+    formatLogEntry({ ev: 'out', msg }),
+    '[2026-10-02 14:03:11] voce -> room (msg 3f9a1c07b2): mensagem enviada para todos',
+  );
+  assert.equal(
+    formatLogEntry({ ev: 'delivered', id: '3f9a1c07b2', by: 'colega', ts: at('2026-10-02T14:03:12') }),
+    '[2026-10-02 14:03:12] delivered 3f9a1c07b2 to colega',
+  );
+  assert.equal(
+    formatLogEntry({
+      ev: 'in',
+      msg: {
+        ...msg,
+        id: '81d4e0aa6c',
+        from: 'colega',
+        to: 'voce',
+        reply_to: '3f9a1c07b2',
+        ts: at('2026-10-02T14:05:40'),
+        body: 'resposta recebida',
+      },
+    }),
+    '[2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): resposta recebida',
+  );
+});
+
+test('protocol versions: supported ones echoed, anything else 2025-11-25, never 2026-07-28', () => {
+  for (const v of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])
+    assert.equal(negotiateProtocolVersion(v), v);
+  for (const v of ['2026-07-28', '', 'latest', '2025-01-01'])
+    assert.equal(negotiateProtocolVersion(v), '2025-11-25');
+});

@@ -1,0 +1,293 @@
+// The tools, the push and cancellation, with the server run in-process on injected streams and an
+// in-memory RoomMember (helpers/memory-member.ts) until the room node lands; then the same
+// scenarios run end to end between two real `papo mcp` processes.
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { type TestContext, test } from 'node:test';
+import { PapoError } from '../../src/client/errors.js';
+import type { RoomMember } from '../../src/client/member-api.js';
+import { startMcpServer } from '../../src/mcp/server.js';
+import { UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { MemoryMember } from './helpers/memory-member.js';
+import { type Json, RpcClient, resultText } from './helpers/rpc-client.js';
+
+function serve(
+  t: TestContext,
+  opts: { member?: MemoryMember; open?: () => Promise<RoomMember>; env?: NodeJS.ProcessEnv } = {},
+) {
+  const member = opts.member ?? new MemoryMember();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const server = startMcpServer({
+    profile: 'default',
+    serverVersion: 'test',
+    openMember: opts.open ?? (async () => member),
+    describe: () => ({ name: member.name, roomId: member.roomId }),
+    stdin,
+    stdout,
+    stderr: new PassThrough(),
+    env: opts.env ?? {},
+    progressIntervalMs: 40,
+  });
+  const client = new RpcClient(stdin, stdout);
+  t.after(async () => {
+    await server.shutdown(50);
+    stdin.end();
+  });
+  return { member, client, server };
+}
+
+const online = (name: string, about = 'notificacoes') => ({
+  name,
+  node: 'c'.repeat(64),
+  kind: 'agent' as const,
+  about,
+  online: true,
+  path: 'direct' as const,
+});
+
+test('send: delivered, with to and reply_to passed on and the replied messages marked read', async (t) => {
+  const { member, client } = serve(t);
+  member.peers = [online('colega')];
+  member.ackBy = 'colega';
+  await client.initialize();
+  const first = member.receive('colega', 'proposal one');
+  const second = member.receive('colega', 'proposal two');
+  const later = member.receive('colega', 'after');
+  const result = await client.call('send', { message: '  agreed  ', to: 'colega', reply_to: second.id });
+  assert.equal(result.isError, undefined);
+  const id = member.sent.length === 1 ? (member.log.at(-2) as Json).msg.id : '';
+  assert.equal(
+    resultText(result),
+    `Delivered to colega (msg_id ${id}). If you need their answer to continue, call \`wait\`.`,
+  );
+  assert.deepEqual(member.sent[0], {
+    input: { body: 'agreed', to: 'colega', replyTo: second.id },
+    ackTimeoutMs: 8000,
+  });
+  assert.deepEqual(
+    member.unread().map((m) => m.id),
+    [later.id],
+  );
+  assert.ok(!member.unread().some((m) => m.id === first.id));
+});
+
+test('send: not acknowledged says it is queued and who is online', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  const none = resultText(await client.call('send', { message: 'hello' }));
+  assert.match(
+    none,
+    /^Not acknowledged yet \(msg_id [0-9a-f]{10}\)\. It is queued .* No peer is online right now\.$/,
+  );
+  member.peers = [online('colega')];
+  const unknown = resultText(await client.call('send', { message: 'hello', to: 'colgea' }));
+  assert.match(unknown, /colgea is not online right now\. No member named "colgea" has been seen/);
+});
+
+test('send: a credential is refused, named, not echoed, and nothing is sent', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  const token = ['gh', 'p_', 'Ab3'.repeat(12)].join('');
+  const result = await client.call('send', { message: `use ${token} to push` });
+  assert.equal(result.isError, true);
+  assert.match(resultText(result), /looks like a GitHub token/);
+  assert.ok(!resultText(result).includes(token));
+  assert.equal(member.sent.length, 0);
+});
+
+test('send: more than PAPO_MAX_SENDS_PER_10MIN sends is refused with the loop warning', async (t) => {
+  const { member, client } = serve(t, { env: { PAPO_MAX_SENDS_PER_10MIN: '2' } });
+  await client.initialize();
+  await client.call('send', { message: 'one' });
+  await client.call('send', { message: 'two' });
+  const third = await client.call('send', { message: 'three' });
+  assert.equal(third.isError, true);
+  assert.match(resultText(third), /more than 2 messages in 10 minutes\. The agents are probably in a loop/);
+  assert.match(resultText(third), /tell your user/);
+  assert.equal(member.sent.length, 2);
+});
+
+test('wait: returns unread messages at once with the notice, and consumes them', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  const m = member.receive('colega', 'the answer', { reply_to: '3f9a1c07b2' });
+  const text = resultText(await client.call('wait', { timeout_seconds: 5 }));
+  assert.equal(text.split('\n')[0], UNTRUSTED_NOTICE);
+  assert.match(
+    text,
+    new RegExp(
+      `\\[msg_id=${m.id} from=colega \\(agent\\) at [0-9-]+ [0-9:]+ reply_to=3f9a1c07b2\\]\\nthe answer$`,
+    ),
+  );
+  assert.equal(member.unread().length, 0);
+});
+
+test('wait: blocks until a message from the chosen member arrives, with progress notifications', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  const id = client.send('tools/call', {
+    name: 'wait',
+    arguments: { timeout_seconds: 30, from: 'colega' },
+    _meta: { progressToken: 'tok-1' },
+  });
+  const p1 = await client.waitFor((m) => m.method === 'notifications/progress');
+  const p2 = await client.waitFor((m) => m.method === 'notifications/progress' && m !== p1);
+  assert.equal(p1.params.progressToken, 'tok-1');
+  assert.equal(p1.params.total, 30);
+  assert.ok(p2.params.progress > p1.params.progress);
+  assert.match(p1.params.message, /^Waiting for messages \(\d+s of 30s\)\.$/);
+  member.receive('ana', 'not for this wait', { kind: 'human' });
+  const wanted = member.receive('colega', 'here it is');
+  const res = await client.response(id);
+  assert.match(resultText(res.result), new RegExp(`msg_id=${wanted.id} from=colega`));
+  assert.doesNotMatch(resultText(res.result), /not for this wait/);
+  assert.deepEqual(
+    member.unread().map((m) => m.from),
+    ['ana'],
+  );
+});
+
+test('wait: the timeout text names who is online', async (t) => {
+  const { member, client } = serve(t);
+  member.peers = [online('colega'), { ...online('ana'), online: false }];
+  await client.initialize();
+  const text = resultText(await client.call('wait', { timeout_seconds: 1 }));
+  assert.equal(
+    text,
+    'No new messages after 1s. Online: colega. Call `wait` again to keep listening, or tell your user.',
+  );
+});
+
+test('wait: a cancelled call gets no response and consumes nothing', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  const id = client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30 } });
+  await client.request('ping');
+  client.notify('notifications/cancelled', { requestId: id, reason: 'user pressed Esc' });
+  await client.request('ping');
+  member.receive('colega', 'arrives after the cancel');
+  await client.request('ping');
+  assert.equal(client.messages.filter((m) => m.id === id).length, 0, 'no response for the cancelled request');
+  assert.equal(member.unread().length, 1);
+  const inbox = resultText(await client.call('inbox'));
+  assert.match(inbox, /arrives after the cancel/);
+  assert.equal(member.unread().length, 0);
+});
+
+test('inbox: "No unread messages." when empty; otherwise all unread, consumed', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  assert.equal(resultText(await client.call('inbox')), 'No unread messages.');
+  member.receive('colega', 'a');
+  member.receive('ana', 'b', { kind: 'human', to: 'voce' });
+  const text = resultText(await client.call('inbox'));
+  assert.match(
+    text,
+    /from=colega \(agent\) at [^\]]+\]\na\n\n\[msg_id=[0-9a-f]+ from=ana \(human\) at [^\]]+ to=voce\]\nb$/,
+  );
+  assert.equal(member.unread().length, 0);
+});
+
+test('inbox: what does not fit stays unread and is counted', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  for (let i = 0; i < 12; i++) member.receive('colega', `${i} ${'w'.repeat(9000)}`);
+  const text = resultText(await client.call('inbox'));
+  assert.ok(text.length <= 40_000);
+  const left = member.unread().length;
+  assert.ok(left > 0);
+  assert.match(text, new RegExp(`${left} more unread messages did not fit`));
+});
+
+test('push: nothing before notifications/initialized; then earlier unread and each new one, once, unread', async (t) => {
+  const { member, client } = serve(t);
+  const earlier = member.receive('colega', 'from an earlier session');
+  await client.request('initialize', { protocolVersion: '2025-06-18', capabilities: {} });
+  await client.call('status'); // the member is open now
+  assert.equal(client.messages.filter((m) => m.method === 'notifications/claude/channel').length, 0);
+  client.notify('notifications/initialized');
+  const first = await client.waitFor((m) => m.method === 'notifications/claude/channel');
+  assert.deepEqual(first.params, {
+    content: 'from an earlier session',
+    meta: { from: 'colega', msg_id: earlier.id, sender_kind: 'agent' },
+  });
+  const live = member.receive('colega', 'live one', { reply_to: '3f9a1c07b2', to: 'voce' });
+  const second = await client.waitFor(
+    (m) => m.method === 'notifications/claude/channel' && m.params.meta.msg_id === live.id,
+  );
+  assert.deepEqual(second.params.meta, {
+    from: 'colega',
+    msg_id: live.id,
+    sender_kind: 'agent',
+    reply_to: '3f9a1c07b2',
+    to: 'voce',
+  });
+  for (const key of Object.keys(second.params.meta)) assert.match(key, /^[A-Za-z0-9_]+$/);
+  member.emit('message', live); // the same event twice is pushed once
+  await client.request('ping');
+  assert.equal(client.messages.filter((m) => m.method === 'notifications/claude/channel').length, 2);
+  assert.equal(member.unread().length, 2, 'a push marks nothing read');
+});
+
+test('history: papo log lines, with the notice when others wrote some of them', async (t) => {
+  const { member, client } = serve(t);
+  member.ackBy = 'colega';
+  await client.initialize();
+  await client.call('send', { message: 'proposal' });
+  member.receive('colega', 'reply', { to: 'voce' });
+  const text = resultText(await client.call('history', { limit: 3 }));
+  const lines = text.split('\n');
+  assert.match(lines[0] as string, /were written by other members/);
+  assert.match(lines[1] as string, /^\[[0-9-]+ [0-9:]+\] voce -> room \(msg [0-9a-f]{10}\): proposal$/);
+  assert.match(lines[2] as string, /^\[[0-9-]+ [0-9:]+\] delivered [0-9a-f]{10} to colega$/);
+  assert.match(
+    lines[3] as string,
+    /^\[[0-9-]+ [0-9:]+\] colega \(agent\) -> voce \(msg [0-9a-f]{10}\): reply$/,
+  );
+});
+
+test('status: the book text plus the link path', async (t) => {
+  const { member, client } = serve(t);
+  member.peers = [online('colega'), { ...online('ana', ''), kind: 'human', online: false }];
+  member.queued = [];
+  member.receive('colega', 'unread one');
+  await client.initialize();
+  assert.equal(
+    resultText(await client.call('status')),
+    [
+      'You are "voce" in room 7a2e64ec (endpoint 3b2c41d0a9).',
+      'Peers:',
+      '- ana (human): offline',
+      '- colega (agent): online, working on: notificacoes, link: direct',
+      'Unread: 1. Queued for delivery: 0.',
+    ].join('\n'),
+  );
+});
+
+test('a profile locked by another server: the server stays up and every tool says what to do', async (t) => {
+  const { client } = serve(t, {
+    open: async () => {
+      throw new PapoError('profile_locked', 'locked');
+    },
+  });
+  await client.initialize();
+  for (const name of ['status', 'inbox']) {
+    const result = await client.call(name);
+    assert.equal(result.isError, true);
+    assert.match(resultText(result), /another papo server is already running with this profile/);
+  }
+  assert.deepEqual((await client.request('ping')).result, {});
+});
+
+test('shutdown cancels calls in flight (no response) and closes the member', async (t) => {
+  const { member, client, server } = serve(t);
+  await client.initialize();
+  const id = client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30 } });
+  await client.request('ping');
+  await server.shutdown(50);
+  assert.equal(member.closed, true);
+  member.receive('colega', 'too late');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(client.messages.filter((m) => m.id === id).length, 0);
+});

@@ -1,0 +1,84 @@
+// Child processes for tests: a free port, a real redis-server, a `papo signal` replica.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** A port that was free a moment ago (never papo's 7450). */
+export function freePort(kind: 'tcp' = 'tcp'): Promise<number> {
+  void kind;
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `pattern` appears on the child's stdout or stderr; resolves with the match. */
+export function waitForOutput(
+  child: ChildProcess,
+  pattern: RegExp,
+  timeoutMs = 10_000,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`timed out waiting for ${pattern}; output: ${seen.slice(-800)}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = seen.match(pattern);
+      if (m) {
+        cleanup();
+        resolve(m);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`process exited (${code}) before ${pattern}; output: ${seen.slice(-800)}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** Kills a child (if still running) and waits for it to exit. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  await exited;
+}
+
+export async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await waitForOutput(child, /Ready to accept connections/);
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** `papo signal --port 0` as a child process; resolves once it says where it listens. */
+export async function startCliSignal(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'signal', '--host', '127.0.0.1', '--port', '0'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const m = await waitForOutput(child, /listening on (ws:\/\/[^\s]+)\/v1\/ws/);
+  return { url: m[1] as string, child };
+}

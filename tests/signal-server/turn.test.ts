@@ -1,0 +1,89 @@
+// The TURN REST credentials the signal server mints are accepted by a real coturn configured with
+// the same secret, and refused once expired or signed with another secret.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startSignalServer } from '../../src/signal-server/server.js';
+import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+import { getText, hex32, sample, TestClient } from './helpers.js';
+import { freePort, stop } from './processes.js';
+import { ALLOCATE_ERROR, ALLOCATE_SUCCESS, allocate, RELAYED_ADDRESS } from './stun-client.js';
+
+const SECRET = 'fixture-turn-secret';
+let dir: string;
+let coturn: ChildProcess;
+let port: number;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'papo-turn-'));
+  port = await freePort();
+  const relay = 40_000 + Math.floor(Math.random() * 20_000);
+  coturn = spawn(
+    'turnserver',
+    [
+      '-n',
+      '--listening-ip=127.0.0.1',
+      `--listening-port=${port}`,
+      '--use-auth-secret',
+      `--static-auth-secret=${SECRET}`,
+      '--realm=papo',
+      '--no-cli',
+      '--no-tls',
+      '--no-dtls',
+      `--min-port=${relay}`,
+      `--max-port=${relay + 20}`,
+      `--pidfile=${join(dir, 'turnserver.pid')}`,
+      `--userdb=${join(dir, 'turndb')}`,
+      '--log-file=stdout',
+      '--simple-log',
+    ],
+    { stdio: ['ignore', 'ignore', 'ignore'] },
+  );
+});
+
+after(async () => {
+  if (coturn !== undefined) await stop(coturn, 'SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('coturn accepts the credentials of a welcome message and refuses expired ones', async () => {
+  const server = await startSignalServer({
+    port: 0,
+    env: {
+      PAPO_TURN_SECRET: SECRET,
+      PAPO_TURN_URLS: `turn:127.0.0.1:${port}?transport=udp`,
+      PAPO_TURN_TTL: '300',
+    },
+  });
+  try {
+    const c = await TestClient.open(server.url, { query: `?peer=${hex32()}` });
+    try {
+      const welcome = await c.next();
+      assert.equal(welcome.t, 'welcome');
+      const turn = welcome.t === 'welcome' ? welcome.iceServers[0] : undefined;
+      assert.ok(turn?.username !== undefined && turn.credential !== undefined);
+
+      const ok = await allocate(port, turn.username, turn.credential);
+      assert.equal(ok.type, ALLOCATE_SUCCESS, `allocation refused with ${ok.errorCode}`);
+      assert.ok(ok.attributes.has(RELAYED_ADDRESS));
+
+      const expired = mintTurnCredential(SECRET, 'expired', 60, Date.now() - 3600_000);
+      const refused = await allocate(port, expired.username, expired.credential);
+      assert.equal(refused.type, ALLOCATE_ERROR);
+      assert.equal(refused.errorCode, 401);
+
+      const forged = mintTurnCredential('another-secret', 'forged', 300);
+      const wrong = await allocate(port, forged.username, forged.credential);
+      assert.equal(wrong.type, ALLOCATE_ERROR);
+      assert.equal(wrong.errorCode, 401);
+      assert.equal(sample((await getText(server.url, '/metrics')).body, 'papo_signal_connections'), 1);
+    } finally {
+      await c.close();
+    }
+  } finally {
+    await server.close();
+  }
+});

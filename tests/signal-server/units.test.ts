@@ -1,0 +1,64 @@
+// Pure parts: settings from the environment, the token bucket, the client address, credentials.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configFromEnv, DEFAULTS } from '../../src/signal-server/config.js';
+import { AddressCounter, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
+import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+
+test('an empty environment gives the documented defaults', () => {
+  const c = configFromEnv({});
+  assert.deepEqual(c, DEFAULTS);
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.port, 7450);
+  assert.equal(c.maxMessageBytes, 64 * 1024);
+  assert.equal(c.pingIntervalMs, 20_000);
+});
+
+test('variables override the defaults; empty means unset; bad values are RangeErrors', () => {
+  const c = configFromEnv({
+    PAPO_SIGNAL_PORT: '9000',
+    PAPO_SIGNAL_TOKEN: '',
+    PAPO_SIGNAL_PING_INTERVAL: '0.2',
+    PAPO_SIGNAL_TRUST_PROXY: 'true',
+    PAPO_STUN_URLS: 'stun:a:3478, stun:b:3478',
+  });
+  assert.equal(c.port, 9000);
+  assert.equal(c.token, undefined);
+  assert.equal(c.pingIntervalMs, 200);
+  assert.equal(c.trustProxyHops, 1);
+  assert.deepEqual(c.turn.stunUrls, ['stun:a:3478', 'stun:b:3478']);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_PORT: '70000' }), RangeError);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_MAX_MESSAGE_BYTES: String(128 * 1024) }), RangeError);
+  assert.throws(() => configFromEnv({ PAPO_TURN_URLS: 'http://turn' }), RangeError);
+});
+
+test('the token bucket allows a burst, then the sustained rate', () => {
+  const bucket = new TokenBucket(10, 3, 0);
+  assert.deepEqual(
+    [bucket.take(0), bucket.take(0), bucket.take(0), bucket.take(0)],
+    [true, true, true, false],
+  );
+  assert.equal(bucket.take(50), false); // half a token
+  assert.equal(bucket.take(100), true); // one token after 100 ms at 10/s
+  assert.equal(bucket.take(100), false);
+  assert.equal(bucket.take(10_000), true); // refilled, capped at the burst
+});
+
+test('the client address ignores X-Forwarded-For unless proxies are trusted', () => {
+  assert.equal(clientAddress('::ffff:10.0.0.1', '203.0.113.9', 0), '10.0.0.1');
+  assert.equal(clientAddress('10.0.0.1', 'spoofed, 203.0.113.9', 1), '203.0.113.9');
+  assert.equal(clientAddress('10.0.0.1', 'spoofed, 203.0.113.9, 10.0.0.2', 2), '203.0.113.9');
+  assert.equal(clientAddress('10.0.0.1', undefined, 1), '10.0.0.1');
+  const counter = new AddressCounter();
+  assert.equal(counter.acquire('a', 1), true);
+  assert.equal(counter.acquire('a', 1), false);
+  counter.release('a');
+  assert.equal(counter.size, 0);
+});
+
+test('TURN REST credentials follow coturn use-auth-secret', () => {
+  // Expiry 1700000000 + 3600; the value is openssl dgst -sha1 -hmac secret's.
+  const cred = mintTurnCredential('secret', 'abcdef0123', 3600, 1_700_000_000_000);
+  assert.equal(cred.username, '1700003600:abcdef0123');
+  assert.equal(cred.credential, 'l170cXHT0/jhWWVrupsszIUyDWg=');
+});

@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isPapoError } from '../../src/client/errors.js';
+import { acquireLock } from '../../src/client/file-lock.js';
+import { createProfile, openMemberState, openProfile } from '../../src/client/profile-store.js';
+import { generateSecret } from '../../src/client/room-crypto.js';
+import type { NodeState } from '../../src/client/room-node.js';
+
+function tempHome(t: { after: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'papo-home-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'home'); // not yet created: createProfile makes it
+}
+
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+/** Every file under dir with its content, to show that a refused operation changed nothing. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const p = join(dir, name);
+    out[name] = statSync(p).isDirectory() ? '<dir>' : readFileSync(p, 'hex');
+  }
+  return out;
+}
+
+test('createProfile: folders 0700, profile.json and secret.key 0600, and openProfile reads it back', async (t) => {
+  const home = tempHome(t);
+  const secret = generateSecret();
+  const { profile, replaced } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'alice',
+    about: 'payments-api',
+    secret,
+    signalUrl: 'wss://signal.example.com',
+    force: false,
+  });
+  assert.equal(replaced, false);
+  const dir = join(home, 'profiles', 'default');
+  assert.equal(profile.dir, dir);
+  for (const d of [home, join(home, 'profiles'), dir]) assert.equal(mode(d), 0o700, d);
+  assert.deepEqual(readdirSync(dir).sort(), ['profile.json', 'secret.key']);
+  assert.equal(mode(join(dir, 'profile.json')), 0o600);
+  assert.equal(mode(join(dir, 'secret.key')), 0o600);
+  const stored = JSON.parse(readFileSync(join(dir, 'profile.json'), 'utf8'));
+  assert.equal(stored.secret, Buffer.from(secret).toString('hex'));
+
+  const opened = await openProfile({ home, profile: 'default' });
+  assert.equal(opened.name, 'alice');
+  assert.equal(opened.about, 'payments-api');
+  assert.equal(opened.signalUrl, 'wss://signal.example.com');
+  assert.deepEqual(opened.secret, secret);
+  assert.equal(opened.identity.nodeId, profile.identity.nodeId);
+  assert.match(opened.identity.nodeId, /^[0-9a-f]{64}$/);
+});
+
+test('no signal URL stored means the local default (the field is absent)', async (t) => {
+  const home = tempHome(t);
+  await createProfile({ home, profile: 'p', name: 'a', secret: generateSecret(), force: false });
+  const opened = await openProfile({ home, profile: 'p' });
+  assert.equal(opened.signalUrl, undefined);
+  assert.equal('signalUrl' in JSON.parse(readFileSync(join(opened.dir, 'profile.json'), 'utf8')), false);
+});
+
+test('an existing profile without force: profile_exists and nothing changed', async (t) => {
+  const home = tempHome(t);
+  await createProfile({ home, profile: 'default', name: 'alice', secret: generateSecret(), force: false });
+  const before = snapshot(home);
+  await assert.rejects(
+    createProfile({ home, profile: 'default', name: 'bob', secret: generateSecret(), force: false }),
+    (e) => isPapoError(e, 'profile_exists'),
+  );
+  assert.deepEqual(snapshot(home), before);
+});
+
+test('force keeps the identity and the log, clears peers, inbox and outbox', async (t) => {
+  const home = tempHome(t);
+  const first = await createProfile({
+    home,
+    profile: 'default',
+    name: 'alice',
+    secret: generateSecret(),
+    force: false,
+  });
+  const state = await openMemberState(first.profile.dir);
+  const envelope = (id: string, body: string) => ({
+    id,
+    from: 'b',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body,
+  });
+  state.inbox.push(envelope('0123456789', 'x'));
+  await state.saveInbox();
+  state.outbox = [envelope('0123456788', 'y')];
+  await state.saveOutbox();
+  state.peers['cd'.repeat(32)] = { name: 'b', kind: 'agent', lastSeen: 1 };
+  await state.savePeers();
+  const dir = first.profile.dir;
+  for (const f of ['inbox.json', 'outbox.json', 'peers.json']) assert.equal(mode(join(dir, f)), 0o600);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'outbox.json'), 'utf8'))[0].body, 'y');
+  await state.appendLog({ ev: 'delivered', id: '0123456788', by: 'b', ts: 2 });
+
+  const newSecret = generateSecret();
+  const second = await createProfile({
+    home,
+    profile: 'default',
+    name: 'alice2',
+    secret: newSecret,
+    force: true,
+  });
+  assert.equal(second.replaced, true);
+  assert.equal(second.profile.identity.nodeId, first.profile.identity.nodeId);
+  assert.deepEqual(readdirSync(first.profile.dir).sort(), ['log.jsonl', 'profile.json', 'secret.key']);
+  const reopened = await openMemberState(first.profile.dir);
+  assert.equal(reopened.inbox.length, 0);
+  assert.equal(reopened.outbox.length, 0);
+  assert.equal(Object.keys(reopened.peers).length, 0);
+  assert.equal((await reopened.readLogTail(10)).length, 1);
+  assert.deepEqual((await openProfile({ home, profile: 'default' })).secret, newSecret);
+});
+
+test('force while a papo server holds the lock: profile_locked and nothing changed', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  const lock = await acquireLock(profile.dir);
+  t.after(() => lock.release());
+  const before = snapshot(home);
+  await assert.rejects(
+    createProfile({ home, profile: 'default', name: 'b', secret: generateSecret(), force: true }),
+    (e) => isPapoError(e, 'profile_locked'),
+  );
+  assert.deepEqual(snapshot(home), before);
+});
+
+test('openProfile: missing and corrupt profiles', async (t) => {
+  const home = tempHome(t);
+  await assert.rejects(openProfile({ home, profile: 'work' }), (e) => {
+    assert.ok(isPapoError(e, 'profile_missing'));
+    assert.equal(e.message, "profile 'work' is not configured — run papo new or papo join");
+    return true;
+  });
+  await assert.rejects(openProfile({ home, profile: '../x' }), (e) => isPapoError(e, 'invalid_profile_name'));
+  const { profile } = await createProfile({
+    home,
+    profile: 'work',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  writeFileSync(join(profile.dir, 'profile.json'), '{"name": "a", "secr');
+  await assert.rejects(openProfile({ home, profile: 'work' }), (e) => {
+    assert.ok(isPapoError(e, 'profile_corrupt'));
+    assert.match(e.message, /profile\.json is not valid JSON/);
+    return true;
+  });
+  writeFileSync(join(profile.dir, 'profile.json'), '{"name": "a"}');
+  await assert.rejects(openProfile({ home, profile: 'work' }), (e) => isPapoError(e, 'profile_corrupt'));
+});
+
+test('member state: the shape the room node drives; inbound ids from the log and the inbox', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
+  const msg = (id: string) => ({
+    id,
+    from: 'b',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body: 'x',
+  });
+  await state.appendLog({ ev: 'in', msg: msg('00000000a1') });
+  await state.appendLog({ ev: 'out', msg: msg('00000000a2') });
+  state.inbox.push(msg('00000000a3'));
+  await state.saveInbox();
+  const again = await openMemberState(profile.dir);
+  assert.deepEqual([...(await again.inboundIds())].sort(), ['00000000a1', '00000000a3']);
+  assert.equal((await again.readLogTail(1))[0]?.ev, 'out');
+});
+
+test('member state: corrupt inbox.json is profile_corrupt naming the file', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  writeFileSync(join(profile.dir, 'inbox.json'), '{"not": "a list"}');
+  await assert.rejects(openMemberState(profile.dir), (e) => {
+    assert.ok(isPapoError(e, 'profile_corrupt'));
+    assert.match(e.message, /inbox\.json/);
+    return true;
+  });
+});
+
+test('a home that cannot be written: home_unwritable and nothing created', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'papo-home-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  writeFileSync(join(base, 'file'), '');
+  // A file where a folder must be fails for every user, root included.
+  await assert.rejects(
+    createProfile({
+      home: join(base, 'file', 'papo'),
+      profile: 'default',
+      name: 'a',
+      secret: generateSecret(),
+      force: false,
+    }),
+    (e) => isPapoError(e, 'home_unwritable'),
+  );
+  assert.deepEqual(readdirSync(base), ['file']);
+});
+
+test('a read-only home (non-root only: root ignores permissions)', {
+  skip: process.getuid?.() === 0,
+}, async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'papo-home-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const home = join(base, 'ro');
+  mkdirSync(home, { mode: 0o500 });
+  await assert.rejects(
+    createProfile({ home, profile: 'default', name: 'a', secret: generateSecret(), force: false }),
+    (e) => isPapoError(e, 'home_unwritable'),
+  );
+});
