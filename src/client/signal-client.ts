@@ -228,7 +228,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       ws.terminate();
     });
     ws.on('error', (err) => {
-      reason = err.message;
+      // Keep the first cause (an HTTP refusal says more than the terminate() that follows it).
+      if (reason === 'closed') reason = err.message;
     });
     ws.on('close', (code) => this.#lost(ws, reason === 'closed' ? `closed (${code})` : reason));
   }
