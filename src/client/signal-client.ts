@@ -198,9 +198,12 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     if (this.#closed) return;
     const headers: Record<string, string> = {};
     if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    // `?peer=` lets the server tag the TURN credentials it mints with our short id (ADR 0023).
+    const url = new URL(this.#socketUrl);
+    url.searchParams.set('peer', this.localId);
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.#socketUrl, {
+      ws = new WebSocket(url.toString(), {
         headers,
         maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
         handshakeTimeout: 10_000,

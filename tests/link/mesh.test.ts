@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { resolveIceConfig } from '../../src/client/ice-config.js';
 import { Mesh } from '../../src/client/mesh.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
 import { SignalClient } from '../../src/client/signal-client.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { LOOPBACK_ICE, once, orderedIds, until } from './helpers.js';
+import { LOOPBACK_ICE, once, orderedIds, startTurn, until } from './helpers.js';
 
 const FAST = [100, 200, 400];
 
-function member(url: string, id: string, keys: ReturnType<typeof deriveRoomKeys>) {
+function member(url: string, id: string, keys: ReturnType<typeof deriveRoomKeys>, env?: NodeJS.ProcessEnv) {
   const signal = new SignalClient({
     url,
     topic: keys.topic,
@@ -16,7 +17,9 @@ function member(url: string, id: string, keys: ReturnType<typeof deriveRoomKeys>
     signalKey: keys.signalKey,
     backoffMs: FAST,
   });
-  const mesh = new Mesh({ signal, ice: LOOPBACK_ICE, backoffMs: FAST });
+  // With `env`, ICE comes as in production: env > the welcome's servers > STUN default.
+  const ice = env === undefined ? LOOPBACK_ICE : () => resolveIceConfig({ env, welcome: signal.iceServers });
+  const mesh = new Mesh({ signal, ice, backoffMs: FAST });
   signal.start();
   return {
     signal,
@@ -150,4 +153,30 @@ test('an outsider on the topic with the wrong secret is never linked', async (t)
   );
   assert.deepEqual(ma.mesh.neighbours(), []);
   assert.deepEqual(mo.mesh.neighbours(), []);
+});
+
+test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_POLICY=relay link', async (t) => {
+  const turn = await startTurn();
+  t.after(() => turn.close());
+  const srv = await startSignalServer({
+    host: '127.0.0.1',
+    port: 0,
+    env: {},
+    config: {
+      turn: { secret: turn.secret, urls: [`turn:127.0.0.1:${turn.port}`], stunUrls: [], ttlSeconds: 600 },
+    },
+  });
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const env = { PAPO_ICE_POLICY: 'relay' };
+  const ma = member(srv.url, a, keys, env);
+  const mb = member(srv.url, b, keys, env);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'relayed link');
+  // The welcome carried REST credentials: "<expiry>:<short id>".
+  assert.match(ma.signal.iceServers?.[0]?.username ?? '', /^\d+:[0-9a-f]{10}$/);
+  assert.equal(ma.mesh.path(b), 'relay');
+  assert.equal(mb.mesh.path(a), 'relay');
+  await talk(ma.mesh, mb.mesh, 'via TURN');
 });

@@ -80,7 +80,7 @@ test('bad server input is counted and ignored; a lost connection is redialled an
   assert.deepEqual(signals, [[peer, { k: 'knock' }]]);
   assert.deepEqual(errors, [{ code: 'rate_limited', message: 'slow down' }]);
   assert.deepEqual(auth, ['Bearer test-token']);
-  assert.deepEqual(paths, ['/v1/ws']);
+  assert.deepEqual(paths, [`/v1/ws?peer=${me}`]);
   assert.deepEqual(joins, [{ t: 'join', topic: keys.topic, peer: me }]);
   const dropped = client.dropped();
   // binary, not JSON, bad welcome, unknown type, peers of another topic, signal with a bad sender
