@@ -26,7 +26,11 @@ test('signal URLs map to the v1 WebSocket endpoint', () => {
 // signal server, so this is the one place a stand-in is used (to inject failures).
 test('bad server input is counted and ignored; a lost connection is redialled and re-joined', async (t) => {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  t.after(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  t.after(() => {
+    // ws leaves open connections alone on close(); end them so the server can stop at once.
+    for (const ws of wss.clients) ws.terminate();
+    return new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
   await once(wss, 'listening');
   const port = (wss.address() as AddressInfo).port;
   const keys = deriveRoomKeys(generateSecret());
