@@ -43,7 +43,7 @@ export interface EvilSignalServer {
   blobs: { topic: string; from: string; to: string; data: string }[];
   /** Peers currently joined, by id. */
   peers(): string[];
-  /** Sends a raw server message to a joined peer. */
+  /** Sends a server message to a joined peer (a string is sent as is). */
   inject(peer: string, message: unknown): void;
   close(): Promise<void>;
 }
@@ -70,7 +70,7 @@ export async function startEvilSignalServer(options: EvilOptions = {}): Promise<
   const blobs: EvilSignalServer['blobs'] = [];
 
   const send = (c: Conn, message: unknown) => {
-    const text = JSON.stringify(message);
+    const text = typeof message === 'string' ? message : JSON.stringify(message);
     records.push({ dir: 'out', peer: c.peer, text });
     if (c.ws.readyState === WebSocket.OPEN) c.ws.send(text);
   };

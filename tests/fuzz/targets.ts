@@ -24,8 +24,10 @@ import { parseMessage } from '../../src/mcp/json-rpc.js';
 import { startMcpServer } from '../../src/mcp/server.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
+import { startEvilSignalServer } from '../attacks/evil-signal.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { MemoryMember } from '../mcp/helpers/memory-member.js';
+import { makeRoom, startMember } from '../nat/members.js';
 
 export interface FuzzBudget {
   /** Cases to try (the test); ignored when timeMs is set. */
@@ -739,6 +741,117 @@ const signalServer: FuzzTarget = {
   },
 };
 
+// ---------- server messages to a member (a real papo mcp behind a malicious signal server) ----------
+
+const serverMessageArb = (topic: string, peer: string) =>
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc
+        .record(
+          {
+            t: fc.oneof(
+              fc.constantFrom('welcome', 'peers', 'joined', 'left', 'signal', 'error'),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
+            v: fc.oneof(fc.constant(1), fc.jsonValue({ maxDepth: 1 })),
+            iceServers: fc.oneof(
+              fc.array(
+                fc.record(
+                  {
+                    urls: fc.oneof(
+                      fc.constantFrom(
+                        'stun:203.0.113.9',
+                        'turn:203.0.113.9?transport=tcp',
+                        'turns:x:1',
+                        'stun:[::1]:99999',
+                      ),
+                      fc.string({ maxLength: 40 }),
+                      fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }),
+                      fc.jsonValue({ maxDepth: 1 }),
+                    ),
+                    username: fc.oneof(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 1 })),
+                    credential: fc.oneof(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 1 })),
+                  },
+                  { requiredKeys: [] },
+                ),
+                { maxLength: 4 },
+              ),
+              fc.jsonValue({ maxDepth: 2 }),
+            ),
+            topic: fc.oneof(fc.constant(topic), nodeId, fc.jsonValue({ maxDepth: 1 })),
+            peer: fc.oneof(
+              fc.constant(peer),
+              nodeId,
+              fc.string({ maxLength: 70 }),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
+            peers: fc.oneof(
+              fc.array(fc.oneof(nodeId, fc.constant(peer), fc.jsonValue({ maxDepth: 1 })), { maxLength: 5 }),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
+            from: fc.oneof(nodeId, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+            data: fc.oneof(
+              fc.base64String({ maxLength: 400 }),
+              fc.string({ maxLength: 100 }),
+              fc.jsonValue({ maxDepth: 2 }),
+            ),
+            code: fc.oneof(
+              fc.constantFrom('rate_limited', 'unauthorized', 'room_full'),
+              fc.jsonValue({ maxDepth: 1 }),
+            ),
+            message: fc.oneof(fc.string({ maxLength: 100 }), fc.jsonValue({ maxDepth: 1 })),
+          },
+          { requiredKeys: [] },
+        )
+        .map((o) => JSON.stringify(o)),
+    },
+    { weight: 2, arbitrary: anyText },
+  );
+
+const memberBehindEvilServer: FuzzTarget = {
+  name: 'server messages to a member (papo mcp)',
+  quickRuns: 100,
+  run: async (budget) => {
+    const evil = await startEvilSignalServer();
+    const setup = await makeRoom(evil.url, ['fuzzed-member'], 'fuzz-member');
+    const member = await startMember('fuzzed-member', setup.homes[0] as string);
+    try {
+      await member.status();
+      for (let i = 0; i < 100 && evil.peers().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      const peer = evil.peers()[0];
+      const join = evil.records.find((r) => r.text.includes('"t":"join"'))?.text ?? '{}';
+      const topic = (JSON.parse(join) as { topic?: string }).topic;
+      if (!peer || !topic) throw new Error('the member never joined the malicious server');
+      return await check(
+        'server messages to a member (papo mcp)',
+        fc.asyncProperty(
+          fc.array(serverMessageArb(topic, peer), { minLength: 1, maxLength: 6 }),
+          async (messages) => {
+            for (const m of messages) evil.inject(peer, m);
+            let timer: NodeJS.Timeout | undefined;
+            await Promise.race([
+              member.status(),
+              new Promise((_, reject) => {
+                timer = setTimeout(() => reject(new Error('papo mcp stopped answering status')), 4000);
+              }),
+            ]).finally(() => clearTimeout(timer));
+            if (member.client.child.exitCode !== null)
+              throw new Error(`papo mcp exited: ${member.stderr().slice(-500)}`);
+            return true;
+          },
+        ),
+        budget,
+        6000,
+      );
+    } finally {
+      await member.kill();
+      await evil.close();
+      for (const h of setup.homes) rmSync(h, { recursive: true, force: true });
+    }
+  },
+};
+
 export const FUZZ_TARGETS: FuzzTarget[] = [
   invite,
   frames,
@@ -747,4 +860,5 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   mcpInProcess,
   mcpBinary,
   signalServer,
+  memberBehindEvilServer,
 ];
