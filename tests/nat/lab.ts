@@ -116,7 +116,7 @@ export function labSkipReason(): string | null {
   const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
   if (list.status !== 0) return `ip netns is not available here: ${list.stderr.trim()}`;
   // A namespace can be listed but not created in some containers: try for real.
-  const probe = `${LAB_PREFIX}probe-${process.pid}`;
+  const probe = `${LAB_PREFIX}${process.pid}-probe`;
   const add = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
   if (add.status !== 0) return `cannot create a network namespace here: ${add.stderr.trim()}`;
   spawnSync('ip', ['netns', 'del', probe]);
