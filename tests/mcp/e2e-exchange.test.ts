@@ -41,8 +41,8 @@ test('PAPO_TEST_PROGRESS_MS shortens the progress interval; anything else keeps 
 test('two agents in two homes: send, push, reply_to, wait, inbox, history, status', async (t) => {
   const room = await makeRoom(t);
   // voce's progress interval is shortened so a short `wait` shows progress (see server.ts).
-  const a = startAgent(t, room.voce, { PAPO_TEST_PROGRESS_MS: '200' });
-  const b = startAgent(t, room.colega);
+  const a = startAgent(room, room.voce, { PAPO_TEST_PROGRESS_MS: '200' });
+  const b = startAgent(room, room.colega);
   await a.client.initialize();
   // colega answers initialize but has not sent notifications/initialized yet: no push may come.
   const init = await b.client.request('initialize', {

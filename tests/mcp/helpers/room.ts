@@ -23,6 +23,8 @@ export interface Side {
 
 export interface Room {
   root: string;
+  /** Every server started with startAgent; stopped before the folder is removed. */
+  agents: McpProcess[];
   signalUrl: string;
   roomId: string;
   voce: Side;
@@ -60,11 +62,16 @@ export function papo(args: string[], home: string): string {
 
 /** Makes the room (new + join with the built binary) in a temporary folder removed after `t`. */
 export async function makeRoom(
-  t: { after: (fn: () => void) => void },
+  t: { after: (fn: () => Promise<void>) => void },
   projects: [string, string] = ['payments-api', 'notifications'],
 ): Promise<Room> {
   const root = mkdtempSync(join(tmpdir(), 'papo-e2e-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const agents: McpProcess[] = [];
+  // One hook, in this order: the servers write to their homes until they are stopped.
+  t.after(async () => {
+    await Promise.all(agents.map((p) => p.stop()));
+    rmSync(root, { recursive: true, force: true });
+  });
   const side = (name: string, project: string): Side => {
     const s = { name, home: join(root, `home-${name}`), project: join(root, 'code', name, project) };
     mkdirSync(s.home, { recursive: true });
@@ -79,17 +86,13 @@ export async function makeRoom(
   const roomId = /[Rr]oom ([0-9a-f]{8})\b/.exec(created)?.[1];
   if (invite === undefined || roomId === undefined) throw new Error(`no invite or room id in:\n${created}`);
   papo(['join', invite, '--name', 'colega'], colega.home);
-  return { root, signalUrl, roomId, voce, colega };
+  return { root, agents, signalUrl, roomId, voce, colega };
 }
 
-/** Starts `papo mcp` for one side (cwd = its project folder); stopped when `t` ends. */
-export function startAgent(
-  t: { after: (fn: () => Promise<void>) => void },
-  side: Side,
-  env: Record<string, string> = {},
-): McpProcess {
+/** Starts `papo mcp` for one side (cwd = its project folder); stopped when the room's test ends. */
+export function startAgent(room: Room, side: Side, env: Record<string, string> = {}): McpProcess {
   const p = spawnMcp({ home: side.home, cwd: side.project, env: { LANG: 'C', ...env } });
-  t.after(() => p.stop());
+  room.agents.push(p);
   return p;
 }
 
