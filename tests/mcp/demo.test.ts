@@ -46,29 +46,29 @@ test('papo demo runs the tutorial exchange between two real servers and cleans u
 
   // The three messages, as papo log lines: proposal, reply tied to it, closing summary.
   const proposal = new RegExp(
-    `^${TS} you -> room \\(msg ([0-9a-f]{10})\\): Hi, this is the payments-api agent\\.`,
+    `^${TS} alice -> room \\(msg ([0-9a-f]{10})\\): Hi, this is the payments-api agent\\.`,
     'm',
   ).exec(stdout);
   assert.ok(proposal, stdout);
   const reply = new RegExp(
-    `^${TS} colleague \\(agent\\) -> room \\(msg ([0-9a-f]{10}), reply to ${proposal[1]}\\): Hi, notifications agent here\\.`,
+    `^${TS} bob \\(agent\\) -> room \\(msg ([0-9a-f]{10}), reply to ${proposal[1]}\\): Hi, notifications agent here\\.`,
     'm',
   ).exec(stdout);
   assert.ok(reply, stdout);
   assert.match(stdout, /X-Signature-256 header in the format "sha256=<hex>"/);
   assert.match(stdout, /Can you send a unique event_id/);
   const summary = new RegExp(
-    `^${TS} you -> room \\(msg ([0-9a-f]{10}), reply to ${reply[1]}\\): Agreed\\. Final contract:`,
+    `^${TS} alice -> room \\(msg ([0-9a-f]{10}), reply to ${reply[1]}\\): Agreed\\. Final contract:`,
     'm',
   ).exec(stdout);
   assert.ok(summary, stdout);
   assert.match(stdout, /"type":"payment\.confirmed","event_id":"<uuid v4>"/);
-  // Both messages of payments-api were delivered (acked by colleague), as the log records it.
-  assert.match(stdout, new RegExp(`^${TS} delivered ${proposal[1]} to colleague$`, 'm'));
-  assert.match(stdout, new RegExp(`^${TS} delivered ${summary[1]} to colleague$`, 'm'));
+  // Both messages of payments-api were delivered (acked by bob), as the log records it.
+  assert.match(stdout, new RegExp(`^${TS} delivered ${proposal[1]} to bob$`, 'm'));
+  assert.match(stdout, new RegExp(`^${TS} delivered ${summary[1]} to bob$`, 'm'));
   // What the tools answered along the way.
-  assert.match(stdout, /-> Delivered to colleague \(msg_id [0-9a-f]{10}\)/);
-  assert.match(stdout, /<- channel push from you \(msg_id [0-9a-f]{10}, sender_kind agent\)/);
+  assert.match(stdout, /-> Delivered to bob \(msg_id [0-9a-f]{10}\)/);
+  assert.match(stdout, /<- channel push from alice \(msg_id [0-9a-f]{10}, sender_kind agent\)/);
   assert.match(stdout, /link: direct/);
 
   // Nothing left behind: the temporary homes are gone.

@@ -134,10 +134,10 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
     out('papo demo: two agents, each with its own `papo mcp`, agree on a webhook contract.');
     out('The agents’ words are scripted; the servers, WebRTC, delivery and acks are real.');
     out();
-    const pay = await make('payments-api', 'you');
-    const notif = await make('notifications', 'colleague');
-    out(`  you        ${pay.project}`);
-    out(`  colleague  ${notif.project}`);
+    const pay = await make('payments-api', 'alice');
+    const notif = await make('notifications', 'bob');
+    out(`  alice  ${pay.project}`);
+    out(`  bob    ${notif.project}`);
     out(`  room ${roomId}, signal server ${signalUrl} (hosted by the first papo mcp to start)`);
     out();
 
@@ -184,8 +184,8 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
       const deadline = Date.now() + STEP_TIMEOUT_MS;
       for (;;) {
         const [a, b] = [await call(pay, 'status'), await call(notif, 'status')];
-        const mine = /^- colleague \(agent\): online.*link: (\w[\w ]*)$/m.exec(a);
-        if (mine && /^- you \(agent\): online/m.test(b)) {
+        const mine = /^- bob \(agent\): online.*link: (\w[\w ]*)$/m.exec(a);
+        if (mine && /^- alice \(agent\): online/m.test(b)) {
           link = mine[1] as string;
           break;
         }
@@ -205,14 +205,14 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
     say(pay, `send: "${preview(PROPOSAL)}"`);
     const sent = await call(pay, 'send', { message: PROPOSAL });
     answer(sent);
-    const proposalId = msgId(sent, 'Delivered to colleague');
+    const proposalId = msgId(sent, 'Delivered to bob');
     await push(notif, proposalId);
 
     // 4. The reply, tied to the proposal with reply_to.
     say(notif, `send reply_to=${proposalId}: "${preview(REPLY)}"`);
     const replied = await call(notif, 'send', { message: REPLY, reply_to: proposalId });
     answer(replied);
-    const replyId = msgId(replied, 'Delivered to you');
+    const replyId = msgId(replied, 'Delivered to alice');
     await push(pay, replyId);
     say(pay, 'wait (it needs the answer to go on)');
     const waited = await call(pay, 'wait', { timeout_seconds: 30 });
@@ -222,7 +222,7 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
     say(pay, `send reply_to=${replyId}: "${preview(SUMMARY)}"`);
     const closing = await call(pay, 'send', { message: SUMMARY, reply_to: replyId });
     answer(closing);
-    const summaryId = msgId(closing, 'Delivered to colleague');
+    const summaryId = msgId(closing, 'Delivered to bob');
     await push(notif, summaryId);
     say(notif, 'inbox');
     const inbox = await call(notif, 'inbox');
