@@ -209,7 +209,8 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
         // ClientHello often reaches an offerer whose ICE is not connected yet; it is dropped and
         // DTLS retransmits only after 1 s. Measured: 13 of 20 loopback links took ~1 s that way,
         // 0 of 20 this way (docs/transport.md).
-        const sdp = signal.k === 'offer' ? signal.sdp.replace(/a=setup:actpass/g, 'a=setup:active') : signal.sdp;
+        const sdp =
+          signal.k === 'offer' ? signal.sdp.replace(/a=setup:actpass/g, 'a=setup:active') : signal.sdp;
         this.#pc.setRemoteDescription(sdp, signal.k);
         this.#remoteDescribed = true;
         for (const c of this.#pendingCandidates.splice(0)) this.#pc.addRemoteCandidate(c.cand, c.mid);

@@ -204,7 +204,11 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (entries.length === 0) return textResult(NO_HISTORY);
     const fromOthers = entries.some((e) => e.ev === 'in');
     return textResult(
-      fitLines(entries.map(formatLogEntry), LIMITS.maxResultChars, fromOthers ? HISTORY_NOTICE : ''),
+      fitLines(
+        entries.map((e) => formatLogEntry(e, member.name)),
+        LIMITS.maxResultChars,
+        fromOthers ? HISTORY_NOTICE : '',
+      ),
     );
   };
 

@@ -51,7 +51,7 @@ test('papo demo runs the tutorial exchange between two real servers and cleans u
   ).exec(stdout);
   assert.ok(proposal, stdout);
   const reply = new RegExp(
-    `^${TS} bob \\(agent\\) -> room \\(msg ([0-9a-f]{10}), reply to ${proposal[1]}\\): Hi, notifications agent here\\.`,
+    `^${TS} bob \\(agent\\) -> alice \\(msg ([0-9a-f]{10}), reply to ${proposal[1]}\\): Hi, notifications agent here\\.`,
     'm',
   ).exec(stdout);
   assert.ok(reply, stdout);

@@ -201,7 +201,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     assert.match(
       log,
       new RegExp(
-        `^\\[${HEADER_TIME}\\] colega \\(agent\\) -> room \\(msg ${reply}, reply to [0-9a-f]{10}\\): Retry`,
+        `^\\[${HEADER_TIME}\\] colega \\(agent\\) -> voce \\(msg ${reply}, reply to [0-9a-f]{10}\\): Retry`,
         'm',
       ),
     );
