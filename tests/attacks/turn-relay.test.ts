@@ -17,6 +17,7 @@ import {
   PROBE,
   runProbe,
 } from '../nat/lab.js';
+import { startLabSignal } from '../nat/lab-signal.js';
 import { turnRestCredential } from '../nat/stun.js';
 
 const SHIPPED_CONF = fileURLToPath(new URL('../../../docker/turnserver.conf', import.meta.url));
@@ -150,5 +151,61 @@ describe('TURN relay with docker/turnserver.conf', { skip: skip ?? false }, () =
     await p1.wait((v) => (v as { data?: string }).data === 'member1');
     await p2.wait((v) => (v as { data?: string }).data === 'member0');
     for (const p of peers) p.child.kill('SIGKILL');
+  });
+});
+
+describe('TURN credentials handed out by the signal server', { skip: skip ?? false }, () => {
+  let lab: NatLab;
+  let coturn: Coturn;
+
+  before(async () => {
+    lab = await createNatLab({ sites: [{ nat: 'eim' }, { nat: 'eim' }] });
+    coturn = await lab.startCoturn({ configFile: SHIPPED_CONF, secret: 'lab-welcome-secret' });
+  });
+  after(async () => {
+    await lab?.close();
+  });
+
+  test('without a token, any WebSocket client gets working TURN credentials (to public peers only)', async () => {
+    await startLabSignal(lab, coturn, {}, 8461);
+    const welcome = (await runProbe(lab, lab.sites[0].ns, [
+      'welcome',
+      `ws://${lab.publicIp}:8461/v1/ws`,
+    ])) as {
+      t: string;
+      iceServers: { urls: string | string[]; username?: string; credential?: string }[];
+    };
+    assert.equal(welcome.t, 'welcome');
+    const turn = welcome.iceServers.find((s) => s.username !== undefined);
+    assert.ok(turn?.username && turn.credential, JSON.stringify(welcome));
+    const r = (await runProbe(lab, lab.sites[0].ns, [
+      'turn-permissions',
+      JSON.stringify({
+        server: { address: coturn.host, port: coturn.port },
+        transport: 'udp',
+        username: turn.username,
+        password: turn.credential,
+        peers: [lab.sites[1].publicIp, '10.2.0.2'],
+      }),
+    ])) as { permissions: Record<string, string | number> };
+    // An outsider who never joined a room can relay to any public address, never to private ones.
+    assert.deepEqual(r.permissions, { [lab.sites[1].publicIp]: 'ok', '10.2.0.2': 403 });
+  });
+
+  test('with PAPO_SIGNAL_TOKEN, a client without the token gets no welcome and no credentials', async () => {
+    await startLabSignal(lab, coturn, { PAPO_SIGNAL_TOKEN: 'lab-token-for-tests' }, 8462);
+    const first = (await runProbe(lab, lab.sites[0].ns, ['welcome', `ws://${lab.publicIp}:8462/v1/ws`])) as {
+      t: string;
+      code?: string;
+    } | null;
+    assert.ok(
+      first === null || (first.t === 'error' && first.code === 'unauthorized'),
+      JSON.stringify(first),
+    );
+    const withToken = (await runProbe(lab, lab.sites[0].ns, [
+      'welcome',
+      `ws://${lab.publicIp}:8462/v1/ws?token=lab-token-for-tests`,
+    ])) as { t: string };
+    assert.equal(withToken.t, 'welcome');
   });
 });

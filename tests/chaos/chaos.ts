@@ -14,7 +14,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolText } from '../../src/cli/stdio-client.js';
 import { createNatLab, type NatLab } from '../nat/lab.js';
-import { type Member, makeRoom, PAPO_BIN, startMember } from '../nat/members.js';
+import { startLabSignal } from '../nat/lab-signal.js';
+import { type Member, makeRoom, startMember } from '../nat/members.js';
 
 export interface ChaosOptions {
   members: number;
@@ -114,19 +115,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   let stop = false;
 
   const startSignal = async () => {
-    const child = lab.spawn(lab.publicNs, process.execPath, [
-      PAPO_BIN,
-      'signal',
-      '--host',
-      lab.publicIp,
-      '--port',
-      String(SIGNAL_PORT),
-    ]);
-    child.stdout?.resume();
-    child.stderr?.resume();
-    await lab.waitTcp(lab.publicNs, lab.publicIp, SIGNAL_PORT);
-    signal = child;
+    signal = await startLabSignal(lab, null, {}, SIGNAL_PORT);
   };
+
   // STUN from the lab's coturn (the signal server's welcome may be missing while it is down).
   const env = {
     PAPO_MAX_SENDS_PER_10MIN: '1000000',

@@ -143,6 +143,29 @@ export async function waitLinked(member: Member, peer: string, timeoutMs = 45_00
   throw new Error(`${member.name} not linked to ${peer} within ${timeoutMs} ms; last status:\n${last}`);
 }
 
+/**
+ * Polls `status` until the link to `peer` is `path`. ICE may first select a relay pair and move to
+ * a direct one a moment later (seen in the lab: relay for about 200 ms, then direct), so a path is
+ * judged once it has settled, not at the first sight of a link.
+ */
+export async function waitPath(
+  member: Member,
+  peer: string,
+  path: 'direct' | 'relay',
+  timeoutMs = 45_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await member.status();
+    if (linkOf(last, peer) === path) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(
+    `${member.name}'s link to ${peer} is not ${path} within ${timeoutMs} ms; last status:\n${last}`,
+  );
+}
+
 /** Calls `wait` until a message whose body contains `needle` arrives; returns the whole text. */
 export async function waitFor(member: Member, needle: string, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

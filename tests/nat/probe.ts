@@ -6,6 +6,7 @@
 //   node probe.js mapping <host> <port>...        one UDP socket, one datagram to each port: the mapped addresses
 //   node probe.js tcp-echo <port>                 TCP: answers the first line with "ip:port" of the peer
 //   node probe.js tcp-reach <host> <port>         TCP connect, read the answer
+//   node probe.js welcome <ws url>                the first message a signal server sends a plain client
 //   node probe.js stun-binding <host> <port> <udp|tcp>
 //   node probe.js turn-permissions <json>         {server, transport, username, password, peers[]} -> {peer: "ok"|code}
 //   node probe.js turn-peer <json>                {server, transport, username, password, name}: allocate, print the
@@ -111,6 +112,27 @@ async function main(): Promise<void> {
         });
       });
       out(answer);
+      return;
+    }
+    case 'welcome': {
+      // The first message a signal server sends to a plain WebSocket client (welcome or error).
+      const { WebSocket } = await import('ws');
+      const [url] = rest;
+      const first = await new Promise<unknown>((resolve) => {
+        const ws = new WebSocket(url ?? '');
+        const timer = setTimeout(() => resolve(null), 5000);
+        ws.on('error', () => {});
+        ws.once('message', (d) => {
+          clearTimeout(timer);
+          resolve(JSON.parse(String(d)));
+          ws.terminate();
+        });
+        ws.once('close', () => {
+          clearTimeout(timer);
+          resolve(null);
+        });
+      });
+      out(first);
       return;
     }
     case 'stun-binding': {
