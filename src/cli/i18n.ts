@@ -43,6 +43,22 @@ export interface Messages {
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
   badCount(value: string): string;
+  connecting: string;
+  deliveredTo(names: string, id: string): string;
+  nobodyOnline: string;
+  memberNotOnline(name: string): string;
+  notAcknowledged(id: string, seconds: number): string;
+  knowNoOne(suffix: string): string;
+  statusHeader(profile: string, name: string, roomId: string): string;
+  agentIdentity(short: string): string;
+  lookingFor(seconds: number): string;
+  online: string;
+  offline: string;
+  yourAgent: string;
+  noMembersOnTopic: string;
+  signalUnreachable(url: string): string;
+  counts(queued: number, unread: number): string;
+  badTimeout(value: string): string;
   /** Text of a domain error in this language; undefined = use the error's own (English) message. */
   error(code: string, message: string, hints: ErrorHints): string | undefined;
 }
@@ -87,6 +103,24 @@ const en: Messages = {
   installHomeNote: (home) =>
     `note: PAPO_HOME is set (${home}); Claude Code must start papo with the same PAPO_HOME`,
   badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
+  connecting: 'connecting…',
+  deliveredTo: (names, id) => `delivered to ${names} (msg ${id})`,
+  nobodyOnline: 'nobody in the room is online right now; the message was not sent',
+  memberNotOnline: (name) => `${name} is not online right now; the message was not sent`,
+  notAcknowledged: (id, seconds) =>
+    `sent (msg ${id}), but nobody confirmed it within ${seconds}s; papo say keeps no queue, so it may not have arrived`,
+  knowNoOne: (suffix) =>
+    `I don't know anyone in this room yet: members appear once their papo is running (Claude Code open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
+  statusHeader: (profile, name, roomId) => `Profile ${profile}: you are "${name}" in room ${roomId}.`,
+  agentIdentity: (short) => `Agent identity: ${short}`,
+  lookingFor: (seconds) => `Looking for room members (up to ${seconds}s)…`,
+  online: 'online',
+  offline: 'offline',
+  yourAgent: 'your agent',
+  noMembersOnTopic: '  (nobody found)',
+  signalUnreachable: (url) => `could not reach the signal server at ${url}`,
+  counts: (queued, unread) => `Queued for sending: ${queued}. Unread by the agent: ${unread}.`,
+  badTimeout: (value) => `--timeout must be a number of seconds from 1 to 600 (got ${JSON.stringify(value)})`,
   error: () => undefined,
 };
 
@@ -129,6 +163,25 @@ const pt: Messages = {
     `aviso: PAPO_HOME está definido (${home}); o Claude Code precisa iniciar o papo com o mesmo PAPO_HOME`,
   badCount: (value) =>
     `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
+  connecting: 'conectando…',
+  deliveredTo: (names, id) => `entregue a ${names} (msg ${id})`,
+  nobodyOnline: 'ninguém da sala está online agora; a mensagem não foi enviada',
+  memberNotOnline: (name) => `${name} não está online agora; a mensagem não foi enviada`,
+  notAcknowledged: (id, seconds) =>
+    `enviada (msg ${id}), mas ninguém confirmou em ${seconds}s; o papo say não guarda fila, então ela pode não ter chegado`,
+  knowNoOne: (suffix) =>
+    `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o Claude Code aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
+  statusHeader: (profile, name, roomId) => `Perfil ${profile}: você é "${name}" na sala ${roomId}.`,
+  agentIdentity: (short) => `Identidade do agente: ${short}`,
+  lookingFor: (seconds) => `Procurando membros da sala (até ${seconds}s)…`,
+  online: 'online',
+  offline: 'offline',
+  yourAgent: 'o seu agente',
+  noMembersOnTopic: '  (ninguém encontrado)',
+  signalUnreachable: (url) => `não foi possível alcançar o servidor de sinalização em ${url}`,
+  counts: (queued, unread) => `Mensagens na fila de envio: ${queued}. Não lidas pelo agente: ${unread}.`,
+  badTimeout: (value) =>
+    `--timeout precisa ser um número de segundos de 1 a 600 (recebido ${JSON.stringify(value)})`,
   error: (code, message, hints) => {
     const profile = hints.profile ?? 'default';
     switch (code) {

@@ -14,6 +14,9 @@ export type PapoErrorCode =
   | 'profile_locked'
   | 'home_unwritable'
   | 'invalid_ice_servers'
+  | 'no_known_members'
+  | 'nobody_online'
+  | 'not_acknowledged'
   | 'io';
 
 export class PapoError extends Error {

@@ -153,6 +153,14 @@ export class Mesh extends EventEmitter<MeshEvents> {
     return sent;
   }
 
+  /**
+   * Closes the current link to `peerId` as if it had failed: it is re-made by the usual rules
+   * (re-offer or knock with backoff while the peer is on the topic). For a link that misbehaves.
+   */
+  async closeLink(peerId: string): Promise<void> {
+    await this.#slots.get(peerId)?.link?.close();
+  }
+
   /** Closes every link and stops reacting to the signal client (which the caller closes). */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -53,9 +53,10 @@ export function newLinkId(): string {
 }
 
 // --- native lifetime --------------------------------------------------------------------------
-// node-datachannel keeps native threads (and thread-safe callbacks, e.g. of incoming data channels)
-// that hold the event loop open until its cleanup() runs. cleanup() closes every PeerConnection in
-// the process, so it may only run when nothing uses the library: users count themselves here.
+// node-datachannel keeps native threads and thread-safe callbacks; an open link holds the event
+// loop (closed ones do not, with 0.33.4). cleanup() is the last sweep, and it closes every
+// PeerConnection in the process, so it may only run when nothing uses the library: users count
+// themselves here.
 
 let nativeUsers = 0;
 let cleanupScheduled = false;
@@ -299,9 +300,10 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       releaseNative();
     });
     for (const dc of this.#channels) this.#closeChannel(dc);
+    // Always close(), even when the native state already reads 'closed': a wrapper that was never
+    // closed by us makes node-datachannel's cleanup() hang (seen with 0.33.4).
     try {
-      if (this.#pc.state() === 'closed') this.#nativeClosed?.();
-      else this.#pc.close();
+      this.#pc.close();
     } catch {
       this.#nativeClosed?.();
     }

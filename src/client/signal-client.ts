@@ -198,9 +198,12 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     if (this.#closed) return;
     const headers: Record<string, string> = {};
     if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    // `?peer=` lets the server tag the TURN credentials it mints with our short id (ADR 0023).
+    const url = new URL(this.#socketUrl);
+    url.searchParams.set('peer', this.localId);
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.#socketUrl, {
+      ws = new WebSocket(url.toString(), {
         headers,
         maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
         handshakeTimeout: 10_000,
@@ -228,7 +231,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       ws.terminate();
     });
     ws.on('error', (err) => {
-      reason = err.message;
+      // Keep the first cause (an HTTP refusal says more than the terminate() that follows it).
+      if (reason === 'closed') reason = err.message;
     });
     ws.on('close', (code) => this.#lost(ws, reason === 'closed' ? `closed (${code})` : reason));
   }

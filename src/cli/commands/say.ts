@@ -1,12 +1,66 @@
+// papo say [--to NAME] TEXT...: a person speaks in the room (sender_kind "human"). It uses an
+// ephemeral identity, waits up to 30 s for someone to be online and up to 15 s for the ack, and
+// keeps no queue: when nobody is online, nothing is sent nor stored (the book's "papo say").
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { PapoError } from '../../client/errors.js';
+import { MAX_BODY_BYTES, utf8Length } from '../../client/frames.js';
+import { sameName, validateMemberName } from '../../client/names.js';
+import type { OpenedMember } from '../../client/open-member.js';
+import { type CliContext, checkedProfile, hint, profileSuffix, reportError, text } from '../context.js';
+import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+const CONNECT_WAIT_MS = 30_000;
+const ACK_WAIT_MS = 15_000;
+/** After the first ack, how long to collect the others (several members may confirm). */
+const MORE_ACKS_MS = 400;
+
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('say')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo say is not built yet\n');
-      process.exitCode = 1;
+    .description('say something in the room yourself, as a person (agents see sender_kind="human")')
+    .option('--to <name>', 'only this member stores and confirms it')
+    .argument('<text...>', 'the message')
+    .action(async (words: string[], opts: { to?: string }) => {
+      const t = text(ctx);
+      let member: OpenedMember | undefined;
+      try {
+        const body = words.join(' ').trim();
+        if (body === '') throw new RangeError('the message is empty');
+        if (utf8Length(body) > MAX_BODY_BYTES) throw new RangeError('the message is larger than 48 KiB');
+        if (opts.to !== undefined) {
+          hint(ctx, { name: opts.to });
+          validateMemberName(opts.to);
+        }
+        checkedProfile(ctx);
+        process.stderr.write(`${t.connecting}\n`);
+        member = await openEphemeral(ctx);
+        const m = member;
+        const target = opts.to;
+        const isTarget = (name: string) => target === undefined || sameName(name, target);
+        const knowsSomeone = () => m.node.members().length > 0;
+        const ready = await waitFor(
+          m,
+          CONNECT_WAIT_MS,
+          () => m.node.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
+        );
+        if (!m.node.onlineNames().some(isTarget)) {
+          if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
+            throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(m.profile.profile)));
+          }
+          throw new PapoError('nobody_online', target ? t.memberNotOnline(target) : t.nobodyOnline);
+        }
+        const ackedBy = new Set<string>();
+        m.node.on('delivered', ({ by }) => ackedBy.add(by));
+        const result = await m.node.send({ body, ...(target ? { to: target } : {}) }, ACK_WAIT_MS);
+        if (result.ackedBy === null) {
+          throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
+        }
+        ackedBy.add(result.ackedBy);
+        await new Promise((r) => setTimeout(r, MORE_ACKS_MS));
+        process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
+      } catch (err) {
+        reportError(ctx, err);
+      }
+      await finish(member);
     });
 }

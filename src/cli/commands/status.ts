@@ -1,12 +1,80 @@
+// papo status [--timeout S]: tests the connection. It joins the room with an ephemeral identity,
+// looks for members for up to S seconds (20 by default; it stops early once everyone known and
+// everyone on the topic has shown up) and lists them, with what they work on and whether this
+// machine's link to them is direct or relayed. It runs beside the profile's papo mcp.
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { readJsonFile } from '../../client/durable-file.js';
+import { PapoError } from '../../client/errors.js';
+import { shortId } from '../../client/identity.js';
+import type { MemberStatus } from '../../client/member-api.js';
+import type { Envelope } from '../../client/messages.js';
+import type { OpenedMember } from '../../client/open-member.js';
+import { INBOX_FILE, OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
+import { deriveRoomKeys } from '../../client/room-crypto.js';
+import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
+import { printLines } from '../output.js';
+import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
-export function register(program: Command, _ctx: CliContext): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('(not built yet)')
-    .action(() => {
-      process.stderr.write('error: papo status is not built yet\n');
-      process.exitCode = 1;
+    .description('test the connection: who in the room is online, and what is queued or unread')
+    .option('--timeout <seconds>', 'how long to look for members', '20')
+    .action(async (opts: { timeout: string }) => {
+      const t = text(ctx);
+      let member: OpenedMember | undefined;
+      try {
+        const seconds = Number(opts.timeout);
+        if (!Number.isFinite(seconds) || seconds < 1 || seconds > 600) {
+          throw new RangeError(t.badTimeout(opts.timeout));
+        }
+        const profile = await openProfile({ home: home(ctx), profile: checkedProfile(ctx) });
+        printLines([
+          t.statusHeader(profile.profile, profile.name, deriveRoomKeys(profile.secret).roomId),
+          t.agentIdentity(shortId(profile.identity.nodeId)),
+          t.lookingFor(seconds),
+        ]);
+        member = await openEphemeral(ctx);
+        const m = member;
+        // Done when everyone on the topic has said hello and either every known member is online
+        // or a second has passed since (a known member not on the topic is offline, unless it is
+        // reachable only through another member, whose forwarded hello arrives within that second).
+        let topicSeenSince: number | undefined;
+        const everyoneSeen = () => {
+          const topicSeen = m.signal.joined && m.node.liveMembers().length >= m.signal.peers().length;
+          if (!topicSeen) {
+            topicSeenSince = undefined;
+            return false;
+          }
+          topicSeenSince ??= Date.now();
+          return m.node.members().every((x) => x.online) || Date.now() - topicSeenSince >= 1000;
+        };
+        await waitFor(m, seconds * 1000, everyoneSeen);
+        const members = m.node.members();
+        if (members.length === 0 && (topicIsEmpty(m) || m.signal.peers().length === 0)) {
+          if (!m.signal.joined) process.stderr.write(`${t.signalUnreachable(m.signalUrl)}\n`);
+          throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile.profile)));
+        }
+        const own = profile.identity.nodeId;
+        printLines(
+          members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
+        );
+        if (!m.signal.joined) printLines([t.signalUnreachable(m.signalUrl)]);
+        const [inbox, outbox] = await Promise.all([
+          readJsonFile<Envelope[]>(join(profile.dir, INBOX_FILE)).catch(() => null),
+          readJsonFile<Envelope[]>(join(profile.dir, OUTBOX_FILE)).catch(() => null),
+        ]);
+        printLines([t.counts(outbox?.length ?? 0, inbox?.length ?? 0)]);
+      } catch (err) {
+        reportError(ctx, err);
+      }
+      await finish(member);
     });
+}
+
+function memberLine(m: MemberStatus, isOwnAgent: boolean, t: ReturnType<typeof text>): string {
+  const about = isOwnAgent ? t.yourAgent : m.about;
+  const path = m.online && m.path ? ` (${m.path})` : '';
+  return `  ${m.name} [${shortId(m.node)}] ${m.online ? t.online : t.offline}${about ? ` — ${about}` : ''}${path}`;
 }

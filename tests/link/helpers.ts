@@ -1,0 +1,206 @@
+// Test helpers for the link tests: a real coturn on loopback, TURN REST credentials, and two
+// PeerLinks wired to each other in-process (their signals pass through JSON like on the wire).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { IceConfig } from '../../src/client/ice-config.js';
+import { type LinkSignal, PeerLink, parseLinkSignal } from '../../src/client/peer-link.js';
+
+export function nodeId(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Two ids, the first the smaller (the offerer). */
+export function orderedIds(): [string, string] {
+  const a = nodeId();
+  const b = nodeId();
+  return a < b ? [a, b] : [b, a];
+}
+
+export const LOOPBACK_ICE: IceConfig = { servers: [], policy: 'all', source: 'env' };
+
+export function once<T extends unknown[]>(
+  emitter: EventEmitter,
+  event: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      emitter.off(event, on);
+      reject(new Error(`timed out waiting for ${event}`));
+    }, timeoutMs);
+    function on(...args: unknown[]): void {
+      clearTimeout(timer);
+      resolve(args as T);
+    }
+    emitter.once(event, on);
+  });
+}
+
+/** Polls `check` until it returns true; rejects after `timeoutMs`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface LinkPair {
+  offerer: PeerLink;
+  answerer: () => PeerLink | undefined;
+  opened: Promise<PeerLink>;
+  close(): Promise<void>;
+}
+
+/** An offerer and (made on its offer) an answerer, signalling through an async JSON hop. */
+export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): LinkPair {
+  const [a, b] = ids;
+  let answerer: PeerLink | undefined;
+  let resolveOpened: (link: PeerLink) => void = () => {};
+  const opened = new Promise<PeerLink>((resolve) => {
+    resolveOpened = resolve;
+  });
+  const hop = (signal: LinkSignal, to: () => PeerLink | undefined) => {
+    const wire = JSON.stringify(signal);
+    setImmediate(() => {
+      const parsed = parseLinkSignal(JSON.parse(wire));
+      if (parsed !== undefined) to()?.handleSignal(parsed);
+    });
+  };
+  const offerer: PeerLink = new PeerLink({
+    localId: a,
+    remoteId: b,
+    role: 'offerer',
+    ice,
+    sendSignal: (signal) => {
+      if (signal.k === 'offer' && answerer === undefined) {
+        answerer = new PeerLink({
+          localId: b,
+          remoteId: a,
+          role: 'answerer',
+          linkId: signal.link,
+          ice,
+          sendSignal: (back) => hop(back, () => offerer),
+        });
+        const made = answerer;
+        const both = Promise.all([
+          offerer.state === 'open' ? undefined : once(offerer, 'open'),
+          once(made, 'open'),
+        ]);
+        void both.then(
+          () => resolveOpened(made),
+          () => {},
+        );
+      }
+      hop(signal, () => answerer);
+    },
+  });
+  return {
+    offerer,
+    answerer: () => answerer,
+    opened,
+    async close() {
+      await Promise.all([offerer.close(), answerer?.close()]);
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Turn {
+  port: number;
+  secret: string;
+  close(): Promise<void>;
+}
+
+/** A real coturn on 127.0.0.1 with TURN REST auth (use-auth-secret), relaying between loopback peers. */
+export async function startTurn(): Promise<Turn> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'papo-turn-'));
+  const port = await freePort();
+  const secret = `test-only-${randomBytes(6).toString('hex')}`;
+  const minPort = 50_000 + Math.floor(Math.random() * 150) * 100;
+  const child: ChildProcess = spawn(
+    '/usr/bin/turnserver',
+    [
+      '-n',
+      '--no-cli',
+      '--use-auth-secret',
+      `--static-auth-secret=${secret}`,
+      '--realm=papo',
+      '--listening-ip=127.0.0.1',
+      '--relay-ip=127.0.0.2',
+      `--listening-port=${port}`,
+      `--alt-listening-port=${port}`,
+      `--min-port=${minPort}`,
+      `--max-port=${minPort + 99}`,
+      '--allow-loopback-peers',
+      '--no-tls',
+      '--no-dtls',
+      `--userdb=${path.join(dir, 'turndb')}`,
+      `--pidfile=${path.join(dir, 'turnserver.pid')}`,
+      '--log-file=stdout',
+      '--simple-log',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  child.stdout?.on('data', (d) => {
+    log += d;
+  });
+  child.stderr?.on('data', (d) => {
+    log += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    // Ready when its TCP listener accepts (the UDP one opens alongside).
+    const deadline = Date.now() + 10_000;
+    while (!(await accepts(port))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error('not listening');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch (err) {
+    await close();
+    throw new Error(`turnserver did not start: ${(err as Error).message}\n${log.slice(-2000)}`);
+  }
+  return { port, secret, close };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** TURN REST credentials as the signal server mints them (coturn use-auth-secret). */
+export function turnRestCredentials(secret: string, id: string, ttlSeconds = 3600) {
+  const username = `${Math.floor(Date.now() / 1000) + ttlSeconds}:${id}`;
+  const credential = createHmac('sha1', secret).update(username).digest('base64');
+  return { username, credential };
+}

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { resolveIceConfig } from '../../src/client/ice-config.js';
+import { Mesh } from '../../src/client/mesh.js';
+import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
+import { SignalClient } from '../../src/client/signal-client.js';
+import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
+import { LOOPBACK_ICE, once, orderedIds, startTurn, until } from './helpers.js';
+
+const FAST = [100, 200, 400];
+
+function member(url: string, id: string, keys: ReturnType<typeof deriveRoomKeys>, env?: NodeJS.ProcessEnv) {
+  const signal = new SignalClient({
+    url,
+    topic: keys.topic,
+    localId: id,
+    signalKey: keys.signalKey,
+    backoffMs: FAST,
+  });
+  // With `env`, ICE comes as in production: env > the welcome's servers > STUN default.
+  const ice = env === undefined ? LOOPBACK_ICE : () => resolveIceConfig({ env, welcome: signal.iceServers });
+  const mesh = new Mesh({ signal, ice, backoffMs: FAST });
+  signal.start();
+  return {
+    signal,
+    mesh,
+    async close() {
+      await mesh.close();
+      await signal.close();
+    },
+  };
+}
+
+async function server(port = 0): Promise<SignalServerHandle> {
+  return startSignalServer({ host: '127.0.0.1', port, env: {} });
+}
+
+async function talk(from: Mesh, to: Mesh, text: string): Promise<void> {
+  const got = once<[string, Uint8Array]>(to, 'link-message');
+  assert.equal(from.send(to.localId, new TextEncoder().encode(text)), true);
+  const [peer, data] = await got;
+  assert.equal(peer, from.localId);
+  assert.equal(new TextDecoder().decode(data), text);
+}
+
+test('two meshes on one topic link up through the real signal server and talk', async (t) => {
+  const srv = await server();
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  t.after(() => ma.close());
+  const openedA = once<[string]>(ma.mesh, 'link-open');
+  const mb = member(srv.url, b, keys);
+  t.after(() => mb.close());
+  assert.deepEqual(await openedA, [b]);
+  await until(() => mb.mesh.neighbours().includes(a), 'b to see a');
+  await talk(ma.mesh, mb.mesh, 'oi');
+  await talk(mb.mesh, ma.mesh, 'olá de volta');
+  assert.equal(ma.mesh.path(b), 'direct');
+  assert.equal(mb.mesh.broadcast(new Uint8Array([9])), 1);
+  assert.deepEqual(
+    ma.mesh.links().map((l) => [l.peer, l.state, l.role]),
+    [[b, 'open', 'offerer']],
+  );
+  // Nothing was dropped on the way: every blob opened and passed its checks.
+  assert.ok(Object.values(mb.signal.dropped()).every((n) => n === 0));
+
+  // `left` closes the link on the other side.
+  const closed = once<[string]>(ma.mesh, 'link-close');
+  await mb.close();
+  assert.deepEqual(await closed, [b]);
+  assert.deepEqual(ma.mesh.neighbours(), []);
+});
+
+test('a link closed from either side is made again', async (t) => {
+  const srv = await server();
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  const mb = member(srv.url, b, keys);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'first link');
+  for (const [closer, other] of [
+    [ma, mb],
+    [mb, ma],
+  ] as const) {
+    const reopened = once<[string]>(other.mesh, 'link-open');
+    await closer.mesh.closeLink(other.mesh.localId);
+    await reopened;
+    await until(() => closer.mesh.neighbours().includes(other.mesh.localId), 'the link again');
+    await talk(closer.mesh, other.mesh, 'de novo');
+  }
+});
+
+test('a member that restarts is linked again', async (t) => {
+  const srv = await server();
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  t.after(() => ma.close());
+  // The answerer (larger id) restarts, so its knock is what brings the offer.
+  let mb = member(srv.url, b, keys);
+  await until(() => ma.mesh.neighbours().includes(b), 'first link');
+  await mb.close();
+  await until(() => !ma.mesh.neighbours().includes(b), 'link to close');
+  mb = member(srv.url, b, keys);
+  const again = mb;
+  t.after(() => again.close());
+  await until(() => ma.mesh.neighbours().includes(b) && again.mesh.neighbours().includes(a), 'link again');
+  await talk(again.mesh, ma.mesh, 'voltei');
+});
+
+test('links keep working while the signal server is down; the clients redial and re-join', async (t) => {
+  let srv = await server();
+  const port = srv.port;
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  const mb = member(srv.url, b, keys);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'first link');
+
+  const lost = once(ma.signal, 'disconnected');
+  await srv.close();
+  await lost;
+  assert.equal(ma.signal.joined, false);
+  await talk(ma.mesh, mb.mesh, 'sem servidor');
+
+  srv = await server(port);
+  await once<[string[]]>(ma.signal, 'peers');
+  await until(() => ma.signal.hasPeer(b) && mb.signal.hasPeer(a), 'both re-joined');
+  // The same link still carries traffic (not torn down by the re-join).
+  assert.deepEqual(ma.mesh.neighbours(), [b]);
+  await talk(mb.mesh, ma.mesh, 'servidor de volta');
+});
+
+test('an outsider on the topic with the wrong secret is never linked', async (t) => {
+  const srv = await server();
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const outsiderKeys = { ...deriveRoomKeys(generateSecret()), topic: keys.topic }; // same topic, wrong secret
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  const mo = member(srv.url, b, outsiderKeys);
+  t.after(() => Promise.all([ma.close(), mo.close()]));
+  await until(
+    () => mo.signal.dropped().open_failed > 0 && ma.signal.dropped().open_failed > 0,
+    'blobs refused',
+  );
+  assert.deepEqual(ma.mesh.neighbours(), []);
+  assert.deepEqual(mo.mesh.neighbours(), []);
+});
+
+test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_POLICY=relay link', async (t) => {
+  const turn = await startTurn();
+  t.after(() => turn.close());
+  const srv = await startSignalServer({
+    host: '127.0.0.1',
+    port: 0,
+    env: {},
+    config: {
+      turn: { secret: turn.secret, urls: [`turn:127.0.0.1:${turn.port}`], stunUrls: [], ttlSeconds: 600 },
+    },
+  });
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const env = { PAPO_ICE_POLICY: 'relay' };
+  const ma = member(srv.url, a, keys, env);
+  const mb = member(srv.url, b, keys, env);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'relayed link');
+  // The welcome carried REST credentials: "<expiry>:<short id>".
+  assert.match(ma.signal.iceServers?.[0]?.username ?? '', /^\d+:[0-9a-f]{10}$/);
+  assert.equal(ma.mesh.path(b), 'relay');
+  assert.equal(mb.mesh.path(a), 'relay');
+  await talk(ma.mesh, mb.mesh, 'via TURN');
+});

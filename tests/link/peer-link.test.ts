@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { IceConfig } from '../../src/client/ice-config.js';
+import { PeerLink } from '../../src/client/peer-link.js';
+import { LOOPBACK_ICE, linkPair, once, orderedIds, startTurn, turnRestCredentials } from './helpers.js';
+
+async function exchange(pair: ReturnType<typeof linkPair>): Promise<PeerLink> {
+  const answerer = await pair.opened;
+  const atAnswerer = once<[Uint8Array]>(answerer, 'message');
+  assert.equal(pair.offerer.send(new Uint8Array([1, 2, 3])), true);
+  assert.deepEqual([...(await atAnswerer)[0]], [1, 2, 3]);
+  const atOfferer = once<[Uint8Array]>(pair.offerer, 'message');
+  assert.equal(answerer.send(new TextEncoder().encode('olá')), true);
+  assert.equal(new TextDecoder().decode((await atOfferer)[0]), 'olá');
+  return answerer;
+}
+
+test('two links on loopback open, carry a message each way, and report a direct path', async (t) => {
+  const pair = linkPair(LOOPBACK_ICE);
+  t.after(() => pair.close());
+  const answerer = await exchange(pair);
+  assert.equal(pair.offerer.state, 'open');
+  assert.equal(pair.offerer.path(), 'direct');
+  assert.equal(answerer.path(), 'direct');
+
+  // A large message (a sealed frame may be 64 KiB) goes through whole.
+  const big = new Uint8Array(64 * 1024).map((_, i) => i & 0xff);
+  const got = once<[Uint8Array]>(answerer, 'message');
+  assert.equal(pair.offerer.send(big), true);
+  assert.deepEqual((await got)[0], big);
+
+  // Closing one side closes the other.
+  const remoteClosed = once<[string]>(answerer, 'close');
+  await pair.offerer.close();
+  assert.equal(pair.offerer.state, 'closed');
+  assert.equal(pair.offerer.send(new Uint8Array([1])), false);
+  assert.equal(pair.offerer.path(), undefined);
+  await remoteClosed;
+  assert.equal(answerer.state, 'closed');
+});
+
+test('signals of another attempt, and a second offer, are ignored', async (t) => {
+  const pair = linkPair(LOOPBACK_ICE);
+  t.after(() => pair.close());
+  const answerer = await pair.opened;
+  assert.equal(answerer.handleSignal({ k: 'offer', link: '0123456789abcdef', sdp: 'v=0' }), false);
+  assert.equal(answerer.handleSignal({ k: 'cand', link: '0123456789abcdef', cand: 'x', mid: '0' }), false);
+  assert.equal(answerer.handleSignal({ k: 'offer', link: answerer.linkId, sdp: 'v=0' }), false);
+  assert.equal(answerer.state, 'open');
+});
+
+test('a link whose peer never answers ends with a timeout', async (t) => {
+  const [a, b] = orderedIds();
+  const link = new PeerLink({
+    localId: a,
+    remoteId: b,
+    role: 'offerer',
+    ice: LOOPBACK_ICE,
+    sendSignal: () => {},
+    connectTimeoutMs: 300,
+  });
+  t.after(() => link.close());
+  const [reason] = await once<[string]>(link, 'close');
+  assert.equal(reason, 'timeout');
+  assert.equal(link.state, 'closed');
+});
+
+test('relay only through a real coturn with TURN REST credentials: path is relay', async (t) => {
+  const turn = await startTurn();
+  t.after(() => turn.close());
+  const [a, b] = orderedIds();
+  // Each side gets its own credentials, as the signal server would mint them per node.
+  const iceFor = (id: string): IceConfig => {
+    const { username, credential } = turnRestCredentials(turn.secret, id.slice(0, 10));
+    assert.match(username, /^\d+:[0-9a-f]{10}$/);
+    return {
+      servers: [{ urls: `turn:127.0.0.1:${turn.port}`, username, credential }],
+      policy: 'relay',
+      source: 'env',
+    };
+  };
+  // linkPair uses one config for both; the credentials are valid for either side.
+  const pair = linkPair(iceFor(a), [a, b]);
+  t.after(() => pair.close());
+  const answerer = await exchange(pair);
+  assert.equal(pair.offerer.path(), 'relay');
+  assert.equal(answerer.path(), 'relay');
+});
