@@ -27,11 +27,9 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.PAPO_TEST_CONCURRENCY ?? '2';
-// --test-force-exit: a file whose tests all finished ends even if a native library (node-datachannel)
-// still holds the event loop; the tests that a process must exit by itself check that on purpose.
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-force-exit', ...files],
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

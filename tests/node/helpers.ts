@@ -16,10 +16,11 @@ import { type SignalServerHandle, startSignalServer } from '../../src/signal-ser
 
 export const PAPO_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-// node-datachannel's cleanup() runs (from releaseNative) when the last member of the process closes;
-// here it blocks the event loop for 10 s and then leaves the process unable to exit (see
-// tests/node/lifecycle.test.ts). The in-process tests therefore close members without it; the
-// test runner ends each file with --test-force-exit.
+// node-datachannel's cleanup() normally runs (from releaseNative) when the last link user of the
+// process closes. In this test process, run from a member's close inside t.after, it timed out
+// ("cleanup timeout (possible deadlock)", the event loop blocked for 10 s) and then left the file's
+// process unable to exit. Without it the process exits once its links are closed, so the tests skip
+// it; tests/node/lifecycle.test.ts checks the production default in a child process of its own.
 disableNativeCleanup();
 
 export interface Ctx {
