@@ -2,17 +2,56 @@
 // The papo command line. Each command lives in its own file under commands/ and registers itself;
 // errors go to stderr with exit status 1.
 import { Command } from 'commander';
-import * as demo from './commands/demo.js';
-import * as install from './commands/install.js';
-import * as invite from './commands/invite.js';
-import * as join from './commands/join.js';
-import * as log from './commands/log.js';
-import * as mcp from './commands/mcp.js';
-import * as newRoom from './commands/new.js';
-import * as say from './commands/say.js';
-import * as signal from './commands/signal.js';
-import * as status from './commands/status.js';
 import { type CliContext, reportError } from './context.js';
+
+const COMMANDS = [
+  'new',
+  'join',
+  'invite',
+  'install',
+  'mcp',
+  'say',
+  'log',
+  'status',
+  'signal',
+  'demo',
+] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+interface CommandModule {
+  register(program: Command, ctx: CliContext): void;
+}
+
+const load: Record<CommandName, () => Promise<CommandModule>> = {
+  new: () => import('./commands/new.js'),
+  join: () => import('./commands/join.js'),
+  invite: () => import('./commands/invite.js'),
+  install: () => import('./commands/install.js'),
+  mcp: () => import('./commands/mcp.js'),
+  say: () => import('./commands/say.js'),
+  log: () => import('./commands/log.js'),
+  status: () => import('./commands/status.js'),
+  signal: () => import('./commands/signal.js'),
+  demo: () => import('./commands/demo.js'),
+};
+
+/**
+ * The command on the command line, if any. `papo mcp` is started by Claude Code, which waits for
+ * the initialize response: loading only that command's module keeps it within a small factor of a
+ * bare `node` (docs/performance.md), so every other command's imports stay out of its way.
+ */
+function commandIn(argv: readonly string[]): CommandName | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--profile') {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    return (COMMANDS as readonly string[]).includes(arg) ? (arg as CommandName) : undefined;
+  }
+  return undefined;
+}
 
 const program = new Command('papo');
 program
@@ -21,9 +60,9 @@ program
   .option('--profile <profile>', 'profile to use (also PAPO_PROFILE); default "default"');
 
 const ctx: CliContext = { program, env: process.env };
-for (const command of [newRoom, join, invite, install, mcp, say, log, status, signal, demo]) {
-  command.register(program, ctx);
-}
+const only = commandIn(process.argv.slice(2));
+const modules = await Promise.all(only === 'mcp' ? [load.mcp()] : COMMANDS.map((name) => load[name]()));
+for (const module of modules) module.register(program, ctx);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

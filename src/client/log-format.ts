@@ -7,16 +7,19 @@ import type { Envelope, LogEntry } from './messages.js';
  * [2026-10-02 14:03:11] voce -> room (msg 3f9a1c07b2): body
  * [2026-10-02 14:03:12] delivered 3f9a1c07b2 to colega
  * [2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): body
- * A message without `to` went to the whole room. The body is printed as is, new lines included.
+ * What we sent without `to` went to the whole room ("-> room"); what we received names us as its
+ * recipient (`self`), as in the book's example, whose log.jsonl line for it carries no `to`.
+ * The body is printed as is, new lines included.
  */
-export function formatLogEntry(entry: LogEntry): string {
+export function formatLogEntry(entry: LogEntry, self?: string): string {
   if (entry.ev === 'delivered') {
     return `[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`;
   }
   const msg = entry.msg;
   // The sender's kind is shown for what arrived; what we sent is always ours.
   const sender = entry.ev === 'in' ? `${msg.from} (${msg.kind})` : msg.from;
-  return `[${formatLocalTime(msg.ts)}] ${sender} -> ${msg.to ?? 'room'} (${reference(msg)}): ${msg.body}`;
+  const recipient = msg.to ?? (entry.ev === 'in' && self !== undefined ? self : 'room');
+  return `[${formatLocalTime(msg.ts)}] ${sender} -> ${recipient} (${reference(msg)}): ${msg.body}`;
 }
 
 function reference(msg: Envelope): string {

@@ -81,6 +81,20 @@ export function unavailableText(err: unknown, profile: string): string {
   return NOT_READY.other(err instanceof Error ? err.message : String(err));
 }
 
+/** The book's interval of notifications/progress during `wait`. */
+export const PROGRESS_INTERVAL_MS = 15_000;
+
+/**
+ * Test-only: PAPO_TEST_PROGRESS_MS (an integer of milliseconds, at least 50) shortens the progress
+ * interval so end-to-end tests of the built binary need not wait 15 s. Anything else is ignored.
+ */
+export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.PAPO_TEST_PROGRESS_MS;
+  if (raw === undefined || !/^\d+$/.test(raw)) return PROGRESS_INTERVAL_MS;
+  const ms = Number(raw);
+  return ms >= 50 ? ms : PROGRESS_INTERVAL_MS;
+}
+
 export function startMcpServer(options: McpServerOptions): McpServer {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
@@ -140,7 +154,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     },
     sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
-    progressIntervalMs: options.progressIntervalMs ?? 15_000,
+    progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
   });
 
   function describeSafely(): ProfileDescription | null {

@@ -1,10 +1,10 @@
 // What each of the five tools does (the book, "Ferramentas MCP"). The handlers drive a RoomMember
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
+import { formatLogEntry } from '../client/log-format.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
 import { findCredential } from './credentials.js';
-import { formatLogEntry } from './log-line-interim.js';
 import { fitLines, fitMessages } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
 import {
@@ -204,7 +204,11 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (entries.length === 0) return textResult(NO_HISTORY);
     const fromOthers = entries.some((e) => e.ev === 'in');
     return textResult(
-      fitLines(entries.map(formatLogEntry), LIMITS.maxResultChars, fromOthers ? HISTORY_NOTICE : ''),
+      fitLines(
+        entries.map((e) => formatLogEntry(e, member.name)),
+        LIMITS.maxResultChars,
+        fromOthers ? HISTORY_NOTICE : '',
+      ),
     );
   };
 

@@ -1,8 +1,8 @@
 // The texts the book quotes, exactly: the model (and the book's readers) depend on them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { formatLogEntry } from '../../src/client/log-format.js';
 import type { Envelope } from '../../src/client/messages.js';
-import { formatLogEntry } from '../../src/mcp/log-line-interim.js';
 import { formatMessage } from '../../src/mcp/message-format.js';
 import { negotiateProtocolVersion } from '../../src/mcp/protocol-version.js';
 import * as texts from '../../src/mcp/texts.js';

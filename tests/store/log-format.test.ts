@@ -37,6 +37,16 @@ test("the book's three line forms, in the local time of TZ", (t) => {
     }),
     '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): linha 1\nlinha 2',
   );
+  // Received without `to`: the line names this member as the recipient (the book's example).
+  const received = {
+    ev: 'in' as const,
+    msg: { id: '81d4e0aa6c', from: 'colega', node, kind: 'agent' as const, ts: 1791036340000, body: 'oi' },
+  };
+  assert.equal(
+    formatLogEntry(received, 'voce'),
+    '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c): oi',
+  );
+  assert.equal(formatLogEntry(received), '[2026-10-03 11:05:40] colega (agent) -> room (msg 81d4e0aa6c): oi');
   process.env.TZ = 'UTC';
   assert.equal(
     formatLogEntry({ ev: 'delivered', id: '3f9a1c07b2', by: 'colega', ts: 1791036192000 }),

@@ -32,17 +32,17 @@ export function register(program: Command, ctx: CliContext): void {
         (s) => s.size,
         () => 0,
       );
-      print(await readLogTail(path, count, size));
-      if (opts.f) await follow(path, size);
+      print(await readLogTail(path, count, size), profile.name);
+      if (opts.f) await follow(path, size, profile.name);
     });
 }
 
-function print(entries: LogEntry[]): void {
-  for (const entry of entries) process.stdout.write(`${formatLogEntry(entry)}\n`);
+function print(entries: LogEntry[], self: string): void {
+  for (const entry of entries) process.stdout.write(`${formatLogEntry(entry, self)}\n`);
 }
 
 /** Polls the file (works on every file system, container volumes included) until Ctrl-C. */
-function follow(path: string, from: number): Promise<void> {
+function follow(path: string, from: number, self: string): Promise<void> {
   return new Promise((resolve, reject) => {
     let offset = from;
     let busy = false;
@@ -52,7 +52,7 @@ function follow(path: string, from: number): Promise<void> {
       try {
         const { entries, next } = await readLogFrom(path, offset);
         offset = next;
-        print(entries);
+        print(entries, self);
       } catch (err) {
         stop();
         reject(err);

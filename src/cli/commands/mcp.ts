@@ -54,6 +54,9 @@ async function openMember(
   about: string,
   env: NodeJS.ProcessEnv,
 ): Promise<RoomMember> {
+  // The profile first: a room that is not configured must not pay for loading WebRTC.
+  const { openProfile } = await import('../../client/profile-store.js');
+  await openProfile({ home, profile });
   const { openMember: open } = await import('../../client/open-member.js');
   // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
   (await import('../../client/peer-link.js')).disableNativeCleanup();

@@ -1,0 +1,221 @@
+// End to end: two `papo mcp` processes in two homes, joined to one room made with the built
+// binary, talking over WebRTC through the embedded signal server — driven over stdio exactly as
+// Claude Code drives them. One conversation, step by step: presence, send, push (only after
+// notifications/initialized), reply_to and read marking, wait (message, timeout, from, progress,
+// cancellation), inbox, history against `papo log`, status.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PROGRESS_INTERVAL_MS, progressIntervalFromEnv } from '../../src/mcp/server.js';
+import { HISTORY_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import {
+  callText,
+  channelPushes,
+  makeRoom,
+  msgIdIn,
+  papo,
+  pushOf,
+  startAgent,
+  statusUntil,
+} from './helpers/room.js';
+
+const HEADER_TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
+
+function delivered(text: string, to: string): string {
+  const id = msgIdIn(text);
+  assert.equal(
+    text,
+    `Delivered to ${to} (msg_id ${id}). If you need their answer to continue, call \`wait\`.`,
+  );
+  return id;
+}
+
+test('PAPO_TEST_PROGRESS_MS shortens the progress interval; anything else keeps the book’s 15 s', () => {
+  assert.equal(PROGRESS_INTERVAL_MS, 15_000);
+  assert.equal(progressIntervalFromEnv({}), 15_000);
+  assert.equal(progressIntervalFromEnv({ PAPO_TEST_PROGRESS_MS: '200' }), 200);
+  for (const bad of ['', 'abc', '-5', '1.5', '10']) {
+    assert.equal(progressIntervalFromEnv({ PAPO_TEST_PROGRESS_MS: bad }), 15_000, bad);
+  }
+});
+
+test('two agents in two homes: send, push, reply_to, wait, inbox, history, status', async (t) => {
+  const room = await makeRoom(t);
+  // voce's progress interval is shortened so a short `wait` shows progress (see server.ts).
+  const a = startAgent(room, room.voce, { PAPO_TEST_PROGRESS_MS: '200' });
+  const b = startAgent(room, room.colega);
+  await a.client.initialize();
+  // colega answers initialize but has not sent notifications/initialized yet: no push may come.
+  const init = await b.client.request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'e2e', version: '0' },
+  });
+  assert.match(init.result.instructions, new RegExp(`"colega", a member of room ${room.roomId}`));
+
+  let first = '';
+  await t.test('status: each sees the other online over a direct link, with its project folder', async () => {
+    const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
+    assert.match(
+      seenByA,
+      new RegExp(`^You are "voce" in room ${room.roomId} \\(endpoint [0-9a-f]{10}\\)\\.$`, 'm'),
+    );
+    assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
+    assert.match(seenByA, /^Unread: 0\. Queued for delivery: 0\.$/m);
+    const seenByB = await statusUntil(b.client, /voce \(agent\): online/);
+    assert.match(seenByB, /^- voce \(agent\): online, working on: payments-api, link: direct$/m);
+  });
+
+  await t.test('send is delivered; the push waits for notifications/initialized', async () => {
+    const body = 'Hi, payments-api agent here. We will fire the payment.confirmed webhook to you.';
+    first = delivered(await callText(a.client, 'send', { message: `  ${body}\n` }), 'colega');
+    // Stored on colega's side before the ack, so status already counts it...
+    assert.match(await callText(b.client, 'status'), /^Unread: 1\. Queued for delivery: 0\.$/m);
+    // ...and had the pump been running, the push would have been written before that response.
+    assert.deepEqual(channelPushes(b.client), []);
+    b.client.notify('notifications/initialized');
+    const push = await pushOf(b.client, first);
+    assert.deepEqual(push, {
+      content: body,
+      meta: { from: 'voce', msg_id: first, sender_kind: 'agent' },
+    });
+  });
+
+  let reply = '';
+  await t.test('reply_to: meta carries it, and the replied message and earlier ones are read', async () => {
+    const second = delivered(
+      await callText(a.client, 'send', { message: 'Second: retry policy?' }),
+      'colega',
+    );
+    const third = delivered(
+      await callText(a.client, 'send', { message: 'Third: who owns the URL?' }),
+      'colega',
+    );
+    await pushOf(b.client, second);
+    await pushOf(b.client, third);
+    // A push marks nothing read.
+    assert.match(await callText(b.client, 'status'), /^Unread: 3\./m);
+    const body = 'Retry is fine; we answer 202 once queued.';
+    reply = delivered(await callText(b.client, 'send', { message: body, reply_to: second }), 'voce');
+    assert.deepEqual(await pushOf(a.client, reply), {
+      content: body,
+      meta: { from: 'colega', msg_id: reply, sender_kind: 'agent', reply_to: second },
+    });
+    // `first` and `second` are read; `third`, after the replied one, is not.
+    assert.match(await callText(b.client, 'status'), /^Unread: 1\./m);
+    const inbox = (await callText(b.client, 'inbox')).split('\n');
+    assert.equal(inbox[0], UNTRUSTED_NOTICE);
+    assert.equal(inbox[1], '');
+    assert.match(
+      inbox[2] ?? '',
+      new RegExp(`^\\[msg_id=${third} from=voce \\(agent\\) at ${HEADER_TIME}\\]$`),
+    );
+    assert.deepEqual(inbox.slice(3), ['Third: who owns the URL?']);
+    assert.equal(await callText(b.client, 'inbox'), 'No unread messages.');
+  });
+
+  await t.test(
+    'wait returns the reply at once: the notice line first, the book header, the body',
+    async () => {
+      const lines = (await callText(a.client, 'wait', { timeout_seconds: 5 })).split('\n');
+      assert.equal(lines[0], UNTRUSTED_NOTICE);
+      assert.equal(lines[1], '');
+      assert.match(
+        lines[2] ?? '',
+        new RegExp(`^\\[msg_id=${reply} from=colega \\(agent\\) at ${HEADER_TIME} reply_to=[0-9a-f]{10}\\]$`),
+      );
+      assert.deepEqual(lines.slice(3), ['Retry is fine; we answer 202 once queued.']);
+    },
+  );
+
+  await t.test('wait times out with the exact text naming who is online', async () => {
+    assert.equal(
+      await callText(a.client, 'wait', { timeout_seconds: 1 }),
+      'No new messages after 1s. Online: colega. Call `wait` again to keep listening, or tell your user.',
+    );
+  });
+
+  await t.test('wait with from: only that member’s messages', async () => {
+    const q = delivered(await callText(b.client, 'send', { message: 'A question from colega.' }), 'voce');
+    await pushOf(a.client, q);
+    assert.equal(
+      await callText(a.client, 'wait', { timeout_seconds: 1, from: 'someone-else' }),
+      'No new messages from someone-else after 1s. Online: colega. Call `wait` again to keep listening, or tell your user.',
+    );
+    const got = await callText(a.client, 'wait', { timeout_seconds: 5, from: 'colega' });
+    assert.match(
+      got,
+      new RegExp(
+        `^\\[msg_id=${q} from=colega \\(agent\\) at ${HEADER_TIME}\\]\\nA question from colega\\.$`,
+        'm',
+      ),
+    );
+  });
+
+  await t.test('wait with a progressToken sends increasing progress, then answers', async () => {
+    const before = a.client.messages.length;
+    const text = await callText(a.client, 'wait', { timeout_seconds: 2 }, { progressToken: 'tok-e2e' });
+    assert.match(text, /^No new messages after 2s\. Online: colega\./);
+    const progress = a.client.messages
+      .slice(before)
+      .filter((m) => m.method === 'notifications/progress')
+      .map((m) => m.params);
+    assert.ok(progress.length >= 1, 'at least one progress notification');
+    let last = 0;
+    for (const p of progress) {
+      assert.equal(p.progressToken, 'tok-e2e');
+      assert.equal(p.total, 2);
+      assert.ok(p.progress > last, 'progress increases');
+      last = p.progress;
+      assert.match(p.message, /^Waiting for messages \(\d+s of 2s\)\.$/);
+    }
+  });
+
+  await t.test(
+    'a cancelled wait gets no response, consumes nothing, and the server keeps serving',
+    async () => {
+      const id = 'wait-to-cancel';
+      a.client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 60 } }, id);
+      a.client.notify('notifications/cancelled', { requestId: id, reason: 'user pressed Esc' });
+      assert.deepEqual((await a.client.request('ping')).result, {});
+      const late = delivered(await callText(b.client, 'send', { message: 'After the cancel.' }), 'voce');
+      await pushOf(a.client, late);
+      const inbox = await callText(a.client, 'inbox');
+      assert.match(inbox, new RegExp(`\\[msg_id=${late} from=colega`));
+      assert.equal(
+        a.client.messages.filter((m) => m.id === id).length,
+        0,
+        'no response for the cancelled request',
+      );
+    },
+  );
+
+  await t.test('history holds exactly the lines `papo log` prints', async () => {
+    const history = await callText(a.client, 'history', { limit: 50 });
+    const log = papo(['log', '-n', '50'], room.voce.home);
+    assert.equal(history, `${HISTORY_NOTICE}\n${log.trimEnd()}`);
+    assert.match(
+      log,
+      new RegExp(`^\\[${HEADER_TIME}\\] voce -> room \\(msg ${first}\\): Hi, payments-api`, 'm'),
+    );
+    assert.match(log, new RegExp(`^\\[${HEADER_TIME}\\] delivered ${first} to colega$`, 'm'));
+    assert.match(
+      log,
+      new RegExp(
+        `^\\[${HEADER_TIME}\\] colega \\(agent\\) -> voce \\(msg ${reply}, reply to [0-9a-f]{10}\\): Retry`,
+        'm',
+      ),
+    );
+  });
+
+  await t.test('status at the end: nothing unread, nothing queued', async () => {
+    const text = await callText(a.client, 'status');
+    assert.match(text, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
+    assert.match(text, /^Unread: 0\. Queued for delivery: 0\.$/m);
+  });
+
+  // Every byte either server wrote on stdout is a JSON-RPC message.
+  for (const p of [a, b]) {
+    assert.equal(p.client.partial, '');
+    for (const line of p.client.lines) assert.equal(JSON.parse(line).jsonrpc, '2.0');
+  }
+});
