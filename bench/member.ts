@@ -1,0 +1,161 @@
+// Benchmark (not a test) of the room member on loopback, with a signal server of its own:
+//   1. send-to-delivered latency between two linked in-process members (openMember, one process):
+//      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
+//   2. time from a member's start (openMember) to its first open link, the peer already running;
+//   3. `papo say` wall time (spawn to exit) with the peer online;
+//   4. idle RSS and CPU of a linked `papo mcp` after ~20 s, beside a bare
+//      `node -e "setInterval(()=>{},1000)"` measured over the same window.
+// Usage: npm run build && node dist/bench/member.js [messages=500] [starts=10] [says=5]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpStdioClient } from '../src/cli/stdio-client.js';
+import { type OpenedMember, openMember } from '../src/client/open-member.js';
+import { disableNativeCleanup } from '../src/client/peer-link.js';
+import { createProfile } from '../src/client/profile-store.js';
+import { generateSecret } from '../src/client/room-crypto.js';
+import { startSignalServer } from '../src/signal-server/server.js';
+
+const BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const MESSAGES = Number(process.argv[2] ?? 500);
+const STARTS = Number(process.argv[3] ?? 10);
+const SAYS = Number(process.argv[4] ?? 5);
+const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, LANG: 'C', PAPO_ICE_SERVERS: '[]' };
+const CLK_TCK = 100;
+
+disableNativeCleanup();
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function summary(values: number[]): string {
+  const s = [...values].sort((a, b) => a - b);
+  return `p50 ${pct(s, 50).toFixed(2)} ms, p99 ${pct(s, 99).toFixed(2)} ms, min ${s[0]?.toFixed(2)}, max ${s.at(-1)?.toFixed(2)} (n=${s.length})`;
+}
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+function procStat(pid: number): { cpuTicks: number; rssKiB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return { cpuTicks, rssKiB };
+}
+
+const dirs: string[] = [];
+const server = await startSignalServer({ host: '127.0.0.1', port: 0, env: {} });
+const secret = generateSecret();
+const homes: Record<string, string> = {};
+for (const name of ['Ana', 'Bia', 'Caio']) {
+  const home = mkdtempSync(join(tmpdir(), `papo-bench-${name.toLowerCase()}-`));
+  dirs.push(home);
+  homes[name] = home;
+  await createProfile({ home, profile: 'default', name, secret, signalUrl: server.url, force: false });
+}
+const open = (name: string) =>
+  openMember({ home: homes[name] as string, profile: 'default', env: ENV, mode: 'agent' });
+
+console.log(`papo room member benchmark — ${new Date().toISOString()}`);
+console.log(
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+);
+
+// 1. latency
+const bia = await open('Bia');
+let ana: OpenedMember = await open('Ana');
+await until(() => ana.node.neighbours().length === 1 && bia.node.neighbours().length === 1);
+const delivered: number[] = [];
+const acked: number[] = [];
+for (let i = 0; i < MESSAGES; i++) {
+  let t1 = 0;
+  const got = new Promise<void>((resolve) =>
+    bia.node.once('message', () => {
+      t1 = now();
+      resolve();
+    }),
+  );
+  const t0 = now();
+  const result = await ana.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
+  const t2 = now();
+  await got;
+  if (result.ackedBy === null) throw new Error('no ack');
+  if (i >= 10) {
+    delivered.push(t1 - t0);
+    acked.push(t2 - t0);
+  }
+  await bia.node.consume([result.id]);
+}
+console.log(`send → delivered (receiver's message event): ${summary(delivered)}`);
+console.log(`send → ack back at the sender:              ${summary(acked)}`);
+
+// 2. start to first link
+const firstLink: number[] = [];
+for (let i = 0; i < STARTS; i++) {
+  await ana.node.close();
+  await until(() => bia.node.neighbours().length === 0);
+  const t0 = now();
+  ana = await open('Ana');
+  await until(() => ana.node.neighbours().length === 1);
+  firstLink.push(now() - t0);
+}
+console.log(`member start (openMember) → first open link: ${summary(firstLink)}`);
+await ana.node.close();
+
+// 3. papo say wall time, Bia online (Ana's agent not running: say's ephemeral identity links itself)
+const sayTimes: number[] = [];
+for (let i = 0; i < SAYS; i++) {
+  const t0 = now();
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'say', `hello ${i}`], {
+      env: { ...ENV, PAPO_HOME: homes.Ana },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    child.on('exit', (c) => resolve(c));
+  });
+  if (code !== 0) throw new Error(`papo say exited ${code}`);
+  sayTimes.push(now() - t0);
+}
+console.log(`papo say wall time, peer online:            ${summary(sayTimes)}`);
+
+// 4. idle RSS and CPU: a linked `papo mcp` (Caio) and a bare node, over the same window
+const mcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'], {
+  env: { ...ENV, PAPO_HOME: homes.Caio },
+  cwd: homes.Caio as string,
+});
+const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
+await mcp.initialize();
+await until(() => bia.node.neighbours().length === 1);
+const WARM_MS = 20_000;
+const WINDOW_MS = 20_000;
+await new Promise((r) => setTimeout(r, WARM_MS));
+const mcpPid = mcp.child.pid as number;
+const barePid = bare.pid as number;
+const m0 = procStat(mcpPid);
+const b0 = procStat(barePid);
+await new Promise((r) => setTimeout(r, WINDOW_MS));
+const m1 = procStat(mcpPid);
+const b1 = procStat(barePid);
+const cpu = (a: number, b: number) => (((b - a) / CLK_TCK / (WINDOW_MS / 1000)) * 100).toFixed(2);
+console.log(
+  `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %`,
+);
+
+bare.kill('SIGKILL');
+await mcp.close();
+await bia.node.close();
+await server.close();
+for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+process.exit(0);

@@ -1,0 +1,107 @@
+// `papo say` and `papo status` run as a user would (the built binary, temporary PAPO_HOMEs) against
+// a running member, and when nobody is online or nobody was ever known.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import {
+  inboxEvents,
+  makeRoom,
+  memberEnv,
+  openAgent,
+  PAPO_BIN,
+  readProfileJson,
+  signalServer,
+  waitFor,
+  waitLinked,
+} from './helpers.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the papo binary without blocking this process's event loop (members live in it). */
+function papo(args: string[], home: string, timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [PAPO_BIN, ...args], {
+      env: { ...memberEnv(), PAPO_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('papo say and papo status against a running member', { timeout: 90_000 }, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const bia = await openAgent(t, room.members.Bia, memberEnv(), 'the exporter');
+  const got = inboxEvents(bia);
+
+  // Ana's own agent is not running: say finds Bia on the topic all the same.
+  const said = await papo(['say', 'hello', 'from', 'the', 'terminal'], room.members.Ana.home);
+  assert.equal(said.code, 0, said.stderr);
+  assert.match(said.stdout, /^delivered to Bia \(msg [0-9a-f]{10}\)$/m);
+  assert.equal(got.length, 1);
+  assert.equal(got[0]?.body, 'hello from the terminal');
+  assert.equal(got[0]?.kind, 'human');
+  assert.equal(got[0]?.from, 'Ana');
+  // An ephemeral identity is never remembered as a member.
+  assert.deepEqual(
+    bia.node.members().map((m) => m.name),
+    [],
+  );
+
+  const status = await papo(['status', '--timeout', '10'], room.members.Ana.home);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, /you are "Ana" in room/);
+  assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \(direct\)$/m);
+});
+
+test('papo say when nobody was ever known, and when the known members are offline', {
+  timeout: 120_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+
+  const first = await papo(['say', 'anyone?'], room.members.Ana.home);
+  assert.equal(first.code, 1);
+  assert.match(first.stderr, /I don't know anyone in this room yet/);
+  assert.equal(first.stdout, '');
+  const firstStatus = await papo(['status', '--timeout', '3'], room.members.Ana.home);
+  assert.equal(firstStatus.code, 1);
+  assert.match(firstStatus.stderr, /I don't know anyone in this room yet/);
+
+  // Ana's agent meets Bia once (peers.json), then both go away.
+  const ana = await openAgent(t, room.members.Ana);
+  const bia = await openAgent(t, room.members.Bia);
+  await waitLinked([ana, bia]);
+  await waitFor('Ana remembers Bia', () =>
+    Object.values(readProfileJson<Record<string, { name: string }>>(room.members.Ana, 'peers.json', {})).some(
+      (p) => p.name === 'Bia',
+    ),
+  );
+  await bia.node.close();
+  await ana.node.close();
+
+  const status = await papo(['status', '--timeout', '3'], room.members.Ana.home);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] offline/m);
+
+  const said = await papo(['say', 'still', 'there?'], room.members.Ana.home);
+  assert.equal(said.code, 1);
+  assert.match(said.stderr, /nobody in the room is online right now; the message was not sent/);
+  assert.equal(said.stdout, '');
+});

@@ -1,0 +1,191 @@
+// Delivery across process deaths, with real `papo mcp` processes driven over stdio as Claude Code
+// drives them: a message to an offline member survives the sender's kill -9; a receiver killed
+// right after acking finds the message in its inbox; a lost ack heals by a re-sent duplicate that
+// is acked again but not handed over twice; and the embedded signal server is taken over when the
+// member that hosted it dies.
+import assert from 'node:assert/strict';
+import { readFileSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import {
+  freePort,
+  kill9,
+  type McpMember,
+  makeRoom,
+  memberEnv,
+  msgIdIn,
+  type RoomMemberHome,
+  readProfileJson,
+  signalServer,
+  spawnMcp,
+  tool,
+  waitFor,
+  waitOnline,
+} from './helpers.js';
+
+const CHANNEL = 'notifications/claude/channel';
+
+function outboxIds(member: RoomMemberHome): string[] {
+  return readProfileJson<Envelope[]>(member, 'outbox.json', []).map((m) => m.id);
+}
+
+function inboxIds(member: RoomMemberHome): string[] {
+  return readProfileJson<Envelope[]>(member, 'inbox.json', []).map((m) => m.id);
+}
+
+function pushedIds(member: McpMember): string[] {
+  return member.client.notifications
+    .filter((n) => n.method === CHANNEL)
+    .map((n) => String((n.params?.meta as Record<string, unknown> | undefined)?.msg_id));
+}
+
+test('a message to an offline member is delivered when it comes back, after the sender was killed -9 right after send returned', {
+  timeout: 90_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const ana = await spawnMcp(t, room.members.Ana.home);
+  // Nobody online: send queues it and says so (after the 8 s ack wait).
+  const text = await tool(ana, 'send', { message: 'while you were away' });
+  assert.match(text, /^Not acknowledged yet/);
+  const id = msgIdIn(text);
+  await kill9(ana);
+  assert.deepEqual(outboxIds(room.members.Ana), [id], 'the outbox was on disk before send returned');
+
+  const bia = await spawnMcp(t, room.members.Bia.home);
+  const ana2 = await spawnMcp(t, room.members.Ana.home);
+  await waitFor('Bia got it pushed', () => pushedIds(bia).includes(id), 20_000);
+  await waitFor('Ana’s outbox cleared', () => outboxIds(room.members.Ana).length === 0);
+  const inbox = await tool(bia, 'inbox');
+  assert.match(inbox, /while you were away/);
+  assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
+  assert.ok(
+    readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
+  );
+});
+
+test('a member killed -9 right after acking finds the message in its inbox on restart', {
+  timeout: 60_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const ana = await spawnMcp(t, room.members.Ana.home);
+  const bia = await spawnMcp(t, room.members.Bia.home);
+  await waitOnline(ana, 'Bia');
+  const text = await tool(ana, 'send', { message: 'keep this safe' });
+  assert.match(text, /^Delivered to Bia/);
+  await kill9(bia);
+  const id = msgIdIn(text);
+
+  const bia2 = await spawnMcp(t, room.members.Bia.home);
+  const inbox = await tool(bia2, 'inbox');
+  assert.match(inbox, /keep this safe/);
+  assert.deepEqual(pushedIds(bia2), [id], 'pushed once at startup as unread');
+});
+
+test('a lost ack heals: the re-sent duplicate is acked again, not handed over twice, and the outbox clears', {
+  timeout: 60_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const ana = await spawnMcp(t, room.members.Ana.home);
+  const bia = await spawnMcp(t, room.members.Bia.home);
+  await waitOnline(ana, 'Bia');
+  await waitOnline(bia, 'Ana');
+
+  // Ana is killed the moment Bia's inbox.json is replaced (inotify), before Bia's ack (sent after
+  // the log append is fsynced) can be handled. That is a race; when Ana wins it the ack was not
+  // lost, so the round is repeated with a fresh Ana (at most 3 times).
+  let id: string | undefined;
+  let sender = ana;
+  for (let round = 0; round < 3 && id === undefined; round++) {
+    if (round > 0) {
+      sender = await spawnMcp(t, room.members.Ana.home);
+      await waitOnline(sender, 'Bia');
+    }
+    const victim = sender;
+    const watcher = watch(room.members.Bia.profile.dir, (_event, name) => {
+      if (name === 'inbox.json') {
+        try {
+          process.kill(victim.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    });
+    void victim.client.callTool('send', { message: `ack me if you can (${round})` }).catch(() => {});
+    await victim.exited;
+    watcher.close();
+    const queued = outboxIds(room.members.Ana);
+    if (queued.length === 1) id = queued[0];
+  }
+  assert.ok(id !== undefined, 'could not kill Ana between Bia’s store and her ack in 3 rounds');
+  await waitFor('Bia stored it', () => inboxIds(room.members.Bia).includes(id as string));
+  await waitFor('Bia pushed it', () => pushedIds(bia).includes(id as string));
+
+  const ana2 = await spawnMcp(t, room.members.Ana.home);
+  await waitFor(
+    'Ana’s outbox cleared by the second ack',
+    () => outboxIds(room.members.Ana).length === 0,
+    20_000,
+  );
+  assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
+  assert.ok(
+    readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
+  );
+
+  assert.deepEqual(
+    pushedIds(bia).filter((x) => x === id),
+    [id],
+    'handed to the agent once',
+  );
+  const stored = readProfileLog(room.members.Bia).find((e) => e.ev === 'in' && e.msg.id === id);
+  const inbox = await tool(bia, 'inbox');
+  assert.ok(stored?.ev === 'in');
+  assert.equal(inbox.split(stored.msg.body).length - 1, 1, 'listed once in the inbox');
+  const log = readProfileLog(room.members.Bia).filter((e) => e.ev === 'in' && e.msg.id === id);
+  assert.equal(log.length, 1, 'stored once');
+});
+
+function readProfileLog(member: RoomMemberHome): LogEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(join(member.profile.dir, 'log.jsonl'), 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as LogEntry);
+}
+
+test('the embedded signal server: the first member hosts it, the survivor takes it over after a kill -9', {
+  timeout: 90_000,
+}, async (t) => {
+  const port = await freePort();
+  const room = await makeRoom(t, ['Ana', 'Bia'], `ws://127.0.0.1:${port}`);
+  const env = memberEnv({ PAPO_LOG: 'info' });
+  const ana = await spawnMcp(t, room.members.Ana.home, env);
+  await waitFor('Ana hosts the signal server', () =>
+    ana.stderr().includes('hosting the local signal server'),
+  );
+  const bia = await spawnMcp(t, room.members.Bia.home, env);
+  await waitOnline(ana, 'Bia');
+  await waitOnline(bia, 'Ana');
+  assert.ok(!bia.stderr().includes('hosting the local signal server'), 'only one member hosts it');
+
+  await kill9(ana);
+  await waitFor(
+    'Bia took the port over',
+    () => bia.stderr().includes('hosting the local signal server'),
+    20_000,
+  );
+
+  const ana2 = await spawnMcp(t, room.members.Ana.home, env);
+  await waitOnline(ana2, 'Bia');
+  const text = await tool(ana2, 'send', { message: 'still here?' });
+  assert.match(text, /^Delivered to Bia/);
+  assert.ok(!ana2.stderr().includes('hosting the local signal server'));
+});

@@ -1,0 +1,143 @@
+// The member's transport under trouble: the signal server goes away while two members are linked
+// (they keep talking, and join again when it is back), a member restarts (linked again), and a
+// relay-only member goes through a real coturn (its status shows `relay`).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startSignalServer } from '../../src/signal-server/server.js';
+import {
+  freePort,
+  inboxEvents,
+  linkedTo,
+  makeRoom,
+  memberEnv,
+  openAgent,
+  signalServer,
+  tempDir,
+  waitFor,
+  waitLinked,
+} from './helpers.js';
+
+/**
+ * A local address that is not loopback: a room on a loopback URL would host the embedded signal
+ * server itself as soon as ours stops, and this test wants the server gone.
+ */
+function nonLoopbackAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+const lan = nonLoopbackAddress();
+
+test('the signal server stops while two members are linked: they keep talking and join again when it is back; a restarted member is linked again', {
+  timeout: 90_000,
+  skip: lan === undefined ? 'no non-loopback IPv4 address on this machine' : false,
+}, async (t) => {
+  const host = lan as string;
+  let server = await startSignalServer({ host, port: 0, env: {} });
+  const port = server.port;
+  t.after(() => server.close());
+  const room = await makeRoom(t, ['Ana', 'Bia'], `ws://${host}:${port}`);
+  const ana = await openAgent(t, room.members.Ana);
+  let bia = await openAgent(t, room.members.Bia);
+  await waitLinked([ana, bia]);
+
+  await server.close();
+  await waitFor('both members noticed', () => !ana.signal.joined && !bia.signal.joined);
+  assert.equal(ana.hostsSignalServer(), false);
+  const biaGot = inboxEvents(bia);
+  const sent = await ana.node.send({ body: 'no signal server, still here' }, 10_000);
+  assert.equal(sent.ackedBy, 'Bia');
+  assert.equal(biaGot[0]?.body, 'no signal server, still here');
+  const back = await bia.node.send({ body: 'and back' }, 10_000);
+  assert.equal(back.ackedBy, 'Ana');
+  assert.ok(linkedTo(ana, bia.node.nodeId));
+
+  // The server comes back on the same port: both join the topic again (redial backoff).
+  server = await startSignalServer({ host, port, env: {} });
+  await waitFor('both joined again', () => ana.signal.joined && bia.signal.joined, 30_000);
+  assert.deepEqual(ana.signal.peers(), [bia.node.nodeId]);
+
+  // Bia restarts: linked again and online (the book's presence: a member heard from within 75 s
+  // counts as online anyway, so the link is what shows she is back).
+  await bia.node.close();
+  await waitFor('Ana’s link to the old Bia closed', () => !linkedTo(ana, bia.node.nodeId));
+  bia = await openAgent(t, room.members.Bia);
+  await waitLinked([ana, bia]);
+  const seen = ana.node.members().find((m) => m.name === 'Bia');
+  assert.equal(seen?.online, true);
+  assert.equal(seen?.path, 'direct');
+  const after = await ana.node.send({ body: 'welcome back' }, 10_000);
+  assert.equal(after.ackedBy, 'Bia');
+});
+
+const TURN_SECRET = 'fixture-turn-secret-node';
+
+async function startCoturn(t: { after: (fn: () => unknown) => void }): Promise<number> {
+  const dir = tempDir(t, 'papo-node-turn-');
+  const port = await freePort();
+  const relay = 40_000 + Math.floor(Math.random() * 20_000);
+  const child: ChildProcess = spawn(
+    '/usr/bin/turnserver',
+    [
+      '-n',
+      '--no-cli',
+      '--no-tls',
+      '--no-dtls',
+      '--listening-ip=127.0.0.1',
+      `--listening-port=${port}`,
+      '--relay-ip=127.0.0.1',
+      '--allow-loopback-peers',
+      '--use-auth-secret',
+      `--static-auth-secret=${TURN_SECRET}`,
+      '--realm=papo',
+      `--min-port=${relay}`,
+      `--max-port=${relay + 20}`,
+      `--pidfile=${join(dir, 'turnserver.pid')}`,
+      `--userdb=${join(dir, 'turndb')}`,
+      '--log-file=stdout',
+      '--simple-log',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.after(async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  await waitFor('coturn ready', () => out.includes('Total General servers') || out.includes('DB connection'));
+  return port;
+}
+
+test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows relay', {
+  timeout: 60_000,
+}, async (t) => {
+  const turnPort = await startCoturn(t);
+  // The signal server mints TURN REST credentials in its welcome, as an operator's would.
+  const server = await signalServer(t, {
+    env: { PAPO_TURN_SECRET: TURN_SECRET, PAPO_TURN_URLS: `turn:127.0.0.1:${turnPort}?transport=udp` },
+  });
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const env = memberEnv({ PAPO_ICE_POLICY: 'relay' });
+  delete env.PAPO_ICE_SERVERS; // the welcome's servers are the ones to use
+  const ana = await openAgent(t, room.members.Ana, env);
+  const bia = await openAgent(t, room.members.Bia, env);
+  await waitLinked([ana, bia], 30_000);
+  // Fails often (3 runs of 7 here): libjuice also pairs the srflx candidate it learns
+  // from the TURN server (on loopback, the host socket itself) and the link comes up outside the
+  // relay despite iceTransportPolicy 'relay'. The status reports that honestly as `direct`.
+  assert.equal(ana.node.members().find((m) => m.name === 'Bia')?.path, 'relay');
+  assert.equal(bia.node.members().find((m) => m.name === 'Ana')?.path, 'relay');
+  const sent = await ana.node.send({ body: 'through the relay' }, 10_000);
+  assert.equal(sent.ackedBy, 'Bia');
+});
