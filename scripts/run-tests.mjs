@@ -29,7 +29,14 @@ if (files.length === 0) {
 const concurrency = process.env.PAPO_TEST_CONCURRENCY ?? '2';
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=180000',
+    '--import',
+    join(testsDir, 'exit-guard.js'),
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -31,7 +31,7 @@ export function waitFor(member: OpenedMember, ms: number, done: () => boolean): 
     };
     const tick = setInterval(check, 100);
     const timer = setTimeout(() => finish(false), ms);
-    const events = ['online', 'message'] as const;
+    const events = ['online', 'message', 'delivered'] as const;
     for (const e of events) member.node.on(e, check);
     member.signal.on('peers', check);
     function finish(value: boolean): void {

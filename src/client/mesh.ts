@@ -30,6 +30,14 @@ import type { SignalClient } from './signal-client.js';
 // After that, the design's backoff of 1, 2, 4, 8, 10 s (ADR 0032).
 export const LINK_BACKOFF_MS: readonly number[] = [50, 1000, 2000, 4000, 8000, 10_000];
 
+/**
+ * The most peers a member keeps links (or link attempts) with. A room is a few people, and a
+ * signal server that announces more — a hostile one can announce thousands — must not make the
+ * member run a native PeerConnection, and its thread, for each. Members past the cap are still
+ * reached through the others (frames are forwarded). Matches the server's default room size.
+ */
+export const MAX_PEERS = 32;
+
 export interface MeshOptions {
   signal: SignalClient;
   /** Our node id; defaults to the signal client's. */
@@ -39,6 +47,8 @@ export interface MeshOptions {
   /** Test-only: return false to forbid a direct link to that peer (no offer, answer or knock). */
   allowLink?: (peerId: string) => boolean;
   backoffMs?: readonly number[];
+  /** The most peers to hold links with (default MAX_PEERS). */
+  maxPeers?: number;
   connectTimeoutMs?: number;
   /** Diagnostics (stderr in production); never stdout. */
   log?: (line: string) => void;
@@ -49,6 +59,8 @@ export interface MeshEvents {
   'link-message': [peerId: string, data: Uint8Array];
   /** Only for a link that had emitted link-open. */
   'link-close': [peerId: string];
+  /** The signal server says the peer left the topic (it closed, or lost its connection). */
+  'peer-left': [peerId: string];
 }
 
 export interface LinkInfo {
@@ -75,6 +87,8 @@ export class Mesh extends EventEmitter<MeshEvents> {
   readonly #ice: () => IceConfig;
   readonly #allow: (peerId: string) => boolean;
   readonly #backoff: readonly number[];
+  readonly #maxPeers: number;
+  #capLogged = false;
   readonly #connectTimeoutMs: number | undefined;
   readonly #log: (line: string) => void;
   readonly #slots = new Map<string, Slot>();
@@ -95,6 +109,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
           : () => resolveIceConfig({ welcome: signal.iceServers });
     this.#allow = options.allowLink ?? (() => true);
     this.#backoff = options.backoffMs ?? LINK_BACKOFF_MS;
+    this.#maxPeers = options.maxPeers ?? MAX_PEERS;
     if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#log = options.log ?? (() => {});
@@ -196,6 +211,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   /** The server says `peer` is on the topic (in a peers list, or joined). */
   #present(peer: string): void {
     if (this.#closed || peer === this.localId || !this.#allow(peer)) return;
+    if (!this.#slots.has(peer) && !this.#roomFor(peer)) return;
     const slot = this.#slot(peer);
     slot.epoch += 1;
     const link = slot.link;
@@ -212,7 +228,18 @@ export class Mesh extends EventEmitter<MeshEvents> {
     }
   }
 
+  /** False (and logged once) when the mesh already holds MAX_PEERS peers. */
+  #roomFor(peer: string): boolean {
+    if (this.#slots.size < this.#maxPeers) return true;
+    if (!this.#capLogged) {
+      this.#capLogged = true;
+      this.#log(`papo: not linking to ${peer.slice(0, 10)}: already ${this.#maxPeers} peers on this topic`);
+    }
+    return false;
+  }
+
   #gone(peer: string): void {
+    this.emit('peer-left', peer);
     const slot = this.#slots.get(peer);
     if (slot === undefined) return;
     this.#slots.delete(peer);
@@ -308,6 +335,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
 
   #onSignal(from: string, payload: unknown): void {
     if (this.#closed || !this.#allow(from)) return;
+    if (!this.#slots.has(from) && !this.#roomFor(from)) return;
     if (typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === 'knock') {
       this.#onKnock(from);
       return;

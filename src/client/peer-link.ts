@@ -123,6 +123,8 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
   readonly role: LinkRole;
   readonly linkId: string;
   readonly #send: (signal: LinkSignal) => void;
+  /** PAPO_ICE_POLICY=relay: a link whose own side is not relayed is refused (see #opened). */
+  readonly #relayOnly: boolean;
   readonly #pc: PeerConnection;
   #dc: DataChannel | undefined;
   /** Every data channel this link touched, so none is left open (they pin the event loop). */
@@ -143,6 +145,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     this.linkId = options.linkId ?? newLinkId();
     if (!LINK_ID.test(this.linkId)) throw new TypeError('linkId must be 16 lower-case hex characters');
     this.#send = options.sendSignal;
+    this.#relayOnly = options.ice.policy === 'relay';
     const config = nativeRtcConfig(options.ice, options.onIceSkip);
     this.#pc = new nodeDataChannel.PeerConnection(`papo-${this.remoteId.slice(0, 10)}`, config);
     retainNative();
@@ -266,10 +269,26 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
 
   #opened(): void {
     if (this.#state !== 'connecting') return;
+    if (this.#relayOnly && !this.#locallyRelayed()) {
+      // libjuice hides non-relay candidates from the peer under the relay policy, but may still
+      // select a pair through its server-reflexive address (seen on loopback in 3 runs of 7): on
+      // a real network that would send from the member's own address, which is what relay-only
+      // networks forbid. Refuse the link; the mesh tries again.
+      this.#end('not relayed although PAPO_ICE_POLICY=relay');
+      return;
+    }
     this.#state = 'open';
     clearTimeout(this.#connectTimer);
     this.#path = this.#readPath();
     this.emit('open');
+  }
+
+  #locallyRelayed(): boolean {
+    try {
+      return this.#pc.getSelectedCandidatePair()?.local.type === 'relay';
+    } catch {
+      return false;
+    }
   }
 
   #readPath(): LinkPath | undefined {

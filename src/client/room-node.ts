@@ -53,6 +53,8 @@ export interface TransportEvents {
   'link-open': [string];
   'link-message': [string, Uint8Array];
   'link-close': [string];
+  /** The peer left the room's topic on the signal server: its goodbye. */
+  'peer-left': [string];
 }
 
 export interface KnownPeer {
@@ -160,6 +162,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', () => this.#updatePresence());
+    this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
     const heartbeat = setInterval(() => this.#heartbeat(), HEARTBEAT_MS);
     const presence = setInterval(() => this.#updatePresence(), PRESENCE_TICK_MS);
     heartbeat.unref();
@@ -333,6 +336,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const oldest = this.#seenFrames.values().next().value;
       if (oldest !== undefined) this.#seenFrames.delete(oldest);
     }
+  }
+
+  /**
+   * A member that closes leaves the signal server's topic: it is offline from then on, not 75 s
+   * later (it comes back online with its next hello or message, directly or forwarded).
+   */
+  #onPeerLeft(peer: string): void {
+    const live = this.#live.get(peer);
+    if (live) live.lastSeen = 0;
+    this.#updatePresence();
   }
 
   #onHello(hello: HelloFrame): void {

@@ -11,7 +11,7 @@ import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js
 
 const CONNECT_WAIT_MS = 30_000;
 const ACK_WAIT_MS = 15_000;
-/** After the first ack, how long to collect the others (several members may confirm). */
+/** After the first ack, the longest wait for the others online to confirm too. */
 const MORE_ACKS_MS = 400;
 
 export function register(program: Command, ctx: CliContext): void {
@@ -56,7 +56,9 @@ export function register(program: Command, ctx: CliContext): void {
           throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
         }
         ackedBy.add(result.ackedBy);
-        await new Promise((r) => setTimeout(r, MORE_ACKS_MS));
+        // Others online may confirm too: wait a moment for them, not for anyone already heard.
+        const expected = m.node.onlineNames().filter(isTarget);
+        await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
         process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
       } catch (err) {
         reportError(ctx, err);
