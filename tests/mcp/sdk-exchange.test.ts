@@ -121,7 +121,7 @@ test('the official SDK client drives the exchange: send, push, reply with reply_
     assert.match(history, new RegExp(`\\] delivered ${id} to colega$`, 'm'));
     assert.match(
       history,
-      new RegExp(`\\] colega \\(agent\\) -> room \\(msg ${replyId}, reply to ${id}\\): POST `, 'm'),
+      new RegExp(`\\] colega \\(agent\\) -> voce \\(msg ${replyId}, reply to ${id}\\): POST `, 'm'),
     );
   } finally {
     await Promise.all(closers.map((close) => close()));
