@@ -9,10 +9,10 @@
 // Usage: npm run build && node dist/bench/mcp-startup.js [runs]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../src/cli/free-port.js';
 import { createProfile } from '../src/client/profile-store.js';
 import { generateSecret } from '../src/client/room-crypto.js';
 
@@ -92,17 +92,6 @@ function mcpOnce(home: string, cwd: string, opts: { ready: boolean; rss: boolean
       resolve(run);
     });
     child.on('error', reject);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const a = server.address();
-      server.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0));
-    });
   });
 }
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../src/cli/free-port.js';
 import type { IceConfig } from '../../src/client/ice-config.js';
 import { type LinkSignal, PeerLink, parseLinkSignal } from '../../src/client/peer-link.js';
 
@@ -108,18 +109,6 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
       await Promise.all([offerer.close(), answerer?.close()]);
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Turn {

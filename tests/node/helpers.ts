@@ -2,7 +2,6 @@
 // in-process members over real node-datachannel links, `papo mcp` child processes driven over stdio,
 // and a polling wait. Every helper registers its own cleanup on the test context.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,8 @@ import { disableNativeCleanup } from '../../src/client/peer-link.js';
 import { createProfile, type Profile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
+
+export { freePort } from '../../src/cli/free-port.js';
 
 export const PAPO_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -31,18 +32,6 @@ export function tempDir(t: Ctx, prefix = 'papo-node-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A port that was free a moment ago (never papo's 7450). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A signal server of its own on port 0 (or `port`), closed after the test. */

@@ -1,22 +1,11 @@
 // Child processes for tests: a free port, a real redis-server, a `papo signal` replica.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/cli/free-port.js';
+
+export { freePort } from '../../src/cli/free-port.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
-/** A port that was free a moment ago (never papo's 7450). */
-export function freePort(kind: 'tcp' = 'tcp'): Promise<number> {
-  void kind;
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Waits until `pattern` appears on the child's stdout or stderr; resolves with the match. */
 export function waitForOutput(

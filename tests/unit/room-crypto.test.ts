@@ -35,7 +35,7 @@ test('BLAKE3 derive_key matches the official test vectors (default and extended 
 });
 
 test('room keys: distinct, deterministic, room id is 8 hex and topic 64 hex', () => {
-  const secret = hexToBytes('00'.repeat(31) + '01');
+  const secret = hexToBytes(`${'00'.repeat(31)}01`);
   const a = deriveRoomKeys(secret);
   const b = deriveRoomKeys(secret);
   assert.deepEqual(a, b);

@@ -60,11 +60,11 @@ interface Agent {
 }
 
 async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
-  const [{ mkdirSync, mkdtempSync, rmSync }, { tmpdir }, { join }, net] = await Promise.all([
+  const [{ mkdirSync, mkdtempSync, rmSync }, { tmpdir }, { join }, { freePort }] = await Promise.all([
     import('node:fs'),
     import('node:os'),
     import('node:path'),
-    import('node:net'),
+    import('../free-port.js'),
   ]);
   const [{ createProfile }, { deriveRoomKeys, generateSecret }, { McpStdioClient, toolText }] =
     await Promise.all([
@@ -101,7 +101,7 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
   process.once('SIGTERM', onSignal);
 
   try {
-    const port = await freePort(net);
+    const port = await freePort();
     const signalUrl = `ws://127.0.0.1:${port}`;
     const secret = generateSecret();
     const { roomId } = deriveRoomKeys(secret);
@@ -262,18 +262,6 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
     process.off('SIGTERM', onSignal);
     await cleanup();
   }
-}
-
-function freePort(net: typeof import('node:net')): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function waitForPush(client: StdioClient, msgId: string): Promise<RpcNotification> {

@@ -6,11 +6,13 @@
 // embedded signal server. Everything is removed when the test ends.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../src/cli/free-port.js';
 import { type McpProcess, PAPO_BIN, spawnMcp } from './mcp-process.js';
 import { type Json, type RpcClient, resultText } from './rpc-client.js';
+
+export { freePort } from '../../../src/cli/free-port.js';
 
 export interface Side {
   /** Member name in the room. */
@@ -29,19 +31,6 @@ export interface Room {
   roomId: string;
   voce: Side;
   colega: Side;
-}
-
-/** A TCP port that was free a moment ago on 127.0.0.1 (never papo's default 7450). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The environment of a user with no papo settings, an English locale and this home. */
