@@ -141,6 +141,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   constructor(options: RoomNodeOptions) {
     super();
+    // Every pending `wait` of the MCP server listens for messages; a dozen at once is legitimate
+    // and each removes its listener, so Node's leak warning (at 10) would be noise on stderr.
+    this.setMaxListeners(0);
     this.name = options.name;
     this.roomId = options.roomId;
     this.nodeId = options.nodeId;
