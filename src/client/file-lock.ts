@@ -88,7 +88,9 @@ async function isStale(path: string, content: string, staleMs: number): Promise<
   if (info === null) return true;
   if (info.host === hostname()) {
     if (info.pid === process.pid) return !held.has(path);
-    return !isAlive(info.pid);
+    if (!isAlive(info.pid)) return true;
+    // The pid lives, but it may be another process that reused it after a crash or a reboot:
+    // a real holder refreshes the mtime every heartbeat, so an old mtime gives it away.
   }
   try {
     const st = await stat(path);

@@ -117,6 +117,13 @@ export class Mesh extends EventEmitter<MeshEvents> {
     retainNative();
 
     const onPeers = (peers: string[]) => {
+      // After a redial, the list is the truth: a peer that left while we were away and holds no
+      // open link is forgotten (else its slot would count against MAX_PEERS forever). An open
+      // link is kept: it works without the signal server, and its peer may still be redialling.
+      const present = new Set(peers);
+      for (const [peer, slot] of [...this.#slots]) {
+        if (!present.has(peer) && slot.link?.state !== 'open') this.#forget(peer);
+      }
       for (const peer of peers) this.#present(peer);
     };
     const onJoined = (peer: string) => this.#present(peer);
@@ -240,6 +247,11 @@ export class Mesh extends EventEmitter<MeshEvents> {
 
   #gone(peer: string): void {
     this.emit('peer-left', peer);
+    this.#forget(peer);
+  }
+
+  /** Drops the peer's slot: its retry timer and its link (open or forming). */
+  #forget(peer: string): void {
     const slot = this.#slots.get(peer);
     if (slot === undefined) return;
     this.#slots.delete(peer);

@@ -104,6 +104,13 @@ export async function createProfile(
       throw new PapoError('profile_exists', `profile '${profile}' already exists; use --force to replace it`);
     }
     const identity = await loadOrCreateIdentity(dir);
+    const createdAt = Date.now();
+    const file: ProfileFile = { name: input.name, secret: bytesToHex(input.secret), createdAt };
+    if (input.about !== undefined && input.about !== '') file.about = input.about;
+    if (input.signalUrl !== undefined && input.signalUrl !== '') file.signalUrl = input.signalUrl;
+    // profile.json first: until it is renamed into place the old profile (or none) stays whole,
+    // its queue included; only then do the old room's files go.
+    await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
     if (replaced) {
       // These belong to the old room (the book's "Recriando uma sala"); log.jsonl stays.
       for (const file of [PEERS_FILE, INBOX_FILE, OUTBOX_FILE]) {
@@ -113,12 +120,6 @@ export async function createProfile(
       }
       await syncDir(dir);
     }
-    const createdAt = Date.now();
-    const file: ProfileFile = { name: input.name, secret: bytesToHex(input.secret), createdAt };
-    if (input.about !== undefined && input.about !== '') file.about = input.about;
-    if (input.signalUrl !== undefined && input.signalUrl !== '') file.signalUrl = input.signalUrl;
-    // profile.json last: until it is renamed into place the old profile (or none) stays whole.
-    await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
     return { profile: toProfile(dir, profile, file, identity), replaced };
   } catch (err) {
     if (err instanceof PapoError) throw err;

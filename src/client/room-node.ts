@@ -15,6 +15,7 @@ import {
   envelopeOf,
   type Frame,
   type HelloFrame,
+  MAX_ABOUT_CHARS,
   MAX_BODY_BYTES,
   msgFrame,
   newMessageId,
@@ -131,10 +132,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #helloAnswered = new Set<string>();
   #online = new Set<string>();
   #seenIds = new Set<string>();
+  /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
+  #storing = new Map<string, Promise<boolean>>();
   #seenFrames = new Set<string>();
   #waiters = new Map<string, AckWaiter[]>();
-  /** Ephemeral sends, kept in memory only, so a late ack can still be matched. */
-  #pending = new Map<string, Envelope>();
+  /** Ephemeral sends, kept in memory only, with who acked them (papo say reports everyone). */
+  #pending = new Map<string, { envelope: Envelope; ackedBy: Set<string> }>();
   #timers: NodeJS.Timeout[] = [];
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -271,11 +274,17 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       // Outbox before the first broadcast: a crash after this line still delivers (ADR 0005).
       await this.#serial(async () => {
         state.outbox.push(envelope);
-        await state.saveOutbox();
+        try {
+          await state.saveOutbox();
+        } catch (err) {
+          // Not queued on disk: the caller is told it failed, so it must not go out either.
+          state.outbox = state.outbox.filter((m) => m.id !== envelope.id);
+          throw err;
+        }
         await state.appendLog({ ev: 'out', msg: envelope });
       });
     } else {
-      this.#pending.set(envelope.id, envelope);
+      this.#pending.set(envelope.id, { envelope, ackedBy: new Set() });
     }
     this.#broadcast(sealFrame(this.#frameKey, msgFrame(envelope)));
     const ackedBy = await acked;
@@ -347,7 +356,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
    */
   #onPeerLeft(peer: string): void {
     const live = this.#live.get(peer);
-    if (live) live.lastSeen = 0;
+    if (live?.ephemeral)
+      this.#live.delete(peer); // a say/status run: it will not come back
+    else if (live) live.lastSeen = 0;
+    // If it comes back, its first hello is answered again (it may have been away a while).
+    this.#helloAnswered.delete(peer);
     this.#updatePresence();
   }
 
@@ -389,38 +402,63 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (msg.node === this.nodeId) return;
     const live = this.#live.get(msg.node);
     if (live) live.lastSeen = this.#now();
-    if (this.#state === null) return; // ephemeral: observe only, never store nor ack
+    const state = this.#state;
+    if (state === null) return; // ephemeral: observe only, never store nor ack
     if (msg.to !== undefined && !sameName(msg.to, this.name)) return;
     if (this.#seenIds.has(msg.id)) {
-      this.#broadcast(sealFrame(this.#frameKey, { t: 'ack', id: msg.id, by: this.name }));
+      // Stored before: ack again, so an ack that was lost heals (ADR 0005).
+      this.#ack(msg.id);
       return;
     }
-    this.#seenIds.add(msg.id);
-    const state = this.#state;
-    void this.#serial(async () => {
+    const storing = this.#storing.get(msg.id);
+    if (storing) {
+      // Another copy while the first is being written: its ack waits for the disk too.
+      void storing.then((stored) => stored && this.#ack(msg.id));
+      return;
+    }
+    const store = this.#serial(async () => {
       // Store before ack: the ack tells the sender the message is safe on our disk.
       state.inbox.push(msg);
-      await state.saveInbox();
-      await state.appendLog({ ev: 'in', msg });
+      try {
+        await state.saveInbox();
+      } catch (err) {
+        state.inbox = state.inbox.filter((m) => m !== msg);
+        throw err;
+      }
+      try {
+        await state.appendLog({ ev: 'in', msg });
+      } catch (err) {
+        // The inbox holds it, so it is safe for the agent; only history misses the line.
+        this.#log(`could not log message ${msg.id}: ${(err as Error).message}`);
+      }
     }).then(
       () => {
-        this.#broadcast(sealFrame(this.#frameKey, { t: 'ack', id: msg.id, by: this.name }));
+        this.#seenIds.add(msg.id);
+        this.#storing.delete(msg.id);
+        this.#ack(msg.id);
         this.emit('message', msg);
+        return true;
       },
       (err: unknown) => {
         // Not stored, so not acked: the sender keeps it queued and sends it again.
-        this.#seenIds.delete(msg.id);
+        this.#storing.delete(msg.id);
         this.#log(`could not store message ${msg.id}: ${(err as Error).message}`);
+        return false;
       },
     );
+    this.#storing.set(msg.id, store);
+  }
+
+  #ack(id: string): void {
+    if (!this.#closed) this.#broadcast(sealFrame(this.#frameKey, { t: 'ack', id, by: this.name }));
   }
 
   #onAck(id: string, by: string): void {
     const state = this.#state;
-    const queued = state?.outbox.find((m) => m.id === id) ?? this.#pending.get(id);
+    const pending = this.#pending.get(id);
+    const queued = state?.outbox.find((m) => m.id === id) ?? pending?.envelope;
     if (!queued) return;
     if (queued.to !== undefined && !sameName(queued.to, by)) return; // only the recipient clears it
-    this.#pending.delete(id);
     for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
     this.#waiters.delete(id);
     if (state) {
@@ -432,7 +470,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         await state.appendLog({ ev: 'delivered', id, by, ts: this.#now() });
         this.emit('delivered', { id, by });
       }).catch((err: unknown) => this.#log(`could not update the outbox: ${(err as Error).message}`));
-    } else {
+    } else if (pending && !pending.ackedBy.has(by)) {
+      // An ephemeral send keeps listening: every member that confirms is reported once.
+      pending.ackedBy.add(by);
       this.emit('delivered', { id, by });
     }
   }
@@ -444,7 +484,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       t: 'hello',
       node: this.nodeId,
       name: this.name,
-      ...(this.#about ? { about: this.#about } : {}),
+      // Receivers refuse a longer `about` (and with it the whole hello): never send one.
+      ...(this.#about ? { about: this.#about.slice(0, MAX_ABOUT_CHARS) } : {}),
       kind: this.kind,
       ephemeral: this.ephemeral,
     };
@@ -462,7 +503,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   #resendOutbox(peer: string): void {
-    const queued = [...(this.#state?.outbox ?? []), ...this.#pending.values()];
+    const unconfirmed = [...this.#pending.values()]
+      .filter((p) => p.ackedBy.size === 0)
+      .map((p) => p.envelope);
+    const queued = [...(this.#state?.outbox ?? []), ...unconfirmed];
     for (const m of queued) this.#sendTo(peer, sealFrame(this.#frameKey, msgFrame(m)));
   }
 
@@ -476,8 +520,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #waitForAck(envelope: Envelope, timeoutMs: number): Promise<string | null> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(null), timeoutMs);
-      timer.unref();
       const waiter: AckWaiter = {
         ...(envelope.to ? { to: envelope.to } : {}),
         resolve: (by) => {
@@ -485,6 +527,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
           resolve(by === '' ? null : by);
         },
       };
+      const timer = setTimeout(() => {
+        // Nobody confirmed in time: stop waiting (the message stays queued), and forget the waiter.
+        const rest = (this.#waiters.get(envelope.id) ?? []).filter((w) => w !== waiter);
+        if (rest.length > 0) this.#waiters.set(envelope.id, rest);
+        else this.#waiters.delete(envelope.id);
+        resolve(null);
+      }, timeoutMs);
+      timer.unref();
       const list = this.#waiters.get(envelope.id) ?? [];
       list.push(waiter);
       this.#waiters.set(envelope.id, list);

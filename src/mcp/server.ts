@@ -29,6 +29,7 @@ import {
   createToolHandlers,
   errorResult,
   MemberUnavailable,
+  MUST_ANSWER,
   type ToolContext,
   type ToolResult,
 } from './tools.js';
@@ -243,8 +244,10 @@ export function startMcpServer(options: McpServerOptions): McpServer {
         },
       )
       .then((result) => {
-        // A cancelled request gets no response (MCP "Cancellation").
-        if (result !== null && !controller.signal.aborted) writer.result(req.id, result);
+        // A cancelled request gets no response (MCP "Cancellation"), unless it already marked
+        // messages read: then the messages must reach the agent (tools.ts, `deliver`).
+        if (result !== null && (!controller.signal.aborted || MUST_ANSWER.has(result)))
+          writer.result(req.id, result);
         if (inflight.get(key) === controller) inflight.delete(key);
       });
   }

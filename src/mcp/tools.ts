@@ -4,6 +4,7 @@
 import { formatLogEntry } from '../client/log-format.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
+import { sameName } from '../client/names.js';
 import { findCredential } from './credentials.js';
 import { fitLines, fitMessages } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
@@ -74,6 +75,9 @@ export interface ToolDeps {
 
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
 
+/** Results that are sent even when their call was cancelled meanwhile (see `deliver`). */
+export const MUST_ANSWER = new WeakSet<ToolResult>();
+
 function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw new CallCancelled('cancelled');
 }
@@ -86,7 +90,11 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // messages must stay unread for the next `wait`/`inbox`.
     throwIfCancelled(signal);
     await member.consume(fitted.included.map((m) => m.id));
-    return textResult(fitted.text);
+    // From here the messages are read: the result must reach the agent even if a cancellation
+    // arrived during the write, or they would be lost to it (a late response is harmless).
+    const result = textResult(fitted.text);
+    MUST_ANSWER.add(result);
+    return result;
   }
 
   const send: ToolHandler = async (args, ctx) => {
@@ -111,7 +119,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const member = await deps.member(ctx.signal);
     throwIfCancelled(ctx.signal);
     if (!deps.sendWindow.tryTake()) return errorResult(SEND_ERRORS.rateLimited(deps.sendWindow.max));
-    const unknownTo = to !== undefined && !member.members().some((m) => m.name === to);
+    const unknownTo = to !== undefined && !member.members().some((m) => sameName(m.name, to));
     let result: Awaited<ReturnType<RoomMember['send']>>;
     try {
       result = await member.send(
@@ -145,7 +153,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
 
     const member = await deps.member(ctx.signal);
-    const matching = () => member.unread().filter((m) => from === undefined || m.from === from);
+    const matching = () => member.unread().filter((m) => from === undefined || sameName(m.from, from));
     const started = Date.now();
     const deadline = started + seconds * 1000;
     for (;;) {
@@ -165,7 +173,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
           resolve();
         };
         const onMessage = (m: Envelope) => {
-          if (from === undefined || m.from === from) done();
+          if (from === undefined || sameName(m.from, from)) done();
         };
         const timer = setTimeout(done, left);
         // notifications/progress keeps Claude Code's idle timer from ending a long wait.

@@ -291,3 +291,38 @@ test('shutdown cancels calls in flight (no response) and closes the member', asy
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(client.messages.filter((m) => m.id === id).length, 0);
 });
+
+test('wait: a cancel that arrives while the messages are being marked read still gets them to the agent', async (t) => {
+  // A slow disk (injected: consume takes 100 ms) and a cancel in the middle of it: once messages
+  // are marked read the result must be written, or the agent would never see them.
+  const member = new MemoryMember();
+  const consume = member.consume.bind(member);
+  member.consume = async (ids) => {
+    await new Promise((r) => setTimeout(r, 100));
+    await consume(ids);
+  };
+  const { client } = serve(t, { member });
+  await client.initialize();
+  member.receive('colega', 'read while cancelled');
+  const id = client.send('tools/call', { name: 'inbox', arguments: {} });
+  await new Promise((r) => setTimeout(r, 30));
+  client.notify('notifications/cancelled', { requestId: id, reason: 'user pressed Esc' });
+  await new Promise((r) => setTimeout(r, 150));
+  await client.request('ping');
+  assert.equal(member.unread().length, 0, 'marked read');
+  const answers = client.messages.filter((m) => m.id === id);
+  assert.equal(answers.length, 1, 'so the result was sent');
+  assert.match(JSON.stringify(answers[0]), /read while cancelled/);
+});
+
+test('wait and send: member names compare without regard to case', async (t) => {
+  const { member, client } = serve(t);
+  member.peers = [online('colega')];
+  member.ackBy = 'colega';
+  await client.initialize();
+  member.receive('colega', 'from the lower-case name');
+  const waited = resultText(await client.call('wait', { timeout_seconds: 1, from: 'Colega' }));
+  assert.match(waited, /from the lower-case name/);
+  const sent = resultText(await client.call('send', { message: 'hi', to: 'COLEGA' }));
+  assert.doesNotMatch(sent, /No member named/);
+});

@@ -1,0 +1,133 @@
+// The delivery rules at the edges a real disk rarely shows: a slow or failing store (injected in a
+// NodeState; the transport is a recorder of what the node sends). An ack means "it is on my disk",
+// so no copy of a message may be acked before its store finished, and a failed store acks nothing.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import { openFrame, sealFrame } from '../../src/client/frames.js';
+import type { LinkPath } from '../../src/client/member-api.js';
+import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { generateSecret } from '../../src/client/room-crypto.js';
+import { type NodeState, RoomNode, type TransportEvents } from '../../src/client/room-node.js';
+
+const PEER = 'b'.repeat(64);
+
+class Recorder extends EventEmitter<TransportEvents> {
+  sent: Uint8Array[] = [];
+  send(_peer: string, data: Uint8Array): boolean {
+    this.sent.push(data);
+    return true;
+  }
+  neighbours(): string[] {
+    return [PEER];
+  }
+  path(): LinkPath | undefined {
+    return undefined;
+  }
+}
+
+function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): NodeState {
+  const state: NodeState = {
+    inbox: [],
+    outbox: [],
+    peers: {},
+    saveInbox: async () => {
+      await new Promise((r) => setTimeout(r, opts.storeMs ?? 0));
+      if (opts.failInbox) throw new Error('disk full (injected)');
+    },
+    saveOutbox: async () => {
+      if (opts.failOutbox) throw new Error('disk full (injected)');
+    },
+    savePeers: async () => {},
+    appendLog: async (_e: LogEntry) => {},
+    readLogTail: async () => [],
+    inboundIds: async () => [],
+  };
+  return state;
+}
+
+function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void }) {
+  const key = generateSecret();
+  const transport = new Recorder();
+  const node = new RoomNode({
+    name: 'voce',
+    kind: state ? 'agent' : 'human',
+    nodeId: 'a'.repeat(64),
+    roomId: '7a2e64ec',
+    frameKey: key,
+    transport,
+    state,
+  });
+  t.after(() => node.close());
+  const acks = () =>
+    transport.sent.map((d) => openFrame(key, d)).filter((f) => f.t === 'ack') as { id: string; by: string }[];
+  const deliver = (msg: Envelope) =>
+    transport.emit('link-message', PEER, sealFrame(key, { t: 'msg', ...msg }));
+  return { node, transport, key, acks, deliver };
+}
+
+const msg: Envelope = { id: '0123456789', from: 'colega', node: PEER, kind: 'agent', ts: 1, body: 'hello' };
+
+test('a copy arriving while the first is being stored is acked only after the store', async (t) => {
+  const state = memoryState({ storeMs: 80 });
+  const { node, acks, deliver } = setup(state, t);
+  await node.start();
+  deliver(msg);
+  await new Promise((r) => setTimeout(r, 10));
+  deliver(msg); // a resend, one round trip later, while the first copy is still being written
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(acks().length, 0, 'nothing acked before the inbox is on disk');
+  await new Promise((r) => setTimeout(r, 120));
+  assert.deepEqual(
+    acks().map((a) => a.id),
+    [msg.id, msg.id],
+  );
+  assert.equal(state.inbox.length, 1, 'stored once');
+});
+
+test('a failed store acks no copy and leaves nothing in the inbox; the resend is stored', async (t) => {
+  const state = memoryState({ storeMs: 30, failInbox: true });
+  const { node, acks, deliver } = setup(state, t);
+  await node.start();
+  const handed: Envelope[] = [];
+  node.on('message', (m) => handed.push(m));
+  deliver(msg);
+  deliver({ ...msg }); // same id: a duplicate copy during the failing store
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(acks().length, 0);
+  assert.equal(state.inbox.length, 0);
+  assert.equal(handed.length, 0);
+  state.saveInbox = async () => {};
+  // The sender still has it queued and sends it again: now it is stored, handed over, acked.
+  deliver({ ...msg, ts: 2 });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(state.inbox.length, 1);
+  assert.equal(handed.length, 1);
+  assert.equal(acks().length, 1);
+});
+
+test('a send whose outbox write fails is not queued in memory and never goes out', async (t) => {
+  const state = memoryState({ failOutbox: true });
+  const { node, transport } = setup(state, t);
+  await node.start();
+  const before = transport.sent.length;
+  await assert.rejects(node.send({ body: 'x' }, 100), /disk full/);
+  assert.equal(state.outbox.length, 0);
+  assert.equal(node.queuedCount(), 0);
+  assert.equal(transport.sent.length, before, 'nothing broadcast');
+});
+
+test('an ephemeral send reports every member that confirms, each once', async (t) => {
+  const { node, transport, key } = setup(null, t);
+  await node.start();
+  const delivered: string[] = [];
+  node.on('delivered', ({ by }) => delivered.push(by));
+  const sending = node.send({ body: 'from a person' }, 1000);
+  const sentMsg = transport.sent.map((d) => openFrame(key, d)).find((f) => f.t === 'msg') as { id: string };
+  for (const by of ['alice', 'bob', 'alice']) {
+    transport.emit('link-message', PEER, sealFrame(key, { t: 'ack', id: sentMsg.id, by }));
+  }
+  const result = await sending;
+  assert.equal(result.ackedBy, 'alice');
+  assert.deepEqual(delivered, ['alice', 'bob']);
+});
