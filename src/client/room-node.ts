@@ -459,9 +459,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const queued = state?.outbox.find((m) => m.id === id) ?? pending?.envelope;
     if (!queued) return;
     if (queued.to !== undefined && !sameName(queued.to, by)) return; // only the recipient clears it
-    for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
-    this.#waiters.delete(id);
+    const resolveWaiters = () => {
+      for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
+      this.#waiters.delete(id);
+    };
     if (state) {
+      // The sender learns "delivered" once the outbox and the log say so: history agrees at once.
       void this.#serial(async () => {
         const before = state.outbox.length;
         state.outbox = state.outbox.filter((m) => m.id !== id);
@@ -469,8 +472,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         await state.saveOutbox();
         await state.appendLog({ ev: 'delivered', id, by, ts: this.#now() });
         this.emit('delivered', { id, by });
-      }).catch((err: unknown) => this.#log(`could not update the outbox: ${(err as Error).message}`));
+      })
+        .catch((err: unknown) => this.#log(`could not update the outbox: ${(err as Error).message}`))
+        .finally(resolveWaiters);
     } else if (pending && !pending.ackedBy.has(by)) {
+      resolveWaiters();
       // An ephemeral send keeps listening: every member that confirms is reported once.
       pending.ackedBy.add(by);
       this.emit('delivered', { id, by });

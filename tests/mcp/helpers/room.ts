@@ -99,14 +99,24 @@ export async function callText(
 
 /** Polls the `status` tool until its text matches `pattern` (WebRTC links take a moment). */
 export async function statusUntil(client: RpcClient, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  return toolUntil(client, 'status', pattern, timeoutMs);
+}
+
+/** Calls a tool without arguments until its text matches (state settles a moment after an ack). */
+export async function toolUntil(
+  client: RpcClient,
+  tool: string,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    last = await callText(client, 'status');
+    last = await callText(client, tool);
     if (pattern.test(last)) return last;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`status never matched ${pattern}; last:\n${last}`);
+  throw new Error(`${tool} never matched ${pattern}; last:\n${last}`);
 }
 
 /** The channel notifications received so far (their params). */
