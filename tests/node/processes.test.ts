@@ -60,7 +60,7 @@ test('a message to an offline member is delivered when it comes back, after the 
   const inbox = await tool(bia, 'inbox');
   assert.match(inbox, /while you were away/);
   assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
-  assert.ok(
+  await waitFor('the delivered line in Ana’s log', () =>
     readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
   );
 });
@@ -131,7 +131,8 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
     20_000,
   );
   assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
-  assert.ok(
+  // outbox.json is replaced a moment before the "delivered" line is appended to the log.
+  await waitFor('the delivered line in Ana’s log', () =>
     readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
   );
 
