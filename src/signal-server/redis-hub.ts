@@ -146,11 +146,14 @@ export class RedisHub implements Hub {
 
   /** Connects both Redis connections (commands and pub/sub); rejects when Redis is unreachable. */
   static async connect(o: RedisHubOptions): Promise<RedisHub> {
+    // Once the start has failed, ioredis must stop redialling (its sockets would keep the
+    // process alive): the retry strategy answers null from then on.
+    let gaveUp = false;
     const options = {
       lazyConnect: true,
       maxRetriesPerRequest: 3,
       connectTimeout: 5000,
-      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+      retryStrategy: (attempt: number) => (gaveUp ? null : Math.min(attempt * 200, 2000)),
     };
     const cmd = new Redis(o.url, options);
     const sub = new Redis(o.url, options);
@@ -168,6 +171,7 @@ export class RedisHub implements Hub {
     try {
       await withTimeout(Promise.all([cmd.connect(), sub.connect()]), 10_000);
     } catch (err) {
+      gaveUp = true;
       cmd.disconnect();
       sub.disconnect();
       throw new Error('cannot reach Redis (PAPO_SIGNAL_REDIS)', { cause: err });
