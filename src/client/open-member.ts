@@ -12,6 +12,7 @@ import { deriveRoomKeys } from './room-crypto.js';
 import { type KnownPeer, RoomNode } from './room-node.js';
 import { SignalClient } from './signal-client.js';
 import { effectiveSignalUrl, isLoopbackSignalUrl } from './signal-url.js';
+import { TurnBridges } from './turn-tcp-bridge.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -96,10 +97,18 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     });
     signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
 
+    // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
+    const bridges = new TurnBridges(log);
+    cleanups.push(async () => bridges.close());
+    await bridges.prepare(resolveIceConfig({ env }).servers);
+    signal.on('welcome', (servers) => {
+      void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+    });
+
     const allowLink = deniedLinks(env);
     const mesh = new Mesh({
       signal,
-      ice: () => resolveIceConfig({ env, welcome: signal.iceServers }),
+      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
       ...(allowLink ? { allowLink } : {}),
       log,
     });

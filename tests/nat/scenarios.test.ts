@@ -108,15 +108,11 @@ test('both behind symmetric NAT: linked through TURN (relay)', { skip: skip ?? f
   await exchange(s.a, s.b, 'symmetric');
 });
 
-// Known failure (see docs/reliability.md): node-datachannel's ICE backend, libjuice, speaks TURN over
-// UDP only; a turn:...?transport=tcp server is ignored (libdatachannel issue 1484, libjuice issue
-// 257), so a member whose network drops all UDP cannot link. Kept as a `todo` so that it runs and
-// reports on every CI run, and turns into a plain test once TURN over TCP works.
-const TCP_TODO = 'TURN over TCP is not supported by libjuice (node-datachannel); see docs/reliability.md';
-
+// libjuice speaks TURN over UDP only; papo carries it over TCP through a local bridge
+// (src/client/turn-tcp-bridge.ts, ADR 0054). Side A's router drops every UDP packet, so A can only
+// reach the TURN server over TCP.
 test('UDP blocked on one side: linked through TURN over TCP', {
   skip: skip ?? false,
-  todo: TCP_TODO,
 }, async (t) => {
   const s = await scenario(t, [{ nat: 'eim', blockUdp: true }, { nat: 'eim' }]);
   assert.equal(await waitLinked(s.a, s.b.name, 30_000), 'relay');

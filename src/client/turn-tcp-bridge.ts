@@ -1,0 +1,210 @@
+// TURN over TCP and TLS for an ICE agent that speaks TURN over UDP only.
+//
+// node-datachannel's ICE backend (libjuice) relays through TURN over UDP and ignores
+// `turn:...?transport=tcp` and `turns:` (ADR 0053), so a network that lets no UDP out could not
+// link at all. A bridge closes the gap: it listens on a UDP port on 127.0.0.1, which the ICE
+// agent is given as a plain UDP TURN server, and carries each datagram over one TCP (or TLS)
+// connection per agent socket to the real TURN server (RFC 5766 §2.1: TURN over TCP is the same
+// messages on a stream). The server sees an ordinary TCP client; credentials and
+// MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { type Socket, connect as tcpConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { IceServer } from '../signal-protocol.js';
+import { type IceConfig, parseIceUrl } from './ice-config.js';
+
+export interface TurnBridgeTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+}
+
+/** Longest TURN message or ChannelData frame we accept from the server (they fit a datagram). */
+const MAX_FRAME = 65_535 + 20;
+
+export class TurnTcpBridge {
+  readonly target: TurnBridgeTarget;
+  readonly localPort: number;
+  readonly #udp: UdpSocket;
+  readonly #streams = new Map<string, Socket>();
+  readonly #log: (line: string) => void;
+  #closed = false;
+
+  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: (line: string) => void) {
+    this.target = target;
+    this.#udp = udp;
+    this.#log = log;
+    this.localPort = udp.address().port;
+    udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
+  }
+
+  static open(target: TurnBridgeTarget, log: (line: string) => void = () => {}): Promise<TurnTcpBridge> {
+    return new Promise((resolve, reject) => {
+      const udp = createSocket('udp4');
+      udp.once('error', reject);
+      udp.bind(0, '127.0.0.1', () => {
+        udp.off('error', reject);
+        udp.on('error', (err) => log(`TURN bridge: ${err.message}`));
+        resolve(new TurnTcpBridge(target, udp, log));
+      });
+    });
+  }
+
+  /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
+  #fromAgent(datagram: Buffer, address: string, port: number): void {
+    if (this.#closed || datagram.length < 4) return;
+    const key = `${address}:${port}`;
+    let stream = this.#streams.get(key);
+    if (stream === undefined) {
+      stream = this.#connect(key, address, port);
+      this.#streams.set(key, stream);
+    }
+    // Over a stream, ChannelData is padded to a multiple of 4 bytes (RFC 5766 §11.5); STUN
+    // messages always are.
+    const pad = isChannelData(datagram) ? (4 - (datagram.length % 4)) % 4 : 0;
+    stream.write(pad === 0 ? datagram : Buffer.concat([datagram, Buffer.alloc(pad)]));
+  }
+
+  #connect(key: string, agentAddress: string, agentPort: number): Socket {
+    const { host, port, tls } = this.target;
+    const stream = tls ? tlsConnect({ host, port, servername: host }) : tcpConnect({ host, port });
+    stream.setNoDelay(true);
+    let pending: Buffer = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      for (;;) {
+        const frame = nextFrame(pending);
+        if (frame === null) break;
+        if (frame === 'bad') {
+          this.#log(`TURN bridge: unexpected bytes from ${host}:${port}; closing the stream`);
+          stream.destroy();
+          return;
+        }
+        this.#udp.send(pending.subarray(0, frame.length), agentPort, agentAddress);
+        pending = pending.subarray(frame.consumed);
+      }
+    });
+    const forget = () => {
+      if (this.#streams.get(key) === stream) this.#streams.delete(key);
+    };
+    stream.on('error', (err) => this.#log(`TURN bridge to ${host}:${port}: ${err.message}`));
+    stream.on('close', forget);
+    return stream;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stream of this.#streams.values()) stream.destroy();
+    this.#streams.clear();
+    this.#udp.close();
+  }
+}
+
+function isChannelData(bytes: Uint8Array): boolean {
+  return ((bytes[0] ?? 0) & 0xc0) === 0x40;
+}
+
+/** The next complete frame at the start of `buf`: its length, and how much of the stream it used. */
+function nextFrame(buf: Buffer): { length: number; consumed: number } | null | 'bad' {
+  if (buf.length < 4) return null;
+  const kind = (buf[0] ?? 0) & 0xc0;
+  const declared = buf.readUInt16BE(2);
+  let length: number;
+  let consumed: number;
+  if (kind === 0x00) {
+    length = 20 + declared; // a STUN message: 20-byte header, attributes already 4-aligned
+    consumed = length;
+  } else if (kind === 0x40) {
+    length = 4 + declared; // ChannelData: 4-byte header, then padding to 4 on a stream
+    consumed = (length + 3) & ~3;
+  } else {
+    return 'bad';
+  }
+  if (length > MAX_FRAME) return 'bad';
+  return buf.length >= consumed ? { length, consumed } : null;
+}
+
+/**
+ * The bridges of one member, one per TURN-over-TCP/TLS server, opened when the servers become
+ * known (PAPO_ICE_SERVERS at start, the signal server's welcome) and used by every link.
+ */
+export class TurnBridges {
+  readonly #bridges = new Map<string, Promise<TurnTcpBridge | null>>();
+  readonly #ready = new Map<string, TurnTcpBridge>();
+  readonly #log: (line: string) => void;
+  #closed = false;
+
+  constructor(log: (line: string) => void = () => {}) {
+    this.#log = log;
+  }
+
+  /** Opens a bridge for every TURN URL over TCP or TLS among `servers`. */
+  async prepare(servers: readonly IceServer[]): Promise<void> {
+    const opening: Promise<unknown>[] = [];
+    for (const url of urlsOf(servers)) {
+      const target = bridgeTarget(url);
+      if (target === null) continue;
+      const key = targetKey(target);
+      if (this.#bridges.has(key) || this.#closed) continue;
+      const bridge = TurnTcpBridge.open(target, this.#log).then(
+        (b) => {
+          if (this.#closed) {
+            b.close();
+            return null;
+          }
+          this.#ready.set(key, b);
+          return b;
+        },
+        (err: unknown) => {
+          this.#log(`TURN bridge for ${url}: ${(err as Error).message}`);
+          return null;
+        },
+      );
+      this.#bridges.set(key, bridge);
+      opening.push(bridge);
+    }
+    await Promise.all(opening);
+  }
+
+  /** The config with each TURN-over-TCP/TLS URL replaced by its bridge (dropped while not ready). */
+  rewrite(config: IceConfig): IceConfig {
+    const servers: IceServer[] = [];
+    for (const server of config.servers) {
+      const urls: string[] = [];
+      for (const url of urlsOf([server])) {
+        const target = bridgeTarget(url);
+        if (target === null) {
+          urls.push(url);
+          continue;
+        }
+        const bridge = this.#ready.get(targetKey(target));
+        if (bridge) urls.push(`turn:127.0.0.1:${bridge.localPort}?transport=udp`);
+      }
+      if (urls.length > 0) servers.push({ ...server, urls });
+    }
+    return { ...config, servers };
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const bridge of this.#ready.values()) bridge.close();
+    this.#ready.clear();
+  }
+}
+
+function urlsOf(servers: readonly IceServer[]): string[] {
+  return servers.flatMap((s) => (typeof s.urls === 'string' ? [s.urls] : s.urls));
+}
+
+function bridgeTarget(url: string): TurnBridgeTarget | null {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string') return null;
+  const tls = parsed.scheme === 'turns';
+  if (!tls && !(parsed.scheme === 'turn' && parsed.transport === 'tcp')) return null;
+  return { host: parsed.host.replace(/^\[|\]$/g, ''), port: parsed.port, tls };
+}
+
+function targetKey(t: TurnBridgeTarget): string {
+  return `${t.tls ? 'tls' : 'tcp'}:${t.host}:${t.port}`;
+}
