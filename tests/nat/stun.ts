@@ -1,8 +1,8 @@
 // A small STUN/TURN client for the NAT lab and the TURN attack tests, over UDP or TCP:
 // Binding (RFC 8489), Allocate / CreatePermission / Send and Data indications (RFC 8656), with the
 // long-term credential mechanism (MESSAGE-INTEGRITY = HMAC-SHA1 keyed with
-// MD5(username ":" realm ":" password)). tests/signal-server/stun-client.ts only proves that an
-// Allocate on loopback succeeds; the lab needs permissions, relayed data, TCP and a chosen host.
+// MD5(username ":" realm ":" password)). tests/signal-server/turn.test.ts uses it too, to check
+// that coturn accepts the credentials the signal server mints.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, type Socket as TcpSocket } from 'node:net';

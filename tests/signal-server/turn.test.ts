@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+import { StunClient, StunError } from '../nat/stun.js';
 import { getText, hex32, sample, TestClient } from './helpers.js';
 import { freePort, stop } from './processes.js';
-import { ALLOCATE_ERROR, ALLOCATE_SUCCESS, allocate, RELAYED_ADDRESS } from './stun-client.js';
 
 const SECRET = 'fixture-turn-secret';
 let dir: string;
@@ -66,19 +66,30 @@ test('coturn accepts the credentials of a welcome message and refuses expired on
       const turn = welcome.t === 'welcome' ? welcome.iceServers[0] : undefined;
       assert.ok(turn?.username !== undefined && turn.credential !== undefined);
 
-      const ok = await allocate(port, turn.username, turn.credential);
-      assert.equal(ok.type, ALLOCATE_SUCCESS, `allocation refused with ${ok.errorCode}`);
-      assert.ok(ok.attributes.has(RELAYED_ADDRESS));
+      // An Allocate (first answered 401 with realm and nonce, then signed) with each credential,
+      // each from a fresh client socket so each is a new allocation.
+      const allocate = async (username: string, credential: string) => {
+        const client = await StunClient.udp({ address: '127.0.0.1', port });
+        try {
+          return await client.allocate(username, credential);
+        } finally {
+          client.close();
+        }
+      };
+      const ok = await allocate(turn.username, turn.credential);
+      assert.equal(ok.relayed.address, '127.0.0.1');
 
       const expired = mintTurnCredential(SECRET, 'expired', 60, Date.now() - 3600_000);
-      const refused = await allocate(port, expired.username, expired.credential);
-      assert.equal(refused.type, ALLOCATE_ERROR);
-      assert.equal(refused.errorCode, 401);
+      await assert.rejects(
+        allocate(expired.username, expired.credential),
+        (e) => e instanceof StunError && e.code === 401,
+      );
 
       const forged = mintTurnCredential('another-secret', 'forged', 300);
-      const wrong = await allocate(port, forged.username, forged.credential);
-      assert.equal(wrong.type, ALLOCATE_ERROR);
-      assert.equal(wrong.errorCode, 401);
+      await assert.rejects(
+        allocate(forged.username, forged.credential),
+        (e) => e instanceof StunError && e.code === 401,
+      );
       assert.equal(sample((await getText(server.url, '/metrics')).body, 'papo_signal_connections'), 1);
     } finally {
       await c.close();
