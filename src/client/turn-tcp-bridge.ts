@@ -9,7 +9,7 @@
 // MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../signal-protocol.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
 
@@ -17,6 +17,8 @@ export interface TurnBridgeTarget {
   host: string;
   port: number;
   tls: boolean;
+  /** Extra trusted CA (PEM) for TLS; the system's store is always trusted. Tests use it. */
+  ca?: string;
 }
 
 /** Longest TURN message or ChannelData frame we accept from the server (they fit a datagram). */
@@ -66,8 +68,10 @@ export class TurnTcpBridge {
   }
 
   #connect(key: string, agentAddress: string, agentPort: number): Socket {
-    const { host, port, tls } = this.target;
-    const stream = tls ? tlsConnect({ host, port, servername: host }) : tcpConnect({ host, port });
+    const { host, port, tls, ca } = this.target;
+    const stream = tls
+      ? tlsConnect({ host, port, servername: host, ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
+      : tcpConnect({ host, port });
     stream.setNoDelay(true);
     let pending: Buffer = Buffer.alloc(0);
     stream.on('data', (chunk: Buffer) => {

@@ -1,0 +1,132 @@
+// TURN over TCP and TLS through the local bridge (ADR 0054), against a real coturn: a UDP TURN
+// client (the same role libjuice plays) allocates through the bridge, so every request and answer
+// crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { freePort } from '../../src/cli/free-port.js';
+import { TurnBridges, TurnTcpBridge } from '../../src/client/turn-tcp-bridge.js';
+import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+import { StunClient } from '../nat/stun.js';
+
+const SECRET = 'test-secret-not-a-real-one';
+
+async function coturn(t: { after: (fn: () => unknown) => void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'papo-bridge-'));
+  // A certificate for "localhost", trusted by the bridge through its `ca` (tests only).
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const [port, tlsPort] = [await freePort(), await freePort()];
+  const relay = 40_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(
+    'turnserver',
+    [
+      '-n',
+      '--listening-ip=127.0.0.1',
+      `--listening-port=${port}`,
+      `--tls-listening-port=${tlsPort}`,
+      `--cert=${join(dir, 'cert.pem')}`,
+      `--pkey=${join(dir, 'key.pem')}`,
+      '--no-dtls',
+      '--use-auth-secret',
+      `--static-auth-secret=${SECRET}`,
+      '--realm=papo',
+      '--no-cli',
+      '--relay-ip=127.0.0.1',
+      `--min-port=${relay}`,
+      `--max-port=${relay + 20}`,
+      `--pidfile=${join(dir, 'pid')}`,
+      `--userdb=${join(dir, 'db')}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  t.after(async () => {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await new Promise((r) => setTimeout(r, 500)); // coturn listens within a few ms; no ready line
+  return { port, tlsPort, ca: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+}
+
+async function allocateThrough(bridge: TurnTcpBridge) {
+  const { username, credential } = mintTurnCredential(SECRET, 'bridge', 300);
+  const client = await StunClient.udp({ address: '127.0.0.1', port: bridge.localPort });
+  try {
+    return await client.allocate(username, credential);
+  } finally {
+    client.close();
+  }
+}
+
+test('an Allocate through the bridge over TCP and over TLS succeeds at a real coturn', {
+  timeout: 30_000,
+}, async (t) => {
+  const server = await coturn(t);
+  const tcp = await TurnTcpBridge.open({ host: '127.0.0.1', port: server.port, tls: false });
+  t.after(() => tcp.close());
+  assert.equal((await allocateThrough(tcp)).relayed.address, '127.0.0.1');
+
+  const tls = await TurnTcpBridge.open({ host: 'localhost', port: server.tlsPort, tls: true, ca: server.ca });
+  t.after(() => tls.close());
+  assert.equal((await allocateThrough(tls)).relayed.address, '127.0.0.1');
+
+  // Without trusting the certificate, TLS refuses: nothing is relayed through an unverified server.
+  const untrusted = await TurnTcpBridge.open({ host: 'localhost', port: server.tlsPort, tls: true });
+  t.after(() => untrusted.close());
+  await assert.rejects(allocateThrough(untrusted));
+});
+
+test('the ICE config given to links: TCP and TLS TURN URLs point at bridges, the rest unchanged', async (t) => {
+  const bridges = new TurnBridges();
+  t.after(() => bridges.close());
+  const servers = [
+    { urls: 'stun:stun.example.org:3478' },
+    {
+      urls: [
+        'turn:turn.example.org:3478?transport=udp',
+        'turn:turn.example.org:3478?transport=tcp',
+        'turns:turn.example.org:443',
+      ],
+      username: '1733000000:ab12cd34ef',
+      credential: 'c2VjcmV0',
+    },
+  ];
+  const config = { servers, policy: 'relay' as const, source: 'env' as const };
+  // Before the bridges are open, their URLs are left out (libjuice would ignore them anyway).
+  assert.deepEqual(bridges.rewrite(config).servers[1]?.urls, ['turn:turn.example.org:3478?transport=udp']);
+  await bridges.prepare(servers);
+  const rewritten = bridges.rewrite(config);
+  assert.equal(rewritten.policy, 'relay');
+  assert.deepEqual(rewritten.servers[0]?.urls, ['stun:stun.example.org:3478']);
+  const urls = rewritten.servers[1]?.urls as string[];
+  assert.equal(urls[0], 'turn:turn.example.org:3478?transport=udp');
+  assert.match(urls[1] ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
+  assert.match(urls[2] ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
+  assert.notEqual(urls[1], urls[2]);
+  assert.equal(rewritten.servers[1]?.username, '1733000000:ab12cd34ef');
+});
