@@ -325,19 +325,14 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       this.#nativeClosed = undefined;
       releaseNative();
     });
-    // The native closes run on the next turn, never inside one of node-datachannel's callbacks
-    // (#end is often reached from one): closing a peer connection from within its own callback
-    // can block the main thread (a relay-only test hung that way in CI).
-    setImmediate(() => {
-      for (const dc of this.#channels) this.#closeChannel(dc);
-      // Always close(), even when the native state already reads 'closed': a wrapper that was
-      // never closed by us makes node-datachannel's cleanup() hang (seen with 0.33.4).
-      try {
-        this.#pc.close();
-      } catch {
-        this.#nativeClosed?.();
-      }
-    });
+    for (const dc of this.#channels) this.#closeChannel(dc);
+    // Always close(), even when the native state already reads 'closed': a wrapper that was never
+    // closed by us makes node-datachannel's cleanup() hang (seen with 0.33.4).
+    try {
+      this.#pc.close();
+    } catch {
+      this.#nativeClosed?.();
+    }
     this.emit('close', reason);
   }
 }
