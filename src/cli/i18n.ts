@@ -43,6 +43,8 @@ export interface Messages {
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
   badCount(value: string): string;
+  logEmpty: string;
+  logEmptyFollowing: string;
   connecting: string;
   deliveredTo(names: string, id: string): string;
   nobodyOnline: string;
@@ -103,6 +105,8 @@ const en: Messages = {
   installHomeNote: (home) =>
     `note: PAPO_HOME is set (${home}); Claude Code must start papo with the same PAPO_HOME`,
   badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
+  logEmpty: "(nothing in this room's log yet: it fills once your agent's papo mcp sends or receives)",
+  logEmptyFollowing: "(nothing in this room's log yet; waiting for messages — Ctrl-C to stop)",
   connecting: 'connecting…',
   deliveredTo: (names, id) => `delivered to ${names} (msg ${id})`,
   nobodyOnline: 'nobody in the room is online right now; the message was not sent',
@@ -163,6 +167,8 @@ const pt: Messages = {
     `aviso: PAPO_HOME está definido (${home}); o Claude Code precisa iniciar o papo com o mesmo PAPO_HOME`,
   badCount: (value) =>
     `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
+  logEmpty: '(nada no log desta sala ainda: ele se preenche quando o papo mcp do seu agente envia ou recebe)',
+  logEmptyFollowing: '(nada no log desta sala ainda; esperando mensagens — Ctrl-C para parar)',
   connecting: 'conectando…',
   deliveredTo: (names, id) => `entregue a ${names} (msg ${id})`,
   nobodyOnline: 'ninguém da sala está online agora; a mensagem não foi enviada',

@@ -65,13 +65,15 @@ test("log -n N prints the last N entries in the book's format, in local time (TZ
   assert.equal(papo(['log', '-n', '1'], env).stdout, `${r.stdout.split('\n')[1]}\n`);
 });
 
-test('log without any entry prints nothing', (t) => {
+test('log without any entry prints no line on stdout, and says why on stderr', (t) => {
   const home = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: home });
   papo(['new', '--name', 'voce'], env);
   const r = papo(['log'], env);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, '');
+  assert.match(r.stderr, /nothing in this room's log yet/);
+  assert.match(papo(['log'], { ...env, LANG: 'pt_BR.UTF-8' }).stderr, /nada no log desta sala ainda/);
 });
 
 test('log -f shows a line appended by another process, and stops cleanly on SIGINT', async (t) => {

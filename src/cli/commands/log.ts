@@ -32,7 +32,10 @@ export function register(program: Command, ctx: CliContext): void {
         (s) => s.size,
         () => 0,
       );
-      print(await readLogTail(path, count, size), profile.name);
+      const entries = await readLogTail(path, count, size);
+      print(entries, profile.name);
+      // On stderr, so a script reading stdout still gets only log lines.
+      if (entries.length === 0) process.stderr.write(`${opts.f ? t.logEmptyFollowing : t.logEmpty}\n`);
       if (opts.f) await follow(path, size, profile.name);
     });
 }
