@@ -1,15 +1,8 @@
-// Test helpers for the link tests: a real coturn on loopback, TURN REST credentials, and two
-// PeerLinks wired to each other in-process (their signals pass through JSON like on the wire).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { freePort } from '../../src/cli/free-port.js';
 import type { IceConfig } from '../../src/client/ice-config.js';
 import { type LinkSignal, PeerLink, parseLinkSignal } from '../../src/client/peer-link.js';
+import { type Coturn, startCoturn } from '../support/coturn.js';
 
 export function nodeId(): string {
   return randomBytes(32).toString('hex');
@@ -111,80 +104,11 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
   };
 }
 
-export interface Turn {
-  port: number;
-  secret: string;
-  close(): Promise<void>;
-}
+export type Turn = Coturn;
 
 /** A real coturn on 127.0.0.1 with TURN REST auth (use-auth-secret), relaying between loopback peers. */
-export async function startTurn(): Promise<Turn> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'papo-turn-'));
-  const port = await freePort();
-  const secret = `test-only-${randomBytes(6).toString('hex')}`;
-  const minPort = 50_000 + Math.floor(Math.random() * 150) * 100;
-  const child: ChildProcess = spawn(
-    '/usr/bin/turnserver',
-    [
-      '-n',
-      '--no-cli',
-      '--use-auth-secret',
-      `--static-auth-secret=${secret}`,
-      '--realm=papo',
-      '--listening-ip=127.0.0.1',
-      '--relay-ip=127.0.0.2',
-      `--listening-port=${port}`,
-      `--alt-listening-port=${port}`,
-      `--min-port=${minPort}`,
-      `--max-port=${minPort + 99}`,
-      '--allow-loopback-peers',
-      '--no-tls',
-      '--no-dtls',
-      `--userdb=${path.join(dir, 'turndb')}`,
-      `--pidfile=${path.join(dir, 'turnserver.pid')}`,
-      '--log-file=stdout',
-      '--simple-log',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let log = '';
-  child.stdout?.on('data', (d) => {
-    log += d;
-  });
-  child.stderr?.on('data', (d) => {
-    log += d;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    // Ready when its TCP listener accepts (the UDP one opens alongside).
-    const deadline = Date.now() + 10_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('not listening');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } catch (err) {
-    await close();
-    throw new Error(`turnserver did not start: ${(err as Error).message}\n${log.slice(-2000)}`);
-  }
-  return { port, secret, close };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+export function startTurn(): Promise<Turn> {
+  return startCoturn();
 }
 
 /** TURN REST credentials as the signal server mints them (coturn use-auth-secret). */

@@ -2,20 +2,21 @@
 // client (the same role libjuice plays) allocates through the bridge, so every request and answer
 // crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort } from '../../src/cli/free-port.js';
 import { TurnBridges, TurnTcpBridge } from '../../src/client/turn-tcp-bridge.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient } from '../nat/stun.js';
+import { startCoturn } from '../support/coturn.js';
 
 const SECRET = 'test-secret-not-a-real-one';
 
 async function coturn(t: { after: (fn: () => unknown) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'papo-bridge-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A certificate for "localhost", trusted by the bridge through its `ca` (tests only).
   execFileSync(
     'openssl',
@@ -40,37 +41,17 @@ async function coturn(t: { after: (fn: () => unknown) => void }) {
     ],
     { stdio: 'ignore' },
   );
-  const [port, tlsPort] = [await freePort(), await freePort()];
-  const relay = 40_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(
-    'turnserver',
-    [
-      '-n',
-      '--listening-ip=127.0.0.1',
-      `--listening-port=${port}`,
-      `--tls-listening-port=${tlsPort}`,
-      `--cert=${join(dir, 'cert.pem')}`,
-      `--pkey=${join(dir, 'key.pem')}`,
-      '--no-dtls',
-      '--use-auth-secret',
-      `--static-auth-secret=${SECRET}`,
-      '--realm=papo',
-      '--no-cli',
-      '--relay-ip=127.0.0.1',
-      `--min-port=${relay}`,
-      `--max-port=${relay + 20}`,
-      `--pidfile=${join(dir, 'pid')}`,
-      `--userdb=${join(dir, 'db')}`,
-    ],
-    { stdio: 'ignore' },
-  );
-  t.after(async () => {
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+  const server = await startCoturn({
+    secret: SECRET,
+    relayIp: '127.0.0.1',
+    tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') },
   });
-  await new Promise((r) => setTimeout(r, 500)); // coturn listens within a few ms; no ready line
-  return { port, tlsPort, ca: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  t.after(() => server.close());
+  return {
+    port: server.port,
+    tlsPort: server.tlsPort as number,
+    ca: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+  };
 }
 
 async function allocateThrough(bridge: TurnTcpBridge) {

@@ -2,20 +2,17 @@
 // (they keep talking, and join again when it is back), a member restarts (linked again), and a
 // relay-only member goes through a real coturn (its status shows `relay`).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
+import { startCoturn } from '../support/coturn.js';
 import {
-  freePort,
   inboxEvents,
   linkedTo,
   makeRoom,
   memberEnv,
   openAgent,
   signalServer,
-  tempDir,
   waitFor,
   waitLinked,
 } from './helpers.js';
@@ -75,57 +72,14 @@ test('the signal server stops while two members are linked: they keep talking an
   assert.equal(after.ackedBy, 'Bia');
 });
 
-const TURN_SECRET = 'fixture-turn-secret-node';
-
-async function startCoturn(t: { after: (fn: () => unknown) => void }): Promise<number> {
-  const dir = tempDir(t, 'papo-node-turn-');
-  const port = await freePort();
-  const relay = 40_000 + Math.floor(Math.random() * 20_000);
-  const child: ChildProcess = spawn(
-    '/usr/bin/turnserver',
-    [
-      '-n',
-      '--no-cli',
-      '--no-tls',
-      '--no-dtls',
-      '--listening-ip=127.0.0.1',
-      `--listening-port=${port}`,
-      '--relay-ip=127.0.0.1',
-      '--allow-loopback-peers',
-      '--use-auth-secret',
-      `--static-auth-secret=${TURN_SECRET}`,
-      '--realm=papo',
-      `--min-port=${relay}`,
-      `--max-port=${relay + 20}`,
-      `--pidfile=${join(dir, 'turnserver.pid')}`,
-      `--userdb=${join(dir, 'turndb')}`,
-      '--log-file=stdout',
-      '--simple-log',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.after(async () => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  await waitFor('coturn ready', () => out.includes('Total General servers') || out.includes('DB connection'));
-  return port;
-}
-
 test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows relay', {
   timeout: 60_000,
 }, async (t) => {
-  const turnPort = await startCoturn(t);
+  const turn = await startCoturn();
+  t.after(() => turn.close());
   // The signal server mints TURN REST credentials in its welcome, as an operator's would.
   const server = await signalServer(t, {
-    env: { PAPO_TURN_SECRET: TURN_SECRET, PAPO_TURN_URLS: `turn:127.0.0.1:${turnPort}?transport=udp` },
+    env: { PAPO_TURN_SECRET: turn.secret, PAPO_TURN_URLS: `turn:127.0.0.1:${turn.port}?transport=udp` },
   });
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
   const env = memberEnv({ PAPO_ICE_POLICY: 'relay' });

@@ -1,53 +1,24 @@
 // The TURN REST credentials the signal server mints are accepted by a real coturn configured with
 // the same secret, and refused once expired or signed with another secret.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient, StunError } from '../nat/stun.js';
+import { type Coturn, startCoturn } from '../support/coturn.js';
 import { getText, hex32, sample, TestClient } from './helpers.js';
-import { freePort, stop } from './processes.js';
 
 const SECRET = 'fixture-turn-secret';
-let dir: string;
-let coturn: ChildProcess;
+let coturn: Coturn;
 let port: number;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'papo-turn-'));
-  port = await freePort();
-  const relay = 40_000 + Math.floor(Math.random() * 20_000);
-  coturn = spawn(
-    'turnserver',
-    [
-      '-n',
-      '--listening-ip=127.0.0.1',
-      `--listening-port=${port}`,
-      '--use-auth-secret',
-      `--static-auth-secret=${SECRET}`,
-      '--realm=papo',
-      '--no-cli',
-      '--no-tls',
-      '--no-dtls',
-      `--min-port=${relay}`,
-      `--max-port=${relay + 20}`,
-      `--pidfile=${join(dir, 'turnserver.pid')}`,
-      `--userdb=${join(dir, 'turndb')}`,
-      '--log-file=stdout',
-      '--simple-log',
-    ],
-    { stdio: ['ignore', 'ignore', 'ignore'] },
-  );
+  // Relays to loopback stay refused, as in an operator's configuration.
+  coturn = await startCoturn({ secret: SECRET, relayIp: '127.0.0.1', loopbackPeers: false });
+  port = coturn.port;
 });
 
-after(async () => {
-  if (coturn !== undefined) await stop(coturn, 'SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => coturn?.close());
 
 test('coturn accepts the credentials of a welcome message and refuses expired ones', async () => {
   const server = await startSignalServer({

@@ -1,0 +1,97 @@
+// A real coturn on loopback for the tests that need one (the NAT lab starts its own, in a
+// namespace, from docker/turnserver.conf): TURN REST auth (use-auth-secret), a small relay port
+// range, optionally a TLS listener. Ready when its TCP listener accepts; close() stops it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/cli/free-port.js';
+
+export interface Coturn {
+  port: number;
+  /** Set when started with `tls`. */
+  tlsPort?: number;
+  secret: string;
+  close(): Promise<void>;
+}
+
+export interface CoturnOptions {
+  /** Default: a fresh test-only value. */
+  secret?: string;
+  /**
+   * Address relayed traffic leaves from. 127.0.0.2 (the default) keeps relay candidates apart from
+   * the host candidates on 127.0.0.1, so a relay-only link does not find a direct-looking pair.
+   */
+  relayIp?: string;
+  /** Let relays reach loopback peers (members on this machine). Default true. */
+  loopbackPeers?: boolean;
+  /** PEM files for a TLS listener (`turns:`). */
+  tls?: { cert: string; key: string };
+}
+
+export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> {
+  const dir = mkdtempSync(join(tmpdir(), 'papo-coturn-'));
+  const secret = options.secret ?? `test-only-${randomBytes(6).toString('hex')}`;
+  const port = await freePort();
+  const tlsPort = options.tls ? await freePort() : undefined;
+  const relay = 40_000 + Math.floor(Math.random() * 200) * 100;
+  const args = [
+    '-n',
+    '--no-cli',
+    '--use-auth-secret',
+    `--static-auth-secret=${secret}`,
+    '--realm=papo',
+    '--listening-ip=127.0.0.1',
+    `--listening-port=${port}`,
+    `--relay-ip=${options.relayIp ?? '127.0.0.2'}`,
+    `--min-port=${relay}`,
+    `--max-port=${relay + 99}`,
+    '--no-dtls',
+    ...(options.loopbackPeers === false ? [] : ['--allow-loopback-peers']),
+    ...(options.tls
+      ? [`--tls-listening-port=${tlsPort}`, `--cert=${options.tls.cert}`, `--pkey=${options.tls.key}`]
+      : ['--no-tls']),
+    `--userdb=${join(dir, 'turndb')}`,
+    `--pidfile=${join(dir, 'turnserver.pid')}`,
+    '--log-file=stdout',
+    '--simple-log',
+  ];
+  const child: ChildProcess = spawn('turnserver', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout?.on('data', (d) => {
+    log += d;
+  });
+  child.stderr?.on('data', (d) => {
+    log += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  while (!(await accepts(port)) || (tlsPort !== undefined && !(await accepts(tlsPort)))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await close();
+      throw new Error(`turnserver did not start:\n${log.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { port, ...(tlsPort !== undefined ? { tlsPort } : {}), secret, close };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
