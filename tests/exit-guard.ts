@@ -6,6 +6,10 @@
 // file's own `after` hooks run after this one: the delay leaves them time to close what they
 // opened; a shorter one cut a slow cleanup short.)
 if (process.env.NODE_TEST_CONTEXT) {
+  // A test process whose main thread a native deadlock froze (ADR 0055) can run neither its
+  // timeouts nor the guard below; the watchdog ends it so that the run goes on and reports it.
+  const { startNativeWatchdog } = await import('../src/client/native-watchdog.js');
+  startNativeWatchdog({ stallSeconds: 90, label: `exit guard: ${process.argv[1]}` });
   const { after } = await import('node:test');
   after(() => {
     setTimeout(() => {

@@ -1,8 +1,11 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { IceConfig } from '../../src/client/ice-config.js';
 import { type LinkSignal, PeerLink, parseLinkSignal } from '../../src/client/peer-link.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
+import type { FromAnswerer, ToAnswerer } from './fixtures/remote-answerer.js';
+import type { FromMesh, ToMesh } from './fixtures/remote-mesh.js';
 
 export function nodeId(): string {
   return randomBytes(32).toString('hex');
@@ -47,6 +50,7 @@ export async function until(check: () => boolean, what: string, timeoutMs = 15_0
 export interface LinkPair {
   offerer: PeerLink;
   answerer: () => PeerLink | undefined;
+  /** Resolves with the answerer once both sides are open; rejects if either closes first. */
   opened: Promise<PeerLink>;
   close(): Promise<void>;
 }
@@ -56,9 +60,23 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
   const [a, b] = ids;
   let answerer: PeerLink | undefined;
   let resolveOpened: (link: PeerLink) => void = () => {};
-  const opened = new Promise<PeerLink>((resolve) => {
+  let rejectOpened: (err: Error) => void = () => {};
+  const opened = new Promise<PeerLink>((resolve, reject) => {
     resolveOpened = resolve;
+    rejectOpened = reject;
   });
+  // Handled here so that a pair nobody waits on does not raise an unhandled rejection.
+  opened.catch(() => {});
+  // No timers here: each PeerLink ends itself after its connect timeout.
+  let openSides = 0;
+  const watch = (side: string, link: PeerLink) => {
+    link.once('open', () => {
+      openSides += 1;
+      if (openSides === 2 && answerer !== undefined) resolveOpened(answerer);
+    });
+    // After `opened` resolved, a close no longer changes it.
+    link.once('close', (reason) => rejectOpened(new Error(`the ${side} closed: ${reason}`)));
+  };
   const hop = (signal: LinkSignal, to: () => PeerLink | undefined) => {
     const wire = JSON.stringify(signal);
     setImmediate(() => {
@@ -81,19 +99,12 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
           ice,
           sendSignal: (back) => hop(back, () => offerer),
         });
-        const made = answerer;
-        const both = Promise.all([
-          offerer.state === 'open' ? undefined : once(offerer, 'open'),
-          once(made, 'open'),
-        ]);
-        void both.then(
-          () => resolveOpened(made),
-          () => {},
-        );
+        watch('answerer', answerer);
       }
       hop(signal, () => answerer);
     },
   });
+  watch('offerer', offerer);
   return {
     offerer,
     answerer: () => answerer,
@@ -102,6 +113,199 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
       await Promise.all([offerer.close(), answerer?.close()]);
     },
   };
+}
+
+/**
+ * Makes link pairs until one opens, as the mesh re-offers: a PeerLink is a single attempt, and
+ * libdatachannel fails some attempts on its own. On a loaded machine the offerer (our DTLS client)
+ * can check the answerer's certificate before libdatachannel stored the answer, and the handshake
+ * ends with "unknown CA" (mesh.ts retries at once for this reason). Under PAPO_ICE_POLICY=relay a
+ * link that selected a non-relayed pair is refused too. Every pair made is closed through `after`.
+ * Fails when no pair opens in `attempts`, with each attempt's reason.
+ */
+export async function openLinkPair(
+  ice: IceConfig,
+  after: (fn: () => Promise<void>) => void,
+  ids: [string, string] = orderedIds(),
+  attempts = 5,
+): Promise<{ pair: LinkPair; answerer: PeerLink; failures: string[] }> {
+  const failures: string[] = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const pair = linkPair(ice, ids);
+    after(() => pair.close());
+    try {
+      return { pair, answerer: await pair.opened, failures };
+    } catch (err) {
+      failures.push((err as Error).message);
+      await pair.close();
+    }
+  }
+  throw new Error(`no link opened in ${attempts} attempts: ${failures.join('; ')}`);
+}
+
+/** Links whose answering end runs in a child process (fixtures/remote-answerer.ts). */
+export interface RemoteAnswerer {
+  /**
+   * Makes offerer attempts until one opens on both ends, as openLinkPair does. The offerer is
+   * closed by close(); `remotePath` is the path the child's end reported when it opened.
+   */
+  open(attempts?: number): Promise<{ offerer: PeerLink; remotePath: string | undefined; failures: string[] }>;
+  /** Has the child's end send `data` to the offerer. */
+  send(data: Uint8Array): void;
+  /** The next message the child's end received. */
+  received(timeoutMs?: number): Promise<Uint8Array>;
+  /** Closes the offerer and the child's end, and waits for the child to exit. */
+  close(): Promise<void>;
+}
+
+const REMOTE_ANSWERER = new URL('./fixtures/remote-answerer.js', import.meta.url);
+
+export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedIds()): RemoteAnswerer {
+  const [a, b] = ids;
+  const child = fork(REMOTE_ANSWERER, [b, a, JSON.stringify(ice)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const tell = (m: ToAnswerer) => {
+    if (child.connected) child.send(m);
+  };
+  let offerer: PeerLink | undefined;
+  const listeners = new Set<(m: FromAnswerer) => void>();
+  child.on('message', (m: FromAnswerer) => {
+    if (m.t === 'sig') {
+      if (offerer !== undefined && m.s.link === offerer.linkId) offerer.handleSignal(m.s);
+      return;
+    }
+    for (const listener of listeners) listener(m);
+  });
+
+  /** One attempt: resolves with the child's path when both ends are open, rejects on a close. */
+  const attempt = (link: PeerLink) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      let localOpen = false;
+      let remoteOpen: { path: string | undefined } | undefined;
+      const done = (err?: Error) => {
+        listeners.delete(onRemote);
+        link.off('open', onOpen);
+        link.off('close', onClose);
+        if (err) reject(err);
+        else resolve(remoteOpen?.path);
+      };
+      const check = () => {
+        if (localOpen && remoteOpen !== undefined) done();
+      };
+      const onOpen = () => {
+        localOpen = true;
+        check();
+      };
+      const onClose = (reason: string) => done(new Error(`the offerer closed: ${reason}`));
+      const onRemote = (m: FromAnswerer) => {
+        if (m.t === 'open' && m.link === link.linkId) {
+          remoteOpen = { path: m.path };
+          check();
+        } else if (m.t === 'close' && m.link === link.linkId) {
+          done(new Error(`the answerer closed: ${m.reason}`));
+        }
+      };
+      listeners.add(onRemote);
+      link.on('open', onOpen);
+      link.on('close', onClose);
+    });
+
+  return {
+    async open(attempts = 5) {
+      const failures: string[] = [];
+      for (let i = 1; i <= attempts; i++) {
+        const link = new PeerLink({
+          localId: a,
+          remoteId: b,
+          role: 'offerer',
+          ice,
+          sendSignal: (s) => tell({ t: 'sig', s }),
+        });
+        offerer = link;
+        try {
+          const remotePath = await attempt(link);
+          return { offerer: link, remotePath, failures };
+        } catch (err) {
+          failures.push((err as Error).message);
+          await link.close();
+        }
+      }
+      throw new Error(`no link opened in ${attempts} attempts: ${failures.join('; ')}`);
+    },
+    send(data) {
+      tell({ t: 'send', data: [...data] });
+    },
+    received(timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(on);
+          reject(new Error('timed out waiting for a message at the child'));
+        }, timeoutMs);
+        const on = (m: FromAnswerer) => {
+          if (m.t !== 'message') return;
+          clearTimeout(timer);
+          listeners.delete(on);
+          resolve(new Uint8Array(m.data));
+        };
+        listeners.add(on);
+      });
+    },
+    async close() {
+      await offerer?.close();
+      await endChild(child, { t: 'close' } satisfies ToAnswerer);
+    },
+  };
+}
+
+/** A mesh member in a child process (fixtures/remote-mesh.ts); it echoes link messages. */
+export interface RemoteMesh {
+  start(config: Omit<Extract<ToMesh, { t: 'start' }>, 't'>): void;
+  /** Its neighbours and their paths, as it sees them now. */
+  state(): Promise<FromMesh['neighbours']>;
+  /** Closes its mesh and signal client and waits for it to exit (SIGKILL after 5 s). */
+  close(): Promise<void>;
+}
+
+const REMOTE_MESH = new URL('./fixtures/remote-mesh.js', import.meta.url);
+
+export function remoteMesh(): RemoteMesh {
+  const child = fork(REMOTE_MESH, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return {
+    start(config) {
+      child.send({ t: 'start', ...config } satisfies ToMesh);
+    },
+    state() {
+      return new Promise((resolve, reject) => {
+        if (!child.connected) {
+          reject(new Error('the remote mesh is gone'));
+          return;
+        }
+        child.once('message', (m: FromMesh) => resolve(m.neighbours));
+        child.send({ t: 'state' } satisfies ToMesh);
+      });
+    },
+    close: () => endChild(child, { t: 'close' } satisfies ToMesh),
+  };
+}
+
+/** Asks a forked fixture to close (`bye`), waits for it to exit, SIGKILLs it after 5 s. */
+async function endChild(child: ChildProcess, bye: object): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.send(bye);
+  let timer: NodeJS.Timeout | undefined;
+  const gone = await Promise.race([
+    exited.then(() => true),
+    new Promise<boolean>((r) => {
+      timer = setTimeout(r, 5000, false);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!gone) {
+    child.kill('SIGKILL');
+    await exited;
+  }
 }
 
 export type Turn = Coturn;

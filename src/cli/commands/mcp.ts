@@ -60,6 +60,8 @@ async function openMember(
   const { openMember: open } = await import('../../client/open-member.js');
   // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
   (await import('../../client/peer-link.js')).disableNativeCleanup();
+  // A papo mcp that a native deadlock froze is ended rather than left hanging (ADR 0055).
+  (await import('../../client/native-watchdog.js')).startNativeWatchdog({ label: 'papo mcp' });
   const { createDiagnostics } = await import('../../mcp/diagnostics.js');
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);

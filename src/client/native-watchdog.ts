@@ -1,0 +1,79 @@
+// A last resort against a native deadlock (ADR 0055). node-datachannel 0.33.4, the newest release,
+// bundles libdatachannel 0.24.5, in which a DTLS handshake can deadlock libjuice's poll thread
+// against a thread-pool thread (fixed upstream after that release, libdatachannel PR #1630). From
+// then on every call into the library blocks: papo's main thread stops at its next send or close,
+// for good, and Claude Code would wait on a papo mcp that never answers again.
+//
+// A worker thread watches a counter that the main thread's event loop bumps every second. When
+// the counter has not moved for `stallTicks` of the worker's own seconds (counted in ticks, not
+// wall time, so a suspended laptop does not count as a stall), the worker says so on stderr and
+// ends the whole process with SIGKILL: nothing else can end it, since a JavaScript signal handler
+// needs the blocked main thread. Nothing is lost by that: a message is on disk before it is
+// acked, the outbox is durable, and the profile lock is taken over after a kill -9.
+
+import { Worker } from 'node:worker_threads';
+
+/** Seconds without a heartbeat from the main thread before the process is ended. */
+export const DEFAULT_STALL_SECONDS = 30;
+
+export interface NativeWatchdogOptions {
+  /** Default DEFAULT_STALL_SECONDS. */
+  stallSeconds?: number;
+  /** Who is speaking on stderr (default "papo"). */
+  label?: string;
+}
+
+export interface NativeWatchdog {
+  stop(): void;
+}
+
+// The worker's code, plain JavaScript evaluated in the worker (no file to find at run time).
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { writeSync } = require('node:fs');
+const beats = new Int32Array(workerData.buffer);
+let last = Atomics.load(beats, 0);
+let still = 0;
+setInterval(() => {
+  const now = Atomics.load(beats, 0);
+  if (now !== last) { last = now; still = 0; return; }
+  still += 1;
+  if (still < workerData.stallSeconds) return;
+  try {
+    writeSync(2, workerData.label + ': the main thread has not run for ' + still +
+      ' s (a deadlock in the native WebRTC library, see docs/reliability.md); ending the process\\n');
+  } catch {}
+  process.kill(process.pid, 'SIGKILL');
+}, 1000);
+`;
+
+/**
+ * Starts the watchdog. Neither its worker nor its heartbeat keeps the process alive. Returns a
+ * handle whose stop() ends both.
+ */
+export function startNativeWatchdog(options: NativeWatchdogOptions = {}): NativeWatchdog {
+  const stallSeconds = options.stallSeconds ?? DEFAULT_STALL_SECONDS;
+  if (!Number.isInteger(stallSeconds) || stallSeconds < 2)
+    throw new RangeError('stallSeconds must be an integer of at least 2');
+  const buffer = new SharedArrayBuffer(4);
+  const beats = new Int32Array(buffer);
+  const heartbeat = setInterval(() => Atomics.add(beats, 0, 1), 1000);
+  heartbeat.unref();
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { buffer, stallSeconds, label: options.label ?? 'papo' },
+    // The worker needs little; keep its heaps small.
+    resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
+    stdout: false,
+    stderr: false,
+  });
+  worker.unref();
+  // A worker that fails to start leaves the process as it would be without the watchdog.
+  worker.on('error', () => clearInterval(heartbeat));
+  return {
+    stop() {
+      clearInterval(heartbeat);
+      void worker.terminate();
+    },
+  };
+}
