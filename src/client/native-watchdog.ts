@@ -62,8 +62,8 @@ export function startNativeWatchdog(options: NativeWatchdogOptions = {}): Native
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { buffer, stallSeconds, label: options.label ?? 'papo' },
-    // The worker needs little; keep its heaps small.
-    resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
+    // No resourceLimits: they save no measurable memory (a worker is ~9 MB of Node either way),
+    // and a worker that ran out of them would leave the process unguarded.
     stdout: false,
     stderr: false,
   });
