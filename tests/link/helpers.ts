@@ -150,6 +150,8 @@ export interface RemoteAnswerer {
    * closed by close(); `remotePath` is the path the child's end reported when it opened.
    */
   open(attempts?: number): Promise<{ offerer: PeerLink; remotePath: string | undefined; failures: string[] }>;
+  /** How many times a child that had ended was replaced. */
+  restarts(): number;
   /** Has the child's end send `data` to the offerer. */
   send(data: Uint8Array): void;
   /** The next message the child's end received. */
@@ -162,24 +164,35 @@ const REMOTE_ANSWERER = new URL('./fixtures/remote-answerer.js', import.meta.url
 
 export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedIds()): RemoteAnswerer {
   const [a, b] = ids;
-  const child = fork(REMOTE_ANSWERER, [b, a, JSON.stringify(ice)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const tell = (m: ToAnswerer) => {
-    if (child.connected) child.send(m);
-  };
   let offerer: PeerLink | undefined;
   const listeners = new Set<(m: FromAnswerer) => void>();
-  child.on('message', (m: FromAnswerer) => {
-    if (m.t === 'sig') {
-      if (offerer !== undefined && m.s.link === offerer.linkId) offerer.handleSignal(m.s);
-      return;
-    }
-    for (const listener of listeners) listener(m);
-  });
+  // The answering end is the DTLS server, the side libdatachannel's deadlock can freeze (ADR
+  // 0055); the child's watchdog then ends it, and the next attempt starts a new child, as Claude
+  // Code would start papo mcp again.
+  let child: ChildProcess | undefined;
+  let restarts = -1;
+  const live = (): ChildProcess => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) return child;
+    restarts += 1;
+    const made = fork(REMOTE_ANSWERER, [b, a, JSON.stringify(ice)], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    made.on('message', (m: FromAnswerer) => {
+      if (m.t === 'sig') {
+        if (offerer !== undefined && m.s.link === offerer.linkId) offerer.handleSignal(m.s);
+        return;
+      }
+      for (const listener of listeners) listener(m);
+    });
+    child = made;
+    return made;
+  };
+  const tell = (m: ToAnswerer) => {
+    if (child?.connected) child.send(m);
+  };
 
   /** One attempt: resolves with the child's path when both ends are open, rejects on a close. */
-  const attempt = (link: PeerLink) =>
+  const attempt = (link: PeerLink, answering: ChildProcess) =>
     new Promise<string | undefined>((resolve, reject) => {
       let localOpen = false;
       let remoteOpen: { path: string | undefined } | undefined;
@@ -187,6 +200,7 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
         listeners.delete(onRemote);
         link.off('open', onOpen);
         link.off('close', onClose);
+        answering.off('exit', onExit);
         if (err) reject(err);
         else resolve(remoteOpen?.path);
       };
@@ -198,6 +212,12 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
         check();
       };
       const onClose = (reason: string) => done(new Error(`the offerer closed: ${reason}`));
+      const onExit = (code: number | null, signal: string | null) =>
+        done(
+          new Error(
+            `the answering process ended (${signal ?? `exit ${code}`}); SIGKILL: its watchdog found it frozen (ADR 0055)`,
+          ),
+        );
       const onRemote = (m: FromAnswerer) => {
         if (m.t === 'open' && m.link === link.linkId) {
           remoteOpen = { path: m.path };
@@ -209,12 +229,14 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
       listeners.add(onRemote);
       link.on('open', onOpen);
       link.on('close', onClose);
+      answering.once('exit', onExit);
     });
 
   return {
     async open(attempts = 5) {
       const failures: string[] = [];
       for (let i = 1; i <= attempts; i++) {
+        const answering = live();
         const link = new PeerLink({
           localId: a,
           remoteId: b,
@@ -224,7 +246,7 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
         });
         offerer = link;
         try {
-          const remotePath = await attempt(link);
+          const remotePath = await attempt(link, answering);
           return { offerer: link, remotePath, failures };
         } catch (err) {
           failures.push((err as Error).message);
@@ -233,6 +255,7 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
       }
       throw new Error(`no link opened in ${attempts} attempts: ${failures.join('; ')}`);
     },
+    restarts: () => Math.max(0, restarts),
     send(data) {
       tell({ t: 'send', data: [...data] });
     },
@@ -253,7 +276,7 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
     },
     async close() {
       await offerer?.close();
-      await endChild(child, { t: 'close' } satisfies ToAnswerer);
+      if (child !== undefined) await endChild(child, { t: 'close' } satisfies ToAnswerer);
     },
   };
 }
@@ -261,6 +284,8 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
 /** A mesh member in a child process (fixtures/remote-mesh.ts); it echoes link messages. */
 export interface RemoteMesh {
   start(config: Omit<Extract<ToMesh, { t: 'start' }>, 't'>): void;
+  /** False once the child has exited (its watchdog ends it if it froze: ADR 0055). */
+  alive(): boolean;
   /** Its neighbours and their paths, as it sees them now. */
   state(): Promise<FromMesh['neighbours']>;
   /** Closes its mesh and signal client and waits for it to exit (SIGKILL after 5 s). */
@@ -275,13 +300,23 @@ export function remoteMesh(): RemoteMesh {
     start(config) {
       child.send({ t: 'start', ...config } satisfies ToMesh);
     },
+    alive: () => child.exitCode === null && child.signalCode === null,
     state() {
       return new Promise((resolve, reject) => {
         if (!child.connected) {
           reject(new Error('the remote mesh is gone'));
           return;
         }
-        child.once('message', (m: FromMesh) => resolve(m.neighbours));
+        const onMessage = (m: FromMesh) => {
+          child.off('exit', onExit);
+          resolve(m.neighbours);
+        };
+        const onExit = () => {
+          child.off('message', onMessage);
+          reject(new Error('the remote mesh is gone'));
+        };
+        child.once('message', onMessage);
+        child.once('exit', onExit);
         child.send({ t: 'state' } satisfies ToMesh);
       });
     },

@@ -174,16 +174,24 @@ test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_PO
   const ma = member(srv.url, a, keys, env);
   t.after(() => ma.close());
   // The other member runs in a child process, as members do: both ends of a relayed link in one
-  // process can deadlock libdatachannel 0.24.5 (ADR 0055). It echoes what it receives.
-  const mb = remoteMesh();
+  // process can deadlock libdatachannel 0.24.5 (ADR 0055). It echoes what it receives. It is the
+  // answerer (larger id), the DTLS server: the side that deadlock can freeze. Its watchdog then
+  // ends it, and it is started again, as Claude Code would start papo mcp again.
+  const config = { url: srv.url, id: b, secret: Buffer.from(secret).toString('hex'), env };
+  let mb = remoteMesh();
   t.after(() => mb.close());
-  mb.start({ url: srv.url, id: b, secret: Buffer.from(secret).toString('hex'), env });
+  mb.start(config);
   let remote: Awaited<ReturnType<typeof mb.state>> = [];
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   while (!(ma.mesh.neighbours().includes(b) && remote.some((n) => n.id === a))) {
     assert.ok(Date.now() < deadline, 'timed out waiting for the relayed link');
     await new Promise((r) => setTimeout(r, 100));
-    remote = await mb.state();
+    if (!mb.alive()) {
+      t.diagnostic('the other member froze and its watchdog ended it; starting it again');
+      mb = remoteMesh();
+      mb.start(config);
+    }
+    remote = await mb.state().catch(() => []);
   }
   // The welcome carried REST credentials: "<expiry>:<short id>".
   assert.match(ma.signal.iceServers?.[0]?.username ?? '', /^\d+:[0-9a-f]{10}$/);

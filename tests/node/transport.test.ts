@@ -75,7 +75,7 @@ test('the signal server stops while two members are linked: they keep talking an
 });
 
 test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows relay', {
-  timeout: 60_000,
+  timeout: 120_000,
 }, async (t) => {
   const turn = await startCoturn();
   t.after(() => turn.close());
@@ -86,27 +86,40 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
   const env = memberEnv({ PAPO_ICE_POLICY: 'relay' });
   delete env.PAPO_ICE_SERVERS; // the welcome's servers are the ones to use
-  const ana = await openAgent(t, room.members.Ana, env);
-  // Bia is a real `papo mcp`: the two ends of a relayed link in one process can deadlock
-  // libdatachannel 0.24.5 (ADR 0055); members run in processes of their own.
-  const bia = await spawnMcp(t, room.members.Bia.home, env);
+  // One member in this process, the other a real `papo mcp`: both ends of a relayed link in one
+  // process can deadlock libdatachannel 0.24.5 (ADR 0055). The one here is the offerer (smaller
+  // id), the DTLS client; the papo mcp is the DTLS server, the side that deadlock can freeze: its
+  // watchdog then ends it, and it is started again, as Claude Code would.
+  const [here, there] = (['Ana', 'Bia'] as const)
+    .map((name) => ({ name, home: room.members[name] }))
+    .sort((x, y) => (x.home.profile.identity.nodeId < y.home.profile.identity.nodeId ? -1 : 1));
+  if (here === undefined || there === undefined) throw new Error('two members expected');
+  const inner = await openAgent(t, here.home, env);
+  let outer = await spawnMcp(t, there.home.home, env);
   // libjuice may select a pair through the srflx candidate it learns from the TURN server (on
   // loopback, the host socket itself) despite iceTransportPolicy 'relay'; the link then refuses to
   // open on that side and the mesh tries again, so the path settles on relay — never on direct.
   const seen = new Set<string | undefined>();
-  let biaStatus = '';
+  const line = new RegExp(`^- ${here.name} \\([a-z]+\\): online.*, link: (\\w+)$`, 'm');
+  let outerStatus = '';
   await waitFor(
     'a relayed link on both sides',
     async () => {
-      const anaPath = ana.node.members().find((m) => m.name === 'Bia')?.path;
-      biaStatus = await tool(bia, 'status');
-      const biaPath = /^- Ana \([a-z]+\): online.*, link: (\w+)$/m.exec(biaStatus)?.[1];
-      seen.add(anaPath).add(biaPath);
-      return anaPath === 'relay' && biaPath === 'relay';
+      if (outer.client.child.exitCode !== null || outer.client.child.signalCode !== null) {
+        t.diagnostic(
+          `${there.name}'s papo mcp ended (${outer.stderr().trim().split('\n').at(-1)}); starting it again`,
+        );
+        outer = await spawnMcp(t, there.home.home, env);
+      }
+      const innerPath = inner.node.members().find((m) => m.name === there.name)?.path;
+      outerStatus = await tool(outer, 'status').catch(() => '');
+      const outerPath = line.exec(outerStatus)?.[1];
+      seen.add(innerPath).add(outerPath);
+      return innerPath === 'relay' && outerPath === 'relay';
     },
-    30_000,
+    90_000,
   );
-  assert.ok(!seen.has('direct'), `a link came up outside the relay:\n${biaStatus}`);
-  const sent = await ana.node.send({ body: 'through the relay' }, 10_000);
-  assert.equal(sent.ackedBy, 'Bia');
+  assert.ok(!seen.has('direct'), `a link came up outside the relay:\n${outerStatus}`);
+  const sent = await inner.node.send({ body: 'through the relay' }, 10_000);
+  assert.equal(sent.ackedBy, there.name);
 });
