@@ -5,15 +5,16 @@ import type { OpenedMember } from '../client/open-member.js';
 import { type CliContext, checkedProfile, home } from './context.js';
 
 export async function openEphemeral(ctx: CliContext): Promise<OpenedMember> {
-  const [{ openMember }, { disableNativeCleanup }, { startNativeWatchdog }] = await Promise.all([
+  const [{ openMember }, { disableNativeCleanup }, { armNativeWatchdog }] = await Promise.all([
     import('../client/open-member.js'),
     import('../client/peer-link.js'),
     import('../client/native-watchdog.js'),
   ]);
   // The command ends with process.exit(); node-datachannel's cleanup would only delay it.
   disableNativeCleanup();
-  // A command that a native deadlock froze is ended rather than left hanging (ADR 0055).
-  startNativeWatchdog();
+  // A command that a native deadlock froze is ended rather than left hanging (ADR 0055); the
+  // watchdog starts with the first link that may be relayed.
+  armNativeWatchdog();
   const log = ctx.env.PAPO_LOG ? (line: string) => process.stderr.write(`papo: ${line}\n`) : undefined;
   return openMember({
     home: home(ctx),

@@ -47,8 +47,30 @@ setInterval(() => {
 }, 1000);
 `;
 
+let armed: NativeWatchdogOptions | undefined;
+let running: NativeWatchdog | undefined;
+
 /**
- * Starts the watchdog. Neither its worker nor its heartbeat keeps the process alive. Returns a
+ * Arms the watchdog for this process: it starts with the first link that may be relayed (see
+ * startArmedNativeWatchdog), since only a relayed link can deadlock. A process that never relays
+ * does not pay for the worker (about 9 MB).
+ */
+export function armNativeWatchdog(options: NativeWatchdogOptions = {}): void {
+  armed = options;
+}
+
+/** Starts the armed watchdog once; a no-op when not armed or already running. */
+export function startArmedNativeWatchdog(): void {
+  if (armed !== undefined && running === undefined) running = startNativeWatchdog(armed);
+}
+
+/** True once the armed watchdog runs (for tests and diagnostics). */
+export function armedNativeWatchdogRunning(): boolean {
+  return running !== undefined;
+}
+
+/**
+ * Starts a watchdog now. Neither its worker nor its heartbeat keeps the process alive. Returns a
  * handle whose stop() ends both.
  */
 export function startNativeWatchdog(options: NativeWatchdogOptions = {}): NativeWatchdog {

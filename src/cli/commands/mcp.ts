@@ -60,8 +60,9 @@ async function openMember(
   const { openMember: open } = await import('../../client/open-member.js');
   // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
   (await import('../../client/peer-link.js')).disableNativeCleanup();
-  // A papo mcp that a native deadlock froze is ended rather than left hanging (ADR 0055).
-  (await import('../../client/native-watchdog.js')).startNativeWatchdog({ label: 'papo mcp' });
+  // A papo mcp that a native deadlock froze is ended rather than left hanging (ADR 0055); the
+  // watchdog starts with the first link that may be relayed.
+  (await import('../../client/native-watchdog.js')).armNativeWatchdog({ label: 'papo mcp' });
   const { createDiagnostics } = await import('../../mcp/diagnostics.js');
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);
