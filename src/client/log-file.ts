@@ -1,7 +1,7 @@
 // log.jsonl: the conversation as the member saw it, one LogEntry per line (the book's
 // "Formato do log.jsonl"). Lines are appended whole and fsynced; a crash can leave at most a
 // torn last line, which every reader ignores and the next writer closes off.
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { LogEntry } from './messages.js';
@@ -27,25 +27,27 @@ export class LogFile {
     return next;
   }
 
+  // Synchronous system calls, like the JSON files' (ADR 0056): this line is on every message's path.
   async #write(line: string): Promise<void> {
-    const handle = await open(this.path, 'a+', 0o600);
+    const fd = openSync(this.path, 'a+', 0o600);
     try {
       let text = line;
       if (!this.#checkedTail) {
         // After a crash mid-append the file may end without '\n'; start on a fresh line so the
         // torn fragment stays one ignorable line instead of swallowing this entry.
-        const { size } = await handle.stat();
+        const { size } = fstatSync(fd);
         if (size > 0) {
           const last = Buffer.alloc(1);
-          await handle.read(last, 0, 1, size - 1);
+          readSync(fd, last, 0, 1, size - 1);
           if (last[0] !== 0x0a) text = `\n${line}`;
         }
         this.#checkedTail = true;
       }
-      await handle.write(text);
-      await handle.sync();
+      const bytes = Buffer.from(text, 'utf8');
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
