@@ -5,7 +5,7 @@
 // for good, and Claude Code would wait on a papo mcp that never answers again.
 //
 // A worker thread watches a counter that the main thread's event loop bumps every second. When
-// the counter has not moved for `stallTicks` of the worker's own seconds (counted in ticks, not
+// the counter has not moved for `stallSeconds` of the worker's own one-second ticks (ticks, not
 // wall time, so a suspended laptop does not count as a stall), the worker says so on stderr and
 // ends the whole process with SIGKILL: nothing else can end it, since a JavaScript signal handler
 // needs the blocked main thread. Nothing is lost by that: a message is on disk before it is
@@ -41,7 +41,7 @@ setInterval(() => {
   if (still < workerData.stallSeconds) return;
   try {
     writeSync(2, workerData.label + ': the main thread has not run for ' + still +
-      ' s (a deadlock in the native WebRTC library, see docs/reliability.md); ending the process\\n');
+      ' s (a deadlock in the native WebRTC library, see docs/transport.md); ending the process\\n');
   } catch {}
   process.kill(process.pid, 'SIGKILL');
 }, 1000);
