@@ -39,18 +39,26 @@ function writeFileDurableSync(path: string, content: string | Uint8Array, mode: 
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } catch (err) {
-    closeSync(fd);
+    closeQuietly(fd);
     removeQuietly(temp);
     throw err;
   }
-  closeSync(fd);
   try {
+    closeSync(fd);
     renameSync(temp, path);
   } catch (err) {
     removeQuietly(temp);
     throw err;
   }
   syncDirSync(dir);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // The write already failed; that error is the one to report.
+  }
 }
 
 function removeQuietly(path: string): void {

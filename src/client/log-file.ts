@@ -41,11 +41,12 @@ export class LogFile {
           readSync(fd, last, 0, 1, size - 1);
           if (last[0] !== 0x0a) text = `\n${line}`;
         }
-        this.#checkedTail = true;
       }
       const bytes = Buffer.from(text, 'utf8');
       for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
       fsyncSync(fd);
+      // Only now: an append that failed part-way may have left a torn line to close off.
+      this.#checkedTail = true;
     } finally {
       closeSync(fd);
     }

@@ -21,6 +21,8 @@ export interface NativeWatchdogOptions {
   stallSeconds?: number;
   /** Who is speaking on stderr (default "papo"). */
   label?: string;
+  /** Called if the worker fails (the process then runs unguarded). */
+  onError?: (err: Error) => void;
 }
 
 export interface NativeWatchdog {
@@ -41,7 +43,7 @@ setInterval(() => {
   if (still < workerData.stallSeconds) return;
   try {
     writeSync(2, workerData.label + ': the main thread has not run for ' + still +
-      ' s (a deadlock in the native WebRTC library, see docs/transport.md); ending the process\\n');
+      ' s (most likely a deadlock in the native WebRTC library, see docs/transport.md); ending the process\\n');
   } catch {}
   process.kill(process.pid, 'SIGKILL');
 }, 1000);
@@ -61,7 +63,28 @@ export function armNativeWatchdog(options: NativeWatchdogOptions = {}): void {
 
 /** Starts the armed watchdog once; a no-op when not armed or already running. */
 export function startArmedNativeWatchdog(): void {
-  if (armed !== undefined && running === undefined) running = startNativeWatchdog(armed);
+  if (armed === undefined || running !== undefined) return;
+  const options = armed;
+  try {
+    running = startNativeWatchdog({
+      ...options,
+      onError: (err) => {
+        running = undefined;
+        armed = undefined;
+        reportLost(options, err);
+      },
+    });
+  } catch (err) {
+    // A guard that cannot start must not stop the link it guards.
+    armed = undefined;
+    reportLost(options, err);
+  }
+}
+
+function reportLost(options: NativeWatchdogOptions, err: unknown): void {
+  process.stderr.write(
+    `${options.label ?? 'papo'}: the deadlock watchdog could not run (${(err as Error).message}); going on without it\n`,
+  );
 }
 
 /** True once the armed watchdog runs (for tests and diagnostics). */
@@ -90,8 +113,11 @@ export function startNativeWatchdog(options: NativeWatchdogOptions = {}): Native
     stderr: false,
   });
   worker.unref();
-  // A worker that fails to start leaves the process as it would be without the watchdog.
-  worker.on('error', () => clearInterval(heartbeat));
+  // A worker that fails leaves the process as it would be without the watchdog.
+  worker.on('error', (err) => {
+    clearInterval(heartbeat);
+    options.onError?.(err);
+  });
   return {
     stop() {
       clearInterval(heartbeat);

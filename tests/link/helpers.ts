@@ -162,6 +162,16 @@ export interface RemoteAnswerer {
 
 const REMOTE_ANSWERER = new URL('./fixtures/remote-answerer.js', import.meta.url);
 
+/**
+ * How fixtures are forked: not as test files (fork() would pass on the test process's `--import`
+ * of the exit guard and NODE_TEST_CONTEXT), with only stderr shown.
+ */
+const FIXTURE_FORK = {
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
+  execArgv: [],
+  env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')),
+};
+
 export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedIds()): RemoteAnswerer {
   const [a, b] = ids;
   let offerer: PeerLink | undefined;
@@ -174,9 +184,7 @@ export function remoteAnswerer(ice: IceConfig, ids: [string, string] = orderedId
   const live = (): ChildProcess => {
     if (child !== undefined && child.exitCode === null && child.signalCode === null) return child;
     restarts += 1;
-    const made = fork(REMOTE_ANSWERER, [b, a, JSON.stringify(ice)], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const made = fork(REMOTE_ANSWERER, [b, a, JSON.stringify(ice)], FIXTURE_FORK);
     made.on('message', (m: FromAnswerer) => {
       if (m.t === 'sig') {
         if (offerer !== undefined && m.s.link === offerer.linkId) offerer.handleSignal(m.s);
@@ -295,7 +303,7 @@ export interface RemoteMesh {
 const REMOTE_MESH = new URL('./fixtures/remote-mesh.js', import.meta.url);
 
 export function remoteMesh(): RemoteMesh {
-  const child = fork(REMOTE_MESH, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(REMOTE_MESH, [], FIXTURE_FORK);
   return {
     start(config) {
       child.send({ t: 'start', ...config } satisfies ToMesh);

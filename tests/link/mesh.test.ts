@@ -173,10 +173,10 @@ test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_PO
   const env = { PAPO_ICE_POLICY: 'relay' };
   const ma = member(srv.url, a, keys, env);
   t.after(() => ma.close());
-  // The other member runs in a child process, as members do: both ends of a relayed link in one
-  // process can deadlock libdatachannel 0.24.5 (ADR 0055). It echoes what it receives. It is the
-  // answerer (larger id), the DTLS server: the side that deadlock can freeze. Its watchdog then
-  // ends it, and it is started again, as Claude Code would start papo mcp again.
+  // The other member runs in a child process and echoes what it receives. It is the answerer
+  // (larger id), the DTLS server: the end libdatachannel 0.24.5 can deadlock on a relayed link
+  // (ADR 0055). Its watchdog then ends it, and it is started again, as Claude Code would start
+  // papo mcp again; a frozen test process could only fail the file.
   const config = { url: srv.url, id: b, secret: Buffer.from(secret).toString('hex'), env };
   let mb = remoteMesh();
   t.after(() => mb.close());

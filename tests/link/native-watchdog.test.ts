@@ -41,7 +41,7 @@ test('the watchdog ends a process whose main thread is blocked, and says why on 
   assert.equal(r.out, 'armed\n');
   assert.match(
     r.err,
-    /^watchdog fixture: the main thread has not run for 2 s \(a deadlock in the native WebRTC library/,
+    /^watchdog fixture: the main thread has not run for 2 s \(most likely a deadlock in the native WebRTC library/,
   );
   // Well before the 30 s bound and the 60 s block: it was the watchdog.
   assert.ok(Date.now() - started < 20_000);
@@ -55,6 +55,34 @@ test('the watchdog leaves a responsive process alone and does not keep it alive'
 test('the watchdog refuses a stall shorter than two seconds', () => {
   assert.throws(() => startNativeWatchdog({ stallSeconds: 1 }), RangeError);
   assert.throws(() => startNativeWatchdog({ stallSeconds: 2.5 }), RangeError);
+});
+
+test('an armed watchdog that cannot start says so on stderr and does not stop the link', async (t) => {
+  armNativeWatchdog({ label: 'bad guard', stallSeconds: 1 });
+  const said: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string) => {
+    said.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  t.after(() => {
+    process.stderr.write = write;
+  });
+  const [a, b] = orderedIds();
+  const turn = { urls: 'turn:127.0.0.1:9', username: 'u', credential: 'c' };
+  const link = new PeerLink({
+    localId: a,
+    remoteId: b,
+    role: 'offerer',
+    ice: { servers: [turn], policy: 'all', source: 'env' },
+    sendSignal: () => {},
+  });
+  await link.close();
+  process.stderr.write = write;
+  assert.equal(armedNativeWatchdogRunning(), false);
+  assert.deepEqual(said, [
+    'bad guard: the deadlock watchdog could not run (stallSeconds must be an integer of at least 2); going on without it\n',
+  ]);
 });
 
 test('an armed watchdog starts with the first link that may be relayed, not before', async () => {

@@ -85,8 +85,9 @@ test('relay only through a real coturn with TURN REST credentials: path is relay
       source: 'env',
     };
   };
-  // The answering end runs in a child process, as a member's would: with both ends in one
-  // process, libdatachannel 0.24.5 deadlocks now and then on relayed links (ADR 0055). Both sides
+  // The answering end (the DTLS server) runs in a child process: libdatachannel 0.24.5 can
+  // deadlock it on a relayed link (ADR 0055), and a frozen child is ended by its watchdog and
+  // replaced, where a frozen test process could only fail the file. Both sides
   // use one config; the credentials are valid for either side. libjuice may select a pair through
   // its server-reflexive address despite the relay policy; the link then refuses to open and a
   // new attempt is made, as the mesh would. The one that opens must be relayed on both ends.

@@ -86,10 +86,10 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
   const env = memberEnv({ PAPO_ICE_POLICY: 'relay' });
   delete env.PAPO_ICE_SERVERS; // the welcome's servers are the ones to use
-  // One member in this process, the other a real `papo mcp`: both ends of a relayed link in one
-  // process can deadlock libdatachannel 0.24.5 (ADR 0055). The one here is the offerer (smaller
-  // id), the DTLS client; the papo mcp is the DTLS server, the side that deadlock can freeze: its
-  // watchdog then ends it, and it is started again, as Claude Code would.
+  // One member in this process, the other a real `papo mcp`. The one here is the offerer (smaller
+  // id), the DTLS client; the papo mcp is the DTLS server, the end libdatachannel 0.24.5 can
+  // deadlock on a relayed link (ADR 0055): its watchdog then ends it, and it is started again, as
+  // Claude Code would; a frozen test process could only fail the file.
   const [here, there] = (['Ana', 'Bia'] as const)
     .map((name) => ({ name, home: room.members[name] }))
     .sort((x, y) => (x.home.profile.identity.nodeId < y.home.profile.identity.nodeId ? -1 : 1));
