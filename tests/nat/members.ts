@@ -73,52 +73,91 @@ export async function makeRoom(signalUrl: string, names: string[], label = 'room
 export interface Member {
   name: string;
   home: string;
-  client: McpStdioClient;
+  /** The MCP client of the current process (a new one after a revival). */
+  readonly client: McpStdioClient;
   stderr(): string;
   status(): Promise<string>;
   send(message: string, extra?: Record<string, unknown>): Promise<string>;
+  /** How many times a process frozen by libdatachannel's deadlock was started again. */
+  revivals(): number;
   /** Kill -9 (chaos) or close by EOF. */
   kill(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Starts `papo mcp` for `home` (inside `ns` when given) and initializes the MCP session. */
+/** What papo's watchdog writes before it ends a frozen process (src/client/native-watchdog.ts). */
+const WATCHDOG_LINE = /the main thread has not run for \d+ s/;
+
+/**
+ * Starts `papo mcp` for `home` (inside `ns` when given) and initializes the MCP session.
+ *
+ * libdatachannel 0.24.5 can deadlock the DTLS server of a relayed link (ADR 0055); papo's
+ * watchdog then ends that papo mcp with a line on stderr, about 50 s later (the link's 20 s
+ * connect timeout, then 30 s of a blocked main thread). `status` and `send` start such a process
+ * again, as a person would with /mcp in Claude Code; any other death is left as it is.
+ */
 export async function startMember(
   name: string,
   home: string,
   options: { ns?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Member> {
   const env = memberEnv(home, options.env);
-  const client = options.ns
-    ? new McpStdioClient('ip', ['netns', 'exec', options.ns, process.execPath, PAPO_BIN, 'mcp'], {
-        env,
-        cwd: home,
-      })
-    : new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp'], { env, cwd: home });
-  let err = '';
-  client.child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    err += c;
-    if (err.length > 200_000) err = err.slice(-100_000);
-  });
-  client.child.stdin.on('error', () => {});
-  await client.initialize();
-  const exited = new Promise<void>((resolve) => {
-    if (client.child.exitCode !== null || client.child.signalCode !== null) resolve();
-    else client.child.once('exit', () => resolve());
-  });
+  const spawnOne = async () => {
+    const client = options.ns
+      ? new McpStdioClient('ip', ['netns', 'exec', options.ns, process.execPath, PAPO_BIN, 'mcp'], {
+          env,
+          cwd: home,
+        })
+      : new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp'], { env, cwd: home });
+    let err = '';
+    client.child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+      if (err.length > 200_000) err = err.slice(-100_000);
+    });
+    client.child.stdin.on('error', () => {});
+    const exited = new Promise<void>((resolve) => {
+      if (client.child.exitCode !== null || client.child.signalCode !== null) resolve();
+      else client.child.once('exit', () => resolve());
+    });
+    await client.initialize();
+    return { client, err: () => err, exited };
+  };
+  let proc = await spawnOne();
+  let revivals = 0;
+  const running = () => proc.client.child.exitCode === null && proc.client.child.signalCode === null;
+  /** True when the process had been ended by its watchdog and a new one now runs. */
+  const revive = async (): Promise<boolean> => {
+    if (running() || !WATCHDOG_LINE.test(proc.err())) return false;
+    revivals += 1;
+    proc = await spawnOne();
+    return true;
+  };
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<string> => {
+    await revive();
+    try {
+      return toolText(await proc.client.callTool(tool, args));
+    } catch (err) {
+      await proc.exited;
+      if (!(await revive())) throw err;
+      return toolText(await proc.client.callTool(tool, args));
+    }
+  };
   return {
     name,
     home,
-    client,
-    stderr: () => err,
-    status: async () => toolText(await client.callTool('status')),
-    send: async (message, extra = {}) => toolText(await client.callTool('send', { message, ...extra })),
+    get client() {
+      return proc.client;
+    },
+    stderr: () => proc.err(),
+    status: () => call('status'),
+    send: (message, extra = {}) => call('send', { message, ...extra }),
+    revivals: () => revivals,
     async kill() {
-      if (client.child.exitCode === null && client.child.signalCode === null) client.child.kill('SIGKILL');
-      await exited;
+      if (running()) proc.client.child.kill('SIGKILL');
+      await proc.exited;
     },
     async close() {
-      if (client.child.exitCode === null && client.child.signalCode === null) await client.close();
+      if (running()) await proc.client.close();
     },
   };
 }
@@ -131,7 +170,7 @@ export function linkOf(status: string, peer: string): string | null {
 }
 
 /** Polls `status` until `peer` is online with a direct or relay link; returns the path. */
-export async function waitLinked(member: Member, peer: string, timeoutMs = 45_000): Promise<string> {
+export async function waitLinked(member: Member, peer: string, timeoutMs = 100_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -152,7 +191,7 @@ export async function waitPath(
   member: Member,
   peer: string,
   path: 'direct' | 'relay',
-  timeoutMs = 45_000,
+  timeoutMs = 100_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
