@@ -95,6 +95,8 @@ test('relay only through a real coturn with TURN REST credentials: path is relay
   t.after(() => remote.close());
   const { offerer, remotePath, failures } = await remote.open(8);
   for (const f of failures) t.diagnostic(`attempt failed: ${f}`);
+  if (remote.restarts() > 0)
+    t.diagnostic(`the answering process was started again ${remote.restarts()} time(s)`);
   assert.equal(offerer.path(), 'relay');
   assert.equal(remotePath, 'relay');
   const atRemote = remote.received();
