@@ -88,15 +88,20 @@ function syncDirSync(dir: string): void {
   }
 }
 
-/** Reads and parses a JSON file; null when it does not exist, 'profile_corrupt' when unreadable JSON. */
-export async function readJsonFile<T>(path: string): Promise<T | null> {
-  let text: string;
+/** Reads a UTF-8 file; null when it does not exist. */
+export async function readTextFile(path: string): Promise<string | null> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+}
+
+/** Reads and parses a JSON file; null when it does not exist, 'profile_corrupt' when unreadable JSON. */
+export async function readJsonFile<T>(path: string): Promise<T | null> {
+  const text = await readTextFile(path);
+  if (text === null) return null;
   try {
     return JSON.parse(text) as T;
   } catch (err) {

@@ -8,11 +8,11 @@
 //   outbox.json   messages not yet acked   /
 //   log.jsonl     the conversation (log-file.ts)
 //   lock          one papo mcp per profile (file-lock.ts)
-import { chmod, mkdir, readFile, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { Low } from 'lowdb';
-import { DurableJsonFile, readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
+import { DurableJsonFile, readJsonFile, readTextFile, syncDir, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
 import { acquireLock } from './file-lock.js';
 import { profileDir } from './home.js';
@@ -257,13 +257,8 @@ async function loadOrCreateIdentity(dir: string): Promise<Identity> {
 
 async function readIdentity(dir: string): Promise<Identity | null> {
   const path = join(dir, SECRET_KEY_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const text = await readTextFile(path);
+  if (text === null) return null;
   const hex = text.trim();
   if (!/^[0-9a-f]{64}$/.test(hex))
     throw new PapoError('profile_corrupt', `${path} is not a papo identity key`);

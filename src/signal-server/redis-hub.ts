@@ -16,16 +16,24 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-/** KEYS: members, owners. ARGV: peer, owner, ttl, max peers, channel. Returns the members or nil. */
-const JOIN = `${NOW}
-local ttl = tonumber(ARGV[3])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
+/**
+ * Lua that removes the members of KEYS[1]/KEYS[2] whose expiry is past `now` and announces each as
+ * `left` on the channel named by `channel` (an ARGV reference); leaves them in `expired`.
+ */
+function expire(channel: string): string {
+  return `local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
 for _, p in ipairs(expired) do
   local o = redis.call('HGET', KEYS[2], p) or ''
   redis.call('ZREM', KEYS[1], p)
   redis.call('HDEL', KEYS[2], p)
-  redis.call('PUBLISH', ARGV[5], cjson.encode({k = 'l', p = p, o = o}))
-end
+  redis.call('PUBLISH', ${channel}, cjson.encode({k = 'l', p = p, o = o}))
+end`;
+}
+
+/** KEYS: members, owners. ARGV: peer, owner, ttl, max peers, channel. Returns the members or nil. */
+const JOIN = `${NOW}
+local ttl = tonumber(ARGV[3])
+${expire('ARGV[5]')}
 local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not present and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return nil end
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
@@ -71,13 +79,7 @@ return 1
 
 /** KEYS: members, owners. ARGV: channel. Removes and announces expired members. */
 const SWEEP = `${NOW}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
-for _, p in ipairs(expired) do
-  local o = redis.call('HGET', KEYS[2], p) or ''
-  redis.call('ZREM', KEYS[1], p)
-  redis.call('HDEL', KEYS[2], p)
-  redis.call('PUBLISH', ARGV[1], cjson.encode({k = 'l', p = p, o = o}))
-end
+${expire('ARGV[1]')}
 return #expired
 `;
 

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
@@ -8,39 +7,23 @@ import {
   startNativeWatchdog,
 } from '../../src/client/native-watchdog.js';
 import { mayRelay, PeerLink } from '../../src/client/peer-link.js';
+import { type ChildRun, runChild } from '../support/run-child.js';
 import { LOOPBACK_ICE, orderedIds } from './helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/watchdog.js', import.meta.url));
 
-function run(
-  mode: string,
-): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    // Bounds the test should the watchdog fail to act (the fixture blocks for 60 s).
-    const bound = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(bound);
-      resolve({ code, signal, out, err });
-    });
-  });
+/** Runs the fixture; 30 s bounds it should the watchdog fail to act (the fixture blocks 60 s). */
+function run(mode: string): Promise<ChildRun> {
+  return runChild(process.execPath, [fixture, mode], { timeoutMs: 30_000 });
 }
 
 test('the watchdog ends a process whose main thread is blocked, and says why on stderr', async () => {
   const started = Date.now();
   const r = await run('block');
   assert.equal(r.signal, 'SIGKILL');
-  assert.equal(r.out, 'armed\n');
+  assert.equal(r.stdout, 'armed\n');
   assert.match(
-    r.err,
+    r.stderr,
     /^watchdog fixture: the main thread has not run for 2 s \(most likely a deadlock in the native WebRTC library/,
   );
   // Well before the 30 s bound and the 60 s block: it was the watchdog.
@@ -48,8 +31,11 @@ test('the watchdog ends a process whose main thread is blocked, and says why on 
 });
 
 test('the watchdog leaves a responsive process alone and does not keep it alive', async () => {
-  const r = await run('busy');
-  assert.deepEqual(r, { code: 0, signal: null, out: 'done\n', err: '' });
+  const { code, signal, stdout, stderr } = await run('busy');
+  assert.deepEqual(
+    { code, signal, out: stdout, err: stderr },
+    { code: 0, signal: null, out: 'done\n', err: '' },
+  );
 });
 
 test('the watchdog refuses a stall shorter than two seconds', () => {

@@ -2,37 +2,18 @@
 // messages of the tutorial exchange, delivered, printed as `papo log` prints them — and nothing
 // left behind (no temporary folder, no server process).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { type ChildRun, runChild } from '../support/run-child.js';
 import { PAPO_BIN } from './helpers/mcp-process.js';
 
-function runDemo(
-  args: string[],
-  tmp: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // TMPDIR of its own, so the test can see what the demo leaves there.
-    const child = spawn(process.execPath, [PAPO_BIN, 'demo', ...args], {
-      env: { PATH: process.env.PATH ?? '', LANG: 'C', TMPDIR: tmp },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function runDemo(args: string[], tmp: string): Promise<ChildRun> {
+  // TMPDIR of its own, so the test can see what the demo leaves there.
+  return runChild(process.execPath, [PAPO_BIN, 'demo', ...args], {
+    env: { PATH: process.env.PATH ?? '', LANG: 'C', TMPDIR: tmp },
+    timeoutMs: 120_000,
   });
 }
 

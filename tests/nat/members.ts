@@ -1,12 +1,12 @@
 // Real room members for the lab, chaos and attack scenarios: `papo new` / `papo join` through the
 // built CLI, and `papo mcp` processes driven over stdio with McpStdioClient — optionally inside a
 // network namespace of the NAT lab (`ip netns exec <ns> node dist/src/cli/main.js mcp`).
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpStdioClient, toolText } from '../../src/cli/stdio-client.js';
+import { type ChildRun, runChild } from '../support/run-child.js';
 
 export const PAPO_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -20,30 +20,10 @@ export function memberEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.P
 }
 
 /** Runs the papo CLI to completion (in a namespace when `ns` is given). */
-export function papo(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ns?: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [cmd, argv] = ns
-    ? ['ip', ['netns', 'exec', ns, process.execPath, PAPO_BIN, ...args]]
-    : [process.execPath, [PAPO_BIN, ...args]];
-  return new Promise((resolve) => {
-    const child = spawn(cmd as string, argv as string[], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+export function papo(args: string[], env: NodeJS.ProcessEnv, ns?: string): Promise<ChildRun> {
+  return ns
+    ? runChild('ip', ['netns', 'exec', ns, process.execPath, PAPO_BIN, ...args], { env, timeoutMs: 30_000 })
+    : runChild(process.execPath, [PAPO_BIN, ...args], { env, timeoutMs: 30_000 });
 }
 
 export interface RoomSetup {

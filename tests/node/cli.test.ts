@@ -1,8 +1,8 @@
 // `papo say` and `papo status` run as a user would (the built binary, temporary PAPO_HOMEs) against
 // a running member, and when nobody is online or nobody was ever known.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { type ChildRun, runChild } from '../support/run-child.js';
 import {
   inboxEvents,
   makeRoom,
@@ -15,32 +15,11 @@ import {
   waitLinked,
 } from './helpers.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the papo binary without blocking this process's event loop (members live in it). */
-function papo(args: string[], home: string, timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [PAPO_BIN, ...args], {
-      env: { ...memberEnv(), PAPO_HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function papo(args: string[], home: string, timeoutMs = 60_000): Promise<ChildRun> {
+  return runChild(process.execPath, [PAPO_BIN, ...args], {
+    env: { ...memberEnv(), PAPO_HOME: home },
+    timeoutMs,
   });
 }
 
