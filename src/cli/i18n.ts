@@ -58,7 +58,13 @@ export interface Messages {
   offline: string;
   yourAgent: string;
   noMembersOnTopic: string;
-  signalUnreachable(url: string): string;
+  /** Why the signal server could not be used (SignalProblemCode), for status and say. */
+  signalProblem(code: string, url: string, detail: string): string;
+  /** This process's own transport could not run (ADR 0057). */
+  transportTrouble(why: string, restarts: number): string;
+  localOnlyRoom(url: string): string;
+  papoRelayNote: string;
+  agentTransportRestarts(restarts: number, when: string, why: string): string;
   counts(queued: number, unread: number): string;
   badTimeout(value: string): string;
   /** Text of a domain error in this language; undefined = use the error's own (English) message. */
@@ -85,7 +91,8 @@ const en: Messages = {
     `  papo new --force --name ${name} --signal wss://your-signal-server${suffix}`,
   ],
   localOnlyJoin: (url) => [
-    `This room uses the local signal server (${url}): it works with members on this machine only.`,
+    `This room meets on ${url}, on this machine only: a colleague on another machine needs an invite`,
+    'made with --signal (a signal server both can reach; see docs/signal-server.md).',
   ],
   nextSteps: (suffix) => [
     'Next steps:',
@@ -122,7 +129,29 @@ const en: Messages = {
   offline: 'offline',
   yourAgent: 'your agent',
   noMembersOnTopic: '  (nobody found)',
-  signalUnreachable: (url) => `could not reach the signal server at ${url}`,
+  signalProblem: (code, url, detail) => {
+    switch (code) {
+      case 'unauthorized':
+        return `warning: the signal server ${url} refused the connection: it requires a token (set PAPO_SIGNAL_TOKEN)`;
+      case 'room_full':
+        return `warning: the signal server ${url} says this room is full (${detail})`;
+      case 'rate_limited':
+      case 'topic_limit':
+        return `warning: the signal server ${url} turned papo away for now (${detail}); try again in a moment`;
+      case 'not_papo':
+        return `warning: ${url} does not answer as a papo signal server (${detail}); check the room's signal URL (the invite, or PAPO_SIGNAL)`;
+      default:
+        return `warning: could not reach the signal server at ${url} (${detail}); is it running, and reachable from this network?`;
+    }
+  },
+  transportTrouble: (why, restarts) =>
+    `warning: papo's network process ${why} (started again ${restarts} time${restarts === 1 ? '' : 's'})`,
+  localOnlyRoom: (url) =>
+    `this room meets on ${url}, on this machine only: a colleague on another machine needs an invite made with --signal`,
+  papoRelayNote:
+    'note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS (README, "Behind a corporate network")',
+  agentTransportRestarts: (restarts, when, why) =>
+    `Your agent's papo mcp started its network process again ${restarts === 1 ? 'once' : `${restarts} times`}; the last time at ${when}, because it ${why}.`,
   counts: (queued, unread) => `Queued for sending: ${queued}. Unread by the agent: ${unread}.`,
   badTimeout: (value) => `--timeout must be a number of seconds from 1 to 600 (got ${JSON.stringify(value)})`,
   error: () => undefined,
@@ -146,7 +175,8 @@ const pt: Messages = {
     `  papo new --force --name ${name} --signal wss://seu-servidor-de-sinalizacao${suffix}`,
   ],
   localOnlyJoin: (url) => [
-    `Esta sala usa o servidor de sinalização local (${url}): funciona só com membros desta máquina.`,
+    `Esta sala se encontra em ${url}, só nesta máquina: um colega em outra máquina precisa de um convite`,
+    'feito com --signal (um servidor de sinalização que os dois alcancem; veja docs/signal-server.md).',
   ],
   nextSteps: (suffix) => [
     'Próximos passos:',
@@ -184,7 +214,29 @@ const pt: Messages = {
   offline: 'offline',
   yourAgent: 'o seu agente',
   noMembersOnTopic: '  (ninguém encontrado)',
-  signalUnreachable: (url) => `não foi possível alcançar o servidor de sinalização em ${url}`,
+  signalProblem: (code, url, detail) => {
+    switch (code) {
+      case 'unauthorized':
+        return `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token (defina PAPO_SIGNAL_TOKEN)`;
+      case 'room_full':
+        return `aviso: o servidor de sinalização ${url} diz que esta sala está cheia (${detail})`;
+      case 'rate_limited':
+      case 'topic_limit':
+        return `aviso: o servidor de sinalização ${url} recusou o papo por enquanto (${detail}); tente de novo daqui a pouco`;
+      case 'not_papo':
+        return `aviso: ${url} não responde como um servidor de sinalização do papo (${detail}); confira a URL de sinalização da sala (o convite, ou PAPO_SIGNAL)`;
+      default:
+        return `aviso: não foi possível alcançar o servidor de sinalização em ${url} (${detail}); ele está no ar e acessível desta rede?`;
+    }
+  },
+  transportTrouble: (why, restarts) =>
+    `aviso: o processo de rede do papo ${why} (reiniciado ${restarts} ${restarts === 1 ? 'vez' : 'vezes'})`,
+  localOnlyRoom: (url) =>
+    `esta sala se encontra em ${url}, só nesta máquina: um colega em outra máquina precisa de um convite feito com --signal`,
+  papoRelayNote:
+    'nota: PAPO_RELAY está definido, mas este papo não o usa: configure servidores TURN com PAPO_ICE_SERVERS (README, "Behind a corporate network")',
+  agentTransportRestarts: (restarts, when, why) =>
+    `O papo mcp do seu agente reiniciou o processo de rede ${restarts === 1 ? 'uma vez' : `${restarts} vezes`}; a última às ${when}, porque ${why}.`,
   counts: (queued, unread) => `Mensagens na fila de envio: ${queued}. Não lidas pelo agente: ${unread}.`,
   badTimeout: (value) =>
     `--timeout precisa ser um número de segundos de 1 a 600 (recebido ${JSON.stringify(value)})`,

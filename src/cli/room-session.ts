@@ -5,16 +5,8 @@ import type { OpenedMember } from '../client/open-member.js';
 import { type CliContext, checkedProfile, home } from './context.js';
 
 export async function openEphemeral(ctx: CliContext): Promise<OpenedMember> {
-  const [{ openMember }, { disableNativeCleanup }, { armNativeWatchdog }] = await Promise.all([
-    import('../client/open-member.js'),
-    import('../client/peer-link.js'),
-    import('../client/native-watchdog.js'),
-  ]);
-  // The command ends with process.exit(); node-datachannel's cleanup would only delay it.
-  disableNativeCleanup();
-  // A command that a native deadlock froze is ended rather than left hanging (ADR 0055); the
-  // watchdog starts with the first link that may be relayed.
-  armNativeWatchdog();
+  // WebRTC runs in a transport process of its own (ADR 0057): this one never loads it.
+  const { openMember } = await import('../client/open-member.js');
   const log = ctx.env.PAPO_LOG ? (line: string) => process.stderr.write(`papo: ${line}\n`) : undefined;
   return openMember({
     home: home(ctx),
@@ -37,12 +29,12 @@ export function waitFor(member: OpenedMember, ms: number, done: () => boolean): 
     const timer = setTimeout(() => finish(false), ms);
     const events = ['online', 'message', 'delivered'] as const;
     for (const e of events) member.node.on(e, check);
-    member.signal.on('peers', check);
+    const stop = member.transport.onSignalState(check);
     function finish(value: boolean): void {
       clearInterval(tick);
       clearTimeout(timer);
       for (const e of events) member.node.off(e, check);
-      member.signal.off('peers', check);
+      stop();
       resolve(value);
     }
   });
@@ -50,7 +42,8 @@ export function waitFor(member: OpenedMember, ms: number, done: () => boolean): 
 
 /** True once the signal server answered our join and nobody else is on the topic. */
 export function topicIsEmpty(member: OpenedMember): boolean {
-  return member.signal.joined && member.signal.peers().length === 0;
+  const signal = member.transport.signalState();
+  return signal.joined && signal.peers.length === 0;
 }
 
 /** Ends the command: closes the member and exits with the status already set. */

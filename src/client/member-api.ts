@@ -3,6 +3,7 @@
 
 import type { EventEmitter } from 'node:events';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
+import type { SignalClientDropReason } from './signal-client.js';
 
 export type LinkPath = 'direct' | 'relay';
 
@@ -16,6 +17,66 @@ export interface MemberStatus {
   online: boolean;
   /** Present while a data channel to this member is open. */
   path?: LinkPath;
+}
+
+/**
+ * Why the member is not on the signal server's topic, as a person needs to know it: the server
+ * cannot be reached, it is not a papo signal server, or it refused (token, rate, room size, topics).
+ */
+export type SignalProblemCode =
+  | 'unreachable'
+  | 'not_papo'
+  | 'unauthorized'
+  | 'rate_limited'
+  | 'room_full'
+  | 'topic_limit';
+
+export interface SignalProblem {
+  code: SignalProblemCode;
+  /** What the server or the socket said (never a secret: no token is in a URL or a reason). */
+  detail: string;
+  /** When this problem was first seen (ms since the epoch); kept while it repeats. */
+  since: number;
+}
+
+/** The member's link to the signal server, as last known. */
+export interface SignalState {
+  /** The server answered our join with the peer list, and that connection is up. */
+  joined: boolean;
+  /** Some connection of this member was ever joined. */
+  everJoined: boolean;
+  /** Other peers on the topic (empty while not joined). */
+  peers: string[];
+  problem?: SignalProblem;
+  /** Sealed blobs and server messages dropped, by reason (diagnostics and tests). */
+  dropped: Record<SignalClientDropReason, number> | Record<string, never>;
+}
+
+/**
+ * The process that holds WebRTC (ADR 0057): 'running' answers its heartbeat; 'unresponsive' has
+ * missed it (frozen or stopped) and is about to be ended; 'restarting' waits to be started again.
+ */
+export type TransportState = 'starting' | 'running' | 'unresponsive' | 'restarting' | 'closed';
+
+export interface TransportHealth {
+  state: TransportState;
+  /** How many times the transport was started again. */
+  restarts: number;
+  /** The latest restart: when (ms since the epoch) and why. */
+  lastRestart?: { at: number; why: string };
+  /** While unresponsive: how long it has been silent, in ms. */
+  silentMs?: number;
+  /** While restarting: how long until the next start, in ms. */
+  nextStartInMs?: number;
+  /** Several starts in a row ended before it ran for long: a crash loop (it keeps trying). */
+  failing: boolean;
+}
+
+/** What `status` and `send` tell about the network (docs/transport.md "Network health"). */
+export interface NetworkHealth {
+  signalUrl: string;
+  signal: SignalState;
+  transport: TransportHealth;
 }
 
 export interface SendInput {
@@ -55,6 +116,11 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   queuedCount(): number;
   /** Writes to the outbox, broadcasts, waits up to ackTimeoutMs for the first valid ack. */
   send(input: SendInput, ackTimeoutMs: number): Promise<SendResult>;
+  /**
+   * The network as it is now: the signal server and the transport process. Asks the transport
+   * (at most about half a second), so a frozen one reads as unresponsive at once.
+   */
+  network(): Promise<NetworkHealth>;
   /** The last `limit` log entries, oldest first. */
   history(limit: number): Promise<LogEntry[]>;
   /** Says goodbye to neighbours, flushes state, releases the lock. */

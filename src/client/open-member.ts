@@ -1,18 +1,26 @@
 // Puts a room member together for a profile: the profile and its lock, the durable state, the
-// signal client, the WebRTC mesh and the room node — and, for a room on a loopback signal URL,
-// the embedded signal server (DESIGN.md "Where the signal server is").
+// transport (signal client, TURN bridges and WebRTC links, in a supervised process of their own:
+// ADR 0057) and the room node — and, for a room on a loopback signal URL, the embedded signal
+// server (DESIGN.md "Where the signal server is"), which stays in this process so that a restart
+// of the transport does not take it away from the other members on this machine.
 import { join } from 'node:path';
-import { readJsonFile } from './durable-file.js';
+import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
-import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
-import { Mesh } from './mesh.js';
-import { openMemberState, openProfile, PEERS_FILE, type Peers, type Profile } from './profile-store.js';
+import {
+  openMemberState,
+  openProfile,
+  PEERS_FILE,
+  type Peers,
+  type Profile,
+  TRANSPORT_FILE,
+  type TransportRecord,
+} from './profile-store.js';
 import { deriveRoomKeys } from './room-crypto.js';
 import { type KnownPeer, RoomNode } from './room-node.js';
-import { SignalClient } from './signal-client.js';
 import { effectiveSignalUrl, isLoopbackSignalUrl } from './signal-url.js';
-import { TurnBridges } from './turn-tcp-bridge.js';
+import type { MemberTransport } from './transport.js';
+import { TransportProcess } from './transport-process.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -28,28 +36,22 @@ export interface OpenMemberOptions {
   about?: string;
   /** Diagnostics; never stdout. */
   log?: (line: string) => void;
+  /** What a person should see on stderr whatever PAPO_LOG says (transport restarts). */
+  warn?: (line: string) => void;
+  /**
+   * 'process' (default): WebRTC in a supervised child process (ADR 0057). 'inline': in this
+   * process, unsupervised — for tests that look inside the stack and for benchmarks.
+   */
+  transport?: 'process' | 'inline';
 }
 
 export interface OpenedMember {
   node: RoomNode;
   profile: Profile;
-  signal: SignalClient;
+  transport: MemberTransport;
   signalUrl: string;
   /** True while this process hosts the embedded signal server. */
   hostsSignalServer(): boolean;
-}
-
-/**
- * Test-only (PAPO_TEST_DENY_LINKS): node ids, or prefixes of them, separated by commas, that this
- * member must not link with directly — so a test can build a room where A reaches C only via B.
- */
-function deniedLinks(env: NodeJS.ProcessEnv): ((peer: string) => boolean) | undefined {
-  const list = (env.PAPO_TEST_DENY_LINKS ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '');
-  if (list.length === 0) return undefined;
-  return (peer) => !list.some((prefix) => peer.startsWith(prefix));
 }
 
 export async function openMember(options: OpenMemberOptions): Promise<OpenedMember> {
@@ -82,37 +84,48 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       cleanups.push(() => embedded.close());
     }
 
-    const signal = new SignalClient({
+    const room = {
       url: signalUrl,
       topic: keys.topic,
       localId: identity.nodeId,
-      signalKey: keys.signalKey,
-      token: env.PAPO_SIGNAL_TOKEN,
-    });
-    cleanups.push(() => signal.close());
-    signal.on('disconnected', ({ reason }) => {
-      log(`signal server connection lost (${reason}); redialling`);
+      token: env.PAPO_SIGNAL_TOKEN === '' ? undefined : env.PAPO_SIGNAL_TOKEN,
+    };
+    let transport: MemberTransport;
+    if (options.transport === 'inline') {
+      const { InlineTransport } = await import('./transport.js');
+      transport = await InlineTransport.open({ ...room, signalKey: keys.signalKey, env, log });
+    } else {
+      const child = new TransportProcess({
+        init: { ...room, signalKey: Buffer.from(keys.signalKey).toString('hex') },
+        env,
+        log,
+        ...(options.warn ? { warn: options.warn } : {}),
+        // The agent's restarts are kept where `papo status`, another process, can read them.
+        ...(mode === 'agent'
+          ? {
+              onRestart: (health) => {
+                const record: TransportRecord = {
+                  pid: process.pid,
+                  restarts: health.restarts,
+                  at: health.lastRestart?.at ?? Date.now(),
+                  why: health.lastRestart?.why ?? 'stopped',
+                };
+                writeFileDurable(join(profile.dir, TRANSPORT_FILE), `${JSON.stringify(record)}\n`).catch(
+                  (err: unknown) => log(`could not record the transport restart: ${(err as Error).message}`),
+                );
+              },
+            }
+          : {}),
+      });
+      child.start();
+      transport = child;
+    }
+    const t = transport;
+    cleanups.push(() => t.close());
+    transport.onSignalState((signal) => {
       // The process that hosted the local signal server exited: take the port over.
-      void embedded?.tryStart();
+      if (!signal.joined) void embedded?.tryStart();
     });
-    signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
-
-    // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
-    const bridges = new TurnBridges(log);
-    cleanups.push(async () => bridges.close());
-    await bridges.prepare(resolveIceConfig({ env }).servers);
-    signal.on('welcome', (servers) => {
-      void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
-    });
-
-    const allowLink = deniedLinks(env);
-    const mesh = new Mesh({
-      signal,
-      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
-      ...(allowLink ? { allowLink } : {}),
-      log,
-    });
-    cleanups.push(() => mesh.close());
 
     const about = mode === 'agent' ? (options.about ?? profile.about) : undefined;
     node = new RoomNode({
@@ -122,15 +135,15 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       nodeId: identity.nodeId,
       roomId: keys.roomId,
       frameKey: keys.frameKey,
-      transport: mesh,
+      transport,
+      network: () => t.health(),
       state,
       knownPeers,
       log,
       onClose: () => runCleanups(cleanups),
     });
     await node.start();
-    signal.start();
-    return { node, profile, signal, signalUrl, hostsSignalServer: () => embedded?.running ?? false };
+    return { node, profile, transport, signalUrl, hostsSignalServer: () => embedded?.running ?? false };
   } catch (err) {
     if (node === undefined) await runCleanups(cleanups);
     throw err;

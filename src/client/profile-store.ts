@@ -28,6 +28,17 @@ export const SECRET_KEY_FILE = 'secret.key';
 export const PEERS_FILE = 'peers.json';
 export const INBOX_FILE = 'inbox.json';
 export const OUTBOX_FILE = 'outbox.json';
+/** The agent's transport restarts, for `papo status` (written by papo mcp; ADR 0057). */
+export const TRANSPORT_FILE = 'transport.json';
+
+export interface TransportRecord {
+  /** The papo mcp process that wrote it. */
+  pid: number;
+  restarts: number;
+  /** ms since the epoch */
+  at: number;
+  why: string;
+}
 
 export interface Profile {
   /** Absolute path of the profile folder. */

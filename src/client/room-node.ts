@@ -26,6 +26,7 @@ import {
 import type {
   LinkPath,
   MemberStatus,
+  NetworkHealth,
   RoomMember,
   RoomMemberEvents,
   SendInput,
@@ -43,7 +44,10 @@ const PRESENCE_TICK_MS = 1_000;
 /** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
 const SEEN_FRAMES_LIMIT = 4096;
 
-/** The links to neighbours, as the node sees them (implemented by the data-channel mesh). */
+/**
+ * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
+ * process: src/client/transport.ts).
+ */
 export interface NodeTransport extends EventEmitter<TransportEvents> {
   send(peer: string, data: Uint8Array): boolean;
   neighbours(): string[];
@@ -91,6 +95,8 @@ export interface RoomNodeOptions {
   state: NodeState | null;
   /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
   knownPeers?: Record<string, KnownPeer>;
+  /** The network's health (the transport's); default: a transport with nothing to report. */
+  network?: () => Promise<NetworkHealth>;
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
@@ -126,6 +132,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #state: NodeState | null;
   #knownPeers: Record<string, KnownPeer>;
   #onClose: (() => Promise<void>) | undefined;
+  #network: () => Promise<NetworkHealth>;
   #log: (line: string) => void;
   #now: () => number;
   #live = new Map<string, LivePeer>();
@@ -158,6 +165,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#state = options.state;
     this.#knownPeers = options.knownPeers ?? {};
     this.#onClose = options.onClose;
+    this.#network =
+      options.network ??
+      (async () => ({
+        signalUrl: '',
+        signal: { joined: true, everJoined: true, peers: [], dropped: {} },
+        transport: { state: 'running', restarts: 0, failing: false },
+      }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
   }
@@ -246,6 +260,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   queuedCount(): number {
     return this.#state?.outbox.length ?? 0;
+  }
+
+  network(): Promise<NetworkHealth> {
+    return this.#network();
   }
 
   async history(limit: number): Promise<LogEntry[]> {

@@ -20,6 +20,7 @@ import {
 } from '../signal-protocol.js';
 import { PapoError } from './errors.js';
 import { validateIceServers } from './ice-config.js';
+import type { SignalProblem, SignalProblemCode } from './member-api.js';
 import { type SignalDropReason, SignalOpener, sealSignal } from './signal-seal.js';
 
 /** Redial delays in ms; the last one repeats. */
@@ -45,6 +46,9 @@ export interface SignalClientOptions {
 }
 
 export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
+
+/** The server's refusals that name their cause (DESIGN.md "Signal protocol v1"). */
+const REFUSALS: ReadonlySet<string> = new Set(['unauthorized', 'rate_limited', 'room_full', 'topic_limit']);
 
 export interface SignalClientEvents {
   /** A welcome arrived (each (re)connection); the list may be empty. */
@@ -104,6 +108,10 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   #joined = false;
   #iceServers: IceServer[] | undefined;
   readonly #peers = new Set<string>();
+  #everJoined = false;
+  #problem: SignalProblem | undefined;
+  /** A refusal the server sent on this connection, which its close then explains. */
+  #refusal: { code: SignalProblemCode; detail: string } | undefined;
 
   constructor(options: SignalClientOptions) {
     super();
@@ -128,6 +136,16 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   /** True between the server's answer to our join and the loss of that connection. */
   get joined(): boolean {
     return this.#joined;
+  }
+
+  /** True once any connection of this client was answered with the peer list. */
+  get everJoined(): boolean {
+    return this.#everJoined;
+  }
+
+  /** Why the latest connection was lost or refused; undefined once a join is answered again. */
+  get problem(): SignalProblem | undefined {
+    return this.#problem;
   }
 
   /** ICE servers of the latest welcome, or undefined before the first one. */
@@ -251,10 +269,17 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     this.#peers.clear();
     this.#clearTimers();
     if (this.#closed) return;
+    this.#noteProblem(this.#refusal ?? classifyLoss(reason));
+    this.#refusal = undefined;
     const delay = this.#backoff[Math.min(this.#attempt, this.#backoff.length - 1)] ?? 10_000;
     this.#attempt += 1;
     this.#redialTimer = setTimeout(() => this.#dial(), delay);
     this.emit('disconnected', { reason, retryInMs: delay });
+  }
+
+  #noteProblem(problem: { code: SignalProblemCode; detail: string }): void {
+    const since = this.#problem?.code === problem.code ? this.#problem.since : Date.now();
+    this.#problem = { ...problem, since };
   }
 
   #clearTimers(): void {
@@ -306,6 +331,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         for (const p of peers) if (p !== this.localId) this.#peers.add(p);
         // The join was answered: this connection is good, so the next loss redials after 1 s again.
         this.#joined = true;
+        this.#everJoined = true;
+        this.#problem = undefined;
         this.#attempt = 0;
         this.emit('peers', [...this.#peers]);
         return true;
@@ -332,7 +359,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       }
       case 'error': {
         const code = typeof m.code === 'string' ? m.code : 'unknown';
-        const message = typeof m.message === 'string' ? m.message : '';
+        const message = typeof m.message === 'string' ? m.message.slice(0, 200) : '';
+        if (REFUSALS.has(code)) this.#refusal = { code: code as SignalProblemCode, detail: message };
         this.emit('server-error', { code, message });
         return true;
       }
@@ -340,4 +368,13 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         return false;
     }
   }
+}
+
+/** What a lost connection means when the server did not say (see SignalProblemCode). */
+function classifyLoss(reason: string): { code: SignalProblemCode; detail: string } {
+  if (/^HTTP (401|403)\b/.test(reason)) return { code: 'unauthorized', detail: reason };
+  if (/^HTTP 429\b/.test(reason)) return { code: 'rate_limited', detail: reason };
+  // Some other HTTP answer, or a WebSocket that never says welcome: not a papo signal server v1.
+  if (/^HTTP \d/.test(reason) || reason === 'no welcome') return { code: 'not_papo', detail: reason };
+  return { code: 'unreachable', detail: reason };
 }

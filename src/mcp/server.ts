@@ -156,6 +156,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
     progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
+    papoRelaySet: (env.PAPO_RELAY ?? '').trim() !== '',
   });
 
   function describeSafely(): ProfileDescription | null {

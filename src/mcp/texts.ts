@@ -213,6 +213,99 @@ export function statusCounts(unread: number, queued: number): string {
   return `Unread: ${unread}. Queued for delivery: ${queued}.`;
 }
 
+export function statusTransportRestarts(restarts: number, agoSeconds: number, why: string): string {
+  const times = restarts === 1 ? 'once' : `${restarts} times`;
+  return `Network process: started again ${times} by papo, the last time ${ago(agoSeconds)} ago because it ${why}; links are re-made by themselves.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The network: warnings added to \`status\`, and to \`send\` when nobody confirmed (the book's
+// "WARNING: papo lost its network subscription", here one line per cause). Each says what is
+// wrong, that queued messages are safe, and whether the user has to act.
+
+/** What the warnings are made from (a NetworkHealth, seen from the tool). */
+export interface NetworkView {
+  signalUrl: string;
+  /** The room's signal URL is on this machine (loopback). */
+  loopback: boolean;
+  /** Some other member of the room is known (now or from earlier sessions). */
+  knowsMembers: boolean;
+  signal: { joined: boolean; problem?: { code: string; detail: string } };
+  transport: {
+    state: string;
+    restarts: number;
+    lastRestart?: { at: number; why: string };
+    silentMs?: number;
+    nextStartInMs?: number;
+    failing: boolean;
+  };
+}
+
+/** How long (in s) a frozen network process may stay silent before papo ends it. */
+export const TRANSPORT_STALL_SECONDS = 5;
+
+export function networkWarnings(n: NetworkView): string[] {
+  const lines: string[] = [];
+  const t = n.transport;
+  const why = t.lastRestart?.why ?? 'stopped';
+  if (t.state === 'unresponsive') {
+    lines.push(
+      `WARNING: papo's network process has not answered for ${seconds(t.silentMs ?? 0)} (it may be frozen); papo ends it and starts it again by itself after ${TRANSPORT_STALL_SECONDS}s. Queued messages are safe and go out once it runs again; nothing is lost.`,
+    );
+  } else if (t.state === 'restarting' && t.failing) {
+    lines.push(
+      `WARNING: papo's network process keeps stopping: it ${why}. papo has started it ${t.restarts} times and keeps trying (next in ${seconds(t.nextStartInMs ?? 0)}). Until it runs, no message goes out or comes in; they stay queued. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
+    );
+  } else if (t.state === 'restarting' || t.state === 'starting') {
+    lines.push(
+      t.state === 'starting'
+        ? "WARNING: papo's network process is starting; links to the other members are not up yet. Queued messages go out once they are."
+        : `WARNING: papo's network process ${why}; papo is starting it again. Queued messages are safe and go out once it runs; nothing is lost.`,
+    );
+  }
+  const problem = n.signal.problem;
+  if (!n.signal.joined && problem !== undefined && t.state !== 'restarting') {
+    lines.push(signalWarning(n.signalUrl, problem.code, problem.detail));
+  }
+  if (n.loopback && !n.knowsMembers) {
+    lines.push(
+      `WARNING: this room meets on ${n.signalUrl}, on this machine only: a colleague on another machine needs an invite made with --signal (a signal server both can reach). Tell your user if they expect someone from another machine.`,
+    );
+  }
+  return lines;
+}
+
+function signalWarning(url: string, code: string, detail: string): string {
+  const queued = 'Messages stay queued and go out once it works.';
+  switch (code) {
+    case 'unauthorized':
+      return `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=...\`), then to restart the session.`;
+    case 'room_full':
+      return `WARNING: the signal server ${url} says this room is full (${clip(detail)}); papo keeps trying. ${queued} Tell your user.`;
+    case 'rate_limited':
+    case 'topic_limit':
+      return `WARNING: the signal server ${url} turned papo away for now (${clip(detail)}); papo tries again by itself. ${queued}`;
+    case 'not_papo':
+      return `WARNING: ${url} does not answer as a papo signal server (${clip(detail)}), so papo cannot meet the other members. ${queued} Tell your user to check the room's signal URL (the invite, or PAPO_SIGNAL).`;
+    default:
+      return `WARNING: papo cannot reach the signal server ${url} (${clip(detail)}), so it cannot meet the other members; it keeps trying. ${queued} Tell your user: the server may be down, or not reachable from this network.`;
+  }
+}
+
+/** For a user who set the book's PAPO_RELAY: this papo reads PAPO_ICE_SERVERS instead. */
+export const PAPO_RELAY_NOTE =
+  'Note: PAPO_RELAY is set, but this papo does not use it: relays (TURN servers) are set with PAPO_ICE_SERVERS. Tell your user if they meant to use a relay.';
+
+function seconds(ms: number): string {
+  return `${Math.max(0, Math.round(ms / 1000))}s`;
+}
+
+function ago(s: number): string {
+  if (s < 90) return `${Math.max(0, Math.round(s))}s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors common to every tool
 

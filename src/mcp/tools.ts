@@ -3,6 +3,7 @@
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
 import { formatLogEntry } from '../client/log-format.js';
 import type { RoomMember } from '../client/member-api.js';
+import { isLoopbackSignalUrl } from '../client/signal-url.js';
 import type { Envelope } from '../client/messages.js';
 import { sameName } from '../client/names.js';
 import { findCredential } from './credentials.js';
@@ -15,14 +16,18 @@ import {
   LIMITS,
   NO_HISTORY,
   NO_UNREAD,
+  type NetworkView,
+  networkWarnings,
   noNewMessages,
   notAcknowledged,
+  PAPO_RELAY_NOTE,
   SEND_ERRORS,
   STATUS_NO_PEERS,
   STATUS_PEERS,
   statusCounts,
   statusHeader,
   statusPeerLine,
+  statusTransportRestarts,
   WAIT_ERRORS,
 } from './texts.js';
 import {
@@ -71,6 +76,26 @@ export interface ToolDeps {
   sendWindow: SendWindow;
   ackTimeoutMs: number;
   progressIntervalMs: number;
+  /** PAPO_RELAY is set (the book's variable, which this papo does not read). */
+  papoRelaySet?: boolean;
+}
+
+/** The member's network as the warnings need it. */
+async function networkView(member: RoomMember): Promise<NetworkView> {
+  const health = await member.network();
+  let loopback = false;
+  try {
+    loopback = health.signalUrl !== '' && isLoopbackSignalUrl(health.signalUrl);
+  } catch {
+    // not a URL: nothing to say about it
+  }
+  return {
+    signalUrl: health.signalUrl,
+    loopback,
+    knowsMembers: member.members().length > 0,
+    signal: health.signal,
+    transport: health.transport,
+  };
 }
 
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
@@ -132,10 +157,11 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // Answering implies having seen that message and the sender's earlier ones (the book,
     // "Leitura e marcar como lido").
     if (replyTo !== undefined) await member.markRepliedTo(replyTo);
+    if (result.ackedBy !== null) return textResult(delivered(result.ackedBy, result.id));
+    // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
+    const warnings = networkWarnings(await networkView(member));
     return textResult(
-      result.ackedBy !== null
-        ? delivered(result.ackedBy, result.id)
-        : notAcknowledged(result.id, member.onlineNames(), to, unknownTo),
+      [notAcknowledged(result.id, member.onlineNames(), to, unknownTo), ...warnings].join('\n'),
     );
   };
 
@@ -224,11 +250,19 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     checkKnown('status', args, TOOL_ARGUMENTS.status);
     const member = await deps.member(ctx.signal);
     throwIfCancelled(ctx.signal);
+    const network = await networkView(member);
+    throwIfCancelled(ctx.signal);
     const peers = member.members();
     const lines = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
+    lines.push(...networkWarnings(network));
     if (peers.length === 0) lines.push(STATUS_NO_PEERS);
     else lines.push(STATUS_PEERS, ...peers.map((p) => statusPeerLine(p)));
     lines.push(statusCounts(member.unread().length, member.queuedCount()));
+    const restart = network.transport.lastRestart;
+    if (restart !== undefined && network.transport.state === 'running') {
+      lines.push(statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why));
+    }
+    if (deps.papoRelaySet === true) lines.push(PAPO_RELAY_NOTE);
     return textResult(lines.join('\n'));
   };
 

@@ -88,7 +88,7 @@ test('an outsider on the room’s topic with another secret learns nothing and g
   // ... and each member tries to link with it (offer or knock, sealed with the room's key) and
   // drops whatever it seals with its own key.
   await waitFor('both members dropped the outsider’s sealed blobs', () =>
-    [ana, bia].every((m) => m.signal.dropped().open_failed > 0),
+    [ana, bia].every((m) => m.transport.signalState().dropped.open_failed > 0),
   );
   await waitFor('the outsider could not open theirs', () => outsider.signal.dropped().open_failed > 0);
 
@@ -112,7 +112,7 @@ test('replayed, misaddressed and forged sealed signal blobs are dropped and coun
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
   const bia = await openAgent(t, room.members.Bia);
-  await waitFor('Bia joined', () => bia.signal.joined);
+  await waitFor('Bia joined', () => bia.transport.signalState().joined);
   const keys = deriveRoomKeys(room.secret);
   const anaId = room.members.Ana.profile.identity.nodeId;
   const biaId = bia.node.nodeId;
@@ -143,7 +143,7 @@ test('replayed, misaddressed and forged sealed signal blobs are dropped and coun
   signal('not base64!');
 
   const dropped = await waitFor('every bad blob counted', () => {
-    const d = bia.signal.dropped();
+    const d = bia.transport.signalState().dropped;
     return d.malformed >= 1 &&
       d.open_failed >= 1 &&
       d.stale >= 1 &&

@@ -46,7 +46,7 @@ test('the signal server stops while two members are linked: they keep talking an
   await waitLinked([ana, bia]);
 
   await server.close();
-  await waitFor('both members noticed', () => !ana.signal.joined && !bia.signal.joined);
+  await waitFor('both members noticed', () => !ana.transport.signalState().joined && !bia.transport.signalState().joined);
   assert.equal(ana.hostsSignalServer(), false);
   const biaGot = inboxEvents(bia);
   const sent = await ana.node.send({ body: 'no signal server, still here' }, 10_000);
@@ -58,8 +58,8 @@ test('the signal server stops while two members are linked: they keep talking an
 
   // The server comes back on the same port: both join the topic again (redial backoff).
   server = await startSignalServer({ host, port, env: {} });
-  await waitFor('both joined again', () => ana.signal.joined && bia.signal.joined, 30_000);
-  assert.deepEqual(ana.signal.peers(), [bia.node.nodeId]);
+  await waitFor('both joined again', () => ana.transport.signalState().joined && bia.transport.signalState().joined, 30_000);
+  assert.deepEqual(ana.transport.signalState().peers, [bia.node.nodeId]);
 
   // Bia restarts: linked again and online (the book's presence: a member heard from within 75 s
   // counts as online anyway, so the link is what shows she is back).

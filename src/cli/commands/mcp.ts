@@ -57,12 +57,9 @@ async function openMember(
   // The profile first: a room that is not configured must not pay for loading WebRTC.
   const { openProfile } = await import('../../client/profile-store.js');
   await openProfile({ home, profile });
+  // WebRTC runs in a transport process that this one supervises and starts again when it freezes
+  // or dies (ADR 0057): this process never loads the native library, so it always answers.
   const { openMember: open } = await import('../../client/open-member.js');
-  // This process ends with process.exit(); node-datachannel's cleanup would only delay it.
-  (await import('../../client/peer-link.js')).disableNativeCleanup();
-  // A papo mcp that a native deadlock froze is ended rather than left hanging (ADR 0055); the
-  // watchdog starts with the first link that may be relayed.
-  (await import('../../client/native-watchdog.js')).armNativeWatchdog({ label: 'papo mcp' });
   const { createDiagnostics } = await import('../../mcp/diagnostics.js');
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);

@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES, utf8Length } from '../../client/frames.js';
 import { sameName, validateMemberName } from '../../client/names.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { type CliContext, checkedProfile, hint, profileSuffix, reportError, text } from '../context.js';
+import { networkNotes } from '../network-notes.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
 const CONNECT_WAIT_MS = 30_000;
@@ -44,6 +45,8 @@ export function register(program: Command, ctx: CliContext): void {
           () => m.node.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
         );
         if (!m.node.onlineNames().some(isTarget)) {
+          // Say why, when the network is the reason (on stderr, before the error itself).
+          for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
           if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
             throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(m.profile.profile)));
           }

@@ -13,6 +13,7 @@ import type { OpenedMember } from '../../client/open-member.js';
 import { INBOX_FILE, OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
 import { deriveRoomKeys } from '../../client/room-crypto.js';
 import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
+import { agentRestartNote, networkNotes } from '../network-notes.js';
 import { printLines } from '../output.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
@@ -42,7 +43,8 @@ export function register(program: Command, ctx: CliContext): void {
         // reachable only through another member, whose forwarded hello arrives within that second).
         let topicSeenSince: number | undefined;
         const everyoneSeen = () => {
-          const topicSeen = m.signal.joined && m.node.liveMembers().length >= m.signal.peers().length;
+          const signal = m.transport.signalState();
+          const topicSeen = signal.joined && m.node.liveMembers().length >= signal.peers.length;
           if (!topicSeen) {
             topicSeenSince = undefined;
             return false;
@@ -52,15 +54,18 @@ export function register(program: Command, ctx: CliContext): void {
         };
         await waitFor(m, seconds * 1000, everyoneSeen);
         const members = m.node.members();
-        if (members.length === 0 && (topicIsEmpty(m) || m.signal.peers().length === 0)) {
-          if (!m.signal.joined) process.stderr.write(`${t.signalUnreachable(m.signalUrl)}\n`);
+        const notes = await networkNotes(t, m, ctx.env);
+        const restarts = await agentRestartNote(t, profile.dir);
+        if (restarts !== undefined) notes.push(restarts);
+        if (members.length === 0 && (topicIsEmpty(m) || m.transport.signalState().peers.length === 0)) {
+          for (const line of notes) process.stderr.write(`${line}\n`);
           throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile.profile)));
         }
         const own = profile.identity.nodeId;
         printLines(
           members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
         );
-        if (!m.signal.joined) printLines([t.signalUnreachable(m.signalUrl)]);
+        printLines(notes);
         const [inbox, outbox] = await Promise.all([
           readJsonFile<Envelope[]>(join(profile.dir, INBOX_FILE)).catch(() => null),
           readJsonFile<Envelope[]>(join(profile.dir, OUTBOX_FILE)).catch(() => null),

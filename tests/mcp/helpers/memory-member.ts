@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type {
   MemberStatus,
+  NetworkHealth,
   RoomMember,
   RoomMemberEvents,
   SendInput,
@@ -59,6 +60,16 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
     this.log.push({ ev: 'in', msg });
     this.emit('message', msg);
     return msg;
+  }
+
+  /** What network() reports; tests set it to show the warnings. */
+  health: NetworkHealth = {
+    signalUrl: 'wss://signal.example.test',
+    signal: { joined: true, everJoined: true, peers: [], dropped: {} },
+    transport: { state: 'running', restarts: 0, failing: false },
+  };
+  async network(): Promise<NetworkHealth> {
+    return this.health;
   }
 
   members(): MemberStatus[] {

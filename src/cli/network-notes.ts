@@ -1,0 +1,41 @@
+// What `papo status` and `papo say` tell a person about the network (issue: the relayed path): the
+// signal server unreachable or refusing, a room that meets on this machine only, this command's own
+// transport process in trouble, the agent's transport restarts, and the book's PAPO_RELAY.
+import { join } from 'node:path';
+import { readJsonFile } from '../client/durable-file.js';
+import type { NetworkHealth } from '../client/member-api.js';
+import type { OpenedMember } from '../client/open-member.js';
+import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
+import { isLoopbackSignalUrl } from '../client/signal-url.js';
+import type { Messages } from './i18n.js';
+
+/** Lines about this command's own view of the network; empty when all is well. */
+export async function networkNotes(
+  t: Messages,
+  member: OpenedMember,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  const health: NetworkHealth = await member.node.network();
+  const lines: string[] = [];
+  const transport = health.transport;
+  if (transport.state === 'restarting' || transport.state === 'unresponsive') {
+    lines.push(t.transportTrouble(transport.lastRestart?.why ?? 'stopped answering', transport.restarts));
+  }
+  const problem = health.signal.problem;
+  if (!health.signal.joined && problem !== undefined) {
+    lines.push(t.signalProblem(problem.code, health.signalUrl, problem.detail));
+  }
+  if (isLoopbackSignalUrl(health.signalUrl) && member.node.members().length === 0) {
+    lines.push(t.localOnlyRoom(health.signalUrl));
+  }
+  if ((env.PAPO_RELAY ?? '').trim() !== '') lines.push(t.papoRelayNote);
+  return lines;
+}
+
+/** The agent's (papo mcp's) transport restarts, as it recorded them; undefined when none. */
+export async function agentRestartNote(t: Messages, profileDir: string): Promise<string | undefined> {
+  const record = await readJsonFile<TransportRecord>(join(profileDir, TRANSPORT_FILE)).catch(() => null);
+  if (record === null || typeof record.restarts !== 'number' || typeof record.at !== 'number') return undefined;
+  const when = new Date(record.at).toLocaleString();
+  return t.agentTransportRestarts(record.restarts, when, String(record.why).slice(0, 200));
+}

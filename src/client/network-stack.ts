@@ -1,0 +1,100 @@
+// The WebRTC side of a member: the signal client, the TURN/TCP bridges and the mesh of peer
+// links, put together from the room's topic and keys and the environment (ICE settings). It runs
+// in the transport process (transport-child.ts, ADR 0057), or in the member's own process where a
+// test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
+// between the member and its neighbours is already sealed.
+import type { SignalState } from './member-api.js';
+import { Mesh } from './mesh.js';
+import { resolveIceConfig } from './ice-config.js';
+import { SignalClient } from './signal-client.js';
+import { TurnBridges } from './turn-tcp-bridge.js';
+
+export interface NetworkStackOptions {
+  url: string;
+  topic: string;
+  localId: string;
+  signalKey: Uint8Array;
+  token?: string | undefined;
+  /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
+  env: NodeJS.ProcessEnv;
+  /** Diagnostics; never stdout. */
+  log: (line: string) => void;
+}
+
+export class NetworkStack {
+  readonly signal: SignalClient;
+  readonly mesh: Mesh;
+  readonly #bridges: TurnBridges;
+
+  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges) {
+    this.signal = signal;
+    this.mesh = mesh;
+    this.#bridges = bridges;
+  }
+
+  /** Builds the stack and starts dialling the signal server. */
+  static async open(options: NetworkStackOptions): Promise<NetworkStack> {
+    const { env, log } = options;
+    const signal = new SignalClient({
+      url: options.url,
+      topic: options.topic,
+      localId: options.localId,
+      signalKey: options.signalKey,
+      token: options.token,
+    });
+    signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
+    signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
+    // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
+    const bridges = new TurnBridges(log);
+    try {
+      await bridges.prepare(resolveIceConfig({ env }).servers);
+    } catch (err) {
+      bridges.close();
+      throw err;
+    }
+    signal.on('welcome', (servers) => {
+      void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+    });
+    const allowLink = deniedLinks(env);
+    const mesh = new Mesh({
+      signal,
+      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
+      ...(allowLink ? { allowLink } : {}),
+      log,
+    });
+    signal.start();
+    return new NetworkStack(signal, mesh, bridges);
+  }
+
+  signalState(): SignalState {
+    const signal = this.signal;
+    const problem = signal.problem;
+    return {
+      joined: signal.joined,
+      everJoined: signal.everJoined,
+      peers: signal.peers(),
+      ...(problem ? { problem } : {}),
+      dropped: signal.dropped(),
+    };
+  }
+
+  /** Closes the links first (each gives its TURN allocations back), then leaves the topic. */
+  async close(): Promise<void> {
+    await this.mesh.close().catch(() => {});
+    await this.signal.close().catch(() => {});
+    this.#bridges.close();
+  }
+}
+
+/**
+ * Test-only (PAPO_TEST_DENY_LINKS): node ids, or prefixes of them, separated by commas, that this
+ * member must not link with directly — so a test can build a room where A reaches C only via B.
+ */
+function deniedLinks(env: NodeJS.ProcessEnv): ((peer: string) => boolean) | undefined {
+  const list = (env.PAPO_TEST_DENY_LINKS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (list.length === 0) return undefined;
+  return (peer) => !list.some((prefix) => peer.startsWith(prefix));
+}
