@@ -197,9 +197,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     child.on('exit', (code, signal) => {
       this.#ended(child, signal !== null ? `was ended by ${signal}` : `exited with code ${code}`);
     });
-    // Neither the child nor its channel keeps this process alive: the member's owner decides.
-    child.unref();
-    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    // The child and its channel keep this process alive, as open links did before the split: a
+    // command waiting for an ack has nothing else to hold its event loop. close() releases them.
     const { url, topic, localId, signalKey, token } = this.#options.init;
     this.#tell({ t: 'init', url, topic, localId, signalKey, ...(token !== undefined ? { token } : {}) });
   }
@@ -326,7 +325,6 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       `papo: the transport process (WebRTC) ${why}; starting it again${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
     );
     this.#restartTimer = setTimeout(() => this.#spawn(), delay);
-    this.#restartTimer.unref();
     this.#options.onRestart?.(this.#health());
   }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PROFILE_LOCKED } from '../../src/mcp/texts.js';
+import { networkWarnings, PROFILE_LOCKED } from '../../src/mcp/texts.js';
 import type { McpProcess } from './helpers/mcp-process.js';
 import {
   callText,
@@ -45,13 +45,24 @@ test('offline then online, pushes across sessions, one server per profile, exit 
   await a.client.initialize();
 
   let queued = '';
-  await t.test('send while colega is down: queued, nobody online', async () => {
+  await t.test('send while colega is down: queued, nobody online, and the room is on this machine only', async () => {
     const text = await callText(a.client, 'send', { message: 'Sent while you were away.' });
     queued = msgIdIn(text);
+    // Nobody was ever seen in a room that meets on loopback: the agent is told why that may be.
     assert.equal(
       text,
-      `Not acknowledged yet (msg_id ${queued}). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.`,
+      [
+        `Not acknowledged yet (msg_id ${queued}). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.`,
+        networkWarnings({
+          signalUrl: room.signalUrl,
+          loopback: true,
+          knowsMembers: false,
+          signal: { joined: true },
+          transport: { state: 'running', restarts: 0, failing: false },
+        })[0],
+      ].join('\n'),
     );
+    assert.match(text, /^WARNING: this room meets on ws:\/\/127\.0\.0\.1:\d+, on this machine only/m);
     assert.match(await callText(a.client, 'status'), /^Unread: 0\. Queued for delivery: 1\.$/m);
   });
 
