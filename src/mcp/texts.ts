@@ -256,11 +256,10 @@ export function networkWarnings(n: NetworkView): string[] {
     lines.push(
       `WARNING: papo's network process keeps stopping: it ${why}. papo has started it ${t.restarts} times and keeps trying (next in ${seconds(t.nextStartInMs ?? 0)}). Until it runs, no message goes out or comes in; they stay queued. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
     );
-  } else if (t.state === 'restarting' || t.state === 'starting') {
+  } else if (t.state === 'restarting' || (t.state === 'starting' && t.restarts > 0)) {
+    // (The first start of all is not news: links take a moment anyway.)
     lines.push(
-      t.state === 'starting'
-        ? "WARNING: papo's network process is starting; links to the other members are not up yet. Queued messages go out once they are."
-        : `WARNING: papo's network process ${why}; papo is starting it again. Queued messages are safe and go out once it runs; nothing is lost.`,
+      `WARNING: papo's network process ${why}; papo is starting it again. Queued messages are safe and go out once it runs; nothing is lost.`,
     );
   }
   const problem = n.signal.problem;

@@ -1,0 +1,160 @@
+// The transport process under real `papo mcp` servers (ADR 0057), driven as Claude Code drives
+// them: the one process under papo mcp that holds node-datachannel is frozen (SIGSTOP, as the
+// native deadlock of ADR 0055 leaves it), killed, or made to die at every start. Throughout, papo
+// mcp answers `ping` and `status`; the transport is ended and started again by papo itself; a
+// message sent meanwhile reaches the other agent once, and nothing queued is lost.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { callText, makeRoom, msgIdIn, startAgent, statusUntil, toolUntil } from './helpers/room.js';
+import { resultText } from './helpers/rpc-client.js';
+
+/** Process ids whose parent is `pid` (from /proc: no tool needed). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...; comm may hold spaces, so split after its closing paren.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** True when the process has node-datachannel's native library loaded. */
+function holdsWebRtc(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('node_datachannel');
+  } catch {
+    return false;
+  }
+}
+
+/** The processes under `pid` that hold node-datachannel (papo's transport process). */
+function webRtcChildren(pid: number): number[] {
+  return childPids(pid).filter(holdsWebRtc);
+}
+
+async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** How many `in` lines for `msgId` colega's history shows. */
+async function timesReceived(client: Parameters<typeof callText>[0], msgId: string): Promise<number> {
+  const history = await callText(client, 'history', { limit: 200 });
+  return history.split('\n').filter((l) => l.includes(`(msg ${msgId}`) && !l.includes('delivered')).length;
+}
+
+for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
+  test(`the transport process is ${how === 'SIGSTOP' ? 'frozen (SIGSTOP)' : 'killed (SIGKILL)'} mid-exchange: papo mcp answers, says so, restarts it, and the message sent meanwhile arrives once`, {
+    timeout: 120_000,
+  }, async (t) => {
+    const room = await makeRoom(t);
+    const a = startAgent(room, room.voce);
+    const b = startAgent(room, room.colega);
+    await Promise.all([a.client.initialize(), b.client.initialize()]);
+    await statusUntil(a.client, /colega \(agent\): online.*link: direct/);
+    const before = await callText(a.client, 'send', { message: 'Before the freeze.' });
+    assert.match(before, /^Delivered to colega/);
+
+    // Exactly one process under papo mcp holds WebRTC, and papo mcp itself never loads it.
+    const parent = a.child.pid as number;
+    const [transport, ...more] = webRtcChildren(parent);
+    assert.ok(transport !== undefined, 'a transport process under papo mcp');
+    assert.deepEqual(more, []);
+    assert.equal(holdsWebRtc(parent), false, 'papo mcp itself does not load node-datachannel');
+    t.after(() => {
+      try {
+        process.kill(transport, 'SIGKILL');
+      } catch {
+        // already gone, as it should be
+      }
+    });
+
+    process.kill(transport, how);
+    // papo mcp answers at once: ping, and a status that says the network process is in trouble.
+    const pong = await a.client.request('ping', {}, 2000);
+    assert.deepEqual(pong.result, {});
+    const started = Date.now();
+    const status = await callText(a.client, 'status');
+    t.diagnostic(`status answered in ${Date.now() - started} ms while the transport was ${how === 'SIGSTOP' ? 'frozen' : 'dead'}`);
+    if (how === 'SIGSTOP') {
+      // Before the 5 s limit: it has not answered, and papo says it will end it by itself.
+      assert.match(status, /^WARNING: papo's network process has not answered for \d+s \(it may be frozen\); papo ends it and starts it again by itself after 5s\./m);
+    } else {
+      // Seen as silent (the exit not yet noticed) or as ended, depending on who is faster.
+      assert.match(
+        status,
+        /^WARNING: papo's network process (was ended by SIGKILL; papo is starting it again|has not answered for \d+s)/m,
+      );
+    }
+
+    // Sent while the transport is down: queued (or delivered, if the new one linked in time).
+    const during = await callText(a.client, 'send', { message: 'Sent while the network process was down.' });
+    const id = msgIdIn(during);
+    assert.match(during, /^(Delivered to colega|Not acknowledged yet)/);
+
+    // colega's agent gets it, once.
+    const waited = await callText(b.client, 'wait', { timeout_seconds: 60 });
+    assert.match(waited, /Sent while the network process was down\./);
+    assert.equal(waited.split('Sent while the network process was down.').length - 1, 1);
+    assert.equal(await callText(b.client, 'inbox'), 'No unread messages.');
+    await toolUntil(a.client, 'status', /Queued for delivery: 0\./);
+    assert.equal(await timesReceived(b.client, id), 1, 'stored once by colega');
+
+    // A new transport runs under the same papo mcp, and the old one is gone.
+    const [next] = await until('a new transport process', () => {
+      const now = webRtcChildren(parent);
+      return now.length === 1 && now[0] !== transport ? now : undefined;
+    });
+    assert.ok(next !== undefined && next !== transport);
+    assert.equal(childPids(parent).includes(transport), false, 'the old transport was ended');
+    const after = await statusUntil(a.client, /colega \(agent\): online.*link: direct/);
+    const why = how === 'SIGSTOP' ? 'stopped answering for \\d+ s \\(frozen\\)' : 'was ended by SIGKILL';
+    assert.match(
+      after,
+      new RegExp(`^Network process: started again once by papo, the last time \\d+s ago because it ${why}; links are re-made by themselves\\.$`, 'm'),
+    );
+    assert.doesNotMatch(after, /WARNING/);
+    assert.match(a.stderr(), new RegExp(`papo: the transport process \\(WebRTC\\) ${why}; starting it again`));
+    // And the other way: colega's answer reaches voce over the new link.
+    const reply = await callText(b.client, 'send', { message: 'Got it after the restart.', reply_to: id });
+    assert.match(reply, /^Delivered to voce/);
+  });
+}
+
+test('a transport that dies at every start: bounded backoff, papo mcp keeps answering, and status and send say so', {
+  timeout: 60_000,
+}, async (t) => {
+  const room = await makeRoom(t);
+  const a = startAgent(room, room.voce, { PAPO_TEST_TRANSPORT_FAIL: 'start' });
+  await a.client.initialize();
+  // Starts at once, then after 1 s and 2 s: the third quick end makes it a crash loop.
+  const status = await statusUntil(a.client, /keeps stopping/, 20_000);
+  assert.match(
+    status,
+    /^WARNING: papo's network process keeps stopping: it could not run \(injected start failure \(PAPO_TEST_TRANSPORT_FAIL\)\)\. papo has started it \d+ times and keeps trying \(next in \d+s\)\. Until it runs, no message goes out or comes in; they stay queued\. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more\.$/m,
+  );
+  const pong = await a.client.request('ping', {}, 2000);
+  assert.deepEqual(pong.result, {});
+  const sent = await a.client.call('send', { message: 'Nobody can hear this yet.' }, undefined, 20_000);
+  const text = resultText(sent);
+  assert.match(text, /^Not acknowledged yet \(msg_id [0-9a-f]{10}\)\. It is queued/);
+  assert.match(text, /^WARNING: papo's network process keeps stopping/m);
+  // Bounded: 0 + 1 + 2 + 5 s of delays in the first ~10 s (plus the starts themselves).
+  const restarts = (a.stderr().match(/starting it again/g) ?? []).length;
+  assert.ok(restarts >= 3 && restarts <= 6, `restarts in the first seconds: ${restarts}`);
+  assert.match(a.stderr(), /starting it again in 5 s/);
+  assert.match(await callText(a.client, 'status'), /Queued for delivery: 1\./);
+});
