@@ -8,7 +8,7 @@
 if (process.env.NODE_TEST_CONTEXT) {
   // A test process whose main thread a native deadlock froze (ADR 0055) can run neither its
   // timeouts nor the guard below; the watchdog ends it so that the run goes on and reports it.
-  const { startNativeWatchdog } = await import('../src/client/native-watchdog.js');
+  const { startNativeWatchdog } = await import('./support/native-watchdog.js');
   startNativeWatchdog({ stallSeconds: 90, label: `exit guard: ${process.argv[1]}` });
   const { after } = await import('node:test');
   after(() => {

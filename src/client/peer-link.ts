@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
 import type { LinkPath } from './member-api.js';
-import { startArmedNativeWatchdog } from './native-watchdog.js';
 
 export type LinkRole = 'offerer' | 'answerer';
 export type LinkState = 'connecting' | 'open' | 'closed';
@@ -47,11 +46,6 @@ export function parseLinkSignal(payload: unknown): LinkSignal | undefined {
     return { k: 'cand', link: p.link, cand: p.cand, mid: p.mid };
   }
   return undefined;
-}
-
-/** True when the config names a TURN server (turn: or turns:), so the link may be relayed. */
-export function mayRelay(ice: IceConfig): boolean {
-  return ice.servers.some((server) => [server.urls].flat().some((url) => /^turns?:/i.test(url)));
 }
 
 export function newLinkId(): string {
@@ -152,8 +146,6 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     if (!LINK_ID.test(this.linkId)) throw new TypeError('linkId must be 16 lower-case hex characters');
     this.#send = options.sendSignal;
     this.#relayOnly = options.ice.policy === 'relay';
-    // Only a relayed link can hit libdatachannel 0.24.5's handshake deadlock (ADR 0055).
-    if (mayRelay(options.ice)) startArmedNativeWatchdog();
     const config = nativeRtcConfig(options.ice, options.onIceSkip);
     this.#pc = new nodeDataChannel.PeerConnection(`papo-${this.remoteId.slice(0, 10)}`, config);
     retainNative();

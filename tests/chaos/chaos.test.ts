@@ -1,5 +1,5 @@
 // The short chaos runs: 2 and then 4 members in the NAT lab with kill -9 and restarts, sites cut
-// off and restored, and the signal server restarted, while numbered messages flow. Nothing may be
+// off and restored, the signal server restarted, and transports frozen, while numbered messages flow. Nothing may be
 // lost, nothing handed twice to an agent, nothing left queued once healed. The long run is
 // bench/chaos.ts (docs/reliability.md).
 import assert from 'node:assert/strict';
@@ -30,7 +30,8 @@ for (const [members, messages, faults] of [
       log: (l) => console.log(`# ${l}`),
     });
     console.log(`# seed ${seed} (PAPO_CHAOS_SEED): ${JSON.stringify(report)}`);
-    assert.equal(report.faults.kill + report.faults.cut + report.faults.signal, faults);
+    assert.equal(report.faults.kill + report.faults.cut + report.faults.signal + report.faults.freeze, faults);
+    assert.ok(report.faults.freeze >= 1, 'at least one transport freeze');
     assert.ok(report.sent >= messages - report.interruptedSends, 'the senders logged their messages');
     assert.deepEqual(report.lostIds, [], 'lost messages');
     assert.equal(report.duplicatesToAgent, 0, 'duplicates handed to an agent');

@@ -1,7 +1,9 @@
 // The chaos driver: real `papo mcp` members in the NAT lab (member i on site i % 2, both sites
 // behind endpoint-independent NAT, `papo signal` in the public segment) exchange addressed,
 // numbered messages while faults are injected: kill -9 of a member and its restart, a site cut
-// off from the public segment and restored, the signal server killed and restarted. At the end
+// off from the public segment and restored, the signal server killed and restarted, and a
+// member's transport process frozen with SIGSTOP (as the native deadlock of ADR 0055 leaves it),
+// which papo mcp must end and start again by itself (ADR 0057). At the end
 // everything is healed, the room settles, and the counts come from the members' own files:
 // - lost: an `out` entry in a sender's log.jsonl whose id never appears as `in` in the
 //   addressee's log (must be 0);
@@ -16,6 +18,7 @@ import { toolText } from '../../src/cli/stdio-client.js';
 import { createNatLab, type NatLab } from '../nat/lab.js';
 import { startLabSignal } from '../nat/lab-signal.js';
 import { type Member, makeRoom, startMember } from '../nat/members.js';
+import { webRtcChildren } from '../support/processes.js';
 
 export interface ChaosOptions {
   members: number;
@@ -36,7 +39,7 @@ export interface ChaosOptions {
 export interface ChaosReport {
   members: number;
   messages: number;
-  faults: { kill: number; cut: number; signal: number };
+  faults: { kill: number; cut: number; signal: number; freeze: number };
   /** Messages the senders' logs hold as sent. */
   sent: number;
   /** Send calls cut short by a kill (the message may or may not exist). */
@@ -111,7 +114,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const members: (Member | null)[] = names.map(() => null);
   const seenByAgent = names.map(() => new Map<string, number>());
   let interrupted = 0;
-  const faults = { kill: 0, cut: 0, signal: 0 };
+  const faults = { kill: 0, cut: 0, signal: 0, freeze: 0 };
   let stop = false;
 
   const startSignal = async () => {
@@ -155,7 +158,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     });
 
     // Faults, one at a time.
-    const kinds = ['kill', 'cut', 'signal'].sort(() => rand() - 0.5);
+    const kinds = ['kill', 'cut', 'signal', 'freeze'].sort(() => rand() - 0.5);
     const faultLoop = (async () => {
       let done = 0;
       while (done < o.faults && !stop) {
@@ -172,6 +175,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           await sleep(duration);
           await start(i);
           faults.kill += 1;
+        } else if (kind === 'freeze') {
+          // Frozen for good, as a deadlocked library leaves it: papo mcp must notice and replace it.
+          const i = Math.floor(rand() * o.members);
+          const m = members[i];
+          const transport = m ? webRtcChildren(m.pid) : [];
+          log(`fault ${done + 1}: transport of ${names[i]} frozen (SIGSTOP ${transport.join(',') || 'none found'})`);
+          for (const pid of transport) process.kill(pid, 'SIGSTOP');
+          await sleep(duration);
+          faults.freeze += 1;
         } else if (kind === 'cut') {
           const site = lab.sites[rand() < 0.5 ? 0 : 1];
           log(`fault ${done + 1}: site ${site.index} cut off for ${duration} ms`);

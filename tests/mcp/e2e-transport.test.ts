@@ -4,41 +4,10 @@
 // mcp answers `ping` and `status`; the transport is ended and started again by papo itself; a
 // message sent meanwhile reaches the other agent once, and nothing queued is lost.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { childPids, holdsWebRtc, webRtcChildren } from '../support/processes.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil, toolUntil } from './helpers/room.js';
 import { resultText } from './helpers/rpc-client.js';
-
-/** Process ids whose parent is `pid` (from /proc: no tool needed). */
-function childPids(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid ...; comm may hold spaces, so split after its closing paren.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(entry));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
-}
-
-/** True when the process has node-datachannel's native library loaded. */
-function holdsWebRtc(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('node_datachannel');
-  } catch {
-    return false;
-  }
-}
-
-/** The processes under `pid` that hold node-datachannel (papo's transport process). */
-function webRtcChildren(pid: number): number[] {
-  return childPids(pid).filter(holdsWebRtc);
-}
 
 async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

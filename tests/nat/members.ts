@@ -53,28 +53,22 @@ export async function makeRoom(signalUrl: string, names: string[], label = 'room
 export interface Member {
   name: string;
   home: string;
-  /** The MCP client of the current process (a new one after a revival). */
+  /** The MCP client of the process. */
   readonly client: McpStdioClient;
   stderr(): string;
   status(): Promise<string>;
   send(message: string, extra?: Record<string, unknown>): Promise<string>;
-  /** How many times a process frozen by libdatachannel's deadlock was started again. */
-  revivals(): number;
+  /** The papo mcp process (its transport process is a child of it). */
+  readonly pid: number;
   /** Kill -9 (chaos) or close by EOF. */
   kill(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** What papo's watchdog writes before it ends a frozen process (src/client/native-watchdog.ts). */
-const WATCHDOG_LINE = /the main thread has not run for \d+ s/;
-
 /**
- * Starts `papo mcp` for `home` (inside `ns` when given) and initializes the MCP session.
- *
- * libdatachannel 0.24.5 can deadlock the DTLS server of a relayed link (ADR 0055); papo's
- * watchdog then ends that papo mcp with a line on stderr, about 50 s later (the link's 20 s
- * connect timeout, then 30 s of a blocked main thread). `status` and `send` start such a process
- * again, as a person would with /mcp in Claude Code; any other death is left as it is.
+ * Starts `papo mcp` for `home` (inside `ns` when given) and initializes the MCP session. (A
+ * relayed handshake that deadlocks libdatachannel, ADR 0055, freezes only papo's transport
+ * process, which papo mcp replaces by itself: ADR 0057.)
  */
 export async function startMember(
   name: string,
@@ -102,36 +96,18 @@ export async function startMember(
     await client.initialize();
     return { client, err: () => err, exited };
   };
-  let proc = await spawnOne();
-  let revivals = 0;
+  const proc = await spawnOne();
   const running = () => proc.client.child.exitCode === null && proc.client.child.signalCode === null;
-  /** True when the process had been ended by its watchdog and a new one now runs. */
-  const revive = async (): Promise<boolean> => {
-    if (running() || !WATCHDOG_LINE.test(proc.err())) return false;
-    revivals += 1;
-    proc = await spawnOne();
-    return true;
-  };
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<string> => {
-    await revive();
-    try {
-      return toolText(await proc.client.callTool(tool, args));
-    } catch (err) {
-      await proc.exited;
-      if (!(await revive())) throw err;
-      return toolText(await proc.client.callTool(tool, args));
-    }
-  };
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<string> =>
+    toolText(await proc.client.callTool(tool, args));
   return {
     name,
     home,
-    get client() {
-      return proc.client;
-    },
+    client: proc.client,
+    pid: proc.client.child.pid as number,
     stderr: () => proc.err(),
     status: () => call('status'),
     send: (message, extra = {}) => call('send', { message, ...extra }),
-    revivals: () => revivals,
     async kill() {
       if (running()) proc.client.child.kill('SIGKILL');
       await proc.exited;

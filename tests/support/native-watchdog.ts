@@ -1,4 +1,8 @@
-// A last resort against a native deadlock (ADR 0055). node-datachannel 0.33.4, the newest release,
+// A last resort against a native deadlock (ADR 0055), for test processes that run WebRTC links in
+// their own main thread (the link and mesh tests, their fixtures, every test file through
+// exit-guard.ts). papo itself no longer needs it: its WebRTC runs in a transport process that the
+// member's process ends and starts again when it freezes (ADR 0057).
+// node-datachannel 0.33.4, the newest release,
 // bundles libdatachannel 0.24.5, in which a DTLS handshake can deadlock libjuice's poll thread
 // against a thread-pool thread (fixed upstream after that release, libdatachannel PR #1630). From
 // then on every call into the library blocks: papo's main thread stops at its next send or close,
@@ -48,49 +52,6 @@ setInterval(() => {
   process.kill(process.pid, 'SIGKILL');
 }, 1000);
 `;
-
-let armed: NativeWatchdogOptions | undefined;
-let running: NativeWatchdog | undefined;
-
-/**
- * Arms the watchdog for this process: it starts with the first link that may be relayed (see
- * startArmedNativeWatchdog), since only a relayed link can deadlock. A process that never relays
- * does not pay for the worker (about 9 MB).
- */
-export function armNativeWatchdog(options: NativeWatchdogOptions = {}): void {
-  armed = options;
-}
-
-/** Starts the armed watchdog once; a no-op when not armed or already running. */
-export function startArmedNativeWatchdog(): void {
-  if (armed === undefined || running !== undefined) return;
-  const options = armed;
-  try {
-    running = startNativeWatchdog({
-      ...options,
-      onError: (err) => {
-        running = undefined;
-        armed = undefined;
-        reportLost(options, err);
-      },
-    });
-  } catch (err) {
-    // A guard that cannot start must not stop the link it guards.
-    armed = undefined;
-    reportLost(options, err);
-  }
-}
-
-function reportLost(options: NativeWatchdogOptions, err: unknown): void {
-  process.stderr.write(
-    `${options.label ?? 'papo'}: the deadlock watchdog could not run (${(err as Error).message}); going on without it\n`,
-  );
-}
-
-/** True once the armed watchdog runs (for tests and diagnostics). */
-export function armedNativeWatchdogRunning(): boolean {
-  return running !== undefined;
-}
 
 /**
  * Starts a watchdog now. Neither its worker nor its heartbeat keeps the process alive. Returns a
