@@ -18,10 +18,24 @@ export function mintTurnCredential(
   ttlSeconds: number,
   nowMs: number = Date.now(),
 ): TurnCredential {
-  const expiry = Math.floor(nowMs / 1000) + ttlSeconds;
+  return credentialUntil(secret, tag, Math.floor(nowMs / 1000) + ttlSeconds);
+}
+
+function credentialUntil(secret: string, tag: string, expiry: number): TurnCredential {
   const username = `${expiry}:${tag}`;
   const credential = createHmac('sha1', secret).update(username).digest('base64');
   return { username, credential };
+}
+
+/**
+ * The expiry of a welcome's credential: now + ttl, rounded up to a step of a quarter of the ttl
+ * (at least a minute, at most an hour). A member that connects again within a step (a redial, a
+ * restarted transport process) gets the same username, so coturn's `user-quota` counts members,
+ * not connections (ADR 0058). The credential stays valid for at least the ttl.
+ */
+export function stableExpiry(ttlSeconds: number, nowMs: number = Date.now()): number {
+  const step = Math.min(3600, Math.max(60, Math.floor(ttlSeconds / 4)));
+  return Math.ceil((Math.floor(nowMs / 1000) + ttlSeconds) / step) * step;
 }
 
 /** The ICE servers for a welcome message: STUN as given, TURN only when a secret is configured. */
@@ -29,7 +43,7 @@ export function iceServersFor(turn: TurnConfig, tag: string, nowMs: number = Dat
   const servers: IceServer[] = [];
   if (turn.stunUrls.length > 0) servers.push({ urls: turn.stunUrls });
   if (turn.secret !== undefined && turn.urls.length > 0) {
-    const { username, credential } = mintTurnCredential(turn.secret, tag, turn.ttlSeconds, nowMs);
+    const { username, credential } = credentialUntil(turn.secret, tag, stableExpiry(turn.ttlSeconds, nowMs));
     servers.push({ urls: turn.urls, username, credential });
   }
   return servers;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configFromEnv, DEFAULTS } from '../../src/signal-server/config.js';
 import { AddressCounter, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
-import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+import { iceServersFor, mintTurnCredential, stableExpiry } from '../../src/signal-server/turn-credentials.js';
 
 test('an empty environment gives the documented defaults', () => {
   const c = configFromEnv({});
@@ -61,4 +61,23 @@ test('TURN REST credentials follow coturn use-auth-secret', () => {
   const cred = mintTurnCredential('secret', 'abcdef0123', 3600, 1_700_000_000_000);
   assert.equal(cred.username, '1700003600:abcdef0123');
   assert.equal(cred.credential, 'l170cXHT0/jhWWVrupsszIUyDWg=');
+});
+
+test('a member gets the same TURN username on every connection within a step, valid for at least the ttl', () => {
+  const turn = { secret: 'secret', urls: ['turn:t.example:3478'], stunUrls: [], ttlSeconds: 86_400 };
+  const at = (ms: number) => iceServersFor(turn, 'abcdef0123', ms)[0];
+  const t0 = Date.UTC(2026, 11, 1, 12, 0, 5);
+  const first = at(t0);
+  // A redial 5 s later and a restarted transport 40 min later: one identity.
+  assert.deepEqual(at(t0 + 5000), first);
+  assert.deepEqual(at(t0 + 40 * 60_000), first);
+  // Another member: another identity; the next hour: a new one.
+  assert.notEqual(iceServersFor(turn, 'ffffffffff', t0)[0]?.username, first?.username);
+  assert.notEqual(at(t0 + 61 * 60_000)?.username, first?.username);
+  for (const ms of [t0, t0 + 59 * 60_000]) {
+    const expiry = stableExpiry(turn.ttlSeconds, ms);
+    assert.ok(expiry >= ms / 1000 + turn.ttlSeconds && expiry <= ms / 1000 + turn.ttlSeconds + 3600);
+  }
+  // A short ttl steps by a quarter of it (75 s here), at least a minute.
+  assert.equal(stableExpiry(300, 1_700_000_000_000), 1_700_000_325);
 });

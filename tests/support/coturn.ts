@@ -3,7 +3,7 @@
 // range, optionally a TLS listener. Ready when its TCP listener accepts; close() stops it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,10 @@ import { freePort } from '../../src/cli/free-port.js';
 
 export interface Coturn {
   port: number;
+  /** The relay address and port range (for counting relay sockets). */
+  relay: { ip: string; min: number; max: number };
+  /** Relay sockets (allocations' UDP sockets) open on coturn now, from /proc/net/udp. */
+  relaySockets(): number;
   /** Set when started with `tls`. */
   tlsPort?: number;
   secret: string;
@@ -29,6 +33,10 @@ export interface CoturnOptions {
   loopbackPeers?: boolean;
   /** PEM files for a TLS listener (`turns:`). */
   tls?: { cert: string; key: string };
+  /** One static long-term user instead of TURN REST auth (a company's TURN, as in the README). */
+  user?: { name: string; password: string };
+  /** coturn's `user-quota`: allocations at once per username (the Docker bundle's is 12). */
+  userQuota?: number;
 }
 
 export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> {
@@ -37,15 +45,18 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> 
   const port = await freePort();
   const tlsPort = options.tls ? await freePort() : undefined;
   const relay = 40_000 + Math.floor(Math.random() * 200) * 100;
+  const relayIp = options.relayIp ?? '127.0.0.2';
   const args = [
     '-n',
     '--no-cli',
-    '--use-auth-secret',
-    `--static-auth-secret=${secret}`,
+    ...(options.user
+      ? ['--lt-cred-mech', `--user=${options.user.name}:${options.user.password}`]
+      : ['--use-auth-secret', `--static-auth-secret=${secret}`]),
+    ...(options.userQuota !== undefined ? [`--user-quota=${options.userQuota}`] : []),
     '--realm=papo',
     '--listening-ip=127.0.0.1',
     `--listening-port=${port}`,
-    `--relay-ip=${options.relayIp ?? '127.0.0.2'}`,
+    `--relay-ip=${relayIp}`,
     `--min-port=${relay}`,
     `--max-port=${relay + 99}`,
     '--no-dtls',
@@ -82,7 +93,35 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { port, ...(tlsPort !== undefined ? { tlsPort } : {}), secret, close };
+  const range = { ip: relayIp, min: relay, max: relay + 99 };
+  return {
+    port,
+    relay: range,
+    relaySockets: () => countUdpSockets(range),
+    ...(tlsPort !== undefined ? { tlsPort } : {}),
+    secret,
+    close,
+  };
+}
+
+/** UDP sockets bound to `ip` on a port in [min, max], as /proc/net/udp lists them (IPv4). */
+export function countUdpSockets(range: { ip: string; min: number; max: number }): number {
+  // /proc/net/udp shows the address as little-endian hex: 127.0.0.2 is 0200007F.
+  const hexIp = range.ip
+    .split('.')
+    .reverse()
+    .map((b) => Number(b).toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase();
+  let count = 0;
+  for (const line of readFileSync('/proc/net/udp', 'utf8').split('\n').slice(1)) {
+    const local = line.trim().split(/\s+/)[1];
+    if (local === undefined) continue;
+    const [ip, port] = local.split(':');
+    const p = Number.parseInt(port ?? '', 16);
+    if (ip === hexIp && p >= range.min && p <= range.max) count += 1;
+  }
+  return count;
 }
 
 function accepts(port: number): Promise<boolean> {

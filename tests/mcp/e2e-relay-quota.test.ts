@@ -1,0 +1,67 @@
+// TURN allocations do not pile up (ADR 0058): a company's TURN with one static user and coturn's
+// per-user quota of 12 (the Docker bundle's value), relay-only agents, and a person who runs
+// `papo say` 50 times in a row. Each say makes a relayed link and ends; every one is delivered, and
+// coturn's relay sockets come back to what the live link between the two agents holds.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { type Coturn, startCoturn } from '../support/coturn.js';
+import { runChild } from '../support/run-child.js';
+import { PAPO_BIN } from './helpers/mcp-process.js';
+import { makeRoom, startAgent, statusUntil, userEnv } from './helpers/room.js';
+
+const hasCoturn = spawnSync('turnserver', ['--version'], { encoding: 'utf8' }).error === undefined;
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row are all delivered, and relay sockets come back to the live link’s', {
+  timeout: 300_000,
+  skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
+}, async (t) => {
+  const user = { name: 'corp-papo', password: 'test-only-password' };
+  const turn: Coturn = await startCoturn({ user, userQuota: 12 });
+  t.after(() => turn.close());
+  const relayEnv = {
+    PAPO_ICE_POLICY: 'relay',
+    PAPO_ICE_SERVERS: JSON.stringify([
+      { urls: `turn:127.0.0.1:${turn.port}`, username: user.name, credential: user.password },
+    ]),
+  };
+  const room = await makeRoom(t);
+  const a = startAgent(room, room.voce, relayEnv);
+  const b = startAgent(room, room.colega, relayEnv);
+  await Promise.all([a.client.initialize(), b.client.initialize()]);
+  await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
+  await statusUntil(b.client, /voce \(agent\): online.*link: relay/, 60_000);
+  // What the one live link (both ends on this coturn) holds.
+  await new Promise((r) => setTimeout(r, 1000));
+  const live = turn.relaySockets();
+  t.diagnostic(`relay sockets with the agents' link up: ${live}`);
+  assert.ok(live >= 1 && live <= 12);
+
+  let delivered = 0;
+  let peak = live;
+  const failures: string[] = [];
+  for (let i = 1; i <= 50; i++) {
+    const r = await runChild(process.execPath, [PAPO_BIN, 'say', `note ${i} from voce's person`], {
+      env: userEnv(room.voce.home, relayEnv),
+      timeoutMs: 60_000,
+    });
+    if (r.code === 0 && /^delivered to (colega|voce, colega|colega, voce)/.test(r.stdout)) delivered += 1;
+    else failures.push(`say ${i}: exit ${r.code}: ${r.stdout.trim()} ${r.stderr.trim().split('\n').at(-1)}`);
+    peak = Math.max(peak, turn.relaySockets());
+  }
+  t.diagnostic(`peak relay sockets during the says: ${peak}`);
+  assert.deepEqual(failures, []);
+  assert.equal(delivered, 50);
+  // Each say's allocations are given back when it ends: back to the live link's within seconds.
+  await until(`relay sockets back to ${live}`, () => turn.relaySockets() <= live, 15_000);
+  // The agents' own link was never disturbed.
+  await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 5000);
+});
