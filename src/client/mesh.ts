@@ -50,6 +50,8 @@ export interface MeshOptions {
   /** The most peers to hold links with (default MAX_PEERS). */
   maxPeers?: number;
   connectTimeoutMs?: number;
+  /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
+  releaseRelays?: (relayed: string[]) => Promise<void>;
   /** Diagnostics (stderr in production); never stdout. */
   log?: (line: string) => void;
 }
@@ -90,6 +92,9 @@ export class Mesh extends EventEmitter<MeshEvents> {
   readonly #maxPeers: number;
   #capLogged = false;
   readonly #connectTimeoutMs: number | undefined;
+  readonly #releaseRelays: (relayed: string[]) => Promise<void>;
+  /** Releases in progress, awaited by close(). */
+  readonly #releasing = new Set<Promise<void>>();
   readonly #log: (line: string) => void;
   readonly #slots = new Map<string, Slot>();
   readonly #unsubscribe: () => void;
@@ -112,6 +117,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     this.#maxPeers = options.maxPeers ?? MAX_PEERS;
     if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
     this.#connectTimeoutMs = options.connectTimeoutMs;
+    this.#releaseRelays = options.releaseRelays ?? (async () => {});
     this.#log = options.log ?? (() => {});
     // Held for the mesh's whole life so node-datachannel is not torn down between two attempts.
     retainNative();
@@ -199,6 +205,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     }
     await Promise.all(closing);
     this.#slots.clear();
+    await Promise.all([...this.#releasing]);
     releaseNative();
   }
 
@@ -314,6 +321,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
       if (this.#slots.get(peer)?.link === link) this.emit('link-message', peer, data);
     });
     link.on('close', (reason) => {
+      this.#release(link);
       const slot = this.#slots.get(peer);
       const current = slot?.link === link;
       if (current && slot !== undefined) slot.link = undefined;
@@ -323,6 +331,16 @@ export class Mesh extends EventEmitter<MeshEvents> {
       this.#scheduleRetry(peer);
     });
     return link;
+  }
+
+  /** Gives the link's allocations back once node-datachannel has stopped using them. */
+  #release(link: PeerLink): void {
+    const releasing = link
+      .close()
+      .then(() => this.#releaseRelays(link.relayedAddresses()))
+      .catch((err: unknown) => this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`))
+      .finally(() => this.#releasing.delete(releasing));
+    this.#releasing.add(releasing);
   }
 
   #scheduleRetry(peer: string): void {

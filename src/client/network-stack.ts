@@ -60,6 +60,7 @@ export class NetworkStack {
       signal,
       ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
       ...(allowLink ? { allowLink } : {}),
+      releaseRelays: (relayed) => bridges.release(relayed),
       log,
     });
     signal.start();

@@ -11,6 +11,7 @@ import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
 import type { LinkPath } from './member-api.js';
+import { relayedAddressOf } from './turn-release.js';
 
 export type LinkRole = 'offerer' | 'answerer';
 export type LinkState = 'connecting' | 'open' | 'closed';
@@ -132,6 +133,8 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
   #state: LinkState = 'connecting';
   #path: LinkPath | undefined;
   #remoteDescribed = false;
+  /** Relayed addresses of our own relay candidates: the allocations to give back (ADR 0058). */
+  readonly #relayed = new Set<string>();
   readonly #pendingCandidates: { cand: string; mid: string }[] = [];
   #connectTimer: NodeJS.Timeout | undefined;
   #closedPromise: Promise<void> | undefined;
@@ -155,6 +158,8 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       if (type === 'offer' || type === 'answer') this.#send({ k: type, link: this.linkId, sdp });
     });
     this.#pc.onLocalCandidate((cand, mid) => {
+      const relayed = relayedAddressOf(cand);
+      if (relayed !== undefined) this.#relayed.add(relayed);
       if (this.#state === 'closed') return;
       this.#send({ k: 'cand', link: this.linkId, cand, mid });
     });
@@ -198,6 +203,11 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     if (this.#state !== 'open') return undefined;
     this.#path = this.#readPath() ?? this.#path;
     return this.#path;
+  }
+
+  /** The relayed addresses ("ip:port") of this link's TURN allocations, as its candidates say. */
+  relayedAddresses(): string[] {
+    return [...this.#relayed];
   }
 
   /** Feeds a signal from the peer. Signals of another attempt are ignored (returns false). */

@@ -12,6 +12,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../signal-protocol.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
+import { TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
   host: string;
@@ -130,12 +131,15 @@ function nextFrame(buf: Buffer): { length: number; consumed: number } | null | '
 }
 
 /**
- * The bridges of one member, one per TURN-over-TCP/TLS server, opened when the servers become
- * known (PAPO_ICE_SERVERS at start, the signal server's welcome) and used by every link.
+ * The bridges of one member, one per TURN-over-TCP/TLS server, and the release relays, one per
+ * TURN-over-UDP server (turn-release.ts, ADR 0058), opened when the servers become known
+ * (PAPO_ICE_SERVERS at start, the signal server's welcome) and used by every link.
  */
 export class TurnBridges {
   readonly #bridges = new Map<string, Promise<TurnTcpBridge | null>>();
   readonly #ready = new Map<string, TurnTcpBridge>();
+  readonly #relays = new Map<string, Promise<TurnReleaseRelay | null>>();
+  readonly #readyRelays = new Map<string, TurnReleaseRelay>();
   readonly #log: (line: string) => void;
   #closed = false;
 
@@ -147,6 +151,11 @@ export class TurnBridges {
   async prepare(servers: readonly IceServer[]): Promise<void> {
     const opening: Promise<unknown>[] = [];
     for (const url of urlsOf(servers)) {
+      const udp = udpTurnTarget(url);
+      if (udp !== null) {
+        opening.push(this.#openRelay(udp, url));
+        continue;
+      }
       const target = bridgeTarget(url);
       if (target === null) continue;
       const key = targetKey(target);
@@ -171,12 +180,51 @@ export class TurnBridges {
     await Promise.all(opening);
   }
 
-  /** The config with each TURN-over-TCP/TLS URL replaced by its bridge (dropped while not ready). */
+  #openRelay(target: { host: string; port: number }, url: string): Promise<unknown> {
+    const key = `${target.host}:${target.port}`;
+    if (this.#relays.has(key) || this.#closed) return Promise.resolve();
+    const relay = TurnReleaseRelay.open(target.host, target.port, this.#log).then(
+      (r) => {
+        if (this.#closed) {
+          r.close();
+          return null;
+        }
+        this.#readyRelays.set(key, r);
+        return r;
+      },
+      (err: unknown) => {
+        this.#log(`TURN relay for ${url}: ${(err as Error).message}`);
+        return null;
+      },
+    );
+    this.#relays.set(key, relay);
+    return relay;
+  }
+
+  /** Gives back the allocations behind these relayed addresses ("ip:port"), at every relay. */
+  async release(relayed: readonly string[]): Promise<void> {
+    if (relayed.length === 0) return;
+    await Promise.all([...this.#readyRelays.values()].map((r) => r.release(relayed)));
+  }
+
+  /**
+   * The config with each TURN-over-TCP/TLS URL replaced by its bridge (dropped while not ready),
+   * and each TURN-over-UDP URL by its release relay (kept as it is while not ready).
+   */
   rewrite(config: IceConfig): IceConfig {
     const servers: IceServer[] = [];
     for (const server of config.servers) {
       const urls: string[] = [];
       for (const url of urlsOf([server])) {
+        const udp = udpTurnTarget(url);
+        if (udp !== null) {
+          const relay = this.#readyRelays.get(`${udp.host}:${udp.port}`);
+          if (relay && server.username !== undefined && server.credential !== undefined) {
+            relay.remember(server.username, server.credential);
+            urls.push(`turn:127.0.0.1:${relay.localPort}?transport=udp`);
+          } else urls.push(url);
+          continue;
+        }
         const target = bridgeTarget(url);
         if (target === null) {
           urls.push(url);
@@ -194,7 +242,16 @@ export class TurnBridges {
     this.#closed = true;
     for (const bridge of this.#ready.values()) bridge.close();
     this.#ready.clear();
+    for (const relay of this.#readyRelays.values()) relay.close();
+    this.#readyRelays.clear();
   }
+}
+
+/** host and port of a TURN-over-UDP URL (the ICE agent's own kind), else null. */
+function udpTurnTarget(url: string): { host: string; port: number } | null {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string' || parsed.scheme !== 'turn' || parsed.transport === 'tcp') return null;
+  return { host: parsed.host.replace(/^\[|\]$/g, ''), port: parsed.port };
 }
 
 function urlsOf(servers: readonly IceServer[]): string[] {

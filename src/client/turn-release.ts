@@ -1,0 +1,270 @@
+// Gives TURN allocations back when a link ends (ADR 0058).
+//
+// libjuice (inside node-datachannel 0.33.4) never deallocates: neither pc.close() nor
+// node-datachannel's cleanup() nor the end of the process sends the Refresh with LIFETIME 0 of
+// RFC 8656 §7, so every relayed link attempt left its allocation on the TURN server until its
+// lifetime ran out (600 s on coturn), and a server with a per-user quota refused members after a
+// dozen links (measured: 2 relay sockets per link, still there after close, cleanup and 3 s).
+//
+// So papo stands in the path: the ICE agent is handed a local UDP port per TURN-over-UDP server,
+// and this relay carries each agent socket's datagrams to the real server on a socket of its own
+// ("connected" to the server, so nothing else can reach the agent through it). It reads what it
+// needs from the agent's own authenticated requests (USERNAME, REALM, NONCE) and from the server's
+// Allocate answer (XOR-RELAYED-ADDRESS). When a link ends, it is told the relayed addresses of the
+// link's candidates and sends, for each of those allocations, a Refresh with LIFETIME 0 signed
+// with the long-term credential (RFC 8489 §9.2: key = MD5(username ":" realm ":" password)),
+// again with a fresh nonce if the server says 438. Nothing else in the messages is changed.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { isIP } from 'node:net';
+
+const MAGIC = 0x2112a442;
+const ALLOCATE = 0x0003;
+const REFRESH = 0x0004;
+const ATTR = {
+  username: 0x0006,
+  integrity: 0x0008,
+  errorCode: 0x0009,
+  lifetime: 0x000d,
+  realm: 0x0014,
+  nonce: 0x0015,
+  relayed: 0x0016,
+} as const;
+/** How long a release waits for the server's answer to each Refresh. */
+const RELEASE_WAIT_MS = 500;
+
+interface Flow {
+  upstream: UdpSocket;
+  agentAddress: string;
+  agentPort: number;
+  username?: string;
+  realm?: string;
+  nonce?: string;
+  /** "ip:port" of the allocation's relayed address, once the server granted it. */
+  relayed?: string | undefined;
+  /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
+  pending?: Buffer[] | undefined;
+  /** Set while a release waits for the server: the answer is not for the agent. */
+  releasing?: ((message: Buffer) => void) | undefined;
+}
+
+export class TurnReleaseRelay {
+  readonly host: string;
+  readonly port: number;
+  readonly localPort: number;
+  /** Long-term passwords by username (REST credentials change with each step: ADR 0058). */
+  readonly #passwords = new Map<string, string>();
+  readonly #agentSide: UdpSocket;
+  readonly #flows = new Map<string, Flow>();
+  readonly #log: (line: string) => void;
+  #closed = false;
+
+  private constructor(host: string, port: number, socket: UdpSocket, log: (line: string) => void) {
+    this.host = host;
+    this.port = port;
+    this.#agentSide = socket;
+    this.#log = log;
+    this.localPort = socket.address().port;
+    socket.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
+  }
+
+  /** A relay on 127.0.0.1 for the TURN server host:port. */
+  static open(host: string, port: number, log: (line: string) => void = () => {}): Promise<TurnReleaseRelay> {
+    return new Promise((resolve, reject) => {
+      const socket = createSocket('udp4');
+      socket.once('error', reject);
+      socket.bind(0, '127.0.0.1', () => {
+        socket.off('error', reject);
+        socket.on('error', (err) => log(`TURN relay: ${err.message}`));
+        resolve(new TurnReleaseRelay(host, port, socket, log));
+      });
+    });
+  }
+
+  /** The credential the agent is given for this server (to sign the Refresh that ends it). */
+  remember(username: string, password: string): void {
+    this.#passwords.set(username, password);
+  }
+
+  /** Allocations granted through this relay and not given back (for tests and status). */
+  allocations(): number {
+    let n = 0;
+    for (const flow of this.#flows.values()) if (flow.relayed !== undefined) n += 1;
+    return n;
+  }
+
+  /**
+   * Gives back the allocations whose relayed address ("ip:port") is among `relayed`, and forgets
+   * their agent sockets. Resolves when the server answered, or after a short wait.
+   */
+  async release(relayed: Iterable<string>): Promise<void> {
+    const wanted = new Set(relayed);
+    if (wanted.size === 0) return;
+    const done: Promise<void>[] = [];
+    for (const [key, flow] of this.#flows) {
+      if (flow.relayed === undefined || !wanted.has(flow.relayed)) continue;
+      this.#flows.delete(key);
+      done.push(this.#deallocate(flow).finally(() => flow.upstream.close()));
+    }
+    await Promise.all(done);
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const flow of this.#flows.values()) flow.upstream.close();
+    this.#flows.clear();
+    this.#agentSide.close();
+  }
+
+  #fromAgent(datagram: Buffer, address: string, port: number): void {
+    if (this.#closed) return;
+    const key = `${address}:${port}`;
+    let flow = this.#flows.get(key);
+    if (flow === undefined) {
+      const upstream = createSocket(isIP(this.host) === 6 ? 'udp6' : 'udp4');
+      const created: Flow = { upstream, agentAddress: address, agentPort: port, pending: [] };
+      flow = created;
+      this.#flows.set(key, created);
+      upstream.on('error', (err) => this.#log(`TURN relay to ${this.host}:${this.port}: ${err.message}`));
+      upstream.on('message', (message) => this.#fromServer(created, message));
+      // Connected: the kernel drops datagrams from anyone but the TURN server.
+      upstream.connect(this.port, this.host, () => {
+        const queued = created.pending ?? [];
+        created.pending = undefined;
+        for (const d of queued) this.#send(created, d);
+      });
+    }
+    this.#sniffRequest(flow, datagram);
+    if (flow.pending !== undefined) flow.pending.push(datagram);
+    else this.#send(flow, datagram);
+  }
+
+  #send(flow: Flow, datagram: Buffer): void {
+    try {
+      flow.upstream.send(datagram);
+    } catch {
+      // not connected yet, or closed: the agent retransmits
+    }
+  }
+
+  #fromServer(flow: Flow, message: Buffer): void {
+    if (flow.releasing !== undefined && isStun(message)) {
+      flow.releasing(message);
+      return;
+    }
+    const type = isStun(message) ? message.readUInt16BE(0) : 0;
+    if (type === 0x0103) {
+      // Allocate success: remember the relayed address this allocation answers for.
+      const relayed = attribute(message, ATTR.relayed);
+      if (relayed !== undefined) flow.relayed = xorAddress(relayed);
+    }
+    this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
+  }
+
+  /** Keeps what the agent's authenticated Allocate and Refresh requests carry. */
+  #sniffRequest(flow: Flow, datagram: Buffer): void {
+    if (!isStun(datagram)) return;
+    const type = datagram.readUInt16BE(0);
+    if (type !== ALLOCATE && type !== REFRESH) return;
+    const username = attribute(datagram, ATTR.username);
+    const realm = attribute(datagram, ATTR.realm);
+    const nonce = attribute(datagram, ATTR.nonce);
+    if (username === undefined || realm === undefined || nonce === undefined) return;
+    flow.username = username.toString('utf8');
+    flow.realm = realm.toString('utf8');
+    flow.nonce = nonce.toString('utf8');
+  }
+
+  async #deallocate(flow: Flow): Promise<void> {
+    const { username, realm } = flow;
+    let nonce = flow.nonce;
+    const password = username === undefined ? undefined : this.#passwords.get(username);
+    if (username === undefined || realm === undefined || nonce === undefined || password === undefined) return;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await this.#request(flow, refreshZero(username, realm, nonce, password));
+      if (answer === undefined) return;
+      // 438 Stale Nonce: once more with the nonce the server gave.
+      const code = attribute(answer, ATTR.errorCode);
+      const fresh = attribute(answer, ATTR.nonce);
+      if (answer.readUInt16BE(0) === 0x0114 && code !== undefined && code[2] === 4 && code[3] === 38 && fresh) {
+        nonce = fresh.toString('utf8');
+        continue;
+      }
+      return;
+    }
+  }
+
+  #request(flow: Flow, message: Buffer): Promise<Buffer | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(undefined), RELEASE_WAIT_MS);
+      const finish = (answer: Buffer | undefined) => {
+        clearTimeout(timer);
+        flow.releasing = undefined;
+        resolve(answer);
+      };
+      flow.releasing = (answer) => {
+        if (answer.subarray(8, 20).equals(message.subarray(8, 20))) finish(answer);
+      };
+      this.#send(flow, message);
+    });
+  }
+}
+
+function isStun(buf: Buffer): boolean {
+  return buf.length >= 20 && (buf[0] ?? 0) < 0x40 && buf.readUInt32BE(4) === MAGIC;
+}
+
+/** The value of the first attribute of `type`, or undefined. */
+function attribute(message: Buffer, type: number): Buffer | undefined {
+  const end = Math.min(message.length, 20 + message.readUInt16BE(2));
+  let at = 20;
+  while (at + 4 <= end) {
+    const t = message.readUInt16BE(at);
+    const length = message.readUInt16BE(at + 2);
+    if (at + 4 + length > end) return undefined;
+    if (t === type) return message.subarray(at + 4, at + 4 + length);
+    at += 4 + ((length + 3) & ~3);
+  }
+  return undefined;
+}
+
+/** "ip:port" of an XOR-RELAYED-ADDRESS (IPv4; an IPv6 one is not given back). */
+function xorAddress(value: Buffer): string | undefined {
+  if (value.length < 8 || value[1] !== 0x01) return undefined;
+  const port = value.readUInt16BE(2) ^ (MAGIC >>> 16);
+  const ip = (value.readUInt32BE(4) ^ MAGIC) >>> 0;
+  return `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}:${port}`;
+}
+
+function attr(type: number, value: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(type, 0);
+  head.writeUInt16BE(value.length, 2);
+  return Buffer.concat([head, value, Buffer.alloc((4 - (value.length % 4)) % 4)]);
+}
+
+/** A Refresh request with LIFETIME 0, signed with the long-term credential (RFC 8656 §7). */
+export function refreshZero(username: string, realm: string, nonce: string, password: string): Buffer {
+  const body = Buffer.concat([
+    attr(ATTR.lifetime, Buffer.alloc(4)),
+    attr(ATTR.username, Buffer.from(username, 'utf8')),
+    attr(ATTR.realm, Buffer.from(realm, 'utf8')),
+    attr(ATTR.nonce, Buffer.from(nonce, 'utf8')),
+  ]);
+  const header = Buffer.alloc(20);
+  header.writeUInt16BE(REFRESH, 0);
+  // The length covers MESSAGE-INTEGRITY (24 bytes) when the HMAC is computed (RFC 8489 §14.5).
+  header.writeUInt16BE(body.length + 24, 2);
+  header.writeUInt32BE(MAGIC, 4);
+  randomBytes(12).copy(header, 8);
+  const key = createHash('md5').update(`${username}:${realm}:${password}`).digest();
+  const hmac = createHmac('sha1', key).update(Buffer.concat([header, body])).digest();
+  return Buffer.concat([header, body, attr(ATTR.integrity, hmac)]);
+}
+
+/** The relayed address ("ip:port") of a local ICE candidate line, if it is a relay candidate. */
+export function relayedAddressOf(candidate: string): string | undefined {
+  // candidate:<foundation> <component> <transport> <priority> <address> <port> typ relay ...
+  const m = /^(?:a=)?candidate:\S+ \d+ udp \d+ (\S+) (\d+) typ relay\b/i.exec(candidate.trim());
+  return m ? `${m[1]}:${m[2]}` : undefined;
+}
