@@ -65,50 +65,64 @@ for (const name of ['Ana', 'Bia', 'Caio']) {
   homes[name] = home;
   await createProfile({ home, profile: 'default', name, secret, signalUrl: server.url, force: false });
 }
-const open = (name: string) =>
-  openMember({ home: homes[name] as string, profile: 'default', env: ENV, mode: 'agent' });
+const open = (name: string, transport: 'process' | 'inline' = 'process') =>
+  openMember({ home: homes[name] as string, profile: 'default', env: ENV, mode: 'agent', transport });
 
 console.log(`papo room member benchmark — ${new Date().toISOString()}`);
 console.log(
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
 );
 
-// 1. latency
-const bia = await open('Bia');
-let ana: OpenedMember = await open('Ana');
-await until(() => ana.node.neighbours().length === 1 && bia.node.neighbours().length === 1);
-const delivered: number[] = [];
-const acked: number[] = [];
-for (let i = 0; i < MESSAGES; i++) {
-  let t1 = 0;
-  const got = new Promise<void>((resolve) =>
-    bia.node.once('message', () => {
-      t1 = now();
-      resolve();
-    }),
-  );
-  const t0 = now();
-  const result = await ana.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
-  const t2 = now();
-  await got;
-  if (result.ackedBy === null) throw new Error('no ack');
-  if (i >= 10) {
-    delivered.push(t1 - t0);
-    acked.push(t2 - t0);
+// 1. latency, through the transport process (ADR 0057) and in-process, one after the other
+let ana: OpenedMember | undefined;
+let bia: OpenedMember | undefined;
+for (const mode of ['process', 'inline', 'process', 'inline'] as const) {
+  bia = await open('Bia', mode);
+  ana = await open('Ana', mode);
+  const [a, b] = [ana, bia];
+  await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
+  const delivered: number[] = [];
+  const acked: number[] = [];
+  for (let i = 0; i < MESSAGES; i++) {
+    let t1 = 0;
+    const got = new Promise<void>((resolve) =>
+      b.node.once('message', () => {
+        t1 = now();
+        resolve();
+      }),
+    );
+    const t0 = now();
+    const result = await a.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
+    const t2 = now();
+    await got;
+    if (result.ackedBy === null) throw new Error('no ack');
+    if (i >= 10) {
+      delivered.push(t1 - t0);
+      acked.push(t2 - t0);
+    }
+    await b.node.consume([result.id]);
   }
-  await bia.node.consume([result.id]);
+  console.log(`[${mode.padEnd(7)}] send → delivered (receiver's message event): ${summary(delivered)}`);
+  console.log(`[${mode.padEnd(7)}] send → ack back at the sender:              ${summary(acked)}`);
+  await a.node.close();
+  await b.node.close();
 }
-console.log(`send → delivered (receiver's message event): ${summary(delivered)}`);
-console.log(`send → ack back at the sender:              ${summary(acked)}`);
+bia = await open('Bia');
+ana = await open('Ana');
+{
+  const [a, b] = [ana, bia];
+  await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
+}
 
 // 2. start to first link
 const firstLink: number[] = [];
 for (let i = 0; i < STARTS; i++) {
   await ana.node.close();
-  await until(() => bia.node.neighbours().length === 0);
+  await until(() => (bia as OpenedMember).node.neighbours().length === 0);
   const t0 = now();
-  ana = await open('Ana');
-  await until(() => ana.node.neighbours().length === 1);
+  const next = await open('Ana');
+  ana = next;
+  await until(() => next.node.neighbours().length === 1);
   firstLink.push(now() - t0);
 }
 console.log(`member start (openMember) → first open link: ${summary(firstLink)}`);
@@ -137,7 +151,7 @@ const mcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'
 });
 const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
 await mcp.initialize();
-await until(() => bia.node.neighbours().length === 1);
+await until(() => (bia as OpenedMember).node.neighbours().length === 1);
 const WARM_MS = 20_000;
 const WINDOW_MS = 20_000;
 await new Promise((r) => setTimeout(r, WARM_MS));
@@ -155,7 +169,7 @@ console.log(
 
 bare.kill('SIGKILL');
 await mcp.close();
-await bia.node.close();
+await (bia as OpenedMember).node.close();
 await server.close();
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 process.exit(0);
