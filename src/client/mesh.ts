@@ -171,6 +171,15 @@ export class Mesh extends EventEmitter<MeshEvents> {
     return out;
   }
 
+  /** The relayed addresses of the TURN allocations that live links (open or forming) use. */
+  relayedInUse(): string[] {
+    const out: string[] = [];
+    for (const slot of this.#slots.values()) {
+      if (slot.link !== undefined && slot.link.state !== 'closed') out.push(...slot.link.relayedAddresses());
+    }
+    return out;
+  }
+
   /** Sends to one neighbour; false when there is no open link or the channel refused it. */
   send(peerId: string, data: Uint8Array): boolean {
     return this.#slots.get(peerId)?.link?.send(data) ?? false;

@@ -9,6 +9,9 @@ import { resolveIceConfig } from './ice-config.js';
 import { SignalClient } from './signal-client.js';
 import { TurnBridges } from './turn-tcp-bridge.js';
 
+/** A TURN allocation no live link has claimed for this long is an orphan, given back (ADR 0058). */
+const ORPHAN_AGE_MS = 10_000;
+
 export interface NetworkStackOptions {
   url: string;
   topic: string;
@@ -25,11 +28,13 @@ export class NetworkStack {
   readonly signal: SignalClient;
   readonly mesh: Mesh;
   readonly #bridges: TurnBridges;
+  readonly #sweep: NodeJS.Timeout;
 
-  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges) {
+  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges, sweep: NodeJS.Timeout) {
     this.signal = signal;
     this.mesh = mesh;
     this.#bridges = bridges;
+    this.#sweep = sweep;
   }
 
   /** Builds the stack and starts dialling the signal server. */
@@ -63,8 +68,13 @@ export class NetworkStack {
       releaseRelays: (relayed) => bridges.release(relayed),
       log,
     });
+    // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
+    const sweep = setInterval(() => {
+      void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});
+    }, ORPHAN_AGE_MS);
+    sweep.unref();
     signal.start();
-    return new NetworkStack(signal, mesh, bridges);
+    return new NetworkStack(signal, mesh, bridges, sweep);
   }
 
   signalState(): SignalState {
@@ -81,6 +91,7 @@ export class NetworkStack {
 
   /** Closes the links first (each gives its TURN allocations back), then leaves the topic. */
   async close(): Promise<void> {
+    clearInterval(this.#sweep);
     await this.mesh.close().catch(() => {});
     await this.signal.close().catch(() => {});
     this.#bridges.close();

@@ -42,6 +42,8 @@ interface Flow {
   nonce?: string;
   /** "ip:port" of the allocation's relayed address, once the server granted it. */
   relayed?: string | undefined;
+  /** When the server granted it (ms since the epoch). */
+  relayedAt?: number;
   /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
   pending?: Buffer[] | undefined;
   /** Set while a release waits for the server: the answer is not for the agent. */
@@ -109,6 +111,21 @@ export class TurnReleaseRelay {
     await Promise.all(done);
   }
 
+  /**
+   * Gives back allocations older than `minAgeMs` that no live link claims: those of a link closed
+   * while its Allocate was in flight, which never got to name them with a candidate.
+   */
+  sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
+    const now = Date.now();
+    const orphans: string[] = [];
+    for (const flow of this.#flows.values()) {
+      const { relayed, relayedAt } = flow;
+      if (relayed !== undefined && relayedAt !== undefined && now - relayedAt >= minAgeMs && !inUse.has(relayed))
+        orphans.push(relayed);
+    }
+    return this.release(orphans);
+  }
+
   close(): void {
     this.#closed = true;
     for (const flow of this.#flows.values()) flow.upstream.close();
@@ -152,11 +169,11 @@ export class TurnReleaseRelay {
       flow.releasing(message);
       return;
     }
-    const type = isStun(message) ? message.readUInt16BE(0) : 0;
-    if (type === 0x0103) {
+    const relayed = allocatedAddress(message);
+    if (relayed !== undefined) {
       // Allocate success: remember the relayed address this allocation answers for.
-      const relayed = attribute(message, ATTR.relayed);
-      if (relayed !== undefined) flow.relayed = xorAddress(relayed);
+      flow.relayed = relayed;
+      flow.relayedAt = Date.now();
     }
     this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
   }
@@ -208,6 +225,13 @@ export class TurnReleaseRelay {
       this.#send(flow, message);
     });
   }
+}
+
+/** The relayed address ("ip:port") granted by an Allocate success response, else undefined. */
+export function allocatedAddress(message: Buffer): string | undefined {
+  if (!isStun(message) || message.readUInt16BE(0) !== 0x0103) return undefined;
+  const relayed = attribute(message, ATTR.relayed);
+  return relayed === undefined ? undefined : xorAddress(relayed);
 }
 
 function isStun(buf: Buffer): boolean {

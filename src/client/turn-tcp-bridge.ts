@@ -12,7 +12,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../signal-protocol.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
-import { TurnReleaseRelay } from './turn-release.js';
+import { allocatedAddress, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
   host: string;
@@ -30,6 +30,8 @@ export class TurnTcpBridge {
   readonly localPort: number;
   readonly #udp: UdpSocket;
   readonly #streams = new Map<string, Socket>();
+  /** The stream behind each allocation it carried: "ip:port" relayed -> stream, and since when. */
+  readonly #allocations = new Map<string, { stream: Socket; at: number }>();
   readonly #log: (line: string) => void;
   #closed = false;
 
@@ -85,16 +87,35 @@ export class TurnTcpBridge {
           stream.destroy();
           return;
         }
-        this.#udp.send(pending.subarray(0, frame.length), agentPort, agentAddress);
+        const message = pending.subarray(0, frame.length);
+        const relayed = allocatedAddress(message);
+        if (relayed !== undefined) this.#allocations.set(relayed, { stream, at: Date.now() });
+        this.#udp.send(message, agentPort, agentAddress);
         pending = pending.subarray(frame.consumed);
       }
     });
     const forget = () => {
       if (this.#streams.get(key) === stream) this.#streams.delete(key);
+      for (const [relayed, a] of this.#allocations) if (a.stream === stream) this.#allocations.delete(relayed);
     };
     stream.on('error', (err) => this.#log(`TURN bridge to ${host}:${port}: ${err.message}`));
     stream.on('close', forget);
     return stream;
+  }
+
+  /**
+   * Ends the allocations behind these relayed addresses: over TCP an allocation lives as long as
+   * its connection (RFC 6062 §4), so closing the stream gives it back at once (ADR 0058).
+   */
+  release(relayed: Iterable<string>): void {
+    for (const address of relayed) this.#allocations.get(address)?.stream.destroy();
+  }
+
+  /** Ends allocations older than `minAgeMs` that no live link claims (see TurnReleaseRelay.sweep). */
+  sweep(inUse: ReadonlySet<string>, minAgeMs: number): void {
+    const now = Date.now();
+    const orphans = [...this.#allocations].filter(([r, a]) => now - a.at >= minAgeMs && !inUse.has(r));
+    this.release(orphans.map(([r]) => r));
   }
 
   close(): void {
@@ -201,10 +222,20 @@ export class TurnBridges {
     return relay;
   }
 
-  /** Gives back the allocations behind these relayed addresses ("ip:port"), at every relay. */
+  /** Gives back the allocations behind these relayed addresses ("ip:port"), at every relay and bridge. */
   async release(relayed: readonly string[]): Promise<void> {
     if (relayed.length === 0) return;
+    for (const bridge of this.#ready.values()) bridge.release(relayed);
     await Promise.all([...this.#readyRelays.values()].map((r) => r.release(relayed)));
+  }
+
+  /**
+   * Gives back allocations that no live link claims after `minAgeMs` (a link closed while its
+   * Allocate was in flight never names its allocation).
+   */
+  async sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
+    for (const bridge of this.#ready.values()) bridge.sweep(inUse, minAgeMs);
+    await Promise.all([...this.#readyRelays.values()].map((r) => r.sweep(inUse, minAgeMs)));
   }
 
   /**

@@ -30,6 +30,11 @@ test('new in one home, join with the printed invite in another: the same room id
   assert.equal(joined.status, 0, joined.stderr);
   assert.match(joined.stdout, /^You joined room [0-9a-f]{8} as "bob" \(profile default\)\.$/m);
   assert.equal(roomIdIn(joined.stdout), roomIdIn(made.stdout));
+  // A loopback invite: the joiner is told up front that it works on this machine only.
+  assert.match(
+    joined.stdout,
+    /^This room meets on ws:\/\/127\.0\.0\.1:7450, on this machine only: a colleague on another machine needs an invite$/m,
+  );
 });
 
 test('invite prints an invite that joins the same room, signal URL included', (t) => {

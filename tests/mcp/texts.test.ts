@@ -131,3 +131,72 @@ test('protocol versions: supported ones echoed, anything else 2025-11-25, never 
   for (const v of ['2026-07-28', '', 'latest', '2025-01-01'])
     assert.equal(negotiateProtocolVersion(v), '2025-11-25');
 });
+
+test('network warnings: one line per cause, exact (docs/transport.md "Network health")', () => {
+  const base: texts.NetworkView = {
+    signalUrl: 'wss://signal.example.test',
+    loopback: false,
+    knowsMembers: true,
+    signal: { joined: true },
+    transport: { state: 'running', restarts: 0, failing: false },
+  };
+  const w = (over: Partial<texts.NetworkView>) => texts.networkWarnings({ ...base, ...over });
+  assert.deepEqual(w({}), []);
+  // The first start of the transport is not news.
+  assert.deepEqual(w({ transport: { state: 'starting', restarts: 0, failing: false } }), []);
+  const problem = (code: string, detail: string) => w({ signal: { joined: false, problem: { code, detail } } });
+  assert.deepEqual(problem('unreachable', 'connect ECONNREFUSED 192.0.2.7:7450'), [
+    'WARNING: papo cannot reach the signal server wss://signal.example.test (connect ECONNREFUSED 192.0.2.7:7450), so it cannot meet the other members; it keeps trying. Messages stay queued and go out once it works. Tell your user: the server may be down, or not reachable from this network.',
+  ]);
+  assert.deepEqual(problem('unauthorized', 'a valid token is required'), [
+    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (`claude mcp add ... -e PAPO_SIGNAL_TOKEN=...`), then to restart the session.',
+  ]);
+  assert.deepEqual(problem('room_full', 'this topic has as many peers as the server allows'), [
+    'WARNING: the signal server wss://signal.example.test says this room is full (this topic has as many peers as the server allows); papo keeps trying. Messages stay queued and go out once it works. Tell your user.',
+  ]);
+  assert.deepEqual(problem('rate_limited', 'too many connections from your address'), [
+    'WARNING: the signal server wss://signal.example.test turned papo away for now (too many connections from your address); papo tries again by itself. Messages stay queued and go out once it works.',
+  ]);
+  assert.deepEqual(problem('not_papo', 'HTTP 404'), [
+    "WARNING: wss://signal.example.test does not answer as a papo signal server (HTTP 404), so papo cannot meet the other members. Messages stay queued and go out once it works. Tell your user to check the room's signal URL (the invite, or PAPO_SIGNAL).",
+  ]);
+  // A problem that was fixed (joined again) says nothing.
+  assert.deepEqual(w({ signal: { joined: true, problem: { code: 'unreachable', detail: 'x' } } }), []);
+  assert.deepEqual(w({ transport: { state: 'unresponsive', restarts: 0, silentMs: 2400, failing: false } }), [
+    "WARNING: papo's network process has not answered for 2s (it may be frozen); papo ends it and starts it again by itself after 5s. Queued messages are safe and go out once it runs again; nothing is lost.",
+  ]);
+  const restart = { at: 0, why: 'stopped answering for 5 s (frozen)' };
+  assert.deepEqual(
+    w({ transport: { state: 'restarting', restarts: 1, lastRestart: restart, nextStartInMs: 0, failing: false } }),
+    [
+      "WARNING: papo's network process stopped answering for 5 s (frozen); papo is starting it again. Queued messages are safe and go out once it runs; nothing is lost.",
+    ],
+  );
+  const dying = { at: 0, why: 'exited with code 70' };
+  assert.deepEqual(
+    w({ transport: { state: 'restarting', restarts: 4, lastRestart: dying, nextStartInMs: 4600, failing: true } }),
+    [
+      "WARNING: papo's network process keeps stopping: it exited with code 70. papo has started it 4 times and keeps trying (next in 5s). Until it runs, no message goes out or comes in; they stay queued. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more.",
+    ],
+  );
+  // While the transport restarts, its signal connection's state is not news.
+  assert.equal(
+    w({
+      transport: { state: 'restarting', restarts: 1, lastRestart: restart, failing: false },
+      signal: { joined: false, problem: { code: 'unreachable', detail: 'x' } },
+    }).length,
+    1,
+  );
+  assert.deepEqual(w({ signalUrl: 'ws://127.0.0.1:7450', loopback: true, knowsMembers: false }), [
+    'WARNING: this room meets on ws://127.0.0.1:7450, on this machine only: a colleague on another machine needs an invite made with --signal (a signal server both can reach). Tell your user if they expect someone from another machine.',
+  ]);
+  assert.deepEqual(w({ signalUrl: 'ws://127.0.0.1:7450', loopback: true, knowsMembers: true }), []);
+  assert.equal(
+    texts.statusTransportRestarts(2, 42, 'was ended by SIGKILL'),
+    'Network process: started again 2 times by papo, the last time 42s ago because it was ended by SIGKILL; links are re-made by themselves.',
+  );
+  assert.equal(
+    texts.PAPO_RELAY_NOTE,
+    'Note: PAPO_RELAY is set, but this papo does not use it: relays (TURN servers) are set with PAPO_ICE_SERVERS. Tell your user if they meant to use a relay.',
+  );
+});

@@ -84,3 +84,32 @@ test('papo say when nobody was ever known, and when the known members are offlin
   assert.match(said.stderr, /nobody in the room is online right now; the message was not sent/);
   assert.equal(said.stdout, '');
 });
+
+test('papo status and papo say say why the network fails: a token refused, an unreachable server, PAPO_RELAY', {
+  timeout: 120_000,
+}, async (t) => {
+  // A signal server that requires a token the member does not have.
+  const server = await signalServer(t, { env: { PAPO_SIGNAL_TOKEN: 'test-only-token' } });
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const refused = await runChild(process.execPath, [PAPO_BIN, 'status', '--timeout', '3'], {
+    env: { ...memberEnv(), PAPO_HOME: room.members.Ana.home, PAPO_RELAY: 'https://relay.example.test' },
+    timeoutMs: 60_000,
+  });
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /^warning: the signal server ws:\/\/127\.0\.0\.1:\d+ refused the connection: it requires a token \(set PAPO_SIGNAL_TOKEN\)$/m,
+  );
+  assert.match(refused.stderr, /^note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS/m);
+  assert.match(refused.stderr, /I don't know anyone in this room yet/);
+  // The same room, its server gone: unreachable, with the socket's reason (the URL is not on
+  // loopback, so no local server is started in its place).
+  const port = server.port;
+  await server.close();
+  const gone = await runChild(process.execPath, [PAPO_BIN, 'say', 'anyone?'], {
+    env: { ...memberEnv(), PAPO_HOME: room.members.Ana.home, PAPO_SIGNAL: `ws://localhost.invalid:${port}` },
+    timeoutMs: 60_000,
+  });
+  assert.equal(gone.code, 1);
+  assert.match(gone.stderr, /^warning: could not reach the signal server at ws:\/\/localhost\.invalid:\d+ \(.+\); is it running, and reachable from this network\?$/m);
+});
