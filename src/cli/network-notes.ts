@@ -32,10 +32,24 @@ export async function networkNotes(
   return lines;
 }
 
-/** The agent's (papo mcp's) transport restarts, as it recorded them; undefined when none. */
+/**
+ * The running agent's (papo mcp's) transport restarts, as it recorded them; undefined when none,
+ * or when the papo mcp that recorded them is no longer running (an earlier session's news).
+ */
 export async function agentRestartNote(t: Messages, profileDir: string): Promise<string | undefined> {
   const record = await readJsonFile<TransportRecord>(join(profileDir, TRANSPORT_FILE)).catch(() => null);
   if (record === null || typeof record.restarts !== 'number' || typeof record.at !== 'number') return undefined;
+  if (!Number.isInteger(record.pid) || !isRunning(record.pid)) return undefined;
   const when = new Date(record.at).toLocaleString();
   return t.agentTransportRestarts(record.restarts, when, String(record.why).slice(0, 200));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
