@@ -3,7 +3,8 @@
 //      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
 //   2. time from a member's start (openMember) to its first open link, the peer already running;
 //   3. `papo say` wall time (spawn to exit) with the peer online;
-//   4. idle RSS and CPU of a linked `papo mcp` after ~20 s, beside a bare
+//   1 runs through the transport process (ADR 0057) and in-process, alternately;
+//   4. idle RSS and CPU of a linked `papo mcp` and of its transport process after ~20 s, beside a bare
 //      `node -e "setInterval(()=>{},1000)"` measured over the same window.
 // Usage: npm run build && node dist/bench/member.js [messages=500] [starts=10] [says=5]
 import { spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import { disableNativeCleanup } from '../src/client/peer-link.js';
 import { createProfile } from '../src/client/profile-store.js';
 import { generateSecret } from '../src/client/room-crypto.js';
 import { startSignalServer } from '../src/signal-server/server.js';
+import { childPids } from '../tests/support/processes.js';
 
 const BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const MESSAGES = Number(process.argv[2] ?? 500);
@@ -157,14 +159,22 @@ const WINDOW_MS = 20_000;
 await new Promise((r) => setTimeout(r, WARM_MS));
 const mcpPid = mcp.child.pid as number;
 const barePid = bare.pid as number;
+// papo mcp's transport process (ADR 0057): its one child.
+const transportPid = childPids(mcpPid)[0];
 const m0 = procStat(mcpPid);
+const t0 = transportPid !== undefined ? procStat(transportPid) : undefined;
 const b0 = procStat(barePid);
 await new Promise((r) => setTimeout(r, WINDOW_MS));
 const m1 = procStat(mcpPid);
+const t1 = transportPid !== undefined ? procStat(transportPid) : undefined;
 const b1 = procStat(barePid);
 const cpu = (a: number, b: number) => (((b - a) / CLK_TCK / (WINDOW_MS / 1000)) * 100).toFixed(2);
+const transportLine =
+  t0 !== undefined && t1 !== undefined
+    ? `; its transport process RSS ${(t1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(t0.cpuTicks, t1.cpuTicks)} %`
+    : '';
 console.log(
-  `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %`,
+  `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %${transportLine}; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %`,
 );
 
 bare.kill('SIGKILL');
