@@ -70,6 +70,8 @@ export interface TransportHealth {
   nextStartInMs?: number;
   /** Several starts in a row ended before it ran for long: a crash loop (it keeps trying). */
   failing: boolean;
+  /** Seconds of silence after which the transport is ended and started again. */
+  stallSeconds: number;
 }
 
 /** What `status` and `send` tell about the network (docs/transport.md "Network health"). */

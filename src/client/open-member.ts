@@ -3,9 +3,11 @@
 // ADR 0057) and the room node — and, for a room on a loopback signal URL, the embedded signal
 // server (DESIGN.md "Where the signal server is"), which stays in this process so that a restart
 // of the transport does not take it away from the other members on this machine.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
+import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
 import {
   openMemberState,
@@ -90,6 +92,9 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       localId: identity.nodeId,
       token: env.PAPO_SIGNAL_TOKEN === '' ? undefined : env.PAPO_SIGNAL_TOKEN,
     };
+    // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a
+    // transport process that would fail at every start (resolveIceConfig loads no WebRTC).
+    resolveIceConfig({ env });
     let transport: MemberTransport;
     if (options.transport === 'inline') {
       const { InlineTransport } = await import('./transport.js');
@@ -122,6 +127,10 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     }
     const t = transport;
     cleanups.push(() => t.close());
+    if (mode === 'agent') {
+      // The record of this session's restarts is news only while it runs (papo status).
+      cleanups.push(() => rm(join(profile.dir, TRANSPORT_FILE), { force: true }));
+    }
     transport.onSignalState((signal) => {
       // The process that hosted the local signal server exited: take the port over.
       if (!signal.joined) void embedded?.tryStart();

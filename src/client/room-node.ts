@@ -170,7 +170,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       (async () => ({
         signalUrl: '',
         signal: { joined: true, everJoined: true, peers: [], dropped: {} },
-        transport: { state: 'running', restarts: 0, failing: false },
+        transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;

@@ -333,6 +333,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         this.#joined = true;
         this.#everJoined = true;
         this.#problem = undefined;
+        this.#refusal = undefined;
         this.#attempt = 0;
         this.emit('peers', [...this.#peers]);
         return true;
@@ -360,7 +361,15 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       case 'error': {
         const code = typeof m.code === 'string' ? m.code : 'unknown';
         const message = typeof m.message === 'string' ? m.message.slice(0, 200) : '';
-        if (REFUSALS.has(code)) this.#refusal = { code: code as SignalProblemCode, detail: message };
+        if (REFUSALS.has(code) && !this.#joined) {
+          // Refused before the join was answered: that is why we are not on the topic.
+          const refusal = { code: code as SignalProblemCode, detail: message };
+          this.#refusal = refusal;
+          this.#noteProblem(refusal);
+          // A room that is full (or a topic limit) leaves the socket open but useless: redial
+          // with the backoff, so the member joins once there is room.
+          if (code === 'room_full' || code === 'topic_limit') ws.terminate();
+        }
         this.emit('server-error', { code, message });
         return true;
       }
@@ -374,6 +383,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
 function classifyLoss(reason: string): { code: SignalProblemCode; detail: string } {
   if (/^HTTP (401|403)\b/.test(reason)) return { code: 'unauthorized', detail: reason };
   if (/^HTTP 429\b/.test(reason)) return { code: 'rate_limited', detail: reason };
+  // A proxy in front of a server that is down answers 502-504: the server is what is unreachable.
+  if (/^HTTP 5\d\d\b/.test(reason)) return { code: 'unreachable', detail: reason };
   // Some other HTTP answer, or a WebSocket that never says welcome: not a papo signal server v1.
   if (/^HTTP \d/.test(reason) || reason === 'no welcome') return { code: 'not_papo', detail: reason };
   return { code: 'unreachable', detail: reason };

@@ -33,7 +33,7 @@ function log(line: string): void {
 }
 
 async function start(init: TransportInit): Promise<void> {
-  // Test-only: a transport that dies at start every time (tests/node/transport-process.test.ts).
+  // Test-only: a transport that dies at start every time (tests/mcp/e2e-transport.test.ts).
   if (process.env.PAPO_TEST_TRANSPORT_FAIL === 'start') {
     tell({ t: 'fatal', message: 'injected start failure (PAPO_TEST_TRANSPORT_FAIL)' });
     process.exit(70);
@@ -107,7 +107,7 @@ function checkPaths(): void {
 function shutdown(): Promise<void> {
   closing ??= (async () => {
     // Whatever happens in the close, this process ends within a few seconds.
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => process.exit(0), 4000).unref();
     await stack?.close();
     process.exit(0);
   })();

@@ -9,6 +9,7 @@
 // this process, which never loads node-datachannel, answers throughout.
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from './member-api.js';
 import type { TransportEvents } from './room-node.js';
 import type { MemberTransport } from './transport.js';
@@ -25,8 +26,10 @@ export const RESTART_BACKOFF_MS: readonly number[] = [0, 1000, 2000, 5000, 10_00
 const HEALTHY_RUN_MS = 60_000;
 /** This many short-lived starts in a row is a crash loop, reported as failing. */
 const FAILING_AFTER = 3;
-/** How long close() waits for the transport to close its links and exit. */
-const CLOSE_WAIT_MS = 3000;
+/** How long close() waits for the transport to close its links and exit (it gives itself 4 s). */
+const CLOSE_WAIT_MS = 6000;
+/** How long `health()` waits for a pong: a healthy event loop answers in milliseconds. */
+const PROBE_MS = 800;
 
 export interface TransportProcessOptions {
   init: Omit<TransportInit, 't'>;
@@ -77,6 +80,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   /** Why the current child is being ended, or what it said before dying. */
   #endReason: string | undefined;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: TransportProcessOptions) {
     super();
@@ -133,7 +137,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     return () => this.#signalState.off('change', listener);
   }
 
-  async health(probeMs = 500): Promise<NetworkHealth> {
+  async health(probeMs = PROBE_MS): Promise<NetworkHealth> {
     const child = this.#child;
     if (child !== undefined && (this.#state === 'running' || this.#state === 'unresponsive')) {
       const answered = await this.#probe(probeMs);
@@ -142,8 +146,12 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     return { signalUrl: this.signalUrl, signal: this.#signal, transport: this.#health() };
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#heartbeat);
     clearTimeout(this.#restartTimer);
@@ -165,7 +173,9 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
 
   #spawn(): void {
     if (this.#closed) return;
-    const entry = this.#options.entry ?? new URL('./transport-child.js', import.meta.url).pathname;
+    const entry = this.#options.entry ?? fileURLToPath(new URL('./transport-child.js', import.meta.url));
+    // Before the fork: a fork that throws counts as a start that did not last.
+    this.#startedAt = Date.now();
     let child: ChildProcess;
     try {
       child = fork(entry, [], {
@@ -182,7 +192,6 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     }
     this.#child = child;
     this.#state = 'starting';
-    this.#startedAt = Date.now();
     this.#answered = false;
     this.#lastPong = this.#startedAt;
     this.#endReason = undefined;
@@ -261,7 +270,9 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
         this.#log(message.line);
         break;
       case 'fatal':
+        // It cannot run as configured: reported as failing at once, and retried slowly.
         this.#endReason = `could not run (${message.message})`;
+        this.#shortRuns = Math.max(this.#shortRuns, FAILING_AFTER - 1);
         break;
     }
   }
@@ -277,7 +288,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       child.kill('SIGKILL');
       return;
     }
-    if (this.#answered && silent >= 2 * this.#heartbeatMs) this.#state = 'unresponsive';
+    if (this.#answered && this.#state === 'running' && silent >= 2 * this.#heartbeatMs)
+      this.#state = 'unresponsive';
     this.#tell({ t: 'ping', n: ++this.#ping });
   }
 
@@ -307,13 +319,14 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     this.#child = undefined;
     const why = this.#endReason ?? how;
     this.#endReason = undefined;
+    // Closing: nobody listens for the links or the signal state any more.
+    if (this.#closed) return;
     for (const peer of [...this.#links.keys()]) {
       this.#links.delete(peer);
       this.emit('link-close', peer);
     }
     this.#signal = { ...NOT_JOINED, everJoined: this.#everJoined };
     this.#signalState.emit('change', this.#signal);
-    if (this.#closed) return;
     const now = Date.now();
     this.#shortRuns = now - this.#startedAt >= HEALTHY_RUN_MS ? 1 : this.#shortRuns + 1;
     const delay = this.#backoff[Math.min(this.#shortRuns - 1, this.#backoff.length - 1)] ?? 30_000;
@@ -338,6 +351,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       ...(this.#state === 'restarting' ? { nextStartInMs: Math.max(0, this.#restartAt - now) } : {}),
       // A crash loop that ended (the last start is running) is history, told by lastRestart.
       failing: this.#shortRuns >= FAILING_AFTER && this.#state !== 'running',
+      stallSeconds: Math.round(this.#stallMs / 1000),
     };
   }
 }

@@ -69,7 +69,7 @@ export class InlineTransport extends EventEmitter<TransportEvents> implements Me
     return {
       signalUrl: this.signalUrl,
       signal: this.stack.signalState(),
-      transport: { state: 'running', restarts: 0, failing: false },
+      transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
     };
   }
 

@@ -32,6 +32,12 @@ const ATTR = {
 } as const;
 /** How long a release waits for the server's answer to each Refresh. */
 const RELEASE_WAIT_MS = 500;
+/** Agent sockets served at once: a room is a few links; anything past this is not papo's agent. */
+const MAX_FLOWS = 256;
+/** A flow with no allocation (refused, unreachable server) and no traffic this long is closed. */
+const IDLE_FLOW_MS = 30_000;
+/** Credentials remembered (a REST credential changes with each step: ADR 0058). */
+const MAX_PASSWORDS = 16;
 
 interface Flow {
   upstream: UdpSocket;
@@ -44,6 +50,8 @@ interface Flow {
   relayed?: string | undefined;
   /** When the server granted it (ms since the epoch). */
   relayedAt?: number;
+  /** The last datagram either way (ms since the epoch). */
+  lastSeen: number;
   /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
   pending?: Buffer[] | undefined;
   /** Set while a release waits for the server: the answer is not for the agent. */
@@ -85,7 +93,12 @@ export class TurnReleaseRelay {
 
   /** The credential the agent is given for this server (to sign the Refresh that ends it). */
   remember(username: string, password: string): void {
+    this.#passwords.delete(username);
     this.#passwords.set(username, password);
+    if (this.#passwords.size > MAX_PASSWORDS) {
+      const oldest = this.#passwords.keys().next().value;
+      if (oldest !== undefined) this.#passwords.delete(oldest);
+    }
   }
 
   /** Allocations granted through this relay and not given back (for tests and status). */
@@ -118,10 +131,15 @@ export class TurnReleaseRelay {
   sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
     const now = Date.now();
     const orphans: string[] = [];
-    for (const flow of this.#flows.values()) {
+    for (const [key, flow] of this.#flows) {
       const { relayed, relayedAt } = flow;
       if (relayed !== undefined && relayedAt !== undefined && now - relayedAt >= minAgeMs && !inUse.has(relayed))
         orphans.push(relayed);
+      else if (relayed === undefined && now - flow.lastSeen >= IDLE_FLOW_MS) {
+        // No allocation to give back (refused, or a server that never answered): just forget it.
+        this.#flows.delete(key);
+        flow.upstream.close();
+      }
     }
     return this.release(orphans);
   }
@@ -138,8 +156,9 @@ export class TurnReleaseRelay {
     const key = `${address}:${port}`;
     let flow = this.#flows.get(key);
     if (flow === undefined) {
+      if (this.#flows.size >= MAX_FLOWS) return;
       const upstream = createSocket(isIP(this.host) === 6 ? 'udp6' : 'udp4');
-      const created: Flow = { upstream, agentAddress: address, agentPort: port, pending: [] };
+      const created: Flow = { upstream, agentAddress: address, agentPort: port, lastSeen: 0, pending: [] };
       flow = created;
       this.#flows.set(key, created);
       upstream.on('error', (err) => this.#log(`TURN relay to ${this.host}:${this.port}: ${err.message}`));
@@ -151,6 +170,7 @@ export class TurnReleaseRelay {
         for (const d of queued) this.#send(created, d);
       });
     }
+    flow.lastSeen = Date.now();
     this.#sniffRequest(flow, datagram);
     if (flow.pending !== undefined) flow.pending.push(datagram);
     else this.#send(flow, datagram);
@@ -165,6 +185,8 @@ export class TurnReleaseRelay {
   }
 
   #fromServer(flow: Flow, message: Buffer): void {
+    if (this.#closed) return;
+    flow.lastSeen = Date.now();
     if (flow.releasing !== undefined && isStun(message)) {
       flow.releasing(message);
       return;
@@ -175,7 +197,11 @@ export class TurnReleaseRelay {
       flow.relayed = relayed;
       flow.relayedAt = Date.now();
     }
-    this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
+    try {
+      this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
+    } catch {
+      // closed meanwhile
+    }
   }
 
   /** Keeps what the agent's authenticated Allocate and Refresh requests carry. */

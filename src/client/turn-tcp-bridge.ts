@@ -244,6 +244,7 @@ export class TurnBridges {
    */
   rewrite(config: IceConfig): IceConfig {
     const servers: IceServer[] = [];
+    const stun: string[] = [];
     for (const server of config.servers) {
       const urls: string[] = [];
       for (const url of urlsOf([server])) {
@@ -253,6 +254,9 @@ export class TurnBridges {
           if (relay && server.username !== undefined && server.credential !== undefined) {
             relay.remember(server.username, server.credential);
             urls.push(`turn:127.0.0.1:${relay.localPort}?transport=udp`);
+            // The agent learns its server-reflexive address from the TURN server itself, which
+            // the relay would hide: ask the same server over plain STUN (ADR 0058).
+            stun.push(`stun:${udp.host.includes(':') ? `[${udp.host}]` : udp.host}:${udp.port}`);
           } else urls.push(url);
           continue;
         }
@@ -266,6 +270,8 @@ export class TurnBridges {
       }
       if (urls.length > 0) servers.push({ ...server, urls });
     }
+    const fresh = stun.filter((u, i) => stun.indexOf(u) === i && !urlsOf(servers).includes(u));
+    if (fresh.length > 0) servers.push({ urls: fresh });
     return { ...config, servers };
   }
 
@@ -282,7 +288,7 @@ export class TurnBridges {
 function udpTurnTarget(url: string): { host: string; port: number } | null {
   const parsed = parseIceUrl(url);
   if (typeof parsed === 'string' || parsed.scheme !== 'turn' || parsed.transport === 'tcp') return null;
-  return { host: parsed.host.replace(/^\[|\]$/g, ''), port: parsed.port };
+  return { host: parsed.host, port: parsed.port };
 }
 
 function urlsOf(servers: readonly IceServer[]): string[] {

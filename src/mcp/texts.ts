@@ -214,8 +214,7 @@ export function statusCounts(unread: number, queued: number): string {
 }
 
 export function statusTransportRestarts(restarts: number, agoSeconds: number, why: string): string {
-  const times = restarts === 1 ? 'once' : `${restarts} times`;
-  return `Network process: started again ${times} by papo, the last time ${ago(agoSeconds)} ago because it ${why}; links are re-made by themselves.`;
+  return `Network process: started again ${times(restarts)} by papo, the last time ${ago(agoSeconds)} ago because it ${why}; links are re-made by themselves.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,11 +237,10 @@ export interface NetworkView {
     silentMs?: number;
     nextStartInMs?: number;
     failing: boolean;
+    /** Seconds of silence after which papo ends it and starts it again. */
+    stallSeconds: number;
   };
 }
-
-/** How long (in s) a frozen network process may stay silent before papo ends it. */
-export const TRANSPORT_STALL_SECONDS = 5;
 
 export function networkWarnings(n: NetworkView): string[] {
   const lines: string[] = [];
@@ -250,11 +248,12 @@ export function networkWarnings(n: NetworkView): string[] {
   const why = t.lastRestart?.why ?? 'stopped';
   if (t.state === 'unresponsive') {
     lines.push(
-      `WARNING: papo's network process has not answered for ${seconds(t.silentMs ?? 0)} (it may be frozen); papo ends it and starts it again by itself after ${TRANSPORT_STALL_SECONDS}s. Queued messages are safe and go out once it runs again; nothing is lost.`,
+      `WARNING: papo's network process has not answered for ${seconds(t.silentMs ?? 0)} (it may be frozen); papo ends it and starts it again by itself after ${t.stallSeconds}s. Queued messages are safe and go out once it runs again; nothing is lost.`,
     );
-  } else if (t.state === 'restarting' && t.failing) {
+  } else if ((t.state === 'restarting' || t.state === 'starting') && t.failing) {
+    const next = t.nextStartInMs !== undefined ? `next in ${seconds(t.nextStartInMs)}` : 'starting it now';
     lines.push(
-      `WARNING: papo's network process keeps stopping: it ${why}. papo has started it ${t.restarts} times and keeps trying (next in ${seconds(t.nextStartInMs ?? 0)}). Until it runs, no message goes out or comes in; they stay queued. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
+      `WARNING: papo's network process keeps stopping: it ${why}. papo has started it again ${times(t.restarts)} and keeps trying (${next}). Until it runs, no message goes out or comes in; they stay queued. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
     );
   } else if (t.state === 'restarting' || (t.state === 'starting' && t.restarts > 0)) {
     // (The first start of all is not news: links take a moment anyway.)
@@ -294,6 +293,10 @@ function signalWarning(url: string, code: string, detail: string): string {
 /** For a user who set the book's PAPO_RELAY: this papo reads PAPO_ICE_SERVERS instead. */
 export const PAPO_RELAY_NOTE =
   'Note: PAPO_RELAY is set, but this papo does not use it: relays (TURN servers) are set with PAPO_ICE_SERVERS. Tell your user if they meant to use a relay.';
+
+function times(n: number): string {
+  return n === 1 ? 'once' : `${n} times`;
+}
 
 function seconds(ms: number): string {
   return `${Math.max(0, Math.round(ms / 1000))}s`;

@@ -82,7 +82,7 @@ test('an Allocate through the bridge over TCP and over TLS succeeds at a real co
   await assert.rejects(allocateThrough(untrusted));
 });
 
-test('the ICE config given to links: TCP and TLS TURN URLs point at bridges, the rest unchanged', async (t) => {
+test('the ICE config given to links: TURN URLs point at the release relay (UDP) and bridges (TCP, TLS), STUN asked of the TURN server, the rest unchanged', async (t) => {
   const bridges = new TurnBridges();
   t.after(() => bridges.close());
   const servers = [
@@ -105,9 +105,12 @@ test('the ICE config given to links: TCP and TLS TURN URLs point at bridges, the
   assert.equal(rewritten.policy, 'relay');
   assert.deepEqual(rewritten.servers[0]?.urls, ['stun:stun.example.org:3478']);
   const urls = rewritten.servers[1]?.urls as string[];
-  assert.equal(urls[0], 'turn:turn.example.org:3478?transport=udp');
-  assert.match(urls[1] ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
-  assert.match(urls[2] ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
-  assert.notEqual(urls[1], urls[2]);
+  // Every TURN URL now points at a local port of papo's: the release relay (UDP, ADR 0058) and
+  // the two bridges (ADR 0054), three different ports.
+  for (const url of urls) assert.match(url, /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
+  assert.equal(new Set(urls).size, 3);
   assert.equal(rewritten.servers[1]?.username, '1733000000:ab12cd34ef');
+  // The TURN server is also asked for the server-reflexive address, over plain STUN.
+  assert.deepEqual(rewritten.servers[2], { urls: ['stun:turn.example.org:3478'] });
+  assert.equal(rewritten.servers.length, 3);
 });

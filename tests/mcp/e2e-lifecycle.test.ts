@@ -58,7 +58,7 @@ test('offline then online, pushes across sessions, one server per profile, exit 
           loopback: true,
           knowsMembers: false,
           signal: { joined: true },
-          transport: { state: 'running', restarts: 0, failing: false },
+          transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 5 },
         })[0],
       ].join('\n'),
     );

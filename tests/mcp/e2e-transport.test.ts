@@ -62,10 +62,11 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
       // Before the 5 s limit: it has not answered, and papo says it will end it by itself.
       assert.match(status, /^WARNING: papo's network process has not answered for \d+s \(it may be frozen\); papo ends it and starts it again by itself after 5s\./m);
     } else {
-      // Seen as silent (the exit not yet noticed) or as ended, depending on who is faster.
+      // Seen as silent (the exit not yet noticed), as ended, or already replaced (a restart takes
+      // tens of milliseconds), depending on who is faster.
       assert.match(
         status,
-        /^WARNING: papo's network process (was ended by SIGKILL; papo is starting it again|has not answered for \d+s)/m,
+        /^(WARNING: papo's network process (was ended by SIGKILL; papo is starting it again|has not answered for \d+s)|Network process: started again once by papo, .* because it was ended by SIGKILL;)/m,
       );
     }
 
@@ -109,11 +110,12 @@ test('a transport that dies at every start: bounded backoff, papo mcp keeps answ
   const room = await makeRoom(t);
   const a = startAgent(room, room.voce, { PAPO_TEST_TRANSPORT_FAIL: 'start' });
   await a.client.initialize();
-  // Starts at once, then after 1 s and 2 s: the third quick end makes it a crash loop.
+  // A transport that says it cannot run is a crash loop from its first end (retried after 2, 5,
+  // 10, 30 s).
   const status = await statusUntil(a.client, /keeps stopping/, 20_000);
   assert.match(
     status,
-    /^WARNING: papo's network process keeps stopping: it could not run \(injected start failure \(PAPO_TEST_TRANSPORT_FAIL\)\)\. papo has started it \d+ times and keeps trying \(next in \d+s\)\. Until it runs, no message goes out or comes in; they stay queued\. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more\.$/m,
+    /^WARNING: papo's network process keeps stopping: it could not run \(injected start failure \(PAPO_TEST_TRANSPORT_FAIL\)\)\. papo has started it again (once|\d+ times) and keeps trying \((next in \d+s|starting it now)\)\. Until it runs, no message goes out or comes in; they stay queued\. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more\.$/m,
   );
   const pong = await a.client.request('ping', {}, 2000);
   assert.deepEqual(pong.result, {});
@@ -121,9 +123,9 @@ test('a transport that dies at every start: bounded backoff, papo mcp keeps answ
   const text = resultText(sent);
   assert.match(text, /^Not acknowledged yet \(msg_id [0-9a-f]{10}\)\. It is queued/);
   assert.match(text, /^WARNING: papo's network process keeps stopping/m);
-  // Bounded: 0 + 1 + 2 + 5 s of delays in the first ~10 s (plus the starts themselves).
+  // Bounded: 2 + 5 s of delays, then 10 s, in the first seconds (plus the starts themselves).
   const restarts = (a.stderr().match(/starting it again/g) ?? []).length;
-  assert.ok(restarts >= 3 && restarts <= 6, `restarts in the first seconds: ${restarts}`);
+  assert.ok(restarts >= 2 && restarts <= 4, `restarts in the first seconds: ${restarts}`);
   assert.match(a.stderr(), /starting it again in 5 s/);
   assert.match(await callText(a.client, 'status'), /Queued for delivery: 1\./);
 });

@@ -277,7 +277,7 @@ test('status and send tell the agent about the network: the warnings, the restar
       problem: { code: 'unauthorized', detail: 'a valid token is required', since: 0 },
       dropped: {},
     },
-    transport: { state: 'running', restarts: 1, lastRestart: { at: Date.now() - 5000, why: 'was ended by SIGKILL' }, failing: false },
+    transport: { state: 'running', restarts: 1, lastRestart: { at: Date.now() - 5000, why: 'was ended by SIGKILL' }, failing: false, stallSeconds: 5 },
   };
   await client.initialize();
   const status = resultText(await client.call('status'));

@@ -66,7 +66,7 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
   health: NetworkHealth = {
     signalUrl: 'wss://signal.example.test',
     signal: { joined: true, everJoined: true, peers: [], dropped: {} },
-    transport: { state: 'running', restarts: 0, failing: false },
+    transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 5 },
   };
   async network(): Promise<NetworkHealth> {
     return this.health;
