@@ -77,6 +77,12 @@ export class NetworkStack {
     return new NetworkStack(signal, mesh, bridges, sweep);
   }
 
+  /** Calls `listener` whenever the signal connection changes (joined, peers, lost, refused). */
+  onSignalChange(listener: () => void): void {
+    for (const event of ['peers', 'joined', 'left', 'disconnected', 'server-error'] as const)
+      this.signal.on(event, listener);
+  }
+
   signalState(): SignalState {
     const signal = this.signal;
     const problem = signal.problem;

@@ -54,7 +54,7 @@ async function start(init: TransportInit): Promise<void> {
     tell({ t: 'fatal', message: (err as Error).message });
     process.exit(70);
   }
-  const { mesh, signal } = stack;
+  const { mesh } = stack;
   const s = stack;
   mesh.on('link-open', (peer) => {
     const path = mesh.path(peer);
@@ -69,11 +69,10 @@ async function start(init: TransportInit): Promise<void> {
     tell({ t: 'link-message', peer, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') }),
   );
   mesh.on('peer-left', (peer) => tell({ t: 'peer-left', peer }));
-  const changed = () => tellSignalState(s);
-  for (const event of ['peers', 'joined', 'left', 'disconnected'] as const) signal.on(event, changed);
+  s.onSignalChange(() => tellSignalState(s));
   setInterval(checkPaths, PATH_CHECK_MS).unref();
   tell({ t: 'ready' });
-  changed();
+  tellSignalState(s);
 }
 
 let lastSignalState = '';

@@ -31,13 +31,12 @@ export class InlineTransport extends EventEmitter<TransportEvents> implements Me
     super();
     this.signalUrl = signalUrl;
     this.stack = stack;
-    const { mesh, signal } = stack;
+    const { mesh } = stack;
     mesh.on('link-open', (peer) => this.emit('link-open', peer));
     mesh.on('link-message', (peer, data) => this.emit('link-message', peer, data));
     mesh.on('link-close', (peer) => this.emit('link-close', peer));
     mesh.on('peer-left', (peer) => this.emit('peer-left', peer));
-    const changed = () => this.#signalState.emit('change', stack.signalState());
-    for (const event of ['peers', 'joined', 'left', 'disconnected'] as const) signal.on(event, changed);
+    stack.onSignalChange(() => this.#signalState.emit('change', stack.signalState()));
   }
 
   static async open(options: NetworkStackOptions): Promise<InlineTransport> {

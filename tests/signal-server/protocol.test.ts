@@ -320,8 +320,10 @@ describe('liveness, HTTP and metrics', () => {
     ]);
     const [expiry, tag] = turn.username.split(':');
     assert.equal(tag, peer.slice(0, 10));
+    // The TTL (600 s), its expiry rounded up to a step of 150 s (one identity per member: ADR 0058).
     const ttl = Number(expiry) - Date.now() / 1000;
-    assert.ok(ttl > 590 && ttl <= 600);
+    assert.ok(ttl > 590 && ttl <= 750, `ttl ${ttl}`);
+    assert.equal(Number(expiry) % 150, 0);
     assert.equal(turn.credential, createHmac('sha1', secret).update(turn.username).digest('base64'));
 
     const plain = await server();
