@@ -6,7 +6,7 @@
 //   1 runs through the transport process (ADR 0057) and in-process, alternately;
 //   4. idle RSS and CPU of a linked `papo mcp` and of its transport process after ~20 s, beside a bare
 //      `node -e "setInterval(()=>{},1000)"` measured over the same window.
-// Usage: npm run build && node dist/bench/member.js [messages=500] [starts=10] [says=5]
+// Usage: npm run build && node dist/bench/member.js [messages=500] [starts=10] [says=5] [rounds=2]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -24,6 +24,8 @@ const BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const MESSAGES = Number(process.argv[2] ?? 500);
 const STARTS = Number(process.argv[3] ?? 10);
 const SAYS = Number(process.argv[4] ?? 5);
+/** Rounds of the latency comparison, each through the transport process and then in-process. */
+const ROUNDS = Number(process.argv[5] ?? 2);
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, LANG: 'C', PAPO_ICE_SERVERS: '[]' };
 const CLK_TCK = 100;
 
@@ -78,7 +80,8 @@ console.log(
 // 1. latency, through the transport process (ADR 0057) and in-process, one after the other
 let ana: OpenedMember | undefined;
 let bia: OpenedMember | undefined;
-for (const mode of ['process', 'inline', 'process', 'inline'] as const) {
+const modes = Array.from({ length: ROUNDS }, () => ['process', 'inline'] as const).flat();
+for (const mode of modes) {
   bia = await open('Bia', mode);
   ana = await open('Ana', mode);
   const [a, b] = [ana, bia];

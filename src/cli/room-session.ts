@@ -13,6 +13,8 @@ export async function openEphemeral(ctx: CliContext): Promise<OpenedMember> {
     profile: checkedProfile(ctx),
     env: ctx.env,
     mode: 'ephemeral',
+    // The command exits at once; its transport finishes closing (and releasing TURN) by itself.
+    waitForTransportExit: false,
     ...(log ? { log } : {}),
   });
 }

@@ -45,6 +45,8 @@ export interface OpenMemberOptions {
    * process, unsupervised — for tests that look inside the stack and for benchmarks.
    */
   transport?: 'process' | 'inline';
+  /** Whether closing waits for the transport process to exit (default true; see TransportProcess). */
+  waitForTransportExit?: boolean;
 }
 
 export interface OpenedMember {
@@ -105,6 +107,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
         env,
         log,
         ...(options.warn ? { warn: options.warn } : {}),
+        ...(options.waitForTransportExit === false ? { waitOnClose: false } : {}),
         // The agent's restarts are kept where `papo status`, another process, can read them.
         ...(mode === 'agent'
           ? {

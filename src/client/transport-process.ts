@@ -46,6 +46,12 @@ export interface TransportProcessOptions {
   backoffMs?: readonly number[];
   /** The child's script (default: transport-child.js beside this file). */
   entry?: string;
+  /**
+   * Whether close() waits for the transport to exit (default true). A command about to exit
+   * (`papo say`, `papo mcp`) need not: the transport closes its links, gives its allocations
+   * back and exits on its own once told, or once this process is gone.
+   */
+  waitOnClose?: boolean;
 }
 
 const NOT_JOINED: SignalState = { joined: false, everJoined: false, peers: [], dropped: {} };
@@ -164,6 +170,11 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     // It closes its links (their TURN allocations are given back), leaves the topic and exits; if
     // this process exits first, the closed IPC channel tells it to do the same.
     this.#tell({ t: 'close' });
+    if (this.#options.waitOnClose === false) {
+      child.disconnect();
+      child.unref();
+      return;
+    }
     const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_WAIT_MS);
     await exited;
     clearTimeout(timer);

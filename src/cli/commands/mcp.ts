@@ -63,6 +63,7 @@ async function openMember(
   const { createDiagnostics } = await import('../../mcp/diagnostics.js');
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);
-  const opened = await open({ home, profile, env, mode: 'agent', about, log });
+  // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
+  const opened = await open({ home, profile, env, mode: 'agent', about, log, waitForTransportExit: false });
   return opened.node;
 }
