@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { McpStdioClient } from '../src/cli/stdio-client.js';
 import { freePort } from '../src/cli/free-port.js';
+import { McpStdioClient } from '../src/cli/stdio-client.js';
 import { startCoturn } from '../tests/support/coturn.js';
 import { runChild } from '../tests/support/run-child.js';
 
@@ -38,7 +38,10 @@ const made = await runChild(process.execPath, [PAPO, 'new', '--name', 'agent', '
 const invite = /^ {2}(papo1[a-z2-7]+)$/m.exec(made.stdout)?.[1] as string;
 await runChild(process.execPath, [PAPO, 'join', invite, '--name', 'person'], { env: env(homes.person) });
 
-const agent = new McpStdioClient(process.execPath, [PAPO, 'mcp'], { env: env(homes.agent), cwd: homes.agent });
+const agent = new McpStdioClient(process.execPath, [PAPO, 'mcp'], {
+  env: env(homes.agent),
+  cwd: homes.agent,
+});
 let agentErr = '';
 agent.child.stderr.setEncoding('utf8').on('data', (c: string) => {
   agentErr += c;

@@ -3,6 +3,7 @@
 // transport process in trouble, the agent's transport restarts, and the book's PAPO_RELAY.
 import { join } from 'node:path';
 import { readJsonFile } from '../client/durable-file.js';
+import { isAlive } from '../client/file-lock.js';
 import type { NetworkHealth } from '../client/member-api.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
@@ -38,18 +39,9 @@ export async function networkNotes(
  */
 export async function agentRestartNote(t: Messages, profileDir: string): Promise<string | undefined> {
   const record = await readJsonFile<TransportRecord>(join(profileDir, TRANSPORT_FILE)).catch(() => null);
-  if (record === null || typeof record.restarts !== 'number' || typeof record.at !== 'number') return undefined;
-  if (!Number.isInteger(record.pid) || !isRunning(record.pid)) return undefined;
+  if (record === null || typeof record.restarts !== 'number' || typeof record.at !== 'number')
+    return undefined;
+  if (!Number.isInteger(record.pid) || !isAlive(record.pid)) return undefined;
   const when = new Date(record.at).toLocaleString();
   return t.agentTransportRestarts(record.restarts, when, String(record.why).slice(0, 200));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

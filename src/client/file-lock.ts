@@ -165,7 +165,8 @@ function parseInfo(content: string): LockInfo | null {
   return null;
 }
 
-function isAlive(pid: number): boolean {
+/** True while a process with this id runs (as any user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -347,7 +347,9 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const releasing = link
       .close()
       .then(() => this.#releaseRelays(link.relayedAddresses()))
-      .catch((err: unknown) => this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`))
+      .catch((err: unknown) =>
+        this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`),
+      )
       .finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
   }

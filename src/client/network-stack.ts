@@ -3,9 +3,10 @@
 // in the transport process (transport-child.ts, ADR 0057), or in the member's own process where a
 // test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
 // between the member and its neighbours is already sealed.
+
+import { resolveIceConfig } from './ice-config.js';
 import type { SignalState } from './member-api.js';
 import { Mesh } from './mesh.js';
-import { resolveIceConfig } from './ice-config.js';
 import { SignalClient } from './signal-client.js';
 import { TurnBridges } from './turn-tcp-bridge.js';
 

@@ -66,7 +66,11 @@ async function start(init: TransportInit): Promise<void> {
     tell({ t: 'link-close', peer });
   });
   mesh.on('link-message', (peer, data) =>
-    tell({ t: 'link-message', peer, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') }),
+    tell({
+      t: 'link-message',
+      peer,
+      data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+    }),
   );
   mesh.on('peer-left', (peer) => tell({ t: 'peer-left', peer }));
   s.onSignalChange(() => tellSignalState(s));

@@ -261,7 +261,11 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
         break;
       case 'link-message': {
         const data = Buffer.from(message.data, 'base64');
-        this.emit('link-message', message.peer, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        this.emit(
+          'link-message',
+          message.peer,
+          new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+        );
         break;
       }
       case 'peer-left':

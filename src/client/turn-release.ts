@@ -133,7 +133,12 @@ export class TurnReleaseRelay {
     const orphans: string[] = [];
     for (const [key, flow] of this.#flows) {
       const { relayed, relayedAt } = flow;
-      if (relayed !== undefined && relayedAt !== undefined && now - relayedAt >= minAgeMs && !inUse.has(relayed))
+      if (
+        relayed !== undefined &&
+        relayedAt !== undefined &&
+        now - relayedAt >= minAgeMs &&
+        !inUse.has(relayed)
+      )
         orphans.push(relayed);
       else if (relayed === undefined && now - flow.lastSeen >= IDLE_FLOW_MS) {
         // No allocation to give back (refused, or a server that never answered): just forget it.
@@ -222,14 +227,21 @@ export class TurnReleaseRelay {
     const { username, realm } = flow;
     let nonce = flow.nonce;
     const password = username === undefined ? undefined : this.#passwords.get(username);
-    if (username === undefined || realm === undefined || nonce === undefined || password === undefined) return;
+    if (username === undefined || realm === undefined || nonce === undefined || password === undefined)
+      return;
     for (let attempt = 0; attempt < 2; attempt++) {
       const answer = await this.#request(flow, refreshZero(username, realm, nonce, password));
       if (answer === undefined) return;
       // 438 Stale Nonce: once more with the nonce the server gave.
       const code = attribute(answer, ATTR.errorCode);
       const fresh = attribute(answer, ATTR.nonce);
-      if (answer.readUInt16BE(0) === 0x0114 && code !== undefined && code[2] === 4 && code[3] === 38 && fresh) {
+      if (
+        answer.readUInt16BE(0) === 0x0114 &&
+        code !== undefined &&
+        code[2] === 4 &&
+        code[3] === 38 &&
+        fresh
+      ) {
         nonce = fresh.toString('utf8');
         continue;
       }
@@ -308,7 +320,9 @@ export function refreshZero(username: string, realm: string, nonce: string, pass
   header.writeUInt32BE(MAGIC, 4);
   randomBytes(12).copy(header, 8);
   const key = createHash('md5').update(`${username}:${realm}:${password}`).digest();
-  const hmac = createHmac('sha1', key).update(Buffer.concat([header, body])).digest();
+  const hmac = createHmac('sha1', key)
+    .update(Buffer.concat([header, body]))
+    .digest();
   return Buffer.concat([header, body, attr(ATTR.integrity, hmac)]);
 }
 

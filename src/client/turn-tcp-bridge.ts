@@ -96,7 +96,8 @@ export class TurnTcpBridge {
     });
     const forget = () => {
       if (this.#streams.get(key) === stream) this.#streams.delete(key);
-      for (const [relayed, a] of this.#allocations) if (a.stream === stream) this.#allocations.delete(relayed);
+      for (const [relayed, a] of this.#allocations)
+        if (a.stream === stream) this.#allocations.delete(relayed);
     };
     stream.on('error', (err) => this.#log(`TURN bridge to ${host}:${port}: ${err.message}`));
     stream.on('close', forget);

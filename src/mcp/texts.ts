@@ -4,6 +4,8 @@
 // reproduced exactly and tests/mcp/texts.test.ts pins it; the rest is written in the same voice:
 // say what happened, then what to do next.
 
+import type { SignalProblem, TransportHealth } from '../client/member-api.js';
+
 /** The limits the texts quote, kept next to them so a text never disagrees with the code. */
 export const LIMITS = {
   /** The book's body limit: 48 KiB of UTF-8. */
@@ -229,17 +231,8 @@ export interface NetworkView {
   loopback: boolean;
   /** Some other member of the room is known (now or from earlier sessions). */
   knowsMembers: boolean;
-  signal: { joined: boolean; problem?: { code: string; detail: string } };
-  transport: {
-    state: string;
-    restarts: number;
-    lastRestart?: { at: number; why: string };
-    silentMs?: number;
-    nextStartInMs?: number;
-    failing: boolean;
-    /** Seconds of silence after which papo ends it and starts it again. */
-    stallSeconds: number;
-  };
+  signal: { joined: boolean; problem?: Pick<SignalProblem, 'code' | 'detail'> };
+  transport: TransportHealth;
 }
 
 export function networkWarnings(n: NetworkView): string[] {

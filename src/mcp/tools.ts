@@ -3,9 +3,9 @@
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
 import { formatLogEntry } from '../client/log-format.js';
 import type { RoomMember } from '../client/member-api.js';
-import { isLoopbackSignalUrl } from '../client/signal-url.js';
 import type { Envelope } from '../client/messages.js';
 import { sameName } from '../client/names.js';
+import { isLoopbackSignalUrl } from '../client/signal-url.js';
 import { findCredential } from './credentials.js';
 import { fitLines, fitMessages } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
@@ -14,9 +14,9 @@ import {
   HISTORY_ERRORS,
   HISTORY_NOTICE,
   LIMITS,
+  type NetworkView,
   NO_HISTORY,
   NO_UNREAD,
-  type NetworkView,
   networkWarnings,
   noNewMessages,
   notAcknowledged,
@@ -260,7 +260,9 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     lines.push(statusCounts(member.unread().length, member.queuedCount()));
     const restart = network.transport.lastRestart;
     if (restart !== undefined && network.transport.state === 'running') {
-      lines.push(statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why));
+      lines.push(
+        statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why),
+      );
     }
     if (deps.papoRelaySet === true) lines.push(PAPO_RELAY_NOTE);
     return textResult(lines.join('\n'));

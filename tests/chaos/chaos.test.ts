@@ -30,7 +30,10 @@ for (const [members, messages, faults] of [
       log: (l) => console.log(`# ${l}`),
     });
     console.log(`# seed ${seed} (PAPO_CHAOS_SEED): ${JSON.stringify(report)}`);
-    assert.equal(report.faults.kill + report.faults.cut + report.faults.signal + report.faults.freeze, faults);
+    assert.equal(
+      report.faults.kill + report.faults.cut + report.faults.signal + report.faults.freeze,
+      faults,
+    );
     assert.ok(report.faults.freeze >= 1, 'at least one transport freeze');
     assert.ok(report.sent >= messages - report.interruptedSends, 'the senders logged their messages');
     assert.deepEqual(report.lostIds, [], 'lost messages');

@@ -180,7 +180,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           const i = Math.floor(rand() * o.members);
           const m = members[i];
           const transport = m ? webRtcChildren(m.pid) : [];
-          log(`fault ${done + 1}: transport of ${names[i]} frozen (SIGSTOP ${transport.join(',') || 'none found'})`);
+          log(
+            `fault ${done + 1}: transport of ${names[i]} frozen (SIGSTOP ${transport.join(',') || 'none found'})`,
+          );
           for (const pid of transport) process.kill(pid, 'SIGSTOP');
           await sleep(duration);
           faults.freeze += 1;

@@ -45,26 +45,29 @@ test('offline then online, pushes across sessions, one server per profile, exit 
   await a.client.initialize();
 
   let queued = '';
-  await t.test('send while colega is down: queued, nobody online, and the room is on this machine only', async () => {
-    const text = await callText(a.client, 'send', { message: 'Sent while you were away.' });
-    queued = msgIdIn(text);
-    // Nobody was ever seen in a room that meets on loopback: the agent is told why that may be.
-    assert.equal(
-      text,
-      [
-        `Not acknowledged yet (msg_id ${queued}). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.`,
-        networkWarnings({
-          signalUrl: room.signalUrl,
-          loopback: true,
-          knowsMembers: false,
-          signal: { joined: true },
-          transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 5 },
-        })[0],
-      ].join('\n'),
-    );
-    assert.match(text, /^WARNING: this room meets on ws:\/\/127\.0\.0\.1:\d+, on this machine only/m);
-    assert.match(await callText(a.client, 'status'), /^Unread: 0\. Queued for delivery: 1\.$/m);
-  });
+  await t.test(
+    'send while colega is down: queued, nobody online, and the room is on this machine only',
+    async () => {
+      const text = await callText(a.client, 'send', { message: 'Sent while you were away.' });
+      queued = msgIdIn(text);
+      // Nobody was ever seen in a room that meets on loopback: the agent is told why that may be.
+      assert.equal(
+        text,
+        [
+          `Not acknowledged yet (msg_id ${queued}). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.`,
+          networkWarnings({
+            signalUrl: room.signalUrl,
+            loopback: true,
+            knowsMembers: false,
+            signal: { joined: true },
+            transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 5 },
+          })[0],
+        ].join('\n'),
+      );
+      assert.match(text, /^WARNING: this room meets on ws:\/\/127\.0\.0\.1:\d+, on this machine only/m);
+      assert.match(await callText(a.client, 'status'), /^Unread: 0\. Queued for delivery: 1\.$/m);
+    },
+  );
 
   let b = startAgent(room, room.colega);
   await t.test('colega starts: the queued message is pushed to it and voce’s outbox clears', async () => {

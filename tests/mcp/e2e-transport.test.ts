@@ -57,10 +57,15 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
     assert.deepEqual(pong.result, {});
     const started = Date.now();
     const status = await callText(a.client, 'status');
-    t.diagnostic(`status answered in ${Date.now() - started} ms while the transport was ${how === 'SIGSTOP' ? 'frozen' : 'dead'}`);
+    t.diagnostic(
+      `status answered in ${Date.now() - started} ms while the transport was ${how === 'SIGSTOP' ? 'frozen' : 'dead'}`,
+    );
     if (how === 'SIGSTOP') {
       // Before the 5 s limit: it has not answered, and papo says it will end it by itself.
-      assert.match(status, /^WARNING: papo's network process has not answered for \d+s \(it may be frozen\); papo ends it and starts it again by itself after 5s\./m);
+      assert.match(
+        status,
+        /^WARNING: papo's network process has not answered for \d+s \(it may be frozen\); papo ends it and starts it again by itself after 5s\./m,
+      );
     } else {
       // Seen as silent (the exit not yet noticed), as ended, or already replaced (a restart takes
       // tens of milliseconds), depending on who is faster.
@@ -94,10 +99,16 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
     const why = how === 'SIGSTOP' ? 'stopped answering for \\d+ s \\(frozen\\)' : 'was ended by SIGKILL';
     assert.match(
       after,
-      new RegExp(`^Network process: started again once by papo, the last time \\d+s ago because it ${why}; links are re-made by themselves\\.$`, 'm'),
+      new RegExp(
+        `^Network process: started again once by papo, the last time \\d+s ago because it ${why}; links are re-made by themselves\\.$`,
+        'm',
+      ),
     );
     assert.doesNotMatch(after, /WARNING/);
-    assert.match(a.stderr(), new RegExp(`papo: the transport process \\(WebRTC\\) ${why}; starting it again`));
+    assert.match(
+      a.stderr(),
+      new RegExp(`papo: the transport process \\(WebRTC\\) ${why}; starting it again`),
+    );
     // And the other way: colega's answer reaches voce over the new link.
     const reply = await callText(b.client, 'send', { message: 'Got it after the restart.', reply_to: id });
     assert.match(reply, /^Delivered to voce/);

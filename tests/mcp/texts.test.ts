@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatLogEntry } from '../../src/client/log-format.js';
+import type { SignalProblemCode } from '../../src/client/member-api.js';
 import type { Envelope } from '../../src/client/messages.js';
 import { formatMessage } from '../../src/mcp/message-format.js';
 import { negotiateProtocolVersion } from '../../src/mcp/protocol-version.js';
@@ -144,7 +145,8 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
   assert.deepEqual(w({}), []);
   // The first start of the transport is not news.
   assert.deepEqual(w({ transport: { state: 'starting', restarts: 0, failing: false, stallSeconds: 5 } }), []);
-  const problem = (code: string, detail: string) => w({ signal: { joined: false, problem: { code, detail } } });
+  const problem = (code: SignalProblemCode, detail: string) =>
+    w({ signal: { joined: false, problem: { code, detail } } });
   assert.deepEqual(problem('unreachable', 'connect ECONNREFUSED 192.0.2.7:7450'), [
     'WARNING: papo cannot reach the signal server wss://signal.example.test (connect ECONNREFUSED 192.0.2.7:7450), so it cannot meet the other members; it keeps trying. Messages stay queued and go out once it works. Tell your user: the server may be down, or not reachable from this network.',
   ]);
@@ -162,23 +164,46 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
   ]);
   // A problem that was fixed (joined again) says nothing.
   assert.deepEqual(w({ signal: { joined: true, problem: { code: 'unreachable', detail: 'x' } } }), []);
-  assert.deepEqual(w({ transport: { state: 'unresponsive', restarts: 0, silentMs: 2400, failing: false, stallSeconds: 5 } }), [
-    "WARNING: papo's network process has not answered for 2s (it may be frozen); papo ends it and starts it again by itself after 5s. Queued messages are safe and go out once it runs again; nothing is lost.",
-  ]);
+  assert.deepEqual(
+    w({ transport: { state: 'unresponsive', restarts: 0, silentMs: 2400, failing: false, stallSeconds: 5 } }),
+    [
+      "WARNING: papo's network process has not answered for 2s (it may be frozen); papo ends it and starts it again by itself after 5s. Queued messages are safe and go out once it runs again; nothing is lost.",
+    ],
+  );
   const restart = { at: 0, why: 'stopped answering for 5 s (frozen)' };
   assert.deepEqual(
-    w({ transport: { state: 'restarting', restarts: 1, lastRestart: restart, nextStartInMs: 0, failing: false, stallSeconds: 5 } }),
+    w({
+      transport: {
+        state: 'restarting',
+        restarts: 1,
+        lastRestart: restart,
+        nextStartInMs: 0,
+        failing: false,
+        stallSeconds: 5,
+      },
+    }),
     [
       "WARNING: papo's network process stopped answering for 5 s (frozen); papo is starting it again. Queued messages are safe and go out once it runs; nothing is lost.",
     ],
   );
   const dying = { at: 0, why: 'exited with code 70' };
   assert.deepEqual(
-    w({ transport: { state: 'starting', restarts: 4, lastRestart: dying, failing: true, stallSeconds: 5 } })[0],
+    w({
+      transport: { state: 'starting', restarts: 4, lastRestart: dying, failing: true, stallSeconds: 5 },
+    })[0],
     "WARNING: papo's network process keeps stopping: it exited with code 70. papo has started it again 4 times and keeps trying (starting it now). Until it runs, no message goes out or comes in; they stay queued. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more.",
   );
   assert.deepEqual(
-    w({ transport: { state: 'restarting', restarts: 4, lastRestart: dying, nextStartInMs: 4600, failing: true, stallSeconds: 5 } }),
+    w({
+      transport: {
+        state: 'restarting',
+        restarts: 4,
+        lastRestart: dying,
+        nextStartInMs: 4600,
+        failing: true,
+        stallSeconds: 5,
+      },
+    }),
     [
       "WARNING: papo's network process keeps stopping: it exited with code 70. papo has started it again 4 times and keeps trying (next in 5s). Until it runs, no message goes out or comes in; they stay queued. Tell your user; `PAPO_LOG=info papo status` in a terminal shows more.",
     ],

@@ -277,23 +277,45 @@ test('status and send tell the agent about the network: the warnings, the restar
       problem: { code: 'unauthorized', detail: 'a valid token is required', since: 0 },
       dropped: {},
     },
-    transport: { state: 'running', restarts: 1, lastRestart: { at: Date.now() - 5000, why: 'was ended by SIGKILL' }, failing: false, stallSeconds: 5 },
+    transport: {
+      state: 'running',
+      restarts: 1,
+      lastRestart: { at: Date.now() - 5000, why: 'was ended by SIGKILL' },
+      failing: false,
+      stallSeconds: 5,
+    },
   };
   await client.initialize();
   const status = resultText(await client.call('status'));
   const lines = status.split('\n');
   assert.equal(lines[0], 'You are "voce" in room 7a2e64ec (endpoint 3b2c41d0a9).');
-  assert.match(lines[1] as string, /^WARNING: the signal server wss:\/\/signal\.example\.test refused papo: it requires a valid token\./);
-  assert.deepEqual(lines.slice(2, 5), ['Peers:', '- colega (agent): offline, working on: notificacoes', 'Unread: 0. Queued for delivery: 0.']);
-  assert.match(lines[5] as string, /^Network process: started again once by papo, the last time \d+s ago because it was ended by SIGKILL; /);
+  assert.match(
+    lines[1] as string,
+    /^WARNING: the signal server wss:\/\/signal\.example\.test refused papo: it requires a valid token\./,
+  );
+  assert.deepEqual(lines.slice(2, 5), [
+    'Peers:',
+    '- colega (agent): offline, working on: notificacoes',
+    'Unread: 0. Queued for delivery: 0.',
+  ]);
+  assert.match(
+    lines[5] as string,
+    /^Network process: started again once by papo, the last time \d+s ago because it was ended by SIGKILL; /,
+  );
   assert.match(lines[6] as string, /^Note: PAPO_RELAY is set, but this papo does not use it/);
   // send: nobody confirmed, and the reason is the network.
   const sent = resultText(await client.call('send', { message: 'anyone?' }));
-  assert.match(sent, /^Not acknowledged yet \(msg_id [0-9a-f]{10}\)\. .* No peer is online right now\.\nWARNING: the signal server wss:\/\/signal\.example\.test refused papo/);
+  assert.match(
+    sent,
+    /^Not acknowledged yet \(msg_id [0-9a-f]{10}\)\. .* No peer is online right now\.\nWARNING: the signal server wss:\/\/signal\.example\.test refused papo/,
+  );
   // Delivered: no warning (the network works well enough).
   member.ackBy = 'colega';
   member.health = { ...member.health, signal: { joined: true, everJoined: true, peers: [], dropped: {} } };
-  assert.match(resultText(await client.call('send', { message: 'now?' })), /^Delivered to colega \(msg_id [0-9a-f]{10}\)\. If you need their answer to continue, call `wait`\.$/);
+  assert.match(
+    resultText(await client.call('send', { message: 'now?' })),
+    /^Delivered to colega \(msg_id [0-9a-f]{10}\)\. If you need their answer to continue, call `wait`\.$/,
+  );
 });
 
 test('a profile locked by another server: the server stays up and every tool says what to do', async (t) => {

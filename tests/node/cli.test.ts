@@ -100,7 +100,10 @@ test('papo status and papo say say why the network fails: a token refused, an un
     refused.stderr,
     /^warning: the signal server ws:\/\/127\.0\.0\.1:\d+ refused the connection: it requires a token \(set PAPO_SIGNAL_TOKEN\)$/m,
   );
-  assert.match(refused.stderr, /^note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS/m);
+  assert.match(
+    refused.stderr,
+    /^note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS/m,
+  );
   assert.match(refused.stderr, /I don't know anyone in this room yet/);
   // The same room, its server gone: unreachable, with the socket's reason (the URL is not on
   // loopback, so no local server is started in its place).
@@ -111,5 +114,8 @@ test('papo status and papo say say why the network fails: a token refused, an un
     timeoutMs: 60_000,
   });
   assert.equal(gone.code, 1);
-  assert.match(gone.stderr, /^warning: could not reach the signal server at ws:\/\/localhost\.invalid:\d+ \(.+\); is it running, and reachable from this network\?$/m);
+  assert.match(
+    gone.stderr,
+    /^warning: could not reach the signal server at ws:\/\/localhost\.invalid:\d+ \(.+\); is it running, and reachable from this network\?$/m,
+  );
 });

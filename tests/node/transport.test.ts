@@ -46,7 +46,10 @@ test('the signal server stops while two members are linked: they keep talking an
   await waitLinked([ana, bia]);
 
   await server.close();
-  await waitFor('both members noticed', () => !ana.transport.signalState().joined && !bia.transport.signalState().joined);
+  await waitFor(
+    'both members noticed',
+    () => !ana.transport.signalState().joined && !bia.transport.signalState().joined,
+  );
   assert.equal(ana.hostsSignalServer(), false);
   const biaGot = inboxEvents(bia);
   const sent = await ana.node.send({ body: 'no signal server, still here' }, 10_000);
@@ -58,7 +61,11 @@ test('the signal server stops while two members are linked: they keep talking an
 
   // The server comes back on the same port: both join the topic again (redial backoff).
   server = await startSignalServer({ host, port, env: {} });
-  await waitFor('both joined again', () => ana.transport.signalState().joined && bia.transport.signalState().joined, 30_000);
+  await waitFor(
+    'both joined again',
+    () => ana.transport.signalState().joined && bia.transport.signalState().joined,
+    30_000,
+  );
   assert.deepEqual(ana.transport.signalState().peers, [bia.node.nodeId]);
 
   // Bia restarts: linked again and online (the book's presence: a member heard from within 75 s
