@@ -77,13 +77,16 @@ await Promise.all(
 const agentFreezes = (agentErr.match(FROZEN) ?? []).length;
 const status = await agent.callTool('status');
 await new Promise((r) => setTimeout(r, 5000));
+const after5s = turn.relaySockets();
+// The agent sweeps allocations no link claims every 10 s (ADR 0058).
+await new Promise((r) => setTimeout(r, 20_000));
 const report = {
   says,
   delivered,
   failed,
   transportFreezesRecovered: { agent: agentFreezes, says: sayFreezes },
   agentRestartsLine: JSON.stringify(status).match(/Network process: [^"\\]*/)?.[0] ?? 'none',
-  relaySocketsAfter5s: turn.relaySockets(),
+  relaySocketsAfterLastSay: { after5s, after25s: turn.relaySockets(), liveLinks: 0 },
   seconds: Math.round((Date.now() - started) / 1000),
   failures: failures.slice(0, 10),
 };

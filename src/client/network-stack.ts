@@ -100,6 +100,9 @@ export class NetworkStack {
   async close(): Promise<void> {
     clearInterval(this.#sweep);
     await Promise.all([this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
+    // No link is left: whatever allocation a relay still knows (an orphan of a link closed while
+    // its Allocate was in flight) is given back now rather than left to expire.
+    await this.#bridges.sweep(new Set(), 0).catch(() => {});
     this.#bridges.close();
   }
 }
