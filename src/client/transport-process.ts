@@ -165,13 +165,13 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     for (const resolve of this.#probes.values()) resolve();
     this.#probes.clear();
     const child = this.#child;
-    if (child === undefined) return;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // It closes its links (their TURN allocations are given back), leaves the topic and exits; if
     // this process exits first, the closed IPC channel tells it to do the same.
     this.#tell({ t: 'close' });
     if (this.#options.waitOnClose === false) {
-      child.disconnect();
+      if (child.connected) child.disconnect();
       child.unref();
       return;
     }
