@@ -9,6 +9,7 @@
 // this process, which never loads node-datachannel, answers throughout.
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from './member-api.js';
 import type { TransportEvents } from './room-node.js';
@@ -85,6 +86,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   #restartAt = 0;
   /** Why the current child is being ended, or what it said before dying. */
   #endReason: string | undefined;
+  /** The frozen child's main thread as /proc showed it before it was ended (Linux). */
+  #frozenThread: string | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -300,6 +303,9 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     const limit = this.#answered ? this.#stallMs : Math.max(this.#stallMs, START_GRACE_MS);
     if (silent >= limit) {
       this.#endReason = `stopped answering for ${Math.round(silent / 1000)} s (frozen)`;
+      // For the person reading stderr: a deadlock leaves the main thread sleeping (on a lock), a
+      // starved machine leaves it running, a SIGSTOP leaves it stopped.
+      this.#frozenThread = mainThreadState(child.pid);
       child.kill('SIGKILL');
       return;
     }
@@ -349,8 +355,10 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     this.#lastRestart = { at: now, why };
     this.#state = 'restarting';
     this.#restartAt = now + delay;
+    const thread = this.#frozenThread === undefined ? '' : ` (its main thread was ${this.#frozenThread})`;
+    this.#frozenThread = undefined;
     this.#warn(
-      `papo: the transport process (WebRTC) ${why}; starting it again${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
+      `papo: the transport process (WebRTC) ${why}; starting it again${delay > 0 ? ` in ${delay / 1000} s` : ''}${thread}`,
     );
     this.#restartTimer = setTimeout(() => this.#spawn(), delay);
     this.#options.onRestart?.(this.#health());
@@ -368,5 +376,24 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       failing: this.#shortRuns >= FAILING_AFTER && this.#state !== 'running',
       stallSeconds: Math.round(this.#stallMs / 1000),
     };
+  }
+}
+
+/** "sleeping", "running", "stopped"... from /proc/<pid>/stat (Linux); undefined elsewhere. */
+function mainThreadState(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const code = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    const names: Record<string, string> = {
+      S: 'sleeping',
+      D: 'in disk sleep',
+      R: 'running',
+      T: 'stopped',
+      t: 'stopped',
+    };
+    return names[code] ?? code;
+  } catch {
+    return undefined;
   }
 }

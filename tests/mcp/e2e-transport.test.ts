@@ -109,6 +109,8 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
       a.stderr(),
       new RegExp(`papo: the transport process \\(WebRTC\\) ${why}; starting it again`),
     );
+    // What /proc showed of its main thread, for the person reading stderr.
+    if (how === 'SIGSTOP') assert.match(a.stderr(), /starting it again \(its main thread was stopped\)/);
     // And the other way: colega's answer reaches voce over the new link.
     const reply = await callText(b.client, 'send', { message: 'Got it after the restart.', reply_to: id });
     assert.match(reply, /^Delivered to voce/);
