@@ -169,7 +169,7 @@ export class TurnBridges {
     this.#log = log;
   }
 
-  /** Opens a bridge for every TURN URL over TCP or TLS among `servers`. */
+  /** Opens a bridge for every TURN URL over TCP or TLS among `servers`, and a release relay for every one over UDP. */
   async prepare(servers: readonly IceServer[]): Promise<void> {
     const opening: Promise<unknown>[] = [];
     for (const url of urlsOf(servers)) {
@@ -180,47 +180,51 @@ export class TurnBridges {
       }
       const target = bridgeTarget(url);
       if (target === null) continue;
-      const key = targetKey(target);
-      if (this.#bridges.has(key) || this.#closed) continue;
-      const bridge = TurnTcpBridge.open(target, this.#log).then(
-        (b) => {
-          if (this.#closed) {
-            b.close();
-            return null;
-          }
-          this.#ready.set(key, b);
-          return b;
-        },
-        (err: unknown) => {
-          this.#log(`TURN bridge for ${url}: ${(err as Error).message}`);
-          return null;
-        },
+      opening.push(
+        this.#openOnce(this.#bridges, this.#ready, targetKey(target), `TURN bridge for ${url}`, () =>
+          TurnTcpBridge.open(target, this.#log),
+        ),
       );
-      this.#bridges.set(key, bridge);
-      opening.push(bridge);
     }
     await Promise.all(opening);
   }
 
   #openRelay(target: { host: string; port: number }, url: string): Promise<unknown> {
-    const key = `${target.host}:${target.port}`;
-    if (this.#relays.has(key) || this.#closed) return Promise.resolve();
-    const relay = TurnReleaseRelay.open(target.host, target.port, this.#log).then(
-      (r) => {
+    return this.#openOnce(
+      this.#relays,
+      this.#readyRelays,
+      `${target.host}:${target.port}`,
+      `TURN relay for ${url}`,
+      () => TurnReleaseRelay.open(target.host, target.port, this.#log),
+    );
+  }
+
+  /** Opens what `key` names once; keeps it among `ready` when open (closed if we closed meanwhile). */
+  #openOnce<T extends { close(): void }>(
+    opening: Map<string, Promise<T | null>>,
+    ready: Map<string, T>,
+    key: string,
+    what: string,
+    open: () => Promise<T>,
+  ): Promise<unknown> {
+    const known = opening.get(key);
+    if (known !== undefined || this.#closed) return known ?? Promise.resolve();
+    const made = open().then(
+      (it) => {
         if (this.#closed) {
-          r.close();
+          it.close();
           return null;
         }
-        this.#readyRelays.set(key, r);
-        return r;
+        ready.set(key, it);
+        return it;
       },
       (err: unknown) => {
-        this.#log(`TURN relay for ${url}: ${(err as Error).message}`);
+        this.#log(`${what}: ${(err as Error).message}`);
         return null;
       },
     );
-    this.#relays.set(key, relay);
-    return relay;
+    opening.set(key, made);
+    return made;
   }
 
   /** Gives back the allocations behind these relayed addresses ("ip:port"), at every relay and bridge. */
