@@ -96,13 +96,15 @@ export class NetworkStack {
     };
   }
 
-  /** Closes the links (each gives its TURN allocations back) while leaving the topic. */
+  /** Gives every TURN allocation back, closes the links and leaves the topic. */
   async close(): Promise<void> {
     clearInterval(this.#sweep);
-    await Promise.all([this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
-    // No link is left: whatever allocation a relay still knows (an orphan of a link closed while
-    // its Allocate was in flight) is given back now rather than left to expire.
-    await this.#bridges.sweep(new Set(), 0).catch(() => {});
+    // Every allocation is given back at once, beside the links' own close (which may wait up to
+    // 2 s for the native side): a transport that is ending must not run out of time before its
+    // Refresh requests leave. Again after, for one made meanwhile.
+    const releaseAll = () => this.#bridges.sweep(new Set(), 0).catch(() => {});
+    await Promise.all([releaseAll(), this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
+    await releaseAll();
     this.#bridges.close();
   }
 }

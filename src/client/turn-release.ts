@@ -30,7 +30,7 @@ const ATTR = {
   nonce: 0x0015,
   relayed: 0x0016,
 } as const;
-/** How long a release waits for the server's answer to each Refresh. */
+/** How long a release waits for the server's answer to each Refresh (sent at most twice). */
 const RELEASE_WAIT_MS = 500;
 /** Agent sockets served at once: a room is a few links; anything past this is not papo's agent. */
 const MAX_FLOWS = 256;
@@ -231,7 +231,8 @@ export class TurnReleaseRelay {
       return;
     for (let attempt = 0; attempt < 2; attempt++) {
       const answer = await this.#request(flow, refreshZero(username, realm, nonce, password));
-      if (answer === undefined) return;
+      // No answer (a busy server, a lost datagram): once more, then the server's expiry decides.
+      if (answer === undefined) continue;
       // 438 Stale Nonce: once more with the nonce the server gave.
       const code = attribute(answer, ATTR.errorCode);
       const fresh = attribute(answer, ATTR.nonce);
