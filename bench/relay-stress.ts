@@ -16,6 +16,7 @@ const PAPO = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const says = Number(process.argv[2] ?? 1000);
 const parallel = Number(process.argv[3] ?? 4);
 const FROZEN = /the transport process \(WebRTC\) stopped answering/g;
+const FROZEN_LINE = /the transport process \(WebRTC\) stopped answering/;
 
 const root = mkdtempSync(join(tmpdir(), 'papo-relay-stress-'));
 const user = { name: 'stress', password: 'test-only-password' };
@@ -85,6 +86,8 @@ const report = {
   delivered,
   failed,
   transportFreezesRecovered: { agent: agentFreezes, says: sayFreezes },
+  // Each says what /proc showed of the frozen main thread (sleeping: a lock, as in the deadlock).
+  agentFreezeLines: agentErr.split('\n').filter((l) => FROZEN_LINE.test(l)),
   agentRestartsLine: JSON.stringify(status).match(/Network process: [^"\\]*/)?.[0] ?? 'none',
   relaySocketsAfterLastSay: { after5s, after25s: turn.relaySockets(), liveLinks: 0 },
   seconds: Math.round((Date.now() - started) / 1000),
