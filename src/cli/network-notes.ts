@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { readJsonFile } from '../client/durable-file.js';
 import { isAlive } from '../client/file-lock.js';
+import { papoRelaySet } from '../client/ice-config.js';
 import type { NetworkHealth } from '../client/member-api.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
@@ -29,7 +30,7 @@ export async function networkNotes(
   if (isLoopbackSignalUrl(health.signalUrl) && member.node.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));
   }
-  if ((env.PAPO_RELAY ?? '').trim() !== '') lines.push(t.papoRelayNote);
+  if (papoRelaySet(env)) lines.push(t.papoRelayNote);
   return lines;
 }
 

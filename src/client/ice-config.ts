@@ -162,3 +162,8 @@ export function nativeRtcConfig(ice: IceConfig, onSkip?: (url: string, why: stri
     maxMessageSize: 256 * 1024,
   };
 }
+
+/** The book's PAPO_RELAY is set: this papo does not read it (relays are PAPO_ICE_SERVERS). */
+export function papoRelaySet(env: NodeJS.ProcessEnv): boolean {
+  return (env.PAPO_RELAY ?? '').trim() !== '';
+}

@@ -70,6 +70,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   /** Open links as the transport last said, with their path. */
   readonly #links = new Map<string, LinkPath | undefined>();
   #signal: SignalState = NOT_JOINED;
+  /** The last frame sent and its base64 (the same frame goes to each neighbour). */
+  #encoded: { data: Uint8Array; text: string } | undefined;
   readonly #signalState = new EventEmitter<{ change: [SignalState] }>();
   #everJoined = false;
   #restarts = 0;
@@ -120,11 +122,14 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
 
   send(peer: string, data: Uint8Array): boolean {
     if (!this.#links.has(peer) || this.#state === 'restarting') return false;
-    return this.#tell({
-      t: 'send',
-      peer,
-      data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
-    });
+    // A frame goes to every neighbour in turn: encode it once.
+    if (this.#encoded?.data !== data) {
+      this.#encoded = {
+        data,
+        text: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+      };
+    }
+    return this.#tell({ t: 'send', peer, data: this.#encoded.text });
   }
 
   neighbours(): string[] {

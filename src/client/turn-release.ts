@@ -79,16 +79,12 @@ export class TurnReleaseRelay {
   }
 
   /** A relay on 127.0.0.1 for the TURN server host:port. */
-  static open(host: string, port: number, log: (line: string) => void = () => {}): Promise<TurnReleaseRelay> {
-    return new Promise((resolve, reject) => {
-      const socket = createSocket('udp4');
-      socket.once('error', reject);
-      socket.bind(0, '127.0.0.1', () => {
-        socket.off('error', reject);
-        socket.on('error', (err) => log(`TURN relay: ${err.message}`));
-        resolve(new TurnReleaseRelay(host, port, socket, log));
-      });
-    });
+  static async open(
+    host: string,
+    port: number,
+    log: (line: string) => void = () => {},
+  ): Promise<TurnReleaseRelay> {
+    return new TurnReleaseRelay(host, port, await bindAgentSocket('TURN relay', log), log);
   }
 
   /** The credential the agent is given for this server (to sign the Refresh that ends it). */
@@ -271,6 +267,22 @@ export function allocatedAddress(message: Buffer): string | undefined {
   if (!isStun(message) || message.readUInt16BE(0) !== 0x0103) return undefined;
   const relayed = attribute(message, ATTR.relayed);
   return relayed === undefined ? undefined : xorAddress(relayed);
+}
+
+/**
+ * The UDP socket on 127.0.0.1 that the ICE agent is given as its TURN server (this relay, and the
+ * TCP/TLS bridge of ADR 0054). Errors after the bind are logged under `label`.
+ */
+export function bindAgentSocket(label: string, log: (line: string) => void): Promise<UdpSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      socket.off('error', reject);
+      socket.on('error', (err) => log(`${label}: ${err.message}`));
+      resolve(socket);
+    });
+  });
 }
 
 function isStun(buf: Buffer): boolean {

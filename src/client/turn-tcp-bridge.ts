@@ -7,12 +7,12 @@
 // connection per agent socket to the real TURN server (RFC 5766 §2.1: TURN over TCP is the same
 // messages on a stream). The server sees an ordinary TCP client; credentials and
 // MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../signal-protocol.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
-import { allocatedAddress, TurnReleaseRelay } from './turn-release.js';
+import { allocatedAddress, bindAgentSocket, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
   host: string;
@@ -43,16 +43,11 @@ export class TurnTcpBridge {
     udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
   }
 
-  static open(target: TurnBridgeTarget, log: (line: string) => void = () => {}): Promise<TurnTcpBridge> {
-    return new Promise((resolve, reject) => {
-      const udp = createSocket('udp4');
-      udp.once('error', reject);
-      udp.bind(0, '127.0.0.1', () => {
-        udp.off('error', reject);
-        udp.on('error', (err) => log(`TURN bridge: ${err.message}`));
-        resolve(new TurnTcpBridge(target, udp, log));
-      });
-    });
+  static async open(
+    target: TurnBridgeTarget,
+    log: (line: string) => void = () => {},
+  ): Promise<TurnTcpBridge> {
+    return new TurnTcpBridge(target, await bindAgentSocket('TURN bridge', log), log);
   }
 
   /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */

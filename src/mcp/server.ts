@@ -4,8 +4,10 @@
 // notifications/cancelled can abort it, a single writer, and a pump that starts after
 // notifications/initialized. Streams are injected with production defaults so tests can drive the
 // server in-process; the process-level concerns (signals, exit) live in run.ts.
+
 import type { Readable, Writable } from 'node:stream';
 import { isPapoError } from '../client/errors.js';
+import { papoRelaySet } from '../client/ice-config.js';
 import type { RoomMember } from '../client/member-api.js';
 import { CHANNEL_METHOD, type ChannelPump, startChannelPump } from './channel-pump.js';
 import { createDiagnostics, type Diagnostics } from './diagnostics.js';
@@ -156,7 +158,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
     progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
-    papoRelaySet: (env.PAPO_RELAY ?? '').trim() !== '',
+    papoRelaySet: papoRelaySet(env),
   });
 
   function describeSafely(): ProfileDescription | null {
