@@ -50,6 +50,7 @@ export interface Messages {
   nobodyOnline: string;
   memberNotOnline(name: string): string;
   notAcknowledged(id: string, seconds: number): string;
+  inboxFull(name: string, id: string): string;
   knowNoOne(suffix: string): string;
   statusHeader(profile: string, name: string, roomId: string): string;
   agentIdentity(short: string): string;
@@ -120,6 +121,8 @@ const en: Messages = {
   memberNotOnline: (name) => `${name} is not online right now; the message was not sent`,
   notAcknowledged: (id, seconds) =>
     `sent (msg ${id}), but nobody confirmed it within ${seconds}s; papo say keeps no queue, so it may not have arrived`,
+  inboxFull: (name, id) =>
+    `not delivered (msg ${id}): ${name}'s inbox is full, because their agent has not read the messages it holds; papo say keeps no queue, so say it again later`,
   knowNoOne: (suffix) =>
     `I don't know anyone in this room yet: members appear once their papo is running (Claude Code open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Profile ${profile}: you are "${name}" in room ${roomId}.`,
@@ -205,6 +208,8 @@ const pt: Messages = {
   memberNotOnline: (name) => `${name} não está online agora; a mensagem não foi enviada`,
   notAcknowledged: (id, seconds) =>
     `enviada (msg ${id}), mas ninguém confirmou em ${seconds}s; o papo say não guarda fila, então ela pode não ter chegado`,
+  inboxFull: (name, id) =>
+    `não entregue (msg ${id}): a caixa de entrada de ${name} está cheia, porque o agente ainda não leu as mensagens que tem; o papo say não guarda fila, então diga de novo mais tarde`,
   knowNoOne: (suffix) =>
     `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o Claude Code aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Perfil ${profile}: você é "${name}" na sala ${roomId}.`,

@@ -17,6 +17,7 @@ export type PapoErrorCode =
   | 'no_known_members'
   | 'nobody_online'
   | 'not_acknowledged'
+  | 'inbox_full'
   | 'io';
 
 export class PapoError extends Error {

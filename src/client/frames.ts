@@ -38,7 +38,21 @@ export interface AckFrame {
   by: string;
 }
 
-export type Frame = HelloFrame | MsgFrame | AckFrame;
+/**
+ * The recipient did not store the message and will not until something changes: `inbox_full`
+ * (its agent has not read enough of what it holds; ADR 0062). The sender keeps it queued.
+ */
+export interface RefusedFrame {
+  t: 'refused';
+  id: string;
+  by: string;
+  why: RefusalReason;
+}
+
+export type RefusalReason = 'inbox_full';
+const REFUSAL_REASONS: readonly string[] = ['inbox_full'] satisfies RefusalReason[];
+
+export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame;
 
 /** A fresh message id: 5 random bytes, 10 hex characters. */
 export function newMessageId(): string {
@@ -69,6 +83,8 @@ export function encodeFrame(frame: Frame): string {
       return JSON.stringify(msgToJson(frame));
     case 'ack':
       return JSON.stringify({ t: 'ack', id: frame.id, by: frame.by });
+    case 'refused':
+      return JSON.stringify({ t: 'refused', id: frame.id, by: frame.by, why: frame.why });
   }
 }
 
@@ -181,6 +197,13 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         t: 'ack',
         id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
         by: str(o, 'by', isMemberName, 'a member name'),
+      };
+    case 'refused':
+      return {
+        t: 'refused',
+        id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
+        by: str(o, 'by', isMemberName, 'a member name'),
+        why: str(o, 'why', (v) => REFUSAL_REASONS.includes(v), 'a refusal reason') as RefusalReason,
       };
     default:
       throw invalid('unknown type');

@@ -91,6 +91,8 @@ export interface SendResult {
   id: string;
   /** Name of the member whose ack arrived within the wait, or null. */
   ackedBy: string | null;
+  /** With no ack: a recipient that refused the message because its inbox is full (ADR 0062). */
+  refusedBy: string | null;
 }
 
 export interface RoomMemberEvents {

@@ -3,12 +3,12 @@
 //
 //   profile.json  name, about, room secret (hex), signal URL, creation time   (new/join write it)
 //   secret.key    Ed25519 seed (hex), kept across --force: it is who we are to other members
-//   peers.json    known members            \
-//   inbox.json    unread messages           } lowdb over DurableJsonFile, written by papo mcp
+//   peers.json    known members            \ lowdb over DurableJsonFile, written by papo mcp
 //   outbox.json   messages not yet acked   /
+//   inbox/        unread messages, one file each (inbox-store.ts), written by papo mcp
 //   log.jsonl     the conversation (log-file.ts)
 //   lock          one papo mcp per profile (file-lock.ts)
-import { chmod, mkdir, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { Low } from 'lowdb';
@@ -17,6 +17,7 @@ import { PapoError } from './errors.js';
 import { acquireLock } from './file-lock.js';
 import { profileDir } from './home.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from './identity.js';
+import { INBOX_DIR, InboxStore, LEGACY_INBOX_FILE } from './inbox-store.js';
 import { LOG_FILE, LogFile } from './log-file.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { validateProfileName } from './names.js';
@@ -26,7 +27,6 @@ export type { Identity } from './identity.js';
 export const PROFILE_FILE = 'profile.json';
 export const SECRET_KEY_FILE = 'secret.key';
 export const PEERS_FILE = 'peers.json';
-export const INBOX_FILE = 'inbox.json';
 export const OUTBOX_FILE = 'outbox.json';
 /** The agent's transport restarts, for `papo status` (written by papo mcp; ADR 0057). */
 export const TRANSPORT_FILE = 'transport.json';
@@ -124,11 +124,12 @@ export async function createProfile(
     await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
     if (replaced) {
       // These belong to the old room (the book's "Recriando uma sala"); log.jsonl stays.
-      for (const file of [PEERS_FILE, INBOX_FILE, OUTBOX_FILE]) {
+      for (const file of [PEERS_FILE, LEGACY_INBOX_FILE, OUTBOX_FILE]) {
         await unlink(join(dir, file)).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT') throw err;
         });
       }
+      await rm(join(dir, INBOX_DIR), { recursive: true, force: true });
       await syncDir(dir);
     }
     return { profile: toProfile(dir, profile, file, identity), replaced };
@@ -196,10 +197,14 @@ export type Peers = Record<string, PeerRecord>;
  * atomically. Take the profile lock (acquireLock) before writing.
  */
 export interface MemberState {
-  inbox: Envelope[];
+  /** Unread messages, oldest first (the inbox/ folder: inbox-store.ts). */
+  readonly inbox: readonly Envelope[];
   outbox: Envelope[];
   peers: Peers;
-  saveInbox(): Promise<void>;
+  /** Stores one message durably; PapoError 'inbox_full' when the inbox is at its cap. */
+  addToInbox(msg: Envelope): Promise<void>;
+  /** Removes read messages from the inbox. */
+  removeFromInbox(ids: Iterable<string>): Promise<void>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   /** Appends one line to log.jsonl, fsynced before it resolves. */
@@ -212,26 +217,18 @@ export interface MemberState {
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
 export async function openMemberState(dir: string): Promise<MemberState> {
-  const inbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, INBOX_FILE)), []);
+  const inbox = await InboxStore.open(dir);
   const outbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, OUTBOX_FILE)), []);
   const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
-  await Promise.all([inbox.read(), outbox.read(), peers.read()]);
-  for (const [db, file] of [
-    [inbox, INBOX_FILE],
-    [outbox, OUTBOX_FILE],
-  ] as const) {
-    if (!Array.isArray(db.data)) throw corruptState(dir, file);
-  }
+  await Promise.all([outbox.read(), peers.read()]);
+  if (!Array.isArray(outbox.data)) throw corruptState(dir, OUTBOX_FILE);
   if (typeof peers.data !== 'object' || peers.data === null || Array.isArray(peers.data)) {
     throw corruptState(dir, PEERS_FILE);
   }
   const log = new LogFile(join(dir, LOG_FILE));
   return {
     get inbox() {
-      return inbox.data;
-    },
-    set inbox(value) {
-      inbox.data = value;
+      return inbox.messages;
     },
     get outbox() {
       return outbox.data;
@@ -245,14 +242,15 @@ export async function openMemberState(dir: string): Promise<MemberState> {
     set peers(value) {
       peers.data = value;
     },
-    saveInbox: () => inbox.write(),
+    addToInbox: (msg) => inbox.add(msg),
+    removeFromInbox: (ids) => inbox.remove(ids),
     saveOutbox: () => outbox.write(),
     savePeers: () => peers.write(),
     appendLog: (entry) => log.append(entry),
     readLogTail: (limit) => log.readTail(limit),
     async inboundIds() {
       const ids = await log.readInboundIds();
-      for (const msg of inbox.data) ids.add(msg.id);
+      for (const msg of inbox.messages) ids.add(msg.id);
       return ids;
     },
   };

@@ -7,6 +7,9 @@
 //   - duplicates are dropped by id (ids remembered across restarts) and acked again, so a lost
 //     ack heals by itself;
 //   - ephemeral identities (papo say/status) never store and never ack.
+// What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
+// members remembered, unread messages kept (past the cap a message is refused, and the sender is
+// told), and how often hellos are answered and peers.json is written.
 // Frames are forwarded once to the other neighbours, so a member reachable only through another
 // member still gets everything (the book's gossip guarantee, here over a data-channel mesh).
 import { EventEmitter } from 'node:events';
@@ -20,6 +23,7 @@ import {
   msgFrame,
   newMessageId,
   openFrame,
+  type RefusalReason,
   sealFrame,
   utf8Length,
 } from './frames.js';
@@ -43,6 +47,18 @@ export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
 /** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
 const SEEN_FRAMES_LIMIT = 4096;
+/** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
+export const MAX_KNOWN_PEERS = 256;
+/**
+ * Frames a neighbour may send per second, and in a burst (an outbox re-sent on connect is a
+ * burst); past them its frames are dropped unopened, and re-sent later by their senders.
+ */
+export const FRAMES_PER_SECOND = 200;
+export const FRAME_BURST = 1000;
+/** A newcomer's hello is answered at most this often: a flood of hellos gets one answer a second. */
+const HELLO_ANSWER_INTERVAL_MS = 1_000;
+/** peers.json is written at most this often (and on close); presence lives in memory. */
+const PEERS_SAVE_INTERVAL_MS = 5_000;
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -71,10 +87,13 @@ export interface KnownPeer {
 
 /** Durable state of a non-ephemeral member (implemented over the profile store). */
 export interface NodeState {
-  inbox: Envelope[];
+  /** Unread messages, oldest first. */
+  readonly inbox: readonly Envelope[];
   outbox: Envelope[];
   peers: Record<string, KnownPeer>;
-  saveInbox(): Promise<void>;
+  /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
+  addToInbox(msg: Envelope): Promise<void>;
+  removeFromInbox(ids: Iterable<string>): Promise<void>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   appendLog(entry: LogEntry): Promise<void>;
@@ -114,7 +133,16 @@ interface LivePeer {
 
 interface AckWaiter {
   to?: string;
+  /** An ack from `by`; '' when the node closes. */
   resolve: (by: string) => void;
+  /** The recipient refused the message (its inbox is full). */
+  refuse: (by: string) => void;
+}
+
+/** Frames a neighbour may still send now (a token bucket). */
+interface FrameBudget {
+  tokens: number;
+  at: number;
 }
 
 export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMember {
@@ -124,7 +152,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   readonly kind: SenderKind;
   readonly ephemeral: boolean;
   /** Frames that did not open or validate, by reason (they are dropped, never fatal). */
-  readonly dropped = { open: 0, invalid: 0 };
+  readonly dropped = { open: 0, invalid: 0, flood: 0 };
 
   #about: string | undefined;
   #frameKey: Uint8Array;
@@ -146,6 +174,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** Ephemeral sends, kept in memory only, with who acked them (papo say reports everyone). */
   #pending = new Map<string, { envelope: Envelope; ackedBy: Set<string> }>();
   #timers: NodeJS.Timeout[] = [];
+  #budgets = new Map<string, FrameBudget>();
+  #lastHelloAnswer = 0;
+  #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
+  #peersSave: NodeJS.Timeout | undefined;
+  #peersDirty = false;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -181,7 +214,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#state) for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
-    this.#transport.on('link-close', () => this.#updatePresence());
+    this.#transport.on('link-close', (peer) => {
+      this.#budgets.delete(peer);
+      this.#updatePresence();
+    });
     this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
     const heartbeat = setInterval(() => this.#heartbeat(), HEARTBEAT_MS);
     const presence = setInterval(() => this.#updatePresence(), PRESENCE_TICK_MS);
@@ -237,10 +273,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const state = this.#state;
     if (!state || ids.length === 0) return;
     const drop = new Set(ids);
-    await this.#serial(async () => {
-      state.inbox = state.inbox.filter((m) => !drop.has(m.id));
-      await state.saveInbox();
-    });
+    await this.#serial(() => state.removeFromInbox(drop));
   }
 
   async markRepliedTo(msgId: string): Promise<void> {
@@ -305,16 +338,20 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       this.#pending.set(envelope.id, { envelope, ackedBy: new Set() });
     }
     this.#broadcast(sealFrame(this.#frameKey, msgFrame(envelope)));
-    const ackedBy = await acked;
-    return { id: envelope.id, ackedBy };
+    const answer = await acked;
+    return { id: envelope.id, ...answer };
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
+    if (this.#helloAnswer) clearTimeout(this.#helloAnswer.timer);
+    clearTimeout(this.#peersSave);
     for (const waiters of this.#waiters.values()) for (const w of waiters) w.resolve('');
     this.#waiters.clear();
+    const state = this.#state;
+    if (state && this.#peersDirty) void this.#serial(() => state.savePeers()).catch(() => {});
     await this.#writes.catch(() => {});
     await this.#onClose?.();
   }
@@ -330,6 +367,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onLinkMessage(peer: string, data: Uint8Array): void {
     if (this.#closed || data.length < NONCE_BYTES) return;
+    if (!this.#spend(peer)) return;
     // The nonce is random per seal, so it identifies one frame; a frame we saw already (it came
     // back through another neighbour) is neither handled nor forwarded again.
     const fingerprint = Buffer.from(data.subarray(0, NONCE_BYTES)).toString('hex');
@@ -357,7 +395,26 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       case 'ack':
         this.#onAck(frame.id, frame.by);
         break;
+      case 'refused':
+        this.#onRefused(frame.id, frame.by, frame.why);
+        break;
     }
+  }
+
+  /** Takes one frame from `peer`'s budget; false (and counted) when it is spent. */
+  #spend(peer: string): boolean {
+    const now = this.#now();
+    const budget = this.#budgets.get(peer) ?? { tokens: FRAME_BURST, at: now };
+    budget.tokens = Math.min(FRAME_BURST, budget.tokens + ((now - budget.at) * FRAMES_PER_SECOND) / 1000);
+    budget.at = now;
+    this.#budgets.set(peer, budget);
+    if (budget.tokens < 1) {
+      if (this.dropped.flood++ % 1000 === 0)
+        this.#log(`dropping frames from ${peer.slice(0, 10)}: more than ${FRAMES_PER_SECOND} a second`);
+      return false;
+    }
+    budget.tokens -= 1;
+    return true;
   }
 
   #remember(fingerprint: string): void {
@@ -385,6 +442,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onHello(hello: HelloFrame): void {
     if (hello.node === this.nodeId) return;
     const now = this.#now();
+    // Past the cap a new member is heard once someone long gone is forgotten (a flood of forged
+    // hellos fills the cap only with members "online" for 75 s, and then they age out).
+    if (!this.#live.has(hello.node) && !this.#forgetOne(this.#live)) return;
     this.#live.set(hello.node, {
       name: hello.name,
       ...(hello.about ? { about: hello.about } : {}),
@@ -393,7 +453,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       lastSeen: now,
     });
     const state = this.#state;
-    if (state && !hello.ephemeral) {
+    if (state && !hello.ephemeral && (hello.node in state.peers || this.#forgetOne(state.peers))) {
       const before = state.peers[hello.node];
       const changed = !before || before.name !== hello.name || before.about !== hello.about;
       state.peers[hello.node] = {
@@ -403,17 +463,73 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         lastSeen: now,
       };
       // lastSeen alone is refreshed in memory; the file is written when something a person
-      // would see changes, and on close.
-      if (changed) void this.#serial(() => state.savePeers());
+      // would see changes (at most every 5 s), and on close.
+      if (changed) this.#savePeersSoon();
     }
     if (!this.#helloAnswered.has(hello.node)) {
       // Answer a first hello so a newcomer learns about us without waiting 30 s.
       this.#helloAnswered.add(hello.node);
-      this.#broadcast(this.#hello());
-      // A new member may be the recipient of something queued.
-      if (!hello.ephemeral) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+      if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
+      this.#answerHello(!hello.ephemeral);
     }
     this.#updatePresence();
+  }
+
+  /**
+   * Makes room in `peers` for one more member: nothing to do under the cap; past it, forgets the
+   * one heard from longest ago if it is offline. False when every remembered member is online.
+   */
+  #forgetOne(peers: Map<string, { lastSeen: number }> | Record<string, { lastSeen: number }>): boolean {
+    const entries = peers instanceof Map ? [...peers.entries()] : Object.entries(peers);
+    if (entries.length < MAX_KNOWN_PEERS) return true;
+    let oldest: [string, { lastSeen: number }] | undefined;
+    for (const entry of entries) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
+    if (!oldest || this.#isOnline(oldest[0])) return false;
+    if (peers instanceof Map) peers.delete(oldest[0]);
+    else delete peers[oldest[0]];
+    return true;
+  }
+
+  /**
+   * Our hello (and, for a new durable member, the outbox: it may be the recipient of something
+   * queued) to every neighbour, at once or, if an answer went out within the last second, once
+   * that second is over: any number of newcomers in that second share one answer.
+   */
+  #answerHello(resendOutbox: boolean): void {
+    if (this.#helloAnswer) {
+      this.#helloAnswer.resendOutbox ||= resendOutbox;
+      return;
+    }
+    const wait = this.#lastHelloAnswer + HELLO_ANSWER_INTERVAL_MS - this.#now();
+    const answer = (withOutbox: boolean) => {
+      this.#helloAnswer = undefined;
+      if (this.#closed) return;
+      this.#lastHelloAnswer = this.#now();
+      this.#broadcast(this.#hello());
+      if (withOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    };
+    if (wait <= 0) {
+      answer(resendOutbox);
+      return;
+    }
+    const timer = setTimeout(() => answer(this.#helloAnswer?.resendOutbox ?? resendOutbox), wait);
+    timer.unref();
+    this.#helloAnswer = { timer, resendOutbox };
+  }
+
+  #savePeersSoon(): void {
+    this.#peersDirty = true;
+    if (this.#peersSave !== undefined || this.#closed) return;
+    const state = this.#state;
+    if (!state) return;
+    this.#peersSave = setTimeout(() => {
+      this.#peersSave = undefined;
+      this.#peersDirty = false;
+      void this.#serial(() => state.savePeers()).catch((err: unknown) =>
+        this.#log(`could not save peers.json: ${(err as Error).message}`),
+      );
+    }, PEERS_SAVE_INTERVAL_MS);
+    this.#peersSave.unref();
   }
 
   #onMsg(msg: Envelope): void {
@@ -436,13 +552,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     }
     const store = this.#serial(async () => {
       // Store before ack: the ack tells the sender the message is safe on our disk.
-      state.inbox.push(msg);
-      try {
-        await state.saveInbox();
-      } catch (err) {
-        state.inbox = state.inbox.filter((m) => m !== msg);
-        throw err;
-      }
+      await state.addToInbox(msg);
       try {
         await state.appendLog({ ev: 'in', msg });
       } catch (err) {
@@ -461,6 +571,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         // Not stored, so not acked: the sender keeps it queued and sends it again.
         this.#storing.delete(msg.id);
         this.#log(`could not store message ${msg.id}: ${(err as Error).message}`);
+        // A full inbox is told, so the sender can say why (not acked, not seen: a later copy,
+        // once the agent has read, is stored).
+        if (err instanceof PapoError && err.code === 'inbox_full' && !this.#closed)
+          this.#broadcast(
+            sealFrame(this.#frameKey, { t: 'refused', id: msg.id, by: this.name, why: 'inbox_full' }),
+          );
         return false;
       },
     );
@@ -499,6 +615,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       pending.ackedBy.add(by);
       this.emit('delivered', { id, by });
     }
+  }
+
+  #onRefused(id: string, by: string, _why: RefusalReason): void {
+    const queued = this.#state?.outbox.find((m) => m.id === id) ?? this.#pending.get(id)?.envelope;
+    if (!queued) return;
+    // Only a recipient can refuse: the one named in `to`, or any member for the whole room.
+    if (queued.to !== undefined && !sameName(queued.to, by)) return;
+    for (const w of this.#waiters.get(id) ?? []) w.refuse(by);
   }
 
   // ---- frames out --------------------------------------------------------------------------
@@ -542,21 +666,39 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (state) void this.#serial(() => state.savePeers()).catch(() => {});
   }
 
-  #waitForAck(envelope: Envelope, timeoutMs: number): Promise<string | null> {
+  /**
+   * The first ack within `timeoutMs`; a refusal ends the wait at once for a message with `to`,
+   * and is reported at the timeout for one to the whole room (another member may still ack).
+   */
+  #waitForAck(
+    envelope: Envelope,
+    timeoutMs: number,
+  ): Promise<{ ackedBy: string | null; refusedBy: string | null }> {
     return new Promise((resolve) => {
+      let refusedBy: string | null = null;
+      const forget = () => {
+        const rest = (this.#waiters.get(envelope.id) ?? []).filter((w) => w !== waiter);
+        if (rest.length > 0) this.#waiters.set(envelope.id, rest);
+        else this.#waiters.delete(envelope.id);
+      };
       const waiter: AckWaiter = {
         ...(envelope.to ? { to: envelope.to } : {}),
         resolve: (by) => {
           clearTimeout(timer);
-          resolve(by === '' ? null : by);
+          resolve({ ackedBy: by === '' ? null : by, refusedBy: by === '' ? refusedBy : null });
+        },
+        refuse: (by) => {
+          refusedBy ??= by;
+          if (envelope.to === undefined) return;
+          clearTimeout(timer);
+          forget();
+          resolve({ ackedBy: null, refusedBy });
         },
       };
       const timer = setTimeout(() => {
         // Nobody confirmed in time: stop waiting (the message stays queued), and forget the waiter.
-        const rest = (this.#waiters.get(envelope.id) ?? []).filter((w) => w !== waiter);
-        if (rest.length > 0) this.#waiters.set(envelope.id, rest);
-        else this.#waiters.delete(envelope.id);
-        resolve(null);
+        forget();
+        resolve({ ackedBy: null, refusedBy });
       }, timeoutMs);
       timer.unref();
       const list = this.#waiters.get(envelope.id) ?? [];

@@ -5,7 +5,7 @@
 // body, which keeps the result under the 50,000-character threshold).
 import type { Envelope } from '../client/messages.js';
 import { formatMessage, MESSAGE_SEPARATOR } from './message-format.js';
-import { historyLeftOut, LIMITS, lineCut, moreUnread, UNTRUSTED_NOTICE } from './texts.js';
+import { historyLeftOut, LIMITS, lineCut, moreUnread, statusMoreMembers, UNTRUSTED_NOTICE } from './texts.js';
 
 export interface FittedMessages {
   text: string;
@@ -73,4 +73,31 @@ export function fitLines(
   }
   const leftOut = lines.length - kept.length;
   return `${head}${leftOut > 0 ? `${historyLeftOut(leftOut)}\n` : ''}${kept.join('\n')}`;
+}
+
+/**
+ * `status` lines: `head` and `tail` whole, and the member lines in order if they all fit in
+ * `budget`; otherwise online members first (the ones the agent can talk to), as many as fit, then
+ * how many were left out. A room's members are bounded (MAX_KNOWN_PEERS) but their lines are not
+ * small: 256 with a long `about` would pass the cap.
+ */
+export function fitStatus(
+  head: readonly string[],
+  members: readonly { line: string; online: boolean }[],
+  tail: readonly string[],
+  budget: number = LIMITS.maxResultChars,
+): string {
+  const size = (lines: readonly string[]) => lines.reduce((n, line) => n + line.length + 1, 0);
+  const all = members.map((m) => m.line);
+  if (size([...head, ...all, ...tail]) - 1 <= budget) return [...head, ...all, ...tail].join('\n');
+  const room = budget - size([...head, ...tail]) - statusMoreMembers(members.length).length - 1;
+  const kept: string[] = [];
+  let length = 0;
+  for (const m of [...members.filter((x) => x.online), ...members.filter((x) => !x.online)]) {
+    if (length + m.line.length + 1 > room) break;
+    kept.push(m.line);
+    length += m.line.length + 1;
+  }
+  const leftOut = members.length - kept.length;
+  return [...head, ...kept, statusMoreMembers(leftOut), ...tail].join('\n');
 }

@@ -94,6 +94,14 @@ export function delivered(to: string, msgId: string): string {
  * The book's queued text. `online` is who is online now; `to` the addressee, if any; `unknownTo`
  * is set when no member of that name has been seen in the room.
  */
+/**
+ * The recipient's papo refused the message because its inbox is full (ADR 0062): its agent has
+ * not read what it holds. Not a network problem, and sending again does not help.
+ */
+export function inboxFull(by: string, msgId: string): string {
+  return `Not delivered yet (msg_id ${msgId}): ${by}'s inbox is full, because their agent has not read the messages it already holds. It stays queued and goes automatically once ${by}'s agent reads them. Do not send it again; if it cannot wait, tell your user.`;
+}
+
 export function notAcknowledged(
   msgId: string,
   online: readonly string[],
@@ -209,6 +217,11 @@ export function statusPeerLine(p: {
   if (p.about !== undefined && p.about !== '') line += `, working on: ${p.about}`;
   if (p.online) line += `, link: ${p.path ?? 'through another member'}`;
   return line;
+}
+
+/** Where `status` left members out to stay within the result cap (ADR 0062). */
+export function statusMoreMembers(count: number): string {
+  return `- … and ${count} more ${count === 1 ? 'member' : 'members'} not shown (offline, or past the size of this result).`;
 }
 
 export function statusCounts(unread: number, queued: number): string {

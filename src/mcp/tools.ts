@@ -7,12 +7,13 @@ import type { Envelope } from '../client/messages.js';
 import { sameName } from '../client/names.js';
 import { isLoopbackSignalUrl } from '../client/signal-url.js';
 import { findCredential } from './credentials.js';
-import { fitLines, fitMessages } from './result-fit.js';
+import { fitLines, fitMessages, fitStatus } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
 import {
   delivered,
   HISTORY_ERRORS,
   HISTORY_NOTICE,
+  inboxFull,
   LIMITS,
   type NetworkView,
   NO_HISTORY,
@@ -158,6 +159,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // "Leitura e marcar como lido").
     if (replyTo !== undefined) await member.markRepliedTo(replyTo);
     if (result.ackedBy !== null) return textResult(delivered(result.ackedBy, result.id));
+    if (result.refusedBy !== null) return textResult(inboxFull(result.refusedBy, result.id));
     // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
     const warnings = networkWarnings(await networkView(member));
     return textResult(
@@ -253,19 +255,19 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const network = await networkView(member);
     throwIfCancelled(ctx.signal);
     const peers = member.members();
-    const lines = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
-    lines.push(...networkWarnings(network));
-    if (peers.length === 0) lines.push(STATUS_NO_PEERS);
-    else lines.push(STATUS_PEERS, ...peers.map((p) => statusPeerLine(p)));
-    lines.push(statusCounts(member.unread().length, member.queuedCount()));
+    const head = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
+    head.push(...networkWarnings(network));
+    head.push(peers.length === 0 ? STATUS_NO_PEERS : STATUS_PEERS);
+    const tail = [statusCounts(member.unread().length, member.queuedCount())];
     const restart = network.transport.lastRestart;
     if (restart !== undefined && network.transport.state === 'running') {
-      lines.push(
+      tail.push(
         statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why),
       );
     }
-    if (deps.papoRelaySet === true) lines.push(PAPO_RELAY_NOTE);
-    return textResult(lines.join('\n'));
+    if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
+    const lines = peers.map((p) => ({ line: statusPeerLine(p), online: p.online }));
+    return textResult(fitStatus(head, lines, tail));
   };
 
   return { send, wait, inbox, history, status };

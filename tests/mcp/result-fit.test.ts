@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { Envelope } from '../../src/client/messages.js';
-import { fitLines, fitMessages } from '../../src/mcp/result-fit.js';
+import { fitLines, fitMessages, fitStatus } from '../../src/mcp/result-fit.js';
 import { LIMITS, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 
 const msg = (i: number, body: string): Envelope => ({
@@ -75,4 +76,36 @@ test('history cuts a single line that alone exceeds the budget', () => {
   assert.ok(text.length <= LIMITS.maxResultChars);
   assert.match(text, /more characters cut from this line\]$/);
   assert.ok(text.startsWith('notice\n[huge] '));
+});
+
+test('status keeps every member line in order when all fit', () => {
+  const members = [
+    { line: '- b (agent): offline', online: false },
+    { line: '- a (agent): online, link: direct', online: true },
+  ];
+  assert.equal(
+    fitStatus(['head'], members, ['tail']),
+    'head\n- b (agent): offline\n- a (agent): online, link: direct\ntail',
+  );
+});
+
+test('property: status never exceeds the cap, keeps head and tail, and prefers online members', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ size: fc.nat({ max: 400 }), online: fc.boolean() }), { maxLength: 300 }),
+      fc.integer({ min: 2000, max: 40_000 }),
+      (specs, budget) => {
+        const members = specs.map((m, i) => ({ line: `- m${i}: ${'x'.repeat(m.size)}`, online: m.online }));
+        const text = fitStatus(['head line'], members, ['tail line'], budget);
+        assert.ok(text.length <= budget, `${text.length} > ${budget}`);
+        assert.ok(text.startsWith('head line\n') && text.endsWith('\ntail line'));
+        const shown = members.filter((m) => text.includes(`\n${m.line}\n`));
+        if (shown.length < members.length) {
+          assert.match(text, /more members? not shown/);
+          // An offline member is shown only if every online one is.
+          if (shown.some((m) => !m.online)) assert.ok(members.every((m) => !m.online || shown.includes(m)));
+        }
+      },
+    ),
+  );
 });

@@ -21,6 +21,11 @@ test('send responses', () => {
     texts.notAcknowledged('3f9a1c07b2', []),
     'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.',
   );
+  // Not in the book: a recipient's full inbox (ADR 0062).
+  assert.equal(
+    texts.inboxFull('colega', '3f9a1c07b2'),
+    "Not delivered yet (msg_id 3f9a1c07b2): colega's inbox is full, because their agent has not read the messages it already holds. It stays queued and goes automatically once colega's agent reads them. Do not send it again; if it cannot wait, tell your user.",
+  );
 });
 
 test('wait and inbox texts', () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   inboxEvents,
+  inboxIdsOnDisk,
   makeRoom,
   memberEnv,
   openAgent,
@@ -35,10 +36,7 @@ test('two members exchange a message and its ack; the link is direct', { timeout
     [sent.id],
   );
   // Stored before acked: the file on disk holds it.
-  assert.deepEqual(
-    readProfileJson<{ id: string }[]>(room.members.Bia, 'inbox.json', []).map((m) => m.id),
-    [sent.id],
-  );
+  assert.deepEqual(inboxIdsOnDisk(room.members.Bia), [sent.id]);
 
   const back = await bia.node.send({ body: 'hi Ana', replyTo: sent.id }, 10_000);
   assert.equal(back.ackedBy, 'Ana');

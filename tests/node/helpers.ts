@@ -1,7 +1,7 @@
 // Shared pieces of the room-member integration tests: temporary rooms (one PAPO_HOME per member),
 // in-process members over real node-datachannel links, `papo mcp` child processes driven over stdio,
 // and a polling wait. Every helper registers its own cleanup on the test context.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -222,6 +222,20 @@ export function readProfileJson<T>(member: RoomMemberHome, file: string, fallbac
     return JSON.parse(readFileSync(join(member.profile.dir, file), 'utf8')) as T;
   } catch {
     return fallback;
+  }
+}
+
+/** The ids of the messages in a member's inbox/ folder, oldest first. */
+export function inboxIdsOnDisk(member: RoomMemberHome): string[] {
+  try {
+    return readdirSync(join(member.profile.dir, 'inbox'))
+      .filter((f) => /^\d{10}-[0-9a-f]{10}\.json$/.test(f))
+      .sort()
+      .map(
+        (f) => (JSON.parse(readFileSync(join(member.profile.dir, 'inbox', f), 'utf8')) as { id: string }).id,
+      );
+  } catch {
+    return [];
   }
 }
 

@@ -12,9 +12,9 @@ import { sealSignal } from '../../src/client/signal-seal.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import {
   inboxEvents,
+  inboxIdsOnDisk,
   makeRoom,
   openAgent,
-  readProfileJson,
   signalServer,
   waitFor,
   waitLinked,
@@ -65,7 +65,7 @@ test('a duplicate is handed to the agent once and acked every time, also after a
   await waitFor('the ack after the restart', () => acksFor(msg.id).length > before);
   assert.equal(got.length, 0, 'a message seen before the restart is not handed over again');
   assert.deepEqual(bia.node.unread(), []);
-  assert.deepEqual(readProfileJson(room.members.Bia, 'inbox.json', []), []);
+  assert.deepEqual(inboxIdsOnDisk(room.members.Bia), []);
   const inLog = (await bia.node.history(50)).filter((e) => e.ev === 'in');
   assert.equal(inLog.length, 1, 'stored once in the log');
 });

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import {
   freePort,
+  inboxIdsOnDisk,
   kill9,
   type McpMember,
   makeRoom,
@@ -31,7 +32,7 @@ function outboxIds(member: RoomMemberHome): string[] {
 }
 
 function inboxIds(member: RoomMemberHome): string[] {
-  return readProfileJson<Envelope[]>(member, 'inbox.json', []).map((m) => m.id);
+  return inboxIdsOnDisk(member);
 }
 
 function pushedIds(member: McpMember): string[] {
@@ -94,7 +95,7 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
   await waitOnline(ana, 'Bia');
   await waitOnline(bia, 'Ana');
 
-  // Ana is killed the moment Bia's inbox.json is replaced (inotify), before Bia's ack (sent after
+  // Ana is killed the moment Bia's inbox file is renamed into place (inotify), before Bia's ack (sent after
   // the log append is fsynced) can be handled. That is a race; when Ana wins it the ack was not
   // lost, so the round is repeated with a fresh Ana (at most 3 times).
   let id: string | undefined;
@@ -105,8 +106,8 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
       await waitOnline(sender, 'Bia');
     }
     const victim = sender;
-    const watcher = watch(room.members.Bia.profile.dir, (_event, name) => {
-      if (name === 'inbox.json') {
+    const watcher = watch(join(room.members.Bia.profile.dir, 'inbox'), (_event, name) => {
+      if (name !== null && /^\d{10}-[0-9a-f]{10}\.json$/.test(name)) {
         try {
           process.kill(victim.pid, 'SIGKILL');
         } catch {

@@ -26,14 +26,23 @@ class Recorder extends EventEmitter<TransportEvents> {
   }
 }
 
-function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): NodeState {
-  const state: NodeState = {
+type MemoryState = NodeState & { inbox: Envelope[]; failInbox: boolean; storeMs: number };
+
+function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): MemoryState {
+  const state: MemoryState = {
     inbox: [],
+    failInbox: opts.failInbox ?? false,
+    storeMs: opts.storeMs ?? 0,
     outbox: [],
     peers: {},
-    saveInbox: async () => {
-      await new Promise((r) => setTimeout(r, opts.storeMs ?? 0));
-      if (opts.failInbox) throw new Error('disk full (injected)');
+    addToInbox: async (m) => {
+      await new Promise((r) => setTimeout(r, state.storeMs));
+      if (state.failInbox) throw new Error('disk full (injected)');
+      state.inbox.push(m);
+    },
+    removeFromInbox: async (ids) => {
+      const drop = new Set(ids);
+      state.inbox = state.inbox.filter((m) => !drop.has(m.id));
     },
     saveOutbox: async () => {
       if (opts.failOutbox) throw new Error('disk full (injected)');
@@ -97,7 +106,8 @@ test('a failed store acks no copy and leaves nothing in the inbox; the resend is
   assert.equal(acks().length, 0);
   assert.equal(state.inbox.length, 0);
   assert.equal(handed.length, 0);
-  state.saveInbox = async () => {};
+  state.failInbox = false;
+  state.storeMs = 0;
   // The sender still has it queued and sends it again: now it is stored, handed over, acked.
   deliver({ ...msg, ts: 2 });
   await new Promise((r) => setTimeout(r, 20));

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
 import { acquireLock } from '../../src/client/file-lock.js';
+import { MAX_BODY_BYTES } from '../../src/client/frames.js';
+import { MAX_INBOX_BYTES } from '../../src/client/inbox-store.js';
 import { createProfile, openMemberState, openProfile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
 import type { NodeState } from '../../src/client/room-node.js';
@@ -95,14 +97,15 @@ test('force keeps the identity and the log, clears peers, inbox and outbox', asy
     ts: 1,
     body,
   });
-  state.inbox.push(envelope('0123456789', 'x'));
-  await state.saveInbox();
+  await state.addToInbox(envelope('0123456789', 'x'));
   state.outbox = [envelope('0123456788', 'y')];
   await state.saveOutbox();
   state.peers['cd'.repeat(32)] = { name: 'b', kind: 'agent', lastSeen: 1 };
   await state.savePeers();
   const dir = first.profile.dir;
-  for (const f of ['inbox.json', 'outbox.json', 'peers.json']) assert.equal(mode(join(dir, f)), 0o600);
+  for (const f of ['inbox/0000000000-0123456789.json', 'outbox.json', 'peers.json'])
+    assert.equal(mode(join(dir, f)), 0o600);
+  assert.equal(mode(join(dir, 'inbox')), 0o700);
   assert.equal(JSON.parse(readFileSync(join(dir, 'outbox.json'), 'utf8'))[0].body, 'y');
   await state.appendLog({ ev: 'delivered', id: '0123456788', by: 'b', ts: 2 });
 
@@ -189,11 +192,96 @@ test('member state: the shape the room node drives; inbound ids from the log and
   });
   await state.appendLog({ ev: 'in', msg: msg('00000000a1') });
   await state.appendLog({ ev: 'out', msg: msg('00000000a2') });
-  state.inbox.push(msg('00000000a3'));
-  await state.saveInbox();
+  await state.addToInbox(msg('00000000a3'));
   const again = await openMemberState(profile.dir);
   assert.deepEqual([...(await again.inboundIds())].sort(), ['00000000a1', '00000000a3']);
   assert.equal((await again.readLogTail(1))[0]?.ev, 'out');
+});
+
+test('member state: a legacy inbox.json (papo 0.1) is moved into inbox/, in order', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  const msg = (id: string) => ({
+    id,
+    from: 'b',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body: id,
+  });
+  writeFileSync(join(profile.dir, 'inbox.json'), JSON.stringify([msg('00000000b1'), msg('00000000b2')]));
+  const state = await openMemberState(profile.dir);
+  assert.deepEqual(
+    state.inbox.map((m) => m.id),
+    ['00000000b1', '00000000b2'],
+  );
+  assert.ok(!readdirSync(profile.dir).includes('inbox.json'));
+  await state.addToInbox(msg('00000000b3'));
+  await state.removeFromInbox(['00000000b1']);
+  const again = await openMemberState(profile.dir);
+  assert.deepEqual(
+    again.inbox.map((m) => m.id),
+    ['00000000b2', '00000000b3'],
+  );
+});
+
+test('member state: the inbox refuses a message past its cap, and stores one again once read', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  const state = await openMemberState(profile.dir);
+  const big = (i: number) => ({
+    id: i.toString(16).padStart(10, '0'),
+    from: 'b',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body: 'x'.repeat(MAX_BODY_BYTES),
+  });
+  let stored = 0;
+  while (stored < 1000) {
+    try {
+      await state.addToInbox(big(stored));
+      stored++;
+    } catch (err) {
+      assert.ok(isPapoError(err, 'inbox_full'));
+      break;
+    }
+  }
+  const fileBytes = Buffer.byteLength(`${JSON.stringify(big(0))}\n`);
+  assert.equal(stored, Math.floor(MAX_INBOX_BYTES / fileBytes));
+  assert.equal(readdirSync(join(profile.dir, 'inbox')).length, stored, 'nothing written for the refused one');
+  await state.removeFromInbox([big(0).id]);
+  await state.addToInbox(big(stored));
+});
+
+test('member state: a corrupt inbox file is profile_corrupt naming the file', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  await openMemberState(profile.dir);
+  writeFileSync(join(profile.dir, 'inbox', '0000000000-00000000c1.json'), '{"not": ');
+  await assert.rejects(openMemberState(profile.dir), (e) => {
+    assert.ok(isPapoError(e, 'profile_corrupt'));
+    assert.match(e.message, /0000000000-00000000c1\.json/);
+    return true;
+  });
 });
 
 test('member state: corrupt inbox.json is profile_corrupt naming the file', async (t) => {

@@ -55,6 +55,9 @@ export function register(program: Command, ctx: CliContext): void {
         const ackedBy = new Set<string>();
         m.node.on('delivered', ({ by }) => ackedBy.add(by));
         const result = await m.node.send({ body, ...(target ? { to: target } : {}) }, ACK_WAIT_MS);
+        if (result.ackedBy === null && result.refusedBy !== null) {
+          throw new PapoError('inbox_full', t.inboxFull(result.refusedBy, result.id));
+        }
         if (result.ackedBy === null) {
           throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
         }

@@ -7,10 +7,11 @@ import type { Command } from 'commander';
 import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/identity.js';
+import { countUnread } from '../../client/inbox-store.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { Envelope } from '../../client/messages.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { INBOX_FILE, OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
+import { OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
 import { deriveRoomKeys } from '../../client/room-crypto.js';
 import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
 import { agentRestartNote, networkNotes } from '../network-notes.js';
@@ -66,11 +67,8 @@ export function register(program: Command, ctx: CliContext): void {
           members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
         );
         printLines(notes);
-        const [inbox, outbox] = await Promise.all([
-          readJsonFile<Envelope[]>(join(profile.dir, INBOX_FILE)).catch(() => null),
-          readJsonFile<Envelope[]>(join(profile.dir, OUTBOX_FILE)).catch(() => null),
-        ]);
-        printLines([t.counts(outbox?.length ?? 0, inbox?.length ?? 0)]);
+        const outbox = await readJsonFile<Envelope[]>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
+        printLines([t.counts(outbox?.length ?? 0, countUnread(profile.dir))]);
       } catch (err) {
         reportError(ctx, err);
       }

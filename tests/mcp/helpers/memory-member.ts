@@ -110,10 +110,10 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
     this.log.push({ ev: 'out', msg });
     if (this.ackBy === null) {
       this.queued.push(msg);
-      return { id: msg.id, ackedBy: null };
+      return { id: msg.id, ackedBy: null, refusedBy: null };
     }
     this.log.push({ ev: 'delivered', id: msg.id, by: this.ackBy, ts: msg.ts });
-    return { id: msg.id, ackedBy: this.ackBy };
+    return { id: msg.id, ackedBy: this.ackBy, refusedBy: null };
   }
   async history(limit: number): Promise<LogEntry[]> {
     return this.log.slice(-limit);

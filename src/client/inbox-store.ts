@@ -1,0 +1,154 @@
+// The inbox as a folder: one file per unread message (ADR 0062). The book keeps the inbox in one
+// JSON array, rewritten whole (with an fsync) for every message stored and every message read, so
+// a member sent N messages of 48 KiB wrote O(N²) bytes: 300 of them rewrote 2.2 GB. Here a message
+// costs one file of its own size, written atomically and durably, and reading it costs an unlink.
+//
+//   inbox/0000000042-81d4e0aa6c.json   one Envelope; the number is the arrival order
+//
+// The inbox is also bounded (MAX_INBOX_MESSAGES, MAX_INBOX_BYTES): a member that fills it is
+// refused further messages (PapoError 'inbox_full') until the agent reads, so another member's
+// text cannot fill this machine's disk. A legacy inbox.json (papo 0.1) is moved in on open.
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
+import { PapoError } from './errors.js';
+import type { Envelope } from './messages.js';
+
+export const INBOX_DIR = 'inbox';
+/** The book's single-file inbox, read once and moved into INBOX_DIR. */
+export const LEGACY_INBOX_FILE = 'inbox.json';
+/** Unread messages a member keeps at most; past it, new messages are refused until the agent reads. */
+export const MAX_INBOX_MESSAGES = 1000;
+/** Bytes of unread messages (their files) a member keeps at most. */
+export const MAX_INBOX_BYTES = 8 * 1024 * 1024;
+
+const ENTRY = /^(\d{10})-([0-9a-f]{10})\.json$/;
+
+interface Entry {
+  file: string;
+  msg: Envelope;
+  bytes: number;
+}
+
+/** The unread messages of one profile, oldest first. Only the holder of the profile lock writes. */
+export class InboxStore {
+  readonly dir: string;
+  #entries: Entry[];
+  #bytes: number;
+  #next: number;
+
+  private constructor(dir: string, entries: Entry[]) {
+    this.dir = dir;
+    this.#entries = entries;
+    this.#bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+    const last = entries.at(-1);
+    this.#next = last ? Number(ENTRY.exec(last.file)?.[1]) + 1 : 0;
+  }
+
+  /** Opens (creating, and moving a legacy inbox.json in) the inbox of `profileDir`. */
+  static async open(profileDir: string): Promise<InboxStore> {
+    const dir = join(profileDir, INBOX_DIR);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const store = new InboxStore(dir, readEntries(dir));
+    await store.#moveLegacy(join(profileDir, LEGACY_INBOX_FILE));
+    return store;
+  }
+
+  get messages(): readonly Envelope[] {
+    return this.#entries.map((e) => e.msg);
+  }
+
+  get count(): number {
+    return this.#entries.length;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Stores `msg` durably; PapoError 'inbox_full' (nothing written) when it would pass a cap. */
+  async add(msg: Envelope): Promise<void> {
+    const text = `${JSON.stringify(msg)}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (this.#entries.length >= MAX_INBOX_MESSAGES || this.#bytes + bytes > MAX_INBOX_BYTES) {
+      throw new PapoError(
+        'inbox_full',
+        `the inbox holds ${this.#entries.length} unread messages (${this.#bytes} bytes)`,
+      );
+    }
+    const file = `${String(this.#next).padStart(10, '0')}-${msg.id}.json`;
+    await writeFileDurable(join(this.dir, file), text);
+    this.#next++;
+    this.#entries.push({ file, msg, bytes });
+    this.#bytes += bytes;
+  }
+
+  /** Removes these ids (read by the agent); the folder is synced once for all of them. */
+  async remove(ids: Iterable<string>): Promise<void> {
+    const drop = new Set(ids);
+    const keep: Entry[] = [];
+    let removed = false;
+    for (const e of this.#entries) {
+      if (!drop.has(e.msg.id)) {
+        keep.push(e);
+        continue;
+      }
+      try {
+        unlinkSync(join(this.dir, e.file));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      this.#bytes -= e.bytes;
+      removed = true;
+    }
+    this.#entries = keep;
+    if (removed) await syncDir(this.dir);
+  }
+
+  async #moveLegacy(path: string): Promise<void> {
+    const legacy = await readJsonFile<unknown>(path);
+    if (legacy === null) return;
+    if (!Array.isArray(legacy))
+      throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
+    // A crash mid-move leaves both: what is already in the folder is not added twice.
+    const have = new Set(this.#entries.map((e) => e.msg.id));
+    for (const msg of legacy as Envelope[]) {
+      if (have.has(msg.id)) continue;
+      const text = `${JSON.stringify(msg)}\n`;
+      const file = `${String(this.#next++).padStart(10, '0')}-${msg.id}.json`;
+      await writeFileDurable(join(this.dir, file), text);
+      this.#entries.push({ file, msg, bytes: Buffer.byteLength(text) });
+      this.#bytes += Buffer.byteLength(text);
+    }
+    unlinkSync(path);
+    await syncDir(join(this.dir, '..'));
+  }
+}
+
+/** How many unread messages a profile holds, for a process that does not hold its lock. */
+export function countUnread(profileDir: string): number {
+  try {
+    return readdirSync(join(profileDir, INBOX_DIR)).filter((f) => ENTRY.test(f)).length;
+  } catch {
+    return 0;
+  }
+}
+
+function readEntries(dir: string): Entry[] {
+  const entries: Entry[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!ENTRY.test(file)) continue;
+    const path = join(dir, file);
+    const text = readFileSync(path, 'utf8');
+    let msg: Envelope;
+    try {
+      msg = JSON.parse(text) as Envelope;
+    } catch (err) {
+      throw new PapoError('profile_corrupt', `${path} is not valid JSON`, { cause: err });
+    }
+    if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'string')
+      throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
+    entries.push({ file, msg, bytes: Buffer.byteLength(text) });
+  }
+  return entries;
+}
