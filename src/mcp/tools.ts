@@ -23,6 +23,7 @@ import {
   PAPO_RELAY_NOTE,
   SEND_ERRORS,
   STATUS_NO_PEERS,
+  STATUS_NOTICE,
   STATUS_PEERS,
   statusCounts,
   statusHeader,
@@ -265,6 +266,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       );
     }
     if (deps.papoRelaySet === true) lines.push(PAPO_RELAY_NOTE);
+    // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
+    if (peers.some((p) => p.about !== undefined && p.about !== '')) lines.unshift(STATUS_NOTICE);
     return textResult(lines.join('\n'));
   };
 

@@ -43,7 +43,8 @@ test('message format: header, body, reply_to/to only when present', () => {
   };
   assert.equal(
     formatMessage(msg),
-    '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]\nOi, agente do notificacoes aqui. ...',
+    // The book's header, then the body indented by two spaces (ADR 0059).
+    '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]\n  Oi, agente do notificacoes aqui. ...',
   );
   const { reply_to: _, ...plain } = msg;
   assert.equal(
