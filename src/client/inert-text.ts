@@ -27,14 +27,20 @@
 // code and paths whose backslashes must stay readable. The escaped form holds only printable
 // characters, so escaping twice changes nothing.
 
-const SUSPECT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}]/u;
-const ESCAPE_ALWAYS = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
+// Everything that may need an escape (in the order tried at each position): a subdivision flag,
+// kept whole; CRLF; any control, format, separator or surrogate code point, or variation selector.
+const CANDIDATES =
+  /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,7}\u{E007F}|\r\n|[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}]/gu;
+/** Whether a text needs any work at all (most do not): as CANDIDATES, newline and tab aside. */
+const SUSPECT_BLOCK = /[^\n\t\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}]/u;
+const SUSPECT_LINE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}]/u;
 const SELECTOR = /^\p{Variation_Selector}$/u;
 const ZWNJ = 0x200c;
 const ZWJ = 0x200d;
-const BLACK_FLAG = 0x1f3f4;
-const CANCEL_TAG = 0xe007f;
-const isFlagTag = (cp: number) => (cp >= 0xe0030 && cp <= 0xe0039) || (cp >= 0xe0061 && cp <= 0xe007a);
+/** Stands for a code point kept as it was that is none of the special ones. */
+const ORDINARY = 0x20;
+/** Stands for the start of the text, or a code point shown as an escape. */
+const NOTHING = -1;
 
 /** The visible escape of one code point: `\n`, `\t`, `\r`, `\x1b`, `\u202e` or `\u{e0041}`. */
 export function escapeCodePoint(cp: number): string {
@@ -51,60 +57,39 @@ export function escapeCodePoint(cp: number): string {
  * `block` (the default) keeps newlines and tabs for the layout to handle; `line` escapes them too.
  */
 export function inertText(text: string, shape: 'block' | 'line' = 'block'): string {
-  if (!SUSPECT.test(text)) return text;
   const block = shape === 'block';
-  const cps = Array.from(text);
-  let out = '';
-  // The previous code point kept as it was: a selector or joiner only modifies a character.
-  let prevKept = -1;
-  for (let i = 0; i < cps.length; i++) {
-    const ch = cps[i] as string;
-    const cp = ch.codePointAt(0) as number;
-    if (block && (cp === 0x0a || cp === 0x09)) {
-      out += ch;
-      prevKept = cp;
-      continue;
-    }
-    if (block && cp === 0x0d && cps[i + 1] === '\n') continue; // CRLF: a line end
-    if (cp === BLACK_FLAG) {
-      const flag = subdivisionFlag(cps, i);
-      if (flag > 0) {
-        out += cps.slice(i, i + flag).join('');
-        i += flag - 1;
-        prevKept = CANCEL_TAG;
-        continue;
-      }
-    }
-    let asEscape: boolean;
-    if (cp === ZWJ || cp === ZWNJ) {
-      asEscape = !modifiable(prevKept);
-    } else if (SELECTOR.test(ch)) {
-      asEscape = !modifiable(prevKept) || SELECTOR.test(String.fromCodePoint(prevKept));
+  if (!(block ? SUSPECT_BLOCK : SUSPECT_LINE).test(text)) return text;
+  // What came just before a match, for selectors and joiners: the previous match's outcome when
+  // it touches this one, else an ordinary character (or the start of the text).
+  let lastEnd = 0;
+  let last = NOTHING;
+  return text.replace(CANDIDATES, (m: string, offset: number) => {
+    const prev = offset === lastEnd ? last : ORDINARY;
+    lastEnd = offset + m.length;
+    let out: string;
+    if (m.length > 2) {
+      out = m; // a subdivision flag
+      last = ORDINARY;
+    } else if (m === '\r\n') {
+      out = block ? '\n' : '\\r\\n';
+      last = block ? 0x0a : NOTHING;
     } else {
-      asEscape = ESCAPE_ALWAYS.test(ch);
+      const cp = m.codePointAt(0) as number;
+      let keep: boolean;
+      if (cp === 0x0a || cp === 0x09) keep = block;
+      else if (cp === ZWJ || cp === ZWNJ) keep = modifiable(prev);
+      else if (SELECTOR.test(m)) keep = modifiable(prev) && !SELECTOR.test(String.fromCodePoint(prev));
+      else keep = false;
+      out = keep ? m : escapeCodePoint(cp);
+      last = keep ? cp : NOTHING;
     }
-    if (asEscape) {
-      out += escapeCodePoint(cp);
-      prevKept = -1;
-    } else {
-      out += ch;
-      prevKept = cp;
-    }
-  }
-  return out;
+    return out;
+  });
 }
 
-/** Whether a joiner or selector may follow this kept code point (-1: none, or an escape). */
+/** Whether a joiner or selector may follow what came before it (not a start, escape, line end). */
 function modifiable(prev: number): boolean {
-  return prev !== -1 && prev !== ZWJ && prev !== ZWNJ && prev !== 0x0a && prev !== 0x09;
-}
-
-/** Code points of the subdivision flag starting at `i` (U+1F3F4, 1-7 tags, U+E007F), else 0. */
-function subdivisionFlag(cps: readonly string[], i: number): number {
-  let j = i + 1;
-  while (j < cps.length && j - i <= 7 && isFlagTag(cps[j]?.codePointAt(0) ?? 0)) j++;
-  if (j === i + 1 || cps[j]?.codePointAt(0) !== CANCEL_TAG) return 0;
-  return j - i + 1;
+  return prev !== NOTHING && prev !== ZWJ && prev !== ZWNJ && prev !== 0x0a && prev !== 0x09;
 }
 
 /** The indentation of every line of room text after the first: only headers start at column 0. */
