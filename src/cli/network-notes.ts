@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { readJsonFile } from '../client/durable-file.js';
 import { isAlive } from '../client/file-lock.js';
 import { papoRelaySet } from '../client/ice-config.js';
+import { inertText } from '../client/inert-text.js';
 import type { NetworkHealth } from '../client/member-api.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
@@ -25,7 +26,8 @@ export async function networkNotes(
   }
   const problem = health.signal.problem;
   if (!health.signal.joined && problem !== undefined) {
-    lines.push(t.signalProblem(problem.code, health.signalUrl, problem.detail));
+    // The detail is the signal server's own words: escaped like room text (ADR 0059).
+    lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
   }
   if (isLoopbackSignalUrl(health.signalUrl) && member.node.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));

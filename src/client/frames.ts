@@ -4,6 +4,7 @@
 // it never throws anything else, because these bytes come from the network.
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { normaliseAbout } from './about.js';
 import { PapoError } from './errors.js';
 import type { Envelope, SenderKind } from './messages.js';
 import { isMemberName } from './names.js';
@@ -13,8 +14,8 @@ import { FRAME_AAD, open, seal } from './room-crypto.js';
 export const MAX_BODY_BYTES = 48 * 1024;
 /** Largest sealed frame on the wire. */
 export const MAX_SEALED_FRAME_BYTES = 64 * 1024;
-/** Longest `about` text a hello may carry. */
-export const MAX_ABOUT_CHARS = 200;
+/** Longest `about` text a hello carries (src/client/about.ts). */
+export { MAX_ABOUT_CHARS } from './about.js';
 
 const MSG_ID = /^[0-9a-f]{10}$/;
 const NODE_ID = /^[0-9a-f]{64}$/;
@@ -164,7 +165,11 @@ export function decodeFrame(input: string | Uint8Array): Frame {
   switch (o.t) {
     case 'hello': {
       if (typeof o.ephemeral !== 'boolean') throw invalid('ephemeral is not a boolean');
-      const about = optStr(o, 'about', (v) => v.length <= MAX_ABOUT_CHARS, 'a short text');
+      // A hostile `about` (lines, controls, any length) is made one inert line of at most
+      // MAX_ABOUT_CHARS rather than refused: refusing it would drop the whole hello, and with it
+      // the member (ADR 0059).
+      const rawAbout = optStr(o, 'about', () => true, 'a text');
+      const about = rawAbout === undefined ? undefined : normaliseAbout(rawAbout);
       return {
         t: 'hello',
         node: str(o, 'node', isNode, 'a node id'),

@@ -1,6 +1,7 @@
 // The human line of a log entry, as `papo log` prints it and the MCP `history` tool returns it
 // (the book's "papo log" format). Times are local: the TZ variable decides, as in the book's
 // Docker example (`-e TZ=America/Sao_Paulo`).
+import { indentFollowingLines, inertText } from './inert-text.js';
 import type { Envelope, LogEntry } from './messages.js';
 
 /**
@@ -9,17 +10,23 @@ import type { Envelope, LogEntry } from './messages.js';
  * [2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): body
  * What we sent without `to` went to the whole room ("-> room"); what we received names us as its
  * recipient (`self`), as in the book's example, whose log.jsonl line for it carries no `to`.
- * The body is printed as is, new lines included.
+ * The body is room text (ADR 0059): its control and invisible characters are shown as escapes
+ * (`\x1b`, `\u202e`), and each of its further lines is indented by two spaces, as in the book's
+ * "Validação com Claude Code" excerpt, so only an entry's first line starts at column 0 and no
+ * line of a body can pass for another entry.
  */
 export function formatLogEntry(entry: LogEntry, self?: string): string {
   if (entry.ev === 'delivered') {
-    return `[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`;
+    return inertText(`[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`, 'line');
   }
   const msg = entry.msg;
   // The sender's kind is shown for what arrived; what we sent is always ours.
   const sender = entry.ev === 'in' ? `${msg.from} (${msg.kind})` : msg.from;
   const recipient = msg.to ?? (entry.ev === 'in' && self !== undefined ? self : 'room');
-  return `[${formatLocalTime(msg.ts)}] ${sender} -> ${recipient} (${reference(msg)}): ${msg.body}`;
+  // Names and ids are validated where frames are decoded; the whole line goes through the escape
+  // anyway, so a hand-edited log.jsonl cannot reach the terminal either.
+  const line = `[${formatLocalTime(msg.ts)}] ${sender} -> ${recipient} (${reference(msg)}): ${msg.body}`;
+  return indentFollowingLines(inertText(line));
 }
 
 function reference(msg: Envelope): string {

@@ -5,6 +5,7 @@
 // pushes the unread messages left from earlier sessions, then each new one. A push never marks
 // anything read: Claude Code drops channel events silently when channels are off, so `wait` and
 // `inbox` must still find the message.
+import { inertText } from '../client/inert-text.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
 
@@ -20,7 +21,9 @@ export function channelParams(msg: Envelope): ChannelParams {
   const meta: Record<string, string> = { from: msg.from, msg_id: msg.id, sender_kind: msg.kind };
   if (msg.reply_to !== undefined) meta.reply_to = msg.reply_to;
   if (msg.to !== undefined) meta.to = msg.to;
-  return { content: msg.body, meta };
+  // The body is room text: its control and invisible characters are escaped (ADR 0059). It keeps
+  // its lines as they are: the <channel> tag frames it, and Claude Code escapes a </channel> in it.
+  return { content: inertText(msg.body), meta };
 }
 
 export interface ChannelPump {

@@ -5,6 +5,10 @@
 //
 // `to=` and `reply_to=` appear only when the message has them; messages are separated by a blank
 // line. Times are local, as in `papo log`.
+// The body is room text (ADR 0059): control and invisible characters become visible escapes, and
+// every line of it is indented by two spaces (the book puts it at column 0), so that a body line
+// can never pass for a `[msg_id=...]` header, which alone starts at column 0.
+import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/inert-text.js';
 import type { Envelope } from '../client/messages.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in the local time zone (TZ is honoured by Node). */
@@ -18,11 +22,11 @@ export function formatMessageHeader(msg: Envelope): string {
   let header = `[msg_id=${msg.id} from=${msg.from} (${msg.kind}) at ${formatLocalTime(msg.ts)}`;
   if (msg.to !== undefined) header += ` to=${msg.to}`;
   if (msg.reply_to !== undefined) header += ` reply_to=${msg.reply_to}`;
-  return `${header}]`;
+  return inertText(`${header}]`, 'line');
 }
 
 export function formatMessage(msg: Envelope): string {
-  return `${formatMessageHeader(msg)}\n${msg.body}`;
+  return `${formatMessageHeader(msg)}\n${CONTINUATION_INDENT}${indentFollowingLines(inertText(msg.body))}`;
 }
 
 /** Blank line between messages. */

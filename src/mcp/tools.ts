@@ -24,6 +24,7 @@ import {
   PAPO_RELAY_NOTE,
   SEND_ERRORS,
   STATUS_NO_PEERS,
+  STATUS_NOTICE,
   STATUS_PEERS,
   statusCounts,
   statusHeader,
@@ -266,6 +267,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       );
     }
     if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
+    // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
+    if (peers.some((p) => p.about !== undefined && p.about !== '')) head.unshift(STATUS_NOTICE);
     const lines = peers.map((p) => ({ line: statusPeerLine(p), online: p.online }));
     return textResult(fitStatus(head, lines, tail));
   };

@@ -109,7 +109,8 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
       inbox[2] ?? '',
       new RegExp(`^\\[msg_id=${third} from=voce \\(agent\\) at ${HEADER_TIME}\\]$`),
     );
-    assert.deepEqual(inbox.slice(3), ['Third: who owns the URL?']);
+    // The body, indented by two spaces (ADR 0059).
+    assert.deepEqual(inbox.slice(3), ['  Third: who owns the URL?']);
     assert.equal(await callText(b.client, 'inbox'), 'No unread messages.');
   });
 
@@ -123,7 +124,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
         lines[2] ?? '',
         new RegExp(`^\\[msg_id=${reply} from=colega \\(agent\\) at ${HEADER_TIME} reply_to=[0-9a-f]{10}\\]$`),
       );
-      assert.deepEqual(lines.slice(3), ['Retry is fine; we answer 202 once queued.']);
+      assert.deepEqual(lines.slice(3), ['  Retry is fine; we answer 202 once queued.']);
     },
   );
 
@@ -145,7 +146,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     assert.match(
       got,
       new RegExp(
-        `^\\[msg_id=${q} from=colega \\(agent\\) at ${HEADER_TIME}\\]\\nA question from colega\\.$`,
+        `^\\[msg_id=${q} from=colega \\(agent\\) at ${HEADER_TIME}\\]\\n {2}A question from colega\\.$`,
         'm',
       ),
     );

@@ -19,7 +19,7 @@ test('all messages fit: notice first, blank line between messages, nothing remai
   assert.equal(fitted.remaining, 0);
   assert.equal(fitted.included.length, 2);
   assert.ok(fitted.text.startsWith(`${UNTRUSTED_NOTICE}\n\n[msg_id=0000000001 `));
-  assert.match(fitted.text, /\none\n\n\[msg_id=0000000002 /);
+  assert.match(fitted.text, /\n {2}one\n\n\[msg_id=0000000002 /);
 });
 
 test('too many messages: those that fit are returned in order, the rest counted', () => {

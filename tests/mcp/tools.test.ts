@@ -7,7 +7,7 @@ import { type TestContext, test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import type { RoomMember } from '../../src/client/member-api.js';
 import { startMcpServer } from '../../src/mcp/server.js';
-import { UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { STATUS_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { MemoryMember } from './helpers/memory-member.js';
 import { type Json, RpcClient, resultText } from './helpers/rpc-client.js';
 
@@ -117,7 +117,7 @@ test('wait: returns unread messages at once with the notice, and consumes them',
   assert.match(
     text,
     new RegExp(
-      `\\[msg_id=${m.id} from=colega \\(agent\\) at [0-9-]+ [0-9:]+ reply_to=3f9a1c07b2\\]\\nthe answer$`,
+      `\\[msg_id=${m.id} from=colega \\(agent\\) at [0-9-]+ [0-9:]+ reply_to=3f9a1c07b2\\]\\n  the answer$`,
     ),
   );
   assert.equal(member.unread().length, 0);
@@ -184,7 +184,7 @@ test('inbox: "No unread messages." when empty; otherwise all unread, consumed', 
   const text = resultText(await client.call('inbox'));
   assert.match(
     text,
-    /from=colega \(agent\) at [^\]]+\]\na\n\n\[msg_id=[0-9a-f]+ from=ana \(human\) at [^\]]+ to=voce\]\nb$/,
+    /from=colega \(agent\) at [^\]]+\]\n {2}a\n\n\[msg_id=[0-9a-f]+ from=ana \(human\) at [^\]]+ to=voce\]\n {2}b$/,
   );
   assert.equal(member.unread().length, 0);
 });
@@ -256,6 +256,7 @@ test('status: the book text plus the link path', async (t) => {
   assert.equal(
     resultText(await client.call('status')),
     [
+      STATUS_NOTICE,
       'You are "voce" in room 7a2e64ec (endpoint 3b2c41d0a9).',
       'Peers:',
       '- ana (human): offline',
@@ -287,7 +288,8 @@ test('status and send tell the agent about the network: the warnings, the restar
   };
   await client.initialize();
   const status = resultText(await client.call('status'));
-  const lines = status.split('\n');
+  const [notice, ...lines] = status.split('\n');
+  assert.equal(notice, STATUS_NOTICE);
   assert.equal(lines[0], 'You are "voce" in room 7a2e64ec (endpoint 3b2c41d0a9).');
   assert.match(
     lines[1] as string,

@@ -35,7 +35,8 @@ test("the book's three line forms, in the local time of TZ", (t) => {
         body: 'linha 1\nlinha 2',
       },
     }),
-    '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): linha 1\nlinha 2',
+    // Further lines of a body are indented by two spaces (ADR 0059).
+    '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): linha 1\n  linha 2',
   );
   // Received without `to`: the line names this member as the recipient (the book's example).
   const received = {

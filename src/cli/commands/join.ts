@@ -1,5 +1,6 @@
 // papo join: stores the room of an invite in this profile.
 import type { Command } from 'commander';
+import { checkAbout } from '../../client/about.js';
 import { decodeInvite } from '../../client/invite.js';
 import { validateMemberName } from '../../client/names.js';
 import { createProfile } from '../../client/profile-store.js';
@@ -29,6 +30,8 @@ export function register(program: Command, ctx: CliContext): void {
       const profile = checkedProfile(ctx);
       hint(ctx, { name: opts.name });
       const name = validateMemberName(opts.name);
+      // Shown to the other members: one printable line, refused otherwise (ADR 0059).
+      const about = opts.about === undefined ? undefined : checkAbout(opts.about);
       const invite = decodeInvite(inviteText);
       const flag = opts.signal !== undefined ? parseSignalUrl(opts.signal, '--signal') : undefined;
       const signalUrl = flag ?? (invite.signalUrl !== '' ? invite.signalUrl : undefined);
@@ -40,7 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
         name,
         secret: invite.secret,
         force: opts.force === true,
-        ...(opts.about !== undefined ? { about: opts.about } : {}),
+        ...(about !== undefined ? { about } : {}),
         ...(signalUrl !== undefined ? { signalUrl } : {}),
       });
       const { roomId } = deriveRoomKeys(invite.secret);

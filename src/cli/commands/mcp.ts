@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
+import { checkAbout, normaliseAbout } from '../../client/about.js';
 import type { RoomMember } from '../../client/member-api.js';
 import { type CliContext, profileName } from '../context.js';
 
@@ -19,6 +20,8 @@ export function register(program: Command, ctx: CliContext): void {
     .description('Run the MCP server over stdio (Claude Code runs this; see `papo install`).')
     .option('--about <text>', 'what this agent works on, announced to the room (default: the folder name)')
     .action(async (opts: McpOptions) => {
+      // A bad --about stops the server before it starts, with the reason on stderr (ADR 0059).
+      const aboutFlag = opts.about === undefined ? undefined : checkAbout(opts.about);
       const profile = profileName(ctx);
       const dir = join(papoHome(ctx.env), 'profiles', profile);
       const [{ runMcpServer }, { peekProfile }] = await Promise.all([
@@ -33,7 +36,9 @@ export function register(program: Command, ctx: CliContext): void {
         describe: peek,
         openMember: () => {
           // The announced `about`: --about, else the profile's, else the project folder's name.
-          const about = opts.about ?? peek()?.about ?? basename(process.cwd());
+          // Only the flag was checked: a hand-edited profile or an odd folder name is made one
+          // printable line of at most 200 characters, as receivers would make it anyway.
+          const about = aboutFlag ?? normaliseAbout(peek()?.about ?? basename(process.cwd())) ?? '';
           return openMember(profile, papoHome(ctx.env), about, ctx.env);
         },
       });

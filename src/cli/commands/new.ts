@@ -1,5 +1,6 @@
 // papo new: makes a room (a fresh secret) in this profile and prints the invite.
 import type { Command } from 'commander';
+import { checkAbout } from '../../client/about.js';
 import { encodeInvite } from '../../client/invite.js';
 import { validateMemberName } from '../../client/names.js';
 import { createProfile } from '../../client/profile-store.js';
@@ -28,12 +29,14 @@ export function register(program: Command, ctx: CliContext): void {
       const profile = checkedProfile(ctx);
       hint(ctx, { name: opts.name });
       const name = validateMemberName(opts.name);
+      // Shown to the other members: one printable line, refused otherwise (ADR 0059).
+      const about = opts.about === undefined ? undefined : checkAbout(opts.about);
       const signalUrl = roomSignalUrl(opts.signal, ctx.env);
       const secret = generateSecret();
       const input = { home: home(ctx), profile, name, secret, force: opts.force === true };
       const { replaced } = await createProfile({
         ...input,
-        ...(opts.about !== undefined ? { about: opts.about } : {}),
+        ...(about !== undefined ? { about } : {}),
         ...(signalUrl !== undefined ? { signalUrl } : {}),
       });
       const { roomId } = deriveRoomKeys(secret);

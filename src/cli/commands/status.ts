@@ -8,6 +8,7 @@ import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/identity.js';
 import { countUnread } from '../../client/inbox-store.js';
+import { inertText } from '../../client/inert-text.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { Envelope } from '../../client/messages.js';
 import type { OpenedMember } from '../../client/open-member.js';
@@ -77,7 +78,8 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 function memberLine(m: MemberStatus, isOwnAgent: boolean, t: ReturnType<typeof text>): string {
-  const about = isOwnAgent ? t.yourAgent : m.about;
+  // Room text (normalised when its hello arrived, escaped again here: ADR 0059).
+  const about = isOwnAgent ? t.yourAgent : m.about === undefined ? undefined : inertText(m.about, 'line');
   const path = m.online && m.path ? ` (${m.path})` : '';
   return `  ${m.name} [${shortId(m.node)}] ${m.online ? t.online : t.offline}${about ? ` — ${about}` : ''}${path}`;
 }
