@@ -27,6 +27,7 @@ import { PapoError } from './errors.js';
 import { validateIceServers } from './ice-config.js';
 import type { SignalProblem, SignalProblemCode } from './member-api.js';
 import { type SignalDropReason, SignalOpener, sealSignal } from './signal-seal.js';
+import { tokenMayTravel } from './signal-token.js';
 
 /** Redial delays in ms; the last one repeats. */
 export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_000];
@@ -46,7 +47,7 @@ export interface SignalClientOptions {
   localId: string;
   /** The room's signal key (32 bytes), for sealing and opening blobs. */
   signalKey: Uint8Array;
-  /** Bearer token for servers that require one. */
+  /** Bearer token for servers that require one (bound to this URL's origin: signal-token.ts). */
   token?: string | undefined;
   /** Redial delays in ms (tests shorten them); the last repeats. */
   backoffMs?: readonly number[];
@@ -228,7 +229,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   #dial(): void {
     if (this.#closed) return;
     const headers: Record<string, string> = {};
-    if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    // Never in clear to another machine (ADR 0060); signalTokenFor refuses that already.
+    if (this.#token !== undefined && tokenMayTravel(this.#socketUrl))
+      headers.authorization = `Bearer ${this.#token}`;
     // `?peer=` lets the server tag the TURN credentials it mints with our short id (ADR 0023).
     const url = new URL(this.#socketUrl);
     url.searchParams.set('peer', this.localId);
