@@ -297,10 +297,13 @@ function signalTokenPt(message: string): string {
   if (message.includes('is a token without a server')) {
     const head =
       'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
-    const form = /write (PAPO_SIGNAL_TOKEN=\S+=TOKEN)$/.exec(message)?.[1];
-    if (form !== undefined) return `${head}; para o servidor desta sala escreva ${form}`;
-    const origin = /in front of (\S+) /.exec(message)?.[1] ?? '?';
-    return `${head}; o servidor desta sala (${origin}) usa ws:// em outra máquina, e um token nunca vai por ws:// a outra máquina: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+    const plain = /this room's server, (\S+), is plain/.exec(message)?.[1];
+    if (plain !== undefined) {
+      return `${head}; o servidor desta sala, ${plain}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+    }
+    const form =
+      /write (PAPO_SIGNAL_TOKEN=\S+=TOKEN)$/.exec(message)?.[1] ?? 'PAPO_SIGNAL_TOKEN=ORIGEM=TOKEN';
+    return `${head}; para o servidor desta sala escreva ${form}`;
   }
   const missing = /names (\S+) without a token/.exec(message)?.[1];
   if (missing !== undefined) return `PAPO_SIGNAL_TOKEN cita ${missing} sem token: escreva ${missing}=TOKEN`;

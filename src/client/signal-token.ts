@@ -90,12 +90,13 @@ export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): strin
   if (bare !== undefined) {
     const pinned = env.PAPO_SIGNAL?.trim() ?? '';
     if (pinned === '') {
-      const fix = tokenMayTravel(target)
-        ? `PAPO_SIGNAL_TOKEN=${target}=TOKEN`
-        : `wss:// in front of ${target} (a token is never sent over ws:// to another machine), then PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+      const head =
+        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
       throw new PapoError(
         'invalid_signal_token',
-        `PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to; for this room's server write ${fix}`,
+        tokenMayTravel(target)
+          ? `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${target}=TOKEN`
+          : `${head}; this room's server, ${target}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`,
       );
     }
     let origin: string;
