@@ -102,6 +102,7 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   await sleep(12_000);
   attacker.ws.off('message', fight);
   const rejoins = leftA() - before;
+  t.diagnostic(`A joined again ${rejoins} times in 12 s of fighting`);
   assert.ok(rejoins >= 1, `A joined again during the fight (${rejoins})`);
   assert.ok(rejoins <= 8, `A joined again ${rejoins} times in 12 s: that is a tight loop`);
 
