@@ -1,6 +1,7 @@
 // The CLI's human text in English and Brazilian Portuguese (DESIGN.md "Human-facing text").
 // Agent-facing text (MCP) never goes through here: it is always English.
 import { isPapoError } from '../client/errors.js';
+import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
 
 export type Lang = 'en' | 'pt';
 
@@ -135,7 +136,9 @@ const en: Messages = {
   signalProblem: (code, url, detail) => {
     switch (code) {
       case 'unauthorized':
-        return `warning: the signal server ${url} refused the connection: it requires a token (set PAPO_SIGNAL_TOKEN)`;
+        return tokenMayTravel(url)
+          ? `warning: the signal server ${url} refused the connection: it requires a token (set PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>)`
+          : `warning: the signal server ${url} refused the connection: it requires a token, and papo never sends one over ws:// to another machine (put TLS in front of it and use wss://)`;
       case 'room_full':
         return `warning: the signal server ${url} says this room is full (${detail})`;
       case 'rate_limited':
@@ -222,7 +225,9 @@ const pt: Messages = {
   signalProblem: (code, url, detail) => {
     switch (code) {
       case 'unauthorized':
-        return `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token (defina PAPO_SIGNAL_TOKEN)`;
+        return tokenMayTravel(url)
+          ? `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token (defina PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>)`
+          : `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token, e o papo nunca manda um token por ws:// a outra máquina (ponha TLS na frente dele e use wss://)`;
       case 'room_full':
         return `aviso: o servidor de sinalização ${url} diz que esta sala está cheia (${detail})`;
       case 'rate_limited':
@@ -268,6 +273,8 @@ const pt: Messages = {
         }
         if (message.includes('signal URL')) return 'este convite não traz uma URL de sinalização utilizável';
         return 'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")';
+      case 'invalid_signal_token':
+        return signalTokenPt(message);
       case 'invalid_signal_url':
         if (message.startsWith('PAPO_SIGNAL')) return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';
@@ -276,6 +283,43 @@ const pt: Messages = {
     }
   },
 };
+
+/** The origin of a signal URL for the ORIGIN=TOKEN form (the URL itself if it cannot be parsed). */
+function originOf(url: string): string {
+  try {
+    return signalOrigin(url);
+  } catch {
+    return url;
+  }
+}
+
+/** PAPO_SIGNAL_TOKEN's errors (src/client/signal-token.ts) in Portuguese; they name origins only. */
+function signalTokenPt(message: string): string {
+  const bound = /binds a token to (\S+):/.exec(message)?.[1];
+  if (bound !== undefined) {
+    return `PAPO_SIGNAL_TOKEN associa um token a ${bound}: por ws:// até outra máquina ele viajaria às claras, então o papo nunca o envia. Ponha TLS na frente do servidor de sinalização e use wss:// (docs/signal-server.md)`;
+  }
+  if (message.includes('is a token without a server')) {
+    const head =
+      'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
+    const plain = /this room's server, (\S+), is plain/.exec(message)?.[1];
+    if (plain !== undefined) {
+      return `${head}; o servidor desta sala, ${plain}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+    }
+    const form =
+      /write (PAPO_SIGNAL_TOKEN=\S+=TOKEN)$/.exec(message)?.[1] ?? 'PAPO_SIGNAL_TOKEN=ORIGEM=TOKEN';
+    return `${head}; para o servidor desta sala escreva ${form}`;
+  }
+  const missing = /names (\S+) without a token/.exec(message)?.[1];
+  if (missing !== undefined) return `PAPO_SIGNAL_TOKEN cita ${missing} sem token: escreva ${missing}=TOKEN`;
+  const twice = /gives (\S+) two different tokens/.exec(message)?.[1];
+  if (twice !== undefined) return `PAPO_SIGNAL_TOKEN dá dois tokens diferentes a ${twice}`;
+  if (message.includes('more than one token without a server')) {
+    return 'PAPO_SIGNAL_TOKEN tem mais de um token sem servidor: escreva cada um como ORIGEM=TOKEN (por exemplo wss://sinal.exemplo.com=TOKEN)';
+  }
+  const bad = /names (.+), which is not a server's origin/.exec(message)?.[1] ?? '?';
+  return `PAPO_SIGNAL_TOKEN cita ${bad}, que não é a origem de um servidor: escreva ORIGEM=TOKEN, com ORIGEM como wss://sinal.exemplo.com ou wss://sinal.exemplo.com:8443 (sem caminho)`;
+}
 
 export function messages(lang: Lang): Messages {
   return lang === 'pt' ? pt : en;

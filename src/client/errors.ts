@@ -14,6 +14,7 @@ export type PapoErrorCode =
   | 'profile_locked'
   | 'home_unwritable'
   | 'invalid_ice_servers'
+  | 'invalid_signal_token'
   | 'no_known_members'
   | 'nobody_online'
   | 'not_acknowledged'

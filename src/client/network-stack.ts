@@ -50,6 +50,9 @@ export class NetworkStack {
     });
     signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
     signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
+    signal.on('displaced', ({ rejoinInMs }) =>
+      log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
+    );
     // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
     const bridges = new TurnBridges(log);
     try {
@@ -80,7 +83,7 @@ export class NetworkStack {
 
   /** Calls `listener` whenever the signal connection changes (joined, peers, lost, refused). */
   onSignalChange(listener: () => void): void {
-    for (const event of ['peers', 'joined', 'left', 'disconnected', 'server-error'] as const)
+    for (const event of ['peers', 'joined', 'left', 'displaced', 'disconnected', 'server-error'] as const)
       this.signal.on(event, listener);
   }
 

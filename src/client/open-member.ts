@@ -20,6 +20,7 @@ import {
 } from './profile-store.js';
 import { deriveRoomKeys } from './room-crypto.js';
 import { type KnownPeer, RoomNode } from './room-node.js';
+import { signalTokenFor } from './signal-token.js';
 import { effectiveSignalUrl, isLoopbackSignalUrl } from './signal-url.js';
 import type { MemberTransport } from './transport.js';
 import { TransportProcess } from './transport-process.js';
@@ -63,6 +64,9 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
   const log = options.log ?? (() => {});
   const profile = await openProfile({ home: options.home, profile: options.profile });
   const signalUrl = effectiveSignalUrl(profile.signalUrl, env);
+  // Only a token bound to this server's origin goes to it (ADR 0060); a PAPO_SIGNAL_TOKEN that
+  // cannot be used safely stops here, with its error, before the lock or the network are taken.
+  const token = signalTokenFor(signalUrl, env);
   const keys = deriveRoomKeys(profile.secret);
 
   let lock: ProfileLock | undefined;
@@ -92,7 +96,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       url: signalUrl,
       topic: keys.topic,
       localId: identity.nodeId,
-      token: env.PAPO_SIGNAL_TOKEN === '' ? undefined : env.PAPO_SIGNAL_TOKEN,
+      token,
     };
     // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a
     // transport process that would fail at every start (resolveIceConfig loads no WebRTC).

@@ -6,6 +6,11 @@
 //
 // Any loss (close, error, a server that stops answering) is redialled after 1, 2, 4, 8, 10, 10... s;
 // the delay goes back to 1 s once a join is answered with the peer list. See docs/transport.md.
+//
+// The server gives a peer id to the newest socket that joins as it (ADR 0021) and tells the older
+// socket `left` for its own id. Anyone who knows the topic can do that to us, so on such a `left`
+// we join again, after the same backoff (so two sockets fighting over one id cannot become a tight
+// loop), and the backoff starts over only after a quiet minute (docs/security.md, finding 6).
 
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
@@ -22,6 +27,7 @@ import { PapoError } from './errors.js';
 import { validateIceServers } from './ice-config.js';
 import type { SignalProblem, SignalProblemCode } from './member-api.js';
 import { type SignalDropReason, SignalOpener, sealSignal } from './signal-seal.js';
+import { tokenMayTravel } from './signal-token.js';
 
 /** Redial delays in ms; the last one repeats. */
 export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_000];
@@ -29,6 +35,8 @@ export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_
 const WELCOME_TIMEOUT_MS = 10_000;
 /** The server pings every 20 s; silence for this long means the connection is dead. */
 const SILENCE_TIMEOUT_MS = 50_000;
+/** Pushed off the topic again within this long of the last time: the rejoin backoff keeps growing. */
+const DISPLACED_RESET_MS = 60_000;
 
 export interface SignalClientOptions {
   /** The room's signal URL: ws://, wss://, http:// or https:// (mapped to ws/wss), any path prefix. */
@@ -39,7 +47,7 @@ export interface SignalClientOptions {
   localId: string;
   /** The room's signal key (32 bytes), for sealing and opening blobs. */
   signalKey: Uint8Array;
-  /** Bearer token for servers that require one. */
+  /** Bearer token for servers that require one (bound to this URL's origin: signal-token.ts). */
   token?: string | undefined;
   /** Redial delays in ms (tests shorten them); the last repeats. */
   backoffMs?: readonly number[];
@@ -57,6 +65,8 @@ export interface SignalClientEvents {
   peers: [peers: string[]];
   joined: [peer: string];
   left: [peer: string];
+  /** Another socket joined as our peer id and the server gave it our membership; we join again. */
+  displaced: [info: { rejoinInMs: number }];
   /** An opened, checked blob from a peer. */
   signal: [from: string, payload: unknown];
   /** The connection is gone; a redial is scheduled in `retryInMs` unless closed. */
@@ -101,6 +111,10 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   #ws: WebSocket | undefined;
   #attempt = 0;
   #redialTimer: NodeJS.Timeout | undefined;
+  #rejoinTimer: NodeJS.Timeout | undefined;
+  /** Times we were pushed off the topic since the last quiet minute, and when it last happened. */
+  #displaced = 0;
+  #lastDisplaced = 0;
   #welcomeTimer: NodeJS.Timeout | undefined;
   #silenceTimer: NodeJS.Timeout | undefined;
   #started = false;
@@ -215,7 +229,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   #dial(): void {
     if (this.#closed) return;
     const headers: Record<string, string> = {};
-    if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    // Never in clear to another machine (ADR 0060); signalTokenFor refuses that already.
+    if (this.#token !== undefined && tokenMayTravel(this.#socketUrl))
+      headers.authorization = `Bearer ${this.#token}`;
     // `?peer=` lets the server tag the TURN credentials it mints with our short id (ADR 0023).
     const url = new URL(this.#socketUrl);
     url.searchParams.set('peer', this.localId);
@@ -277,6 +293,25 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     this.emit('disconnected', { reason, retryInMs: delay });
   }
 
+  /**
+   * The server gave our membership to another socket (ADR 0021, newest wins): join again on this
+   * socket, which makes it the newest, after a backoff that grows while it keeps happening.
+   */
+  #onDisplaced(ws: WebSocket): void {
+    const now = Date.now();
+    if (now - this.#lastDisplaced > DISPLACED_RESET_MS) this.#displaced = 0;
+    this.#lastDisplaced = now;
+    const delay = this.#backoff[Math.min(this.#displaced, this.#backoff.length - 1)] ?? 10_000;
+    this.#displaced += 1;
+    this.#joined = false;
+    clearTimeout(this.#rejoinTimer);
+    this.#rejoinTimer = setTimeout(() => {
+      this.#rejoinTimer = undefined;
+      if (ws === this.#ws) this.#write({ t: 'join', topic: this.topic, peer: this.localId }, ws);
+    }, delay);
+    this.emit('displaced', { rejoinInMs: delay });
+  }
+
   #noteProblem(problem: { code: SignalProblemCode; detail: string }): void {
     const since = this.#problem?.code === problem.code ? this.#problem.since : Date.now();
     this.#problem = { ...problem, since };
@@ -284,6 +319,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
 
   #clearTimers(): void {
     clearTimeout(this.#redialTimer);
+    clearTimeout(this.#rejoinTimer);
+    this.#rejoinTimer = undefined;
     clearTimeout(this.#welcomeTimer);
     clearTimeout(this.#silenceTimer);
     this.#redialTimer = undefined;
@@ -342,7 +379,11 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       case 'left': {
         const peer = m.peer;
         if (m.topic !== this.topic || typeof peer !== 'string' || !PEER_PATTERN.test(peer)) return false;
-        if (peer === this.localId) return true;
+        if (peer === this.localId) {
+          // Our own id left while this socket is open: another socket took it over.
+          if (m.t === 'left') this.#onDisplaced(ws);
+          return true;
+        }
         if (m.t === 'joined') {
           this.#peers.add(peer);
           this.emit('joined', peer);

@@ -81,6 +81,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function unavailableText(err: unknown, profile: string): string {
   if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
   if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
+  if (isPapoError(err, 'invalid_signal_token')) return NOT_READY.signalToken(err.message);
   return NOT_READY.other(err instanceof Error ? err.message : String(err));
 }
 

@@ -6,6 +6,7 @@
 
 import { inertText } from '../client/inert-text.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
+import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
 
 /** The limits the texts quote, kept next to them so a text never disagrees with the code. */
 export const LIMITS = {
@@ -296,7 +297,9 @@ function signalWarning(url: string, code: string, rawDetail: string): string {
   const queued = 'Messages stay queued and go out once it works.';
   switch (code) {
     case 'unauthorized':
-      return `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=...\`), then to restart the session.`;
+      return tokenMayTravel(url)
+        ? `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=${signalOriginOr(url)}=<token>\`), then to restart the session. Never ask for the token in this conversation.`
+        : `WARNING: the signal server ${url} refused papo: it requires a token, and papo never sends one over ws:// to another machine. ${queued} Tell your user: the server needs TLS in front of it (a wss:// URL).`;
     case 'room_full':
       return `WARNING: the signal server ${url} says this room is full (${clip(detail)}); papo keeps trying. ${queued} Tell your user.`;
     case 'rate_limited':
@@ -306,6 +309,15 @@ function signalWarning(url: string, code: string, rawDetail: string): string {
       return `WARNING: ${url} does not answer as a papo signal server (${clip(detail)}), so papo cannot meet the other members. ${queued} Tell your user to check the room's signal URL (the invite, or PAPO_SIGNAL).`;
     default:
       return `WARNING: papo cannot reach the signal server ${url} (${clip(detail)}), so it cannot meet the other members; it keeps trying. ${queued} Tell your user: the server may be down, or not reachable from this network.`;
+  }
+}
+
+/** The ORIGIN of the ORIGIN=TOKEN form for `url` (ADR 0060); the URL itself if it does not parse. */
+function signalOriginOr(url: string): string {
+  try {
+    return signalOrigin(url);
+  } catch {
+    return url;
   }
 }
 
@@ -341,6 +353,8 @@ export const NOT_READY = {
     `papo is not available: ${profileNotConfigured(profile)}. Tell your user to run \`papo new --name <their name>\` (to create a room) or \`papo join <invite> --name <their name>\` (to join one) in a terminal, with the same PAPO_HOME as this session, and then to restart this Claude Code session.`,
   profileLocked: (profile: string) =>
     `papo is not available: ${PROFILE_LOCKED} ('${profile}'). Another Claude Code session probably uses it. Tell your user to close that session, or to give this project its own profile (\`papo new\`/\`papo join\` with \`--profile <name>\`, then \`papo install --profile <name>\`), and then to restart this session.`,
+  signalToken: (reason: string) =>
+    `papo is not available: ${reason}. Tell your user to fix PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN\`) and then to restart this session. Never ask for the token in this conversation.`,
   other: (reason: string) =>
     `papo is not available: ${reason}. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
   shuttingDown: 'papo is shutting down; this call was not carried out.',

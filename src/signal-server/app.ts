@@ -17,7 +17,7 @@ import {
 } from '../signal-protocol.js';
 import type { SignalConfig } from './config.js';
 import type { Hub, JoinResult, Member } from './hub.js';
-import { AddressCounter, clientAddress, TokenBucket } from './limits.js';
+import { AddressCounter, addressKey, clientAddress, TokenBucket } from './limits.js';
 import type { Metrics } from './metrics.js';
 import { parseClientMessage } from './parse.js';
 import { iceServersFor } from './turn-credentials.js';
@@ -70,12 +70,20 @@ class Connection implements Member {
     readonly address: string,
     readonly bucket: TokenBucket,
     private readonly metrics: Metrics,
+    private readonly maxBufferedBytes: number,
   ) {}
 
   sendText(text: string): void {
     if (this.ws.readyState !== 1) return;
     this.ws.send(text);
     this.metrics.bytesSent += Buffer.byteLength(text);
+    // A client that stops reading fills the kernel's buffers, then ws's: what the socket could not
+    // write yet (bufferedAmount: the net.Socket's writable queue plus ws's own). Without a bound, a
+    // peer sending it signals grows this process at the peer's rate until the ping timeout.
+    if (this.ws.bufferedAmount > this.maxBufferedBytes) {
+      this.metrics.slowClientsClosed++;
+      this.ws.terminate();
+    }
   }
 
   refuse(code: SignalErrorCode, message: string, close?: number): void {
@@ -227,6 +235,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
       address,
       new TokenBucket(config.messagesPerSecond, config.messageBurst),
       metrics,
+      config.maxBufferedBytes,
     );
     if (stopping) {
       ws.close(CLOSE.goingAway, 'server shutting down');
@@ -301,10 +310,10 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
       const v = request.headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
-    const address = clientAddress(
-      request.socket.remoteAddress,
-      header('x-forwarded-for'),
-      config.trustProxyHops,
+    // Counted per client: an IPv4 address, or the IPv6 prefix one client is usually given (a /64).
+    const address = addressKey(
+      clientAddress(request.socket.remoteAddress, header('x-forwarded-for'), config.trustProxyHops),
+      config.ipv6Prefix,
     );
     const authorized =
       config.token === undefined ||

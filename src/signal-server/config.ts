@@ -28,6 +28,13 @@ export interface SignalConfig {
   maxMessageBytes: number;
   maxTopicsPerSocket: number;
   maxPeersPerTopic: number;
+  /**
+   * What the server may hold for one socket that does not read fast enough (bytes not yet taken by
+   * the kernel); past it the socket is terminated. Bounds a client that stops reading.
+   */
+  maxBufferedBytes: number;
+  /** IPv6 clients are counted per prefix of this length against maxConnectionsPerIp (128 = per address). */
+  ipv6Prefix: number;
   /** A WebSocket ping goes out this often; a socket that misses two is closed. */
   pingIntervalMs: number;
   /** `redis://...` to share membership with other replicas; undefined = in memory. */
@@ -53,6 +60,8 @@ export const DEFAULTS: SignalConfig = {
   maxMessageBytes: SIGNAL_MAX_MESSAGE_BYTES,
   maxTopicsPerSocket: 16,
   maxPeersPerTopic: 32,
+  maxBufferedBytes: 1024 * 1024,
+  ipv6Prefix: 64,
   pingIntervalMs: 20_000,
   redisUrl: undefined,
   redisTtlMs: 30_000,
@@ -108,6 +117,14 @@ function trustProxy(env: NodeJS.ProcessEnv): number {
 /** Reads every PAPO_SIGNAL_* / PAPO_TURN_* / PAPO_STUN_* variable; a bad value throws RangeError. */
 export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
   const d = DEFAULTS;
+  const token = read(env, 'PAPO_SIGNAL_TOKEN');
+  // The server's PAPO_SIGNAL_TOKEN is the token itself. The member's takes ORIGIN=TOKEN pairs
+  // (ADR 0060); a pair here would make the server require that whole text, so it is refused.
+  if (token !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) {
+    throw new RangeError(
+      'PAPO_SIGNAL_TOKEN of the signal server is the token itself, not ORIGIN=TOKEN (that form is for members)',
+    );
+  }
   const redisUrl = read(env, 'PAPO_SIGNAL_REDIS');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new RangeError('PAPO_SIGNAL_REDIS must be a redis:// or rediss:// URL');
@@ -121,7 +138,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
   return {
     host: read(env, 'PAPO_SIGNAL_HOST') ?? d.host,
     port: int(env, 'PAPO_SIGNAL_PORT', d.port, 0, 65535),
-    token: read(env, 'PAPO_SIGNAL_TOKEN'),
+    token,
     trustProxyHops: trustProxy(env),
     maxConnections: int(env, 'PAPO_SIGNAL_MAX_CONNECTIONS', d.maxConnections, 1, 10_000_000),
     maxConnectionsPerIp: int(env, 'PAPO_SIGNAL_MAX_CONNECTIONS_PER_IP', d.maxConnectionsPerIp, 1, 10_000_000),
@@ -136,6 +153,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
     ),
     maxTopicsPerSocket: int(env, 'PAPO_SIGNAL_MAX_TOPICS_PER_SOCKET', d.maxTopicsPerSocket, 1, 10_000),
     maxPeersPerTopic: int(env, 'PAPO_SIGNAL_MAX_PEERS_PER_TOPIC', d.maxPeersPerTopic, 2, 10_000),
+    // At least two of the largest messages, so a reader that is merely busy is not cut off.
+    maxBufferedBytes: int(
+      env,
+      'PAPO_SIGNAL_MAX_BUFFERED_BYTES',
+      d.maxBufferedBytes,
+      2 * SIGNAL_MAX_MESSAGE_BYTES,
+      1024 * 1024 * 1024,
+    ),
+    ipv6Prefix: int(env, 'PAPO_SIGNAL_IPV6_PREFIX', d.ipv6Prefix, 16, 128),
     pingIntervalMs: seconds(env, 'PAPO_SIGNAL_PING_INTERVAL', d.pingIntervalMs, 50),
     redisUrl,
     redisTtlMs: seconds(env, 'PAPO_SIGNAL_REDIS_TTL', d.redisTtlMs, 300),

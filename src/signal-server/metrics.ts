@@ -15,6 +15,7 @@ export class Metrics {
   bytesReceived = 0;
   bytesSent = 0;
   pingTimeouts = 0;
+  slowClientsClosed = 0;
   readonly refused = new Map<SignalErrorCode, number>();
 
   refuse(code: SignalErrorCode): void {
@@ -62,6 +63,12 @@ export class Metrics {
     metric('papo_signal_ping_timeouts_total', 'counter', 'Sockets closed for missing two pings.', [
       ['', this.pingTimeouts],
     ]);
+    metric(
+      'papo_signal_slow_clients_closed_total',
+      'counter',
+      'Sockets closed because what waited to be sent to them passed PAPO_SIGNAL_MAX_BUFFERED_BYTES (a client that stops reading).',
+      [['', this.slowClientsClosed]],
+    );
     metric('papo_signal_bytes_received_total', 'counter', 'WebSocket payload bytes received.', [
       ['', this.bytesReceived],
     ]);

@@ -193,3 +193,52 @@ test('an about that is not one printable line of at most 200 characters (ADR 005
   const stored = JSON.parse(readFileSync(join(home, 'profiles', 'default', 'profile.json'), 'utf8'));
   assert.equal(stored.about, 'pagamentos 🚀 日本');
 });
+
+test('a PAPO_SIGNAL_TOKEN that cannot be used safely (ADR 0060), in English and Portuguese', (t) => {
+  const home = tempDir(t);
+  const env = cleanEnv({ PAPO_HOME: home });
+  assert.equal(
+    papo(['new', '--name', 'ana', '--signal', 'wss://signal.example.test:8443/papo'], env).status,
+    0,
+  );
+  const token = 'test-token-not-secret';
+  const cases: [NodeJS.ProcessEnv, RegExp, RegExp][] = [
+    [
+      { PAPO_SIGNAL_TOKEN: token },
+      /^error: PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to; for this room's server write PAPO_SIGNAL_TOKEN=wss:\/\/signal\.example\.test:8443=TOKEN$/,
+      /^erro: PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado; para o servidor desta sala escreva PAPO_SIGNAL_TOKEN=wss:\/\/signal\.example\.test:8443=TOKEN$/,
+    ],
+    [
+      { PAPO_SIGNAL_TOKEN: `ws://signal.example.test=${token}` },
+      /^error: PAPO_SIGNAL_TOKEN binds a token to ws:\/\/signal\.example\.test: over ws:\/\/ to another machine it would travel in clear, so papo never sends it/,
+      /^erro: PAPO_SIGNAL_TOKEN associa um token a ws:\/\/signal\.example\.test: por ws:\/\/ até outra máquina/,
+    ],
+    [
+      { PAPO_SIGNAL_TOKEN: `wss://signal.example.test/papo=${token}` },
+      /^error: PAPO_SIGNAL_TOKEN names wss:\/\/signal\.example\.test\/papo, which is not a server's origin/,
+      /^erro: PAPO_SIGNAL_TOKEN cita wss:\/\/signal\.example\.test\/papo, que não é a origem de um servidor/,
+    ],
+    [
+      { PAPO_SIGNAL_TOKEN: `${token}-1,${token}-2` },
+      /^error: PAPO_SIGNAL_TOKEN holds more than one token without a server/,
+      /^erro: PAPO_SIGNAL_TOKEN tem mais de um token sem servidor/,
+    ],
+  ];
+  // say prints "connecting…" and status its header first; the error is then the one line on stderr.
+  const refused = (args: string[], extra: NodeJS.ProcessEnv, pattern: RegExp) => {
+    const before = snapshot(home);
+    const r = papo(args, { ...env, ...extra });
+    assert.equal(r.status, 1, r.stderr);
+    if (args[0] === 'say') assert.equal(r.stdout, '');
+    const lines = r.stderr.split('\n').filter((l) => l !== '' && !/^(connecting|conectando)…$/.test(l));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0] ?? '', pattern);
+    assert.ok(!r.stderr.includes(token), 'the token is never echoed');
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    assert.deepEqual(snapshot(home), before);
+  };
+  for (const [extra, en, pt] of cases) {
+    refused(['say', 'hello'], extra, en);
+    refused(['status', '--timeout', '1'], { ...extra, LANG: 'pt_BR.UTF-8' }, pt);
+  }
+});

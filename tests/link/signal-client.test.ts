@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { isPapoError } from '../../src/client/errors.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
 import { SignalClient, signalSocketUrl } from '../../src/client/signal-client.js';
 import { sealSignal } from '../../src/client/signal-seal.js';
+import { startSignalServer } from '../../src/signal-server/server.js';
 import { nodeId, once, until } from './helpers.js';
 
 test('signal URLs map to the v1 WebSocket endpoint', () => {
@@ -128,4 +129,39 @@ test('a server that refuses the upgrade is redialled with growing delays', async
   assert.deepEqual(delays.slice(0, 4), [10, 20, 40, 40]);
   assert.match(reasons[0] ?? '', /401/);
   assert.equal(client.send(nodeId(), {}), false);
+});
+
+test('pushed off the topic by a socket joining as our id, the client joins again with growing delays', async (t) => {
+  const server = await startSignalServer({ host: '127.0.0.1', port: 0, env: {} });
+  t.after(() => server.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const me = nodeId();
+  const client = new SignalClient({
+    url: server.url,
+    topic: keys.topic,
+    localId: me,
+    signalKey: keys.signalKey,
+    backoffMs: [50, 100, 200],
+  });
+  t.after(() => client.close());
+  const displaced: number[] = [];
+  client.on('displaced', ({ rejoinInMs }) => displaced.push(rejoinInMs));
+  const first = once(client, 'peers');
+  client.start();
+  await first;
+
+  const other = new WebSocket(`${server.url}/v1/ws`);
+  t.after(() => other.terminate());
+  const heard: { t: string; peer?: string }[] = [];
+  other.on('message', (d) => heard.push(JSON.parse(String(d))));
+  await once(other, 'open');
+  const lefts = () => heard.filter((m) => m.t === 'left' && m.peer === me).length;
+  for (let round = 1; round <= 3; round++) {
+    other.send(JSON.stringify({ t: 'join', topic: keys.topic, peer: me }));
+    await until(() => displaced.length === round, `displaced ${round}`);
+    assert.equal(client.joined, false);
+    // The client joins again: the other socket is the older one now and hears `left` for the id.
+    await until(() => lefts() === round && client.joined, `joined again ${round}`);
+  }
+  assert.deepEqual(displaced, [50, 100, 200]);
 });

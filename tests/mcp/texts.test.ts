@@ -160,8 +160,19 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
     'WARNING: papo cannot reach the signal server wss://signal.example.test (connect ECONNREFUSED 192.0.2.7:7450), so it cannot meet the other members; it keeps trying. Messages stay queued and go out once it works. Tell your user: the server may be down, or not reachable from this network.',
   ]);
   assert.deepEqual(problem('unauthorized', 'a valid token is required'), [
-    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (`claude mcp add ... -e PAPO_SIGNAL_TOKEN=...`), then to restart the session.',
+    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (`claude mcp add ... -e PAPO_SIGNAL_TOKEN=wss://signal.example.test=<token>`), then to restart the session. Never ask for the token in this conversation.',
   ]);
+  // A token is never sent over ws:// to another machine (ADR 0060): the fix is TLS, not a token.
+  assert.deepEqual(
+    texts.networkWarnings({
+      ...base,
+      signalUrl: 'ws://signal.example.test:7450',
+      signal: { joined: false, problem: { code: 'unauthorized', detail: 'a valid token is required' } },
+    }),
+    [
+      'WARNING: the signal server ws://signal.example.test:7450 refused papo: it requires a token, and papo never sends one over ws:// to another machine. Messages stay queued and go out once it works. Tell your user: the server needs TLS in front of it (a wss:// URL).',
+    ],
+  );
   assert.deepEqual(problem('room_full', 'this topic has as many peers as the server allows'), [
     'WARNING: the signal server wss://signal.example.test says this room is full (this topic has as many peers as the server allows); papo keeps trying. Messages stay queued and go out once it works. Tell your user.',
   ]);

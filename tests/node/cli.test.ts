@@ -98,7 +98,7 @@ test('papo status and papo say say why the network fails: a token refused, an un
   assert.equal(refused.code, 1);
   assert.match(
     refused.stderr,
-    /^warning: the signal server ws:\/\/127\.0\.0\.1:\d+ refused the connection: it requires a token \(set PAPO_SIGNAL_TOKEN\)$/m,
+    /^warning: the signal server ws:\/\/127\.0\.0\.1:\d+ refused the connection: it requires a token \(set PAPO_SIGNAL_TOKEN=ws:\/\/127\.0\.0\.1:\d+=<token>\)$/m,
   );
   assert.match(
     refused.stderr,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configFromEnv, DEFAULTS } from '../../src/signal-server/config.js';
-import { AddressCounter, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
+import { AddressCounter, addressKey, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
 import { iceServersFor, mintTurnCredential, stableExpiry } from '../../src/signal-server/turn-credentials.js';
 
 test('an empty environment gives the documented defaults', () => {
@@ -54,6 +54,39 @@ test('the client address ignores X-Forwarded-For unless proxies are trusted', ()
   assert.equal(counter.acquire('a', 1), false);
   counter.release('a');
   assert.equal(counter.size, 0);
+});
+
+test('clients are counted per IPv4 address and per IPv6 prefix (default /64); IPv4-mapped as IPv4', () => {
+  assert.equal(addressKey('203.0.113.9', 64), '203.0.113.9');
+  assert.equal(addressKey('2001:db8:a:b::1', 64), '2001:db8:a:b:0:0:0:0/64');
+  assert.equal(addressKey('2001:DB8:A:B:ffff:ffff:ffff:ffff', 64), '2001:db8:a:b:0:0:0:0/64');
+  assert.equal(addressKey('2001:db8:a:c::1', 64), '2001:db8:a:c:0:0:0:0/64');
+  assert.equal(addressKey('2001:db8:a:b::1', 128), '2001:db8:a:b:0:0:0:1/128');
+  assert.equal(addressKey('2001:db8:a:b::1', 56), '2001:db8:a:0:0:0:0:0/56');
+  assert.equal(addressKey('2001:db8:a:ff::1', 60), '2001:db8:a:f0:0:0:0:0/60');
+  assert.equal(addressKey('fe80::1%eth0', 64), 'fe80:0:0:0:0:0:0:0/64');
+  assert.equal(addressKey('::ffff:192.0.2.7', 64), '192.0.2.7');
+  assert.equal(addressKey('::ffff:c000:207', 64), '192.0.2.7');
+  assert.equal(addressKey(clientAddress('10.0.0.1', '::ffff:c000:207', 1), 64), '192.0.2.7');
+  assert.equal(addressKey('unknown', 64), 'unknown');
+  const c = configFromEnv({ PAPO_SIGNAL_IPV6_PREFIX: '56', PAPO_SIGNAL_MAX_BUFFERED_BYTES: '262144' });
+  assert.equal(c.ipv6Prefix, 56);
+  assert.equal(c.maxBufferedBytes, 262_144);
+  assert.equal(DEFAULTS.ipv6Prefix, 64);
+  assert.equal(DEFAULTS.maxBufferedBytes, 1024 * 1024);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_IPV6_PREFIX: '129' }), RangeError);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_MAX_BUFFERED_BYTES: '1000' }), RangeError);
+});
+
+test("the server's PAPO_SIGNAL_TOKEN is the token itself; the members' ORIGIN=TOKEN form is refused", () => {
+  assert.equal(
+    configFromEnv({ PAPO_SIGNAL_TOKEN: 'test-token-not-secret==' }).token,
+    'test-token-not-secret==',
+  );
+  assert.throws(
+    () => configFromEnv({ PAPO_SIGNAL_TOKEN: 'wss://signal.example.test=test-token-not-secret' }),
+    /the token itself, not ORIGIN=TOKEN/,
+  );
 });
 
 test('TURN REST credentials follow coturn use-auth-secret', () => {
