@@ -160,29 +160,49 @@ const WORD = /^(?:[a-z]+|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+)$/;
  * in pieces that read as words, it is prose that happens to follow a prefix ("ghp_ tokens are...").
  */
 function looksLikeSplitToken(pieces: readonly string[]): boolean {
-  const body = pieces.join('').replace(/[^A-Za-z0-9]/g, '');
-  if (body.length < 16) return false;
-  const cls = (c: string) => (c >= 'a' && c <= 'z' ? 0 : c >= 'A' && c <= 'Z' ? 1 : 2);
-  let changes = 0;
-  for (let i = 1; i < body.length; i++) if (cls(body[i] as string) !== cls(body[i - 1] as string)) changes++;
-  if (changes / (body.length - 1) < 0.3) return false;
-  // Nor does it repeat itself: a 6-character run seen twice is a pattern, not a key.
-  const seen = new Set<string>();
-  for (let i = 0; i + 6 <= body.length; i++) {
-    const run = body.slice(i, i + 6);
-    if (seen.has(run)) return false;
-    seen.add(run);
-  }
-  let wordChars = 0;
-  let counted = 0;
-  for (const piece of pieces) {
+  const stats = new SplitStats();
+  for (const piece of pieces) stats.add(piece);
+  return !stats.repeated && stats.plausible();
+}
+
+/** The measures of looksLikeSplitToken, kept as pieces are added one at a time. */
+class SplitStats {
+  /** A 6-character run of the body was seen twice; adding pieces cannot undo it. */
+  repeated = false;
+  #length = 0;
+  #changes = 0;
+  #lastClass = -1;
+  #wordChars = 0;
+  #counted = 0;
+  #tail = '';
+  readonly #seen = new Set<string>();
+
+  add(piece: string): void {
     for (const part of piece.split(/[^A-Za-z0-9]+/)) {
       if (part.length < 3) continue;
-      counted += part.length;
-      if (WORD.test(part)) wordChars += part.length;
+      this.#counted += part.length;
+      if (WORD.test(part)) this.#wordChars += part.length;
+    }
+    for (const c of piece) {
+      const cls = c >= 'a' && c <= 'z' ? 0 : c >= 'A' && c <= 'Z' ? 1 : c >= '0' && c <= '9' ? 2 : -1;
+      if (cls < 0) continue;
+      if (this.#lastClass >= 0 && cls !== this.#lastClass) this.#changes++;
+      this.#lastClass = cls;
+      this.#length++;
+      this.#tail = (this.#tail + c).slice(-6);
+      if (this.#tail.length === 6) {
+        if (this.#seen.has(this.#tail)) this.repeated = true;
+        this.#seen.add(this.#tail);
+      }
     }
   }
-  return wordChars * 2 <= counted;
+
+  /** Long enough, changing class often enough, and not mostly words. */
+  plausible(): boolean {
+    return (
+      this.#length >= 16 && this.#changes / (this.#length - 1) >= 0.3 && this.#wordChars * 2 <= this.#counted
+    );
+  }
 }
 
 /**
@@ -237,10 +257,20 @@ function findSplit(pieces: Pieces, d: Detector & { prefix: RegExp }): boolean {
     if (!pieceStart.has(at) && /\w/.test(compact[at - 1] ?? '')) continue;
     const first = firstAfter(starts, at);
     if (first >= starts.length) continue; // the last piece: nothing was split after it
-    // Candidates end at the piece ends after the prefix's start, up to MAX_PIECES of them.
+    // Candidates end at the piece ends after the prefix's start, up to MAX_PIECES of them. The
+    // measures of the joined body go first, as they are cheap and kept from one piece to the next;
+    // the pattern and the exact check run only on candidates that pass them.
+    const bodyStart = at + m[0].length;
+    const stats = d.splitAccept === undefined ? new SplitStats() : null;
+    stats?.add(compact.slice(bodyStart, starts[first]));
     for (let k = first; k < starts.length && k < first + MAX_PIECES; k++) {
       const end = starts[k + 1] ?? compact.length;
       if (end - at > MAX_JOINED) break;
+      if (stats !== null) {
+        stats.add(compact.slice(Math.max(starts[k] as number, bodyStart), end));
+        if (stats.repeated) break;
+        if (!stats.plausible()) continue;
+      }
       const candidate = compact.slice(at, end);
       whole.lastIndex = 0;
       const found = whole.exec(candidate);
@@ -250,7 +280,7 @@ function findSplit(pieces: Pieces, d: Detector & { prefix: RegExp }): boolean {
       const ok =
         d.splitAccept !== undefined
           ? d.splitAccept(token)
-          : looksLikeSplitToken(bodyPieces(starts, at + m[0].length, at + token.length, compact));
+          : looksLikeSplitToken(bodyPieces(starts, bodyStart, at + token.length, compact));
       if (ok) return true;
     }
   }
