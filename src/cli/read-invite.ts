@@ -42,7 +42,9 @@ function readFirstLine(stdin: NodeJS.ReadableStream): Promise<string> {
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       stdin.off('error', onError);
+      // The rest is not read: a writer that keeps the pipe open must not keep papo waiting.
       stdin.pause();
+      if ('destroy' in stdin && typeof stdin.destroy === 'function') stdin.destroy();
       resolve(value);
     };
     const onData = (chunk: Buffer | string) => {
@@ -76,6 +78,7 @@ function readHidden(prompt: string, stdin: Input, stderr: NodeJS.WritableStream)
     let line = '';
     const finish = (value: string) => {
       stdin.off('data', onData);
+      stdin.off('end', onEnd);
       stdin.setRawMode?.(false);
       stdin.pause();
       stderr.write('\n');
@@ -97,7 +100,9 @@ function readHidden(prompt: string, stdin: Input, stderr: NodeJS.WritableStream)
         if (line.length < MAX_INPUT) line += ch;
       }
     };
+    const onEnd = () => finish(line); // the terminal went away
     stdin.on('data', onData);
+    stdin.on('end', onEnd);
     stdin.resume();
   });
 }

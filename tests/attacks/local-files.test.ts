@@ -197,8 +197,11 @@ test('papo join reads the invite from standard input, and no process shows it in
   const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
   assert.ok(cmdline.includes('join') && !cmdline.includes('papo1'), cmdline);
   assert.ok(!args.some((a) => a.includes(invite)));
-  child.stdin.end(`  ${invite}  \r\n`);
-  assert.equal(await exited, 0, stderr);
+  // One line, and the writer keeps the pipe open: join must not wait for the end of it.
+  child.stdin.write(`  ${invite}  \r\n`);
+  t.after(() => child.stdin.destroy());
+  const timeout = new Promise<string>((r) => setTimeout(() => r('still running'), 15_000).unref());
+  assert.equal(await Promise.race([exited, timeout]), 0, stderr);
   assert.match(stdout, new RegExp(`^You joined room ${roomId} as "colega"`, 'm'));
   const profile = JSON.parse(readFileSync(join(home, 'profiles', 'default', 'profile.json'), 'utf8'));
   assert.equal(profile.name, 'colega');
