@@ -125,7 +125,7 @@ const NON_ASCII_ALL = /[\u0080-\u{10ffff}]/gu;
  * 4. Homoglyphs folded to ASCII; every dash to "-", every connector (fullwidth low line...) to "_".
  * ASCII text comes out unchanged.
  */
-export function normaliseForMatching(text: string): string {
+function normaliseForMatching(text: string): string {
   if (!NON_ASCII.test(text)) return text; // the common case, and already what a reader sees
   const untagged = text.replace(/[\u{e0020}-\u{e007e}]/gu, (c) =>
     String.fromCodePoint((c.codePointAt(0) as number) - 0xe0000),
