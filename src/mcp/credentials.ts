@@ -9,9 +9,10 @@
 // looks random (letters and digits, varied characters, no placeholder words).
 //
 // Every detector runs on the text as a reader would see it (ADR 0061): `normaliseForMatching`
-// folds what a person or a model reads as the same characters (NFKC, invisible characters gone,
-// Cyrillic/Greek lookalikes of Latin letters) so a zero-width space or a homoglyph inside a token
-// does not hide it; tokens with a distinctive prefix are also joined across whitespace splits.
+// folds what a person or a model reads as the same characters (compatibility forms, invisible
+// characters gone, Cyrillic/Greek lookalikes of Latin letters) so a zero-width space or a homoglyph
+// inside a token does not hide it; tokens with a distinctive prefix are also joined across
+// whitespace splits.
 import { decodeInvite } from '../client/invite.js';
 
 export interface CredentialFinding {
@@ -98,7 +99,7 @@ function isJwtHeader(part: string): boolean {
  */
 const HOMOGLYPH_PAIRS =
   // Cyrillic
-  'аaеeіiјjкkоoрpсcуyхxѕsԁdԛqԝwӏlһhԍGАAВBЕEКKМMНHОOРPСCТTУYХXІIЈJЅSԚQԜWҮYӀIЗ3' +
+  'аaеeіiјjкkоoрpсcуyхxѕsԁdԛqԝwӏlһhАAВBЕEКKМMНHОOРPСCТTУYХXІIЈJЅSԚQԜWҮYӀIЗ3' +
   // Greek
   'ΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧXϹCͿJαaοoνvρpιiκkυuχxϲcϳj' +
   // Armenian, Latin letters outside ASCII
@@ -155,9 +156,10 @@ const WORD = /^(?:[a-z]+|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+)$/;
 
 /**
  * The generic check of a token joined from pieces. A generated token changes between upper case,
- * lower case and digits at about every second character (62 % for base62) however it is cut;
- * prose changes at word starts at most; and it does not repeat itself. And prose is words: if half of the joined characters are
- * in pieces that read as words, it is prose that happens to follow a prefix ("ghp_ tokens are...").
+ * lower case and digits at about every second character (62 % for base62) however it is cut, and
+ * does not repeat itself; prose changes at word starts at most. And prose is words: if half of the
+ * joined characters are in pieces that read as words, it is prose that happens to follow a prefix
+ * ("ghp_ tokens are...").
  */
 function looksLikeSplitToken(pieces: readonly string[]): boolean {
   const stats = new SplitStats();
