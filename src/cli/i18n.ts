@@ -32,6 +32,8 @@ export interface Messages {
   sendInvite: string;
   inviteFor(roomId: string, profile: string): string;
   theyRun: string;
+  /** The hidden prompt of `papo join` on a terminal (stderr). */
+  invitePrompt: string;
   signalServer(url: string): string;
   /** Lines printed by `new` when the room uses the signal server on this machine. */
   localOnlyNew(url: string, name: string, suffix: string): string[];
@@ -84,7 +86,8 @@ const en: Messages = {
   sendInvite: 'Send this invite to your colleague over a private channel (whoever has it can join the room):',
   inviteFor: (id, profile) =>
     `Invite to room ${id} (profile ${profile}). Send it over a private channel (whoever has it can join the room):`,
-  theyRun: 'They run:  papo join <invite> --name <their-name>',
+  theyRun: 'They run:  papo join --name <their-name>   and paste the invite at the prompt (it is not shown)',
+  invitePrompt: 'Paste the invite and press Enter (it is not shown): ',
   signalServer: (url) => `Signal server: ${url}`,
   localOnlyNew: (url, name, suffix) => [
     `This room uses the local signal server (${url}): it works on this machine only, so only`,
@@ -172,7 +175,9 @@ const pt: Messages = {
   sendInvite: 'Mande este convite ao seu colega por um canal privado (quem tem o código entra na sala):',
   inviteFor: (id, profile) =>
     `Convite para a sala ${id} (perfil ${profile}). Mande por um canal privado (quem tem o código entra na sala):`,
-  theyRun: 'Ele roda:  papo join <convite> --name <nome-dele>',
+  theyRun:
+    'Ele roda:  papo join --name <nome-dele>   e cola o convite quando pedido (ele não aparece na tela)',
+  invitePrompt: 'Cole o convite e tecle Enter (ele não aparece na tela): ',
   signalServer: (url) => `Servidor de sinalização: ${url}`,
   localOnlyNew: (url, name, suffix) => [
     `Esta sala usa o servidor de sinalização local (${url}): funciona só nesta máquina, então só`,
@@ -275,6 +280,14 @@ const pt: Messages = {
         return 'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")';
       case 'invalid_signal_token':
         return signalTokenPt(message);
+      case 'profile_link': {
+        const path = /^(.*?) (?:is a symbolic link|has another hard link|is not a regular file)/.exec(
+          message,
+        )?.[1];
+        return `${path ?? 'um arquivo do perfil'} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
+      }
+      case 'no_invite':
+        return 'nenhum convite foi dado: passe-o pela entrada padrão (papo join --name <nome> < convite.txt), digite-o quando pedido, ou dê-o como argumento';
       case 'invalid_signal_url':
         if (message.startsWith('PAPO_SIGNAL')) return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';

@@ -12,12 +12,16 @@
 // calls cost more in thread-pool hops than the disk does (measured: 1.6-1.8 ms a write, most of
 // it waiting, against about 0.3 ms of fsync). The event loop waits for the disk instead, for
 // files of a few kilobytes.
+//
+// No link is followed (ADR 0061, no-follow.ts): reads use O_NOFOLLOW, the temporary file is created
+// O_CREAT|O_EXCL|O_NOFOLLOW, and a symbolic link at the target is refused before anything is
+// written (the rename would replace it rather than write through it, but the user made that link).
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { PapoError } from './errors.js';
+import { OPEN_CREATE_NEW, openNoFollowSync, readNoFollow, refuseLinkAt } from './no-follow.js';
 
 /** Writes `content` to `path` atomically and durably, with the given mode (default 0600). */
 export async function writeFileDurable(
@@ -31,7 +35,8 @@ export async function writeFileDurable(
 function writeFileDurableSync(path: string, content: string | Uint8Array, mode: number): void {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', mode);
+  refuseLinkAt(path);
+  const fd = openNoFollowSync(temp, OPEN_CREATE_NEW, mode);
   try {
     // open() applies the umask; chmod makes the mode exact whatever the umask is.
     fchmodSync(fd, mode);
@@ -88,14 +93,9 @@ function syncDirSync(dir: string): void {
   }
 }
 
-/** Reads a UTF-8 file; null when it does not exist. */
-export async function readTextFile(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+/** Reads a UTF-8 file; null when it does not exist; PapoError 'profile_link' when it is a link. */
+export function readTextFile(path: string): Promise<string | null> {
+  return readNoFollow(path);
 }
 
 /** Reads and parses a JSON file; null when it does not exist, 'profile_corrupt' when unreadable JSON. */

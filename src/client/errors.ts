@@ -12,6 +12,8 @@ export type PapoErrorCode =
   | 'profile_missing'
   | 'profile_corrupt'
   | 'profile_locked'
+  | 'profile_link'
+  | 'no_invite'
   | 'home_unwritable'
   | 'invalid_ice_servers'
   | 'invalid_signal_token'

@@ -9,12 +9,15 @@
 //   not refreshed the file's mtime for `staleMs`; a holder refreshes it every `heartbeatMs`.
 // Breaking a stale lock is serialised by a short-lived guard file, so two processes that both see
 // the same stale lock cannot both remove it and end up both holding a fresh one.
+//
+// Like every profile file, the lock is never read or written through a link (ADR 0061).
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { unlinkSync } from 'node:fs';
+import { link, lutimes, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PapoError } from './errors.js';
+import { OPEN_CREATE_NEW, openNoFollow, readNoFollow, readNoFollowSync } from './no-follow.js';
 
 export const LOCK_FILE = 'lock';
 export const LOCKED_MESSAGE = 'another papo server is already running with this profile';
@@ -52,13 +55,13 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
   const content = `${JSON.stringify(info)}\n`;
   for (let attempt = 0; attempt < 50; attempt++) {
     if (await tryCreate(path, content)) return holdLock(path, content, heartbeatMs);
-    let current: string;
+    let current: string | null;
     try {
-      current = await readFile(path, 'utf8');
+      current = await readNoFollow(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
       throw ioError(err, path);
     }
+    if (current === null) continue; // released meanwhile
     if (!(await isStale(path, current, staleMs))) {
       throw new PapoError('profile_locked', LOCKED_MESSAGE);
     }
@@ -71,7 +74,7 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
 async function tryCreate(path: string, content: string): Promise<boolean> {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
+    await writeNew(temp, content);
     await link(temp, path);
     return true;
   } catch (err) {
@@ -107,7 +110,7 @@ async function isStale(path: string, content: string, staleMs: number): Promise<
 async function breakStale(path: string, seen: string): Promise<boolean> {
   const guard = `${path}.break`;
   try {
-    await writeFile(guard, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+    await writeNew(guard, `${process.pid}\n`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(err, guard);
     // A guard is held for milliseconds; an old one was left by a process killed mid-break.
@@ -116,7 +119,7 @@ async function breakStale(path: string, seen: string): Promise<boolean> {
     return false;
   }
   try {
-    const now = await readFile(path, 'utf8').catch(() => null);
+    const now = await readNoFollow(path).catch(() => null);
     // The random token makes equal content mean the same lock incarnation.
     if (now === seen) await unlink(path).catch(() => {});
     return true;
@@ -130,13 +133,13 @@ function holdLock(path: string, content: string, heartbeatMs: number): ProfileLo
   // Refresh the mtime so that a process on another host can tell a live lock from an abandoned one.
   const timer = setInterval(() => {
     const now = new Date();
-    utimes(path, now, now).catch(() => {});
+    lutimes(path, now, now).catch(() => {});
   }, heartbeatMs);
   timer.unref();
   // Best effort on a normal exit (process.exit, end of the event loop); kill -9 is the stale case.
   const onExit = () => {
     try {
-      if (readFileSync(path, 'utf8') === content) unlinkSync(path);
+      if (readNoFollowSync(path) === content) unlinkSync(path);
     } catch {}
   };
   process.on('exit', onExit);
@@ -149,10 +152,20 @@ function holdLock(path: string, content: string, heartbeatMs: number): ProfileLo
       clearInterval(timer);
       process.off('exit', onExit);
       held.delete(path);
-      const now = await readFile(path, 'utf8').catch(() => null);
+      const now = await readNoFollow(path).catch(() => null);
       if (now === content) await unlink(path).catch(() => {});
     },
   };
+}
+
+/** Creates `path` (which must not exist) with `content`, 0600, never through a link. */
+async function writeNew(path: string, content: string): Promise<void> {
+  const handle = await openNoFollow(path, OPEN_CREATE_NEW, 0o600);
+  try {
+    await handle.writeFile(content, 'utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 function parseInfo(content: string): LockInfo | null {

@@ -8,11 +8,12 @@
 // The inbox is also bounded (MAX_INBOX_MESSAGES, MAX_INBOX_BYTES): a member that fills it is
 // refused further messages (PapoError 'inbox_full') until the agent reads, so another member's
 // text cannot fill this machine's disk. A legacy inbox.json (papo 0.1) is moved in on open.
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
 import type { Envelope } from './messages.js';
+import { linkedFileError, readNoFollowSync } from './no-follow.js';
 
 export const INBOX_DIR = 'inbox';
 /** The book's single-file inbox, read once and moved into INBOX_DIR. */
@@ -49,6 +50,8 @@ export class InboxStore {
   static async open(profileDir: string): Promise<InboxStore> {
     const dir = join(profileDir, INBOX_DIR);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // The folder itself must not be a link either: messages would be written wherever it points.
+    if (lstatSync(dir).isSymbolicLink()) throw linkedFileError(dir, 'symbolic');
     const store = new InboxStore(dir, readEntries(dir));
     await store.#moveLegacy(join(profileDir, LEGACY_INBOX_FILE));
     return store;
@@ -139,7 +142,8 @@ function readEntries(dir: string): Entry[] {
   for (const file of readdirSync(dir).sort()) {
     if (!ENTRY.test(file)) continue;
     const path = join(dir, file);
-    const text = readFileSync(path, 'utf8');
+    const text = readNoFollowSync(path);
+    if (text === null) continue;
     let msg: Envelope;
     try {
       msg = JSON.parse(text) as Envelope;

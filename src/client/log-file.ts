@@ -1,10 +1,14 @@
 // log.jsonl: the conversation as the member saw it, one LogEntry per line (the book's
 // "Formato do log.jsonl"). Lines are appended whole and fsynced; a crash can leave at most a
 // torn last line, which every reader ignores and the next writer closes off.
-import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+//
+// It holds every message body, so it is never opened through a link (ADR 0061): O_NOFOLLOW for
+// every open, and the appender refuses a file that has another hard link.
+import { closeSync, fstatSync, fsyncSync, readSync, writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { LogEntry } from './messages.js';
+import { OPEN_APPEND, OPEN_READ, openNoFollow, openNoFollowSync, refuseSharedFileSync } from './no-follow.js';
 
 export const LOG_FILE = 'log.jsonl';
 const CHUNK = 64 * 1024;
@@ -29,7 +33,8 @@ export class LogFile {
 
   // Synchronous system calls, like the JSON files' (ADR 0056): this line is on every message's path.
   async #write(line: string): Promise<void> {
-    const fd = openSync(this.path, 'a+', 0o600);
+    const fd = openNoFollowSync(this.path, OPEN_APPEND, 0o600);
+    refuseSharedFileSync(fd, this.path);
     try {
       let text = line;
       if (!this.#checkedTail) {
@@ -68,13 +73,8 @@ export class LogFile {
  */
 export async function readLogTail(path: string, n: number, end?: number): Promise<LogEntry[]> {
   if (n <= 0) return [];
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  const handle = await openLog(path);
+  if (handle === null) return [];
   try {
     const size = Math.min(end ?? Number.POSITIVE_INFINITY, (await handle.stat()).size);
     const found: LogEntry[] = []; // newest first
@@ -123,13 +123,10 @@ export async function readLogTail(path: string, n: number, end?: number): Promis
 /** Ids of every received message in the log, so dedupe survives a restart. */
 export async function readInboundIds(path: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  try {
-    await stat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
-    throw err;
-  }
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  const handle = await openLog(path);
+  if (handle === null) return ids;
+  // The stream closes the handle when it ends.
+  const lines = createInterface({ input: handle.createReadStream(), crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     // A torn last line fails to parse and is skipped like any other unreadable line.
     const entry = parseLine(Buffer.from(line));
@@ -146,13 +143,8 @@ export async function readLogFrom(
   path: string,
   offset: number,
 ): Promise<{ entries: LogEntry[]; next: number }> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], next: 0 };
-    throw err;
-  }
+  const handle = await openLog(path);
+  if (handle === null) return { entries: [], next: 0 };
   try {
     const { size } = await handle.stat();
     const from = size < offset ? 0 : offset;
@@ -170,6 +162,16 @@ export async function readLogFrom(
     return { entries, next: from + lastNl + 1 };
   } finally {
     await handle.close();
+  }
+}
+
+/** The log opened for reading without following a link; null when it does not exist. */
+async function openLog(path: string): Promise<FileHandle | null> {
+  try {
+    return await openNoFollow(path, OPEN_READ);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
 

@@ -150,7 +150,7 @@ export async function openProfile(ref: ProfileRef): Promise<Profile> {
   try {
     raw = await readJsonFile<unknown>(path);
   } catch (err) {
-    if (err instanceof PapoError) {
+    if (err instanceof PapoError && err.code === 'profile_corrupt') {
       throw new PapoError(
         'profile_corrupt',
         `${err.message}; replace the profile with papo new --force or papo join --force`,

@@ -7,6 +7,13 @@
 // ordinary code, hashes, UUIDs and placeholders are never refused: a false refusal teaches the agent
 // to work around the check. Generic `NAME=value` lines need a secret-like name AND a value that
 // looks random (letters and digits, varied characters, no placeholder words).
+//
+// Every detector runs on the text as a reader would see it (ADR 0061): `normaliseForMatching`
+// folds what a person or a model reads as the same characters (compatibility forms, invisible
+// characters gone, Cyrillic/Greek lookalikes of Latin letters) so a zero-width space or a homoglyph
+// inside a token does not hide it; tokens with a distinctive prefix are also joined across
+// whitespace splits.
+import { decodeInvite } from '../client/invite.js';
 
 export interface CredentialFinding {
   /** What was found, worded for the model: "a GitHub token". Never contains the matched text. */
@@ -18,6 +25,13 @@ interface Detector {
   pattern: RegExp;
   /** Extra check on the match; return false to ignore it. */
   accept?: (match: RegExpExecArray) => boolean;
+  /**
+   * The token's distinctive start. With it, the detector is also tried on the pieces that follow
+   * it joined across whitespace ("ghp_AbC1 9xYz..."), which `splitAccept` must then accept.
+   */
+  prefix?: RegExp;
+  /** Replaces the generic check of a token joined from pieces (invites carry a checksum). */
+  splitAccept?: (joined: string) => boolean;
 }
 
 const PLACEHOLDER =
@@ -75,6 +89,241 @@ function isJwtHeader(part: string): boolean {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Normalisation: the text as a reader sees it. Only for matching; nothing normalised is ever shown.
+
+/**
+ * Lookalikes of the token alphabets that NFKC leaves alone: Cyrillic, Greek, Armenian and Latin
+ * letters drawn like ASCII ones (after Unicode's confusables.txt, kept to the unmistakable ones),
+ * and a digit. Pairs of (lookalike, ASCII).
+ */
+const HOMOGLYPH_PAIRS =
+  // Cyrillic
+  'аaеeіiјjкkоoрpсcуyхxѕsԁdԛqԝwӏlһhАAВBЕEКKМMНHОOРPСCТTУYХXІIЈJЅSԚQԜWҮYӀIЗ3' +
+  // Greek
+  'ΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧXϹCͿJαaοoνvρpιiκkυuχxϲcϳj' +
+  // Armenian, Latin letters outside ASCII
+  'օoսuհhոnՍUՕOıiȷjɑaɡgɩiǀl';
+
+const HOMOGLYPHS: ReadonlyMap<string, string> = (() => {
+  const map = new Map<string, string>();
+  const chars = [...HOMOGLYPH_PAIRS];
+  for (let i = 0; i + 1 < chars.length; i += 2) map.set(chars[i] as string, chars[i + 1] as string);
+  return map;
+})();
+
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
+const NON_ASCII_ALL = /[\u0080-\u{10ffff}]/gu;
+
+/**
+ * The text with what hides a token from a pattern taken out, in this order:
+ * 1. Unicode tag characters (U+E0020-E007E, invisible "ASCII smuggling") become the ASCII they
+ *    shadow: a model reads them, so they count as text.
+ * 2. NFKD, then combining marks dropped: fullwidth and mathematical letters become ASCII (the
+ *    compatibility mapping of NFKC), and "g" + U+0301 stays "g".
+ * 3. Format (Cf) and default-ignorable characters dropped: zero-width space, ZWNJ, ZWJ, word
+ *    joiner, soft hyphen, BOM, bidi controls, variation selectors, Hangul fillers.
+ * 4. Homoglyphs folded to ASCII; every dash to "-", every connector (fullwidth low line...) to "_".
+ * ASCII text comes out unchanged.
+ */
+function normaliseForMatching(text: string): string {
+  if (!NON_ASCII.test(text)) return text; // the common case, and already what a reader sees
+  const untagged = text.replace(/[\u{e0020}-\u{e007e}]/gu, (c) =>
+    String.fromCodePoint((c.codePointAt(0) as number) - 0xe0000),
+  );
+  const decomposed = untagged
+    .normalize('NFKD')
+    .replace(/[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, '');
+  return decomposed.replace(NON_ASCII_ALL, (c) => {
+    const folded = HOMOGLYPHS.get(c);
+    if (folded !== undefined) return folded;
+    if (/[\p{Pd}\u2212]/u.test(c)) return '-';
+    if (/\p{Pc}/u.test(c)) return '_';
+    return c;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens split across whitespace
+
+/** What may separate the pieces of a split token: whitespace, or a string concatenation. */
+const GAP = /\s+|\s*["'`]\s*\+?\s*["'`]\s*/y;
+const MAX_PIECES = 24;
+const MAX_JOINED = 400;
+
+/** A piece of ordinary writing: "tokens", "Tokens", "GitHub". Random pieces rarely are (≥ 3 chars). */
+const WORD = /^(?:[a-z]+|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+)$/;
+
+/**
+ * The generic check of a token joined from pieces. A generated token changes between upper case,
+ * lower case and digits at about every second character (62 % for base62) however it is cut, and
+ * does not repeat itself; prose changes at word starts at most. And prose is words: if half of the
+ * joined characters are in pieces that read as words, it is prose that happens to follow a prefix
+ * ("ghp_ tokens are...").
+ */
+function looksLikeSplitToken(pieces: readonly string[]): boolean {
+  const stats = new SplitStats();
+  for (const piece of pieces) stats.add(piece);
+  return !stats.repeated && stats.plausible();
+}
+
+/** The measures of looksLikeSplitToken, kept as pieces are added one at a time. */
+class SplitStats {
+  /** A 6-character run of the body was seen twice; adding pieces cannot undo it. */
+  repeated = false;
+  #length = 0;
+  #changes = 0;
+  #lastClass = -1;
+  #wordChars = 0;
+  #counted = 0;
+  #tail = '';
+  readonly #seen = new Set<string>();
+
+  add(piece: string): void {
+    for (const part of piece.split(/[^A-Za-z0-9]+/)) {
+      if (part.length < 3) continue;
+      this.#counted += part.length;
+      if (WORD.test(part)) this.#wordChars += part.length;
+    }
+    for (const c of piece) {
+      const cls = c >= 'a' && c <= 'z' ? 0 : c >= 'A' && c <= 'Z' ? 1 : c >= '0' && c <= '9' ? 2 : -1;
+      if (cls < 0) continue;
+      if (this.#lastClass >= 0 && cls !== this.#lastClass) this.#changes++;
+      this.#lastClass = cls;
+      this.#length++;
+      this.#tail = (this.#tail + c).slice(-6);
+      if (this.#tail.length === 6) {
+        if (this.#seen.has(this.#tail)) this.repeated = true;
+        this.#seen.add(this.#tail);
+      }
+    }
+  }
+
+  /** Long enough, changing class often enough, and not mostly words. */
+  plausible(): boolean {
+    return (
+      this.#length >= 16 && this.#changes / (this.#length - 1) >= 0.3 && this.#wordChars * 2 <= this.#counted
+    );
+  }
+}
+
+/**
+ * The text cut into pieces at gaps, and the pieces joined: `compact` is the text without its gaps,
+ * `starts` the offset in `compact` where each piece begins. A gap longer than 16 characters is a
+ * paragraph, not a split, and stays as one space.
+ */
+interface Pieces {
+  compact: string;
+  starts: number[];
+}
+
+function cutPieces(text: string): Pieces {
+  let compact = '';
+  const starts: number[] = [];
+  let pos = 0;
+  while (pos < text.length) {
+    let end = pos;
+    while (end < text.length && !/\s|["'`]/.test(text[end] as string)) end++;
+    if (end > pos) {
+      starts.push(compact.length);
+      compact += text.slice(pos, end);
+    }
+    if (end >= text.length) break;
+    GAP.lastIndex = end;
+    const gap = GAP.exec(text);
+    if (gap === null || gap[0].length === 0) {
+      compact += text[end]; // a lone quote: it ends a token
+      pos = end + 1;
+    } else {
+      if (gap[0].length > 16) compact += ' ';
+      pos = end + gap[0].length;
+    }
+  }
+  return { compact, starts };
+}
+
+/**
+ * Tries a prefixed detector on tokens that a split made invisible to it: each occurrence of its
+ * prefix in the text without gaps (the prefix itself may be split) that starts a word, then the
+ * pieces from there joined one by one. A candidate counts only when the match reaches into its last
+ * piece (it needed the split) and the joined pieces look generated, not written.
+ */
+function findSplit(pieces: Pieces, d: Detector & { prefix: RegExp }): boolean {
+  const { compact, starts } = pieces;
+  const pieceStart = new Set(starts);
+  const prefix = new RegExp(d.prefix.source, `${d.prefix.flags.replace('g', '')}g`);
+  const whole = new RegExp(d.pattern.source, `${d.pattern.flags.replace(/[gym]/g, '')}y`);
+  for (let m = prefix.exec(compact); m !== null; m = prefix.exec(compact)) {
+    const at = m.index;
+    // A word starts here: at a piece's start, or after a character that is not a word character.
+    if (!pieceStart.has(at) && /\w/.test(compact[at - 1] ?? '')) continue;
+    const first = firstAfter(starts, at);
+    if (first >= starts.length) continue; // the last piece: nothing was split after it
+    // Candidates end at the piece ends after the prefix's start, up to MAX_PIECES of them. The
+    // measures of the joined body go first, as they are cheap and kept from one piece to the next;
+    // the pattern and the exact check run only on candidates that pass them.
+    const bodyStart = at + m[0].length;
+    const stats = d.splitAccept === undefined ? new SplitStats() : null;
+    stats?.add(compact.slice(bodyStart, starts[first]));
+    for (let k = first; k < starts.length && k < first + MAX_PIECES; k++) {
+      const end = starts[k + 1] ?? compact.length;
+      if (end - at > MAX_JOINED) break;
+      if (stats !== null) {
+        stats.add(compact.slice(Math.max(starts[k] as number, bodyStart), end));
+        if (stats.repeated) break;
+        if (!stats.plausible()) continue;
+      }
+      const candidate = compact.slice(at, end);
+      whole.lastIndex = 0;
+      const found = whole.exec(candidate);
+      if (found === null || at + found[0].length <= (starts[k] as number)) continue;
+      if (d.accept !== undefined && !d.accept(found)) continue;
+      const token = found[0];
+      const ok =
+        d.splitAccept !== undefined
+          ? d.splitAccept(token)
+          : looksLikeSplitToken(bodyPieces(starts, bodyStart, at + token.length, compact));
+      if (ok) return true;
+    }
+  }
+  return false;
+}
+
+/** Index of the first of the sorted `starts` greater than `at` (binary search). */
+function firstAfter(starts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] as number) > at) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The pieces of `compact[from, to)`, cut where the original pieces were. */
+function bodyPieces(starts: readonly number[], from: number, to: number, compact: string): string[] {
+  const out: string[] = [];
+  let a = from;
+  for (const s of starts) {
+    if (s <= a) continue;
+    if (s >= to) break;
+    out.push(compact.slice(a, s));
+    a = s;
+  }
+  if (to > a) out.push(compact.slice(a, to));
+  return out;
+}
+
+function isValidInvite(text: string): boolean {
+  try {
+    decodeInvite(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Order matters where prefixes overlap: Anthropic's `sk-ant-` before OpenAI's `sk-`.
 const DETECTORS: readonly Detector[] = [
   {
@@ -82,39 +331,55 @@ const DETECTORS: readonly Detector[] = [
     pattern:
       /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*(?:[A-Za-z0-9-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{40,}/,
   },
-  { kind: 'a papo room invite', pattern: /\bpapo1[a-z2-7]{58,}\b/i },
+  {
+    kind: 'a papo room invite',
+    pattern: /\bpapo1[a-z2-7]{58,}\b/i,
+    prefix: /papo1/i,
+    splitAccept: isValidInvite,
+  },
   {
     kind: 'an AWS access key id',
     pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/,
     accept: (m) => !m[0].endsWith('EXAMPLE'),
+    prefix: /(?:AKIA|ASIA)/,
   },
   {
     kind: 'an AWS secret access key',
     pattern: /aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/i,
     accept: (m) => looksRandom(m[1] ?? ''),
   },
-  { kind: 'a GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/ },
-  { kind: 'a GitHub token', pattern: /\bgithub_pat_[A-Za-z0-9_]{60,255}\b/ },
-  { kind: 'a GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { kind: 'a Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
+  { kind: 'a GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/, prefix: /gh[pousr]_/ },
+  { kind: 'a GitHub token', pattern: /\bgithub_pat_[A-Za-z0-9_]{60,255}\b/, prefix: /github_pat_/ },
+  { kind: 'a GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/, prefix: /glpat-/ },
+  { kind: 'a Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/, prefix: /xox[abposr]-/ },
   {
     kind: 'a Slack webhook URL',
     pattern: /hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{16,}/,
   },
-  { kind: 'a Stripe live key', pattern: /\b(?:sk|rk)_live_[A-Za-z0-9]{20,}/ },
-  { kind: 'an Anthropic API key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
-  { kind: 'an OpenAI API key', pattern: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/ },
+  {
+    kind: 'a Stripe live key',
+    pattern: /\b(?:sk|rk)_live_[A-Za-z0-9]{20,}/,
+    prefix: /(?:sk|rk)_live_/,
+  },
+  { kind: 'an Anthropic API key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/, prefix: /sk-ant-/ },
+  {
+    kind: 'an OpenAI API key',
+    pattern: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/,
+    prefix: /sk-(?:proj|svcacct|admin)-/,
+  },
   {
     kind: 'an OpenAI API key',
     pattern: /\bsk-[A-Za-z0-9_-]{32,}/,
     accept: (m) => looksRandom(m[0].slice(3), 32) && /[A-Z]/.test(m[0]) && /[a-z]/.test(m[0]),
+    prefix: /sk-/,
   },
-  { kind: 'a Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/ },
-  { kind: 'an npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { kind: 'a Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/, prefix: /AIza/ },
+  { kind: 'an npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/, prefix: /npm_/ },
   {
     kind: 'a JSON Web Token (JWT)',
     pattern: /\b(eyJ[A-Za-z0-9_-]{8,})\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/,
     accept: (m) => isJwtHeader(m[1] ?? ''),
+    prefix: /eyJ/,
   },
   {
     kind: 'an Authorization header with a token',
@@ -127,10 +392,11 @@ const DETECTORS: readonly Detector[] = [
     accept: (m) => looksRandom(m[1] ?? '', 8),
   },
   {
-    // `.env`-style lines: NAME=value, NAME: value, export NAME="value".
+    // `.env`-style lines: NAME=value, NAME: value, export NAME="value", each with an optional
+    // trailing comment (`# prod`, `// prod`).
     kind: 'a secret assignment (a .env-style line)',
     pattern:
-      /^[ \t]*(?:export[ \t]+)?["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*[=:][ \t]*(["']?)([^\s"'#;,]{16,})\2[ \t]*[,;]?[ \t]*$/gm,
+      /^[ \t]*(?:export[ \t]+)?["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*[=:][ \t]*(["']?)([^\s"'#;,]{16,})\2[ \t]*[,;]?(?:[ \t]*#[^\n]*|[ \t]+\/\/[^\n]*)?[ \t]*$/gm,
     accept: (m) =>
       /secret|token|passw(?:or)?d|pwd|credential|private|key|auth/i.test(m[1] ?? '') &&
       looksRandom(m[3] ?? '') &&
@@ -138,8 +404,9 @@ const DETECTORS: readonly Detector[] = [
   },
 ];
 
-/** The first credential-shaped thing in `text`, or null. */
-export function findCredential(text: string): CredentialFinding | null {
+/** The first credential-shaped thing in `text` (normalised first: see above), or null. */
+export function findCredential(input: string): CredentialFinding | null {
+  const text = normaliseForMatching(input);
   for (const d of DETECTORS) {
     const re = new RegExp(
       d.pattern.source,
@@ -149,6 +416,10 @@ export function findCredential(text: string): CredentialFinding | null {
       if (d.accept === undefined || d.accept(m)) return { kind: d.kind };
       if (m[0].length === 0) re.lastIndex++;
     }
+  }
+  const pieces = cutPieces(text);
+  for (const d of DETECTORS) {
+    if (d.prefix !== undefined && findSplit(pieces, { ...d, prefix: d.prefix })) return { kind: d.kind };
   }
   return null;
 }

@@ -3,9 +3,9 @@
 // member and the room in the initialize response, before the member is open, so this reads one
 // small file and imports nothing heavy. Unknown layouts yield null (the instructions then say that
 // the profile is not configured, and the tools say what to do).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
+import { readNoFollowSync } from '../client/no-follow.js';
 import type { ProfileDescription } from './server.js';
 
 export interface ProfilePeek extends ProfileDescription {
@@ -28,12 +28,14 @@ function decodeSecret(value: unknown): Uint8Array | null {
 }
 
 export function peekProfile(profileDir: string): ProfilePeek | null {
-  let raw: string;
+  let raw: string | null;
   try {
-    raw = readFileSync(join(profileDir, 'profile.json'), 'utf8');
+    // Never through a link (ADR 0061); the tools then report the link when they open the profile.
+    raw = readNoFollowSync(join(profileDir, 'profile.json'));
   } catch {
     return null;
   }
+  if (raw === null) return null;
   let json: unknown;
   try {
     json = JSON.parse(raw);

@@ -13,7 +13,10 @@ test('new in one home, join with the printed invite in another: the same room id
   assert.equal(made.stderr, '');
   assert.match(made.stdout, /^Room [0-9a-f]{8} created\. You are "alice" \(profile default\)\.$/m);
   assert.match(made.stdout, /over a private channel/);
-  assert.match(made.stdout, /^They run: {2}papo join <invite> --name <their-name>$/m);
+  assert.match(
+    made.stdout,
+    /^They run: {2}papo join --name <their-name> {3}and paste the invite at the prompt \(it is not shown\)$/m,
+  );
   // Without --signal the room is for this machine only, and new says how to do better.
   assert.match(
     made.stdout,
@@ -101,7 +104,10 @@ test('Brazilian Portuguese when the locale says pt', (t) => {
   assert.equal(made.status, 0, made.stderr);
   assert.match(made.stdout, /^Sala [0-9a-f]{8} criada\. Você é "voce" \(perfil default\)\.$/m);
   assert.match(made.stdout, /^Mande este convite ao seu colega por um canal privado/m);
-  assert.match(made.stdout, /^Ele roda: {2}papo join <convite> --name <nome-dele>$/m);
+  assert.match(
+    made.stdout,
+    /^Ele roda: {2}papo join --name <nome-dele> {3}e cola o convite quando pedido \(ele não aparece na tela\)$/m,
+  );
   assert.match(made.stdout, /^Próximos passos:$/m);
   assert.match(made.stdout, /^Para ver a conversa dos agentes ao vivo: {2}papo log -f$/m);
 

@@ -134,6 +134,13 @@ const HARMLESS: [string, string][] = [
     'monetary contract',
     '{"type":"payment.confirmed","event_id":"<uuid v4>","amount_cents":12990,"currency":"BRL"}',
   ],
+  // Since ADR 0061 the text is normalised and prefixed tokens are joined across splits first.
+  ['prose after a prefix', 'Classic tokens start with ghp_ and then thirty six letters and digits follow it'],
+  ['Cyrillic prose', 'Ключ лежит в хранилище секретов, не в чате.'],
+  ['emoji sequences', 'done 👩\u200d💻 and 👨\u200d👩\u200d👧'],
+  ['fullwidth text', 'ＡＰＩの設定は完了しました'],
+  ['.env line with a comment and a short value', 'TOKEN_TTL=3600 # seconds\nAPI_KEY=changeme # local only'],
+  ['a sha256 wrapped over lines', `${rnd(HEX, 32)}\n${rnd(HEX, 32)}`],
 ];
 
 test('credential-shaped text is refused with the kind named and the value never echoed', () => {
