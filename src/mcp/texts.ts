@@ -350,7 +350,7 @@ export function profileNotConfigured(profile: string): string {
 
 export const NOT_READY = {
   profileMissing: (profile: string) =>
-    `papo is not available: ${profileNotConfigured(profile)}. Tell your user to run \`papo new --name <their name>\` (to create a room) or \`papo join <invite> --name <their name>\` (to join one) in a terminal, with the same PAPO_HOME as this session, and then to restart this Claude Code session.`,
+    `papo is not available: ${profileNotConfigured(profile)}. Tell your user to run \`papo new --name <their name>\` (to create a room) or \`papo join --name <their name>\` (to join one: it asks for the invite) in a terminal, with the same PAPO_HOME as this session, and then to restart this Claude Code session.`,
   profileLocked: (profile: string) =>
     `papo is not available: ${PROFILE_LOCKED} ('${profile}'). Another Claude Code session probably uses it. Tell your user to close that session, or to give this project its own profile (\`papo new\`/\`papo join\` with \`--profile <name>\`, then \`papo install --profile <name>\`), and then to restart this session.`,
   signalToken: (reason: string) =>

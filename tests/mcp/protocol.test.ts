@@ -128,7 +128,11 @@ test('every tool answers an unconfigured profile with the error that says what t
     const result = await p.client.call(name, args);
     assert.equal(result.isError, true, name);
     assert.match(resultText(result), /profile 'work' is not configured/, name);
-    assert.match(resultText(result), /papo join <invite>/, name);
+    assert.match(
+      resultText(result),
+      /papo join --name <their name>` \(to join one: it asks for the invite\)/,
+      name,
+    );
   }
   assertOnlyJsonRpc(p.client.lines, p.client.partial);
 });
