@@ -1,11 +1,20 @@
 // Keeps tool results inside what Claude Code takes comfortably (ADR 0042): it warns past 10,000
 // tokens, cuts at 25,000 and moves text results over 50,000 characters to a file. papo builds no
-// result over LIMITS.maxResultChars (40,000), with one documented exception: `wait`/`inbox` never
-// cut a message, so a single message longer than the budget is returned alone (at most 48 KiB of
-// body, which keeps the result under the 50,000-character threshold).
+// result over LIMITS.maxResultChars (40,000), with one documented exception: `wait`/`inbox` do not
+// cut a message to fit others, so a single message longer than the budget is returned alone, up to
+// LIMITS.maxSingleMessageResultChars (49,900, under the 50,000-character threshold): a 48 KiB body
+// fits, and only one whose escapes or indentation (ADR 0059) make it longer is cut, with a note.
 import type { Envelope } from '../client/messages.js';
 import { formatMessage, MESSAGE_SEPARATOR } from './message-format.js';
-import { historyLeftOut, LIMITS, lineCut, moreUnread, statusMoreMembers, UNTRUSTED_NOTICE } from './texts.js';
+import {
+  historyLeftOut,
+  LIMITS,
+  lineCut,
+  messageCut,
+  moreUnread,
+  statusMoreMembers,
+  UNTRUSTED_NOTICE,
+} from './texts.js';
 
 export interface FittedMessages {
   text: string;
@@ -27,10 +36,11 @@ export function fitMessages(
   const included: Envelope[] = [];
   let length = UNTRUSTED_NOTICE.length;
   for (const [i, msg] of messages.entries()) {
-    const block = formatMessage(msg);
+    let block = formatMessage(msg);
     const remainingAfter = messages.length - i - 1;
     // Reserve room for the trailer that says how many stay unread, should any be left out.
     const trailer = remainingAfter > 0 ? MESSAGE_SEPARATOR.length + moreUnread(messages.length).length : 0;
+    if (included.length === 0) block = cutAlone(block, LIMITS.maxSingleMessageResultChars - length - trailer);
     const added = MESSAGE_SEPARATOR.length + block.length;
     if (included.length > 0 && length + added + trailer > budget) break;
     parts.push(block);
@@ -41,6 +51,16 @@ export function fitMessages(
   let text = `${UNTRUSTED_NOTICE}${MESSAGE_SEPARATOR}${parts.join(MESSAGE_SEPARATOR)}`;
   if (remaining > 0) text += `${MESSAGE_SEPARATOR}${moreUnread(remaining)}`;
   return { text, included, remaining };
+}
+
+/** A message block cut to `room` characters with a note, if longer (never a surrogate pair split). */
+function cutAlone(block: string, room: number): string {
+  const sep = MESSAGE_SEPARATOR.length;
+  if (block.length + sep <= room) return block;
+  let keep = room - sep - messageCut(block.length).length;
+  const code = block.charCodeAt(keep - 1);
+  if (code >= 0xd800 && code <= 0xdbff) keep -= 1;
+  return `${block.slice(0, keep)}${messageCut(block.length - keep)}`;
 }
 
 /**

@@ -24,6 +24,12 @@ export const LIMITS = {
   maxSendsPer10Min: 40,
   /** No tool result is built longer than this (Claude Code warns past 10,000 tokens). ADR 0042. */
   maxResultChars: 40_000,
+  /**
+   * A `wait`/`inbox` result holding one message longer than maxResultChars: still under the 50,000
+   * characters past which Claude Code moves a result to a file. A 48 KiB body is under it; its
+   * escapes (ADR 0059) and indentation can make it up to four times longer, and then it is cut.
+   */
+  maxSingleMessageResultChars: 49_900,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -196,6 +202,11 @@ export function historyLeftOut(count: number): string {
   return count === 1
     ? '(1 earlier line left out to keep this result short; ask for a smaller `limit`.)'
     : `(${count} earlier lines left out to keep this result short; ask for a smaller \`limit\`.)`;
+}
+
+/** The end of one message cut to stay within maxSingleMessageResultChars. */
+export function messageCut(removedChars: number): string {
+  return `\n  [... ${removedChars} more characters of this message cut, to keep this result readable; it was mostly escaped control or invisible characters, or empty lines. Your user can read it whole with \`papo log\`.]`;
 }
 
 export function lineCut(removedChars: number): string {

@@ -109,3 +109,22 @@ test('property: status never exceeds the cap, keeps head and tail, and prefers o
     ),
   );
 });
+
+test('a single message whose escapes would pass 50,000 characters is cut under it, with a note (ADR 0059)', () => {
+  // 48 KiB of ESC: each becomes the 4-character escape \x1b.
+  const hostile = msg(1, '\u001b'.repeat(LIMITS.maxMessageBytes));
+  const many = fitMessages([hostile, msg(2, 'next')]);
+  assert.ok(many.text.length <= LIMITS.maxSingleMessageResultChars, `${many.text.length}`);
+  assert.deepEqual(
+    many.included.map((m) => m.id),
+    [hostile.id],
+  );
+  assert.match(many.text, /more characters of this message cut, to keep this result readable/);
+  assert.match(many.text, /1 more unread message did not fit/);
+  // 24,576 empty lines: each indented by two spaces.
+  const lines = fitMessages([msg(3, `a${'\n'.repeat(24_000)}b`)]);
+  assert.ok(lines.text.length <= LIMITS.maxSingleMessageResultChars);
+  // A plain 48 KiB body is never cut.
+  const plain = fitMessages([msg(4, 'x'.repeat(LIMITS.maxMessageBytes))]);
+  assert.doesNotMatch(plain.text, /cut/);
+});
