@@ -14,29 +14,9 @@ import { encodeInvite } from '../../src/client/invite.js';
 import { findCredential } from '../../src/mcp/credentials.js';
 import { PAPO_BIN, spawnMcp, tempHome } from '../mcp/helpers/mcp-process.js';
 import { resultText } from '../mcp/helpers/rpc-client.js';
+import { ALNUM, B64, DIG, HEX, seededText, UP } from '../support/seeded-text.js';
 
-/** Deterministic pseudo-random characters (mulberry32), so failures are reproducible. */
-function generator(seed: number) {
-  let a = seed;
-  const next = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return (alphabet: string, n: number) => {
-    let s = '';
-    while (s.length < n) s += alphabet[Math.floor(next() * alphabet.length)];
-    return s;
-  };
-}
-const rnd = generator(20261201);
-const UP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOW = 'abcdefghijklmnopqrstuvwxyz';
-const DIG = '0123456789';
-const ALNUM = UP + LOW + DIG;
-const HEX = '0123456789abcdef';
-const B64 = `${ALNUM}+/`;
+const rnd = seededText(20261201);
 const join_ = (...parts: string[]) => parts.join('');
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
 

@@ -7,43 +7,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { test } from 'node:test';
-import { WebSocket } from 'ws';
 import { decodeInvite } from '../../src/client/invite.js';
 import { deriveRoomKeys } from '../../src/client/room-crypto.js';
-import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { type Member, makeRoom, startMember, waitFor, waitLinked } from '../nat/members.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
+import { rawSignalClient, until } from './raw-signal.js';
 
 const A = 'alpha-displaced';
 const B = 'beta-late-joiner';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Raw {
-  ws: WebSocket;
-  heard: { t: string; peer?: string; peers?: string[] }[];
-}
-
-async function rawClient(url: string): Promise<Raw> {
-  const ws = new WebSocket(`${url}${SIGNAL_PATH}`);
-  const heard: Raw['heard'] = [];
-  ws.on('message', (d) => heard.push(JSON.parse(String(d)) as Raw['heard'][number]));
-  ws.on('error', () => {});
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return { ws, heard };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test('a member pushed off the signal server by a socket using its peer id joins again, with backoff', {
   timeout: 150_000,
@@ -64,9 +36,9 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   const spyId = `0${randomBytes(32).toString('hex').slice(1)}`;
   let idA: string | undefined;
   for (let i = 0; i < 100 && idA === undefined; i++) {
-    const spy = await rawClient(server.url);
+    const spy = await rawSignalClient(server.url);
     spy.ws.send(JSON.stringify({ t: 'join', topic, peer: spyId }));
-    const peers = await until('the peer list', () => spy.heard.find((m) => m.t === 'peers')?.peers);
+    const peers = await until('the peer list', () => spy.heard.find((m) => m.t === 'peers')?.peers, 20_000);
     idA = peers[0];
     spy.ws.terminate();
     if (idA === undefined) await sleep(200);
@@ -74,11 +46,11 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   assert.ok(idA !== undefined, 'A joined the topic');
 
   // The attacker joins as A: the server gives it A's membership and tells A's socket `left`.
-  const attacker = await rawClient(server.url);
+  const attacker = await rawSignalClient(server.url);
   t.after(() => attacker.ws.terminate());
   const leftA = () => attacker.heard.filter((m) => m.t === 'left' && m.peer === idA).length;
   attacker.ws.send(JSON.stringify({ t: 'join', topic, peer: idA }));
-  await until('the attacker holds A', () => attacker.heard.find((m) => m.t === 'peers'));
+  await until('the attacker holds A', () => attacker.heard.find((m) => m.t === 'peers'), 20_000);
   // A joins again: the attacker is now the older socket and hears `left` for the id it took.
   await until('A to join again', () => (leftA() > 0 ? true : undefined), 15_000);
 
@@ -108,7 +80,7 @@ test('a member pushed off the signal server by a socket using its peer id joins 
 
   // The attacker goes away; A is back on the topic and the room works.
   attacker.ws.terminate();
-  const late = await rawClient(server.url);
+  const late = await rawSignalClient(server.url);
   t.after(() => late.ws.terminate());
   await until(
     'A on the topic again',

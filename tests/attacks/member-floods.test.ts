@@ -104,24 +104,20 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
   await attacker.linkTo(victim);
 
   const body = 'x'.repeat(MAX_BODY_BYTES);
+  /** A message from "Mal" to Bia only (another member forwards it but does not store it). */
+  const forge = (text: string): string => {
+    const id = randomBytes(5).toString('hex');
+    const msg = { id, from: 'Mal', node: attacker.nodeId, kind: 'agent', to: 'Bia', ts: Date.now() } as const;
+    attacker.sendFrame(victim, { t: 'msg', ...msg, body: text });
+    return id;
+  };
   const answered = (id: string) =>
     attacker.frames.some((f: Frame) => (f.t === 'ack' || f.t === 'refused') && f.id === id);
   // Bytes the victim had written before each message (and after the last).
   const written: number[] = [];
   for (let i = 0; i < 300; i++) {
-    const id = randomBytes(5).toString('hex');
     written.push(bytesWritten(bia.pid));
-    // To Bia only: another member forwards it but does not store it.
-    attacker.sendFrame(victim, {
-      t: 'msg',
-      id,
-      from: 'Mal',
-      node: attacker.nodeId,
-      kind: 'agent',
-      to: 'Bia',
-      ts: Date.now(),
-      body,
-    });
+    const id = forge(body);
     // One at a time, as fast as the victim answers: the cost measured is the victim's.
     await waitFor(`an answer to message ${i}`, () => answered(id), 20_000);
   }
@@ -149,17 +145,7 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
 
   // What room the bytes cap leaves, the attacker fills with the smallest messages it can.
   for (let i = 0; i < 1000; i++) {
-    const id = randomBytes(5).toString('hex');
-    attacker.sendFrame(victim, {
-      t: 'msg',
-      id,
-      from: 'Mal',
-      node: attacker.nodeId,
-      kind: 'agent',
-      to: 'Bia',
-      ts: Date.now(),
-      body: 'x',
-    });
+    const id = forge('x');
     await waitFor(`an answer to a small message ${i}`, () => answered(id), 20_000);
     if (attacker.frames.some((f) => f.t === 'refused' && f.id === id)) break;
   }

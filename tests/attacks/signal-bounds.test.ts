@@ -7,41 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
-import { WebSocket } from 'ws';
-import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
+import { type RawSignalClient, rawSignalClient, until } from './raw-signal.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hex64 = () => randomBytes(32).toString('hex');
 
-interface Client {
-  ws: WebSocket;
-  heard: { t: string; code?: string; peer?: string }[];
-}
-
-async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const ws = new WebSocket(`${url}${SIGNAL_PATH}`, { headers });
-  const heard: Client['heard'] = [];
-  ws.on('message', (d) => heard.push(JSON.parse(String(d)) as Client['heard'][number]));
-  ws.on('error', () => {});
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return { ws, heard };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-async function join(c: Client, topic: string, peer: string): Promise<void> {
+async function join(c: RawSignalClient, topic: string, peer: string): Promise<void> {
   c.ws.send(JSON.stringify({ t: 'join', topic, peer }));
   await until('the peer list', () => c.heard.find((m) => m.t === 'peers'));
 }
@@ -66,7 +38,7 @@ test('a client that stops reading is closed once its send buffer passes the limi
   const topic = hex64();
 
   // The victim of its own making: completes the handshake, joins, then stops reading TCP.
-  const slow = await connect(server.url);
+  const slow = await rawSignalClient(server.url);
   t.after(() => slow.ws.terminate());
   const slowId = hex64();
   await join(slow, topic, slowId);
@@ -74,9 +46,9 @@ test('a client that stops reading is closed once its send buffer passes the limi
 
   // Six senders from one address, each at the server's default rate (a burst of 100, then
   // 19 per second), every message a 64 KiB signal to the client that does not read.
-  const senders: Client[] = [];
+  const senders: RawSignalClient[] = [];
   for (let i = 0; i < 6; i++) {
-    const c = await connect(server.url);
+    const c = await rawSignalClient(server.url);
     t.after(() => c.ws.terminate());
     await join(c, topic, hex64());
     senders.push(c);
@@ -130,13 +102,13 @@ test('IPv6 clients are counted per /64 against the per-address cap; IPv4-mapped 
     PAPO_SIGNAL_MAX_CONNECTIONS_PER_IP: '2',
   });
   t.after(() => stop(server.child));
-  const open: Client[] = [];
+  const open: RawSignalClient[] = [];
   t.after(() => {
     for (const c of open) c.ws.terminate();
   });
   /** 'welcome' or the refusal's code. */
   const from = async (address: string): Promise<string> => {
-    const c = await connect(server.url, { 'x-forwarded-for': address });
+    const c = await rawSignalClient(server.url, { 'x-forwarded-for': address });
     open.push(c);
     const first = await until('the first message', () => c.heard[0]);
     return first.t === 'welcome' ? 'welcome' : (first.code ?? first.t);

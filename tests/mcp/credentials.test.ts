@@ -3,29 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { findCredential } from '../../src/mcp/credentials.js';
+import { ALNUM, B64, DIG, HEX, LOW, seededText, UP } from '../support/seeded-text.js';
 
-/** Deterministic pseudo-random characters (mulberry32), so failures are reproducible. */
-function generator(seed: number) {
-  let a = seed;
-  const next = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return (alphabet: string, n: number) => {
-    let s = '';
-    while (s.length < n) s += alphabet[Math.floor(next() * alphabet.length)];
-    return s;
-  };
-}
-const rnd = generator(20261130);
-const UP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOW = 'abcdefghijklmnopqrstuvwxyz';
-const DIG = '0123456789';
-const ALNUM = UP + LOW + DIG;
-const B64 = `${ALNUM}+/`;
-const HEX = '0123456789abcdef';
+const rnd = seededText(20261130);
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
 const join = (...parts: string[]) => parts.join('');
 
