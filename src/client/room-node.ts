@@ -55,8 +55,13 @@ export const MAX_KNOWN_PEERS = 256;
  */
 export const FRAMES_PER_SECOND = 200;
 export const FRAME_BURST = 1000;
-/** A newcomer's hello is answered at most this often: a flood of hellos gets one answer a second. */
+/**
+ * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
+ * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
+ * a second.
+ */
 const HELLO_ANSWER_INTERVAL_MS = 1_000;
+const HELLO_ANSWER_BURST = 5;
 /** peers.json is written at most this often (and on close); presence lives in memory. */
 const PEERS_SAVE_INTERVAL_MS = 5_000;
 
@@ -175,7 +180,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #pending = new Map<string, { envelope: Envelope; ackedBy: Set<string> }>();
   #timers: NodeJS.Timeout[] = [];
   #budgets = new Map<string, FrameBudget>();
-  #lastHelloAnswer = 0;
+  #helloAnswers: FrameBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
   #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
@@ -492,26 +497,37 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   /**
    * Our hello (and, for a new durable member, the outbox: it may be the recipient of something
-   * queued) to every neighbour, at once or, if an answer went out within the last second, once
-   * that second is over: any number of newcomers in that second share one answer.
+   * queued) to every neighbour: at once while the answer budget lasts, else when it next refills,
+   * and any number of newcomers meanwhile share that one answer.
    */
   #answerHello(resendOutbox: boolean): void {
     if (this.#helloAnswer) {
       this.#helloAnswer.resendOutbox ||= resendOutbox;
       return;
     }
-    const wait = this.#lastHelloAnswer + HELLO_ANSWER_INTERVAL_MS - this.#now();
+    const budget = this.#helloAnswers;
+    const refill = () => {
+      const now = this.#now();
+      budget.tokens = Math.min(
+        HELLO_ANSWER_BURST,
+        budget.tokens + (now - budget.at) / HELLO_ANSWER_INTERVAL_MS,
+      );
+      budget.at = now;
+    };
     const answer = (withOutbox: boolean) => {
       this.#helloAnswer = undefined;
       if (this.#closed) return;
-      this.#lastHelloAnswer = this.#now();
+      refill();
+      budget.tokens = Math.max(0, budget.tokens - 1);
       this.#broadcast(this.#hello());
       if (withOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     };
-    if (wait <= 0) {
+    refill();
+    if (budget.tokens >= 1) {
       answer(resendOutbox);
       return;
     }
+    const wait = (1 - budget.tokens) * HELLO_ANSWER_INTERVAL_MS;
     const timer = setTimeout(() => answer(this.#helloAnswer?.resendOutbox ?? resendOutbox), wait);
     timer.unref();
     this.#helloAnswer = { timer, resendOutbox };
