@@ -54,6 +54,7 @@ export interface Messages {
   memberNotOnline(name: string): string;
   notAcknowledged(id: string, seconds: number): string;
   inboxFull(name: string, id: string): string;
+  impostorNote(name: string, kind: string, node: string): string;
   knowNoOne(suffix: string): string;
   statusHeader(profile: string, name: string, roomId: string): string;
   agentIdentity(short: string): string;
@@ -125,6 +126,8 @@ const en: Messages = {
   memberNotOnline: (name) => `${name} is not online right now; the message was not sent`,
   notAcknowledged: (id, seconds) =>
     `sent (msg ${id}), but nobody confirmed it within ${seconds}s; papo say keeps no queue, so it may not have arrived`,
+  impostorNote: (name, kind, node) =>
+    `warning: a member with another key [${node}] claimed to be ${name} (${kind}) in the last day; your agent's papo refused what it sent (papo log shows when)`,
   inboxFull: (name, id) =>
     `not delivered (msg ${id}): ${name}'s inbox is full, because their agent has not read the messages it holds; papo say keeps no queue, so say it again later`,
   knowNoOne: (suffix) =>
@@ -216,6 +219,8 @@ const pt: Messages = {
   memberNotOnline: (name) => `${name} não está online agora; a mensagem não foi enviada`,
   notAcknowledged: (id, seconds) =>
     `enviada (msg ${id}), mas ninguém confirmou em ${seconds}s; o papo say não guarda fila, então ela pode não ter chegado`,
+  impostorNote: (name, kind, node) =>
+    `aviso: um membro com outra chave [${node}] disse ser ${name} (${kind}) no último dia; o papo do seu agente recusou o que ele mandou (o papo log mostra quando)`,
   inboxFull: (name, id) =>
     `não entregue (msg ${id}): a caixa de entrada de ${name} está cheia, porque o agente ainda não leu as mensagens que tem; o papo say não guarda fila, então diga de novo mais tarde`,
   knowNoOne: (suffix) =>

@@ -6,6 +6,7 @@ import { readJsonFile } from '../client/durable-file.js';
 import { isAlive } from '../client/file-lock.js';
 import { papoRelaySet } from '../client/ice-config.js';
 import { inertText } from '../client/inert-text.js';
+import { LOG_FILE, LogFile } from '../client/log-file.js';
 import type { NetworkHealth } from '../client/member-api.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
@@ -47,4 +48,18 @@ export async function agentRestartNote(t: Messages, profileDir: string): Promise
   if (!Number.isInteger(record.pid) || !isAlive(record.pid)) return undefined;
   const when = new Date(record.at).toLocaleString();
   return t.agentTransportRestarts(record.restarts, when, String(record.why).slice(0, 200));
+}
+
+/**
+ * Impostors the agent refused in the last day (ADR 0064): keys that claimed a name another key
+ * holds. Read from the `impostor` lines of log.jsonl, which papo mcp writes.
+ */
+export async function impostorNotes(t: Messages, profileDir: string, now = Date.now()): Promise<string[]> {
+  const entries = await new LogFile(join(profileDir, LOG_FILE)).readTail(500).catch(() => []);
+  const seen = new Map<string, string>();
+  for (const e of entries) {
+    if (e.ev !== 'impostor' || now - e.ts > 24 * 3600_000) continue;
+    seen.set(`${e.name} ${e.kind} ${e.node}`, t.impostorNote(e.name, e.kind, e.node.slice(0, 10)));
+  }
+  return [...seen.values()];
 }

@@ -1,10 +1,11 @@
-// What `papo say` and `papo status` share: an ephemeral member of the profile's room (a fresh
-// identity that never stores, never acks and is never remembered, so it runs beside the
-// profile's own papo mcp), and a way to wait for the room to show itself.
+// What `papo say` and `papo status` share: an ephemeral member of the profile's room (it never
+// stores, never acks and is never remembered, so it runs beside the profile's own papo mcp; `say`
+// signs as the profile's person, `status` with a throw-away key: ADR 0064), and a way to wait for
+// the room to show itself.
 import type { OpenedMember } from '../client/open-member.js';
 import { type CliContext, checkedProfile, home } from './context.js';
 
-export async function openEphemeral(ctx: CliContext): Promise<OpenedMember> {
+export async function openEphemeral(ctx: CliContext, signAsPerson = false): Promise<OpenedMember> {
   // WebRTC runs in a transport process of its own (ADR 0057): this one never loads it.
   const { openMember } = await import('../client/open-member.js');
   const log = ctx.env.PAPO_LOG ? (line: string) => process.stderr.write(`papo: ${line}\n`) : undefined;
@@ -13,6 +14,7 @@ export async function openEphemeral(ctx: CliContext): Promise<OpenedMember> {
     profile: checkedProfile(ctx),
     env: ctx.env,
     mode: 'ephemeral',
+    signAsPerson,
     // The command exits at once; its transport finishes closing (and releasing TURN) by itself.
     waitForTransportExit: false,
     ...(log ? { log } : {}),

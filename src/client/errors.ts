@@ -21,6 +21,7 @@ export type PapoErrorCode =
   | 'nobody_online'
   | 'not_acknowledged'
   | 'inbox_full'
+  | 'bad_signature'
   | 'io';
 
 export class PapoError extends Error {

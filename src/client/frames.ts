@@ -1,5 +1,6 @@
 // Frames between members (the book's "Protocolo" → "Frames"): JSON objects with `t`, optional
-// fields omitted when empty, sealed with the room's frame key (aad "papo/v1").
+// fields omitted when empty, sealed with the room's frame key (aad "papo/v1"). Every frame is
+// also signed by its sender's Ed25519 key (`sig`, last; ADR 0064): frame-codec.ts signs and checks.
 // Decoding is total: any input either becomes a valid frame or a PapoError('invalid_frame');
 // it never throws anything else, because these bytes come from the network.
 import { randomBytes } from '@noble/ciphers/utils.js';
@@ -20,6 +21,9 @@ export { MAX_ABOUT_CHARS } from './about.js';
 const MSG_ID = /^[0-9a-f]{10}$/;
 const NODE_ID = /^[0-9a-f]{64}$/;
 
+/** Hex of an Ed25519 signature (64 bytes) by the frame's `node` (frame-codec.ts). */
+export const SIGNATURE_PATTERN = /^[0-9a-f]{128}$/;
+
 export interface HelloFrame {
   t: 'hello';
   node: string;
@@ -27,6 +31,7 @@ export interface HelloFrame {
   about?: string;
   kind: SenderKind;
   ephemeral: boolean;
+  sig?: string;
 }
 
 export interface MsgFrame extends Envelope {
@@ -37,21 +42,30 @@ export interface AckFrame {
   t: 'ack';
   id: string;
   by: string;
+  /** The acking member's node id: the key that signs the ack. */
+  node: string;
+  sig?: string;
 }
 
 /**
- * The recipient did not store the message and will not until something changes: `inbox_full`
- * (its agent has not read enough of what it holds; ADR 0062). The sender keeps it queued.
+ * What a member refused, and why: `inbox_full`, a message it did not store and will not until its
+ * agent reads (ADR 0062; the sender keeps it queued); `name_taken`, frames from `for`, a key that
+ * claims a name another key holds (ADR 0064; `id` is the message refused, if it was one).
  */
 export interface RefusedFrame {
   t: 'refused';
-  id: string;
+  id?: string;
+  /** With `name_taken`: the node id of the key that claimed the name. */
+  for?: string;
   by: string;
+  /** The refusing member's node id: the key that signs the refusal. */
+  node: string;
   why: RefusalReason;
+  sig?: string;
 }
 
-export type RefusalReason = 'inbox_full';
-const REFUSAL_REASONS: readonly string[] = ['inbox_full'] satisfies RefusalReason[];
+export type RefusalReason = 'inbox_full' | 'name_taken';
+const REFUSAL_REASONS: readonly string[] = ['inbox_full', 'name_taken'] satisfies RefusalReason[];
 
 export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame;
 
@@ -68,8 +82,12 @@ export function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** JSON of a frame, fields in the book's order, optional ones only when present. */
+/**
+ * JSON of a frame, fields in the book's order, optional ones only when present, and `sig` last
+ * when the frame has one: the signed bytes are this JSON without its `sig` (frame-codec.ts).
+ */
 export function encodeFrame(frame: Frame): string {
+  const sig = frame.sig === undefined ? {} : { sig: frame.sig };
   switch (frame.t) {
     case 'hello':
       return JSON.stringify({
@@ -79,13 +97,22 @@ export function encodeFrame(frame: Frame): string {
         ...(frame.about ? { about: frame.about } : {}),
         kind: frame.kind,
         ephemeral: frame.ephemeral,
+        ...sig,
       });
     case 'msg':
-      return JSON.stringify(msgToJson(frame));
+      return JSON.stringify({ ...msgToJson(frame), ...sig });
     case 'ack':
-      return JSON.stringify({ t: 'ack', id: frame.id, by: frame.by });
+      return JSON.stringify({ t: 'ack', id: frame.id, by: frame.by, node: frame.node, ...sig });
     case 'refused':
-      return JSON.stringify({ t: 'refused', id: frame.id, by: frame.by, why: frame.why });
+      return JSON.stringify({
+        t: 'refused',
+        ...(frame.id ? { id: frame.id } : {}),
+        ...(frame.for ? { for: frame.for } : {}),
+        by: frame.by,
+        node: frame.node,
+        why: frame.why,
+        ...sig,
+      });
   }
 }
 
@@ -162,6 +189,8 @@ export function decodeFrame(input: string | Uint8Array): Frame {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('not an object');
   const o = value as Json;
   const isNode = (v: string) => NODE_ID.test(v);
+  const sigValue = optStr(o, 'sig', (v) => SIGNATURE_PATTERN.test(v), 'a signature');
+  const sig = sigValue === undefined ? {} : { sig: sigValue };
   switch (o.t) {
     case 'hello': {
       if (typeof o.ephemeral !== 'boolean') throw invalid('ephemeral is not a boolean');
@@ -177,6 +206,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...(about !== undefined ? { about } : {}),
         kind: kindOf(o),
         ephemeral: o.ephemeral,
+        ...sig,
       };
     }
     case 'msg': {
@@ -195,6 +225,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
         ts,
         body,
+        ...sig,
       };
     }
     case 'ack':
@@ -202,14 +233,22 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         t: 'ack',
         id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
         by: str(o, 'by', isMemberName, 'a member name'),
+        node: str(o, 'node', isNode, 'a node id'),
+        ...sig,
       };
-    case 'refused':
+    case 'refused': {
+      const id = optStr(o, 'id', (v) => MSG_ID.test(v), 'a message id');
+      const forNode = optStr(o, 'for', isNode, 'a node id');
       return {
         t: 'refused',
-        id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
+        ...(id !== undefined ? { id } : {}),
+        ...(forNode !== undefined ? { for: forNode } : {}),
         by: str(o, 'by', isMemberName, 'a member name'),
+        node: str(o, 'node', isNode, 'a node id'),
         why: str(o, 'why', (v) => REFUSAL_REASONS.includes(v), 'a refusal reason') as RefusalReason,
+        ...sig,
       };
+    }
     default:
       throw invalid('unknown type');
   }

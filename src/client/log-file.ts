@@ -184,6 +184,7 @@ function parseLine(bytes: Buffer): LogEntry | null {
     if (v && typeof v === 'object') {
       if ((v.ev === 'in' || v.ev === 'out') && v.msg && typeof v.msg.id === 'string') return v;
       if (v.ev === 'delivered' && typeof v.id === 'string') return v;
+      if (v.ev === 'impostor' && typeof v.name === 'string' && typeof v.node === 'string') return v;
     }
   } catch {}
   return null;

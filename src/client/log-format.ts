@@ -19,6 +19,13 @@ export function formatLogEntry(entry: LogEntry, self?: string): string {
   if (entry.ev === 'delivered') {
     return inertText(`[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`, 'line');
   }
+  if (entry.ev === 'impostor') {
+    // Not in the book: frames refused because their key is not the one that holds the name (ADR 0064).
+    return inertText(
+      `[${formatLocalTime(entry.ts)}] refused frames claiming to be ${entry.name} (${entry.kind}) from another key [${entry.node.slice(0, 10)}]: not handed to the agent`,
+      'line',
+    );
+  }
   const msg = entry.msg;
   // The sender's kind is shown for what arrived; what we sent is always ours.
   const sender = entry.ev === 'in' ? `${msg.from} (${msg.kind})` : msg.from;

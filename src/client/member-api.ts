@@ -81,6 +81,18 @@ export interface NetworkHealth {
   transport: TransportHealth;
 }
 
+/** A key that claimed a name another key holds (ADR 0064). */
+export interface Impostor {
+  name: string;
+  kind: SenderKind;
+  /** Its node id (hex). */
+  node: string;
+  first: number;
+  last: number;
+  /** Frames refused from it. */
+  frames: number;
+}
+
 export interface SendInput {
   body: string;
   to?: string;
@@ -118,6 +130,10 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   /** Marks `msgId` and every earlier unread message of the same sender as read. */
   markRepliedTo(msgId: string): Promise<void>;
   queuedCount(): number;
+  /** Keys refused for claiming a name another key holds (ADR 0064), oldest first. */
+  impostors(): Impostor[];
+  /** The member that refuses our frames because another key holds our name, if one said so. */
+  nameTakenBy(): string | undefined;
   /** Writes to the outbox, broadcasts, waits up to ackTimeoutMs for the first valid ack. */
   send(input: SendInput, ackTimeoutMs: number): Promise<SendResult>;
   /**

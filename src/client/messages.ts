@@ -20,10 +20,17 @@ export interface Envelope {
   /** Unix milliseconds at the sender. */
   ts: number;
   body: string;
+  /**
+   * The sender's Ed25519 signature of its msg frame (hex; frame-codec.ts, ADR 0064), kept so the
+   * message can be sent again, by anyone, exactly as signed.
+   */
+  sig?: string;
 }
 
 /** One line of log.jsonl. */
 export type LogEntry =
   | { ev: 'out'; msg: Envelope }
   | { ev: 'in'; msg: Envelope }
-  | { ev: 'delivered'; id: string; by: string; ts: number };
+  | { ev: 'delivered'; id: string; by: string; ts: number }
+  /** Frames that claimed a name another key holds were refused (ADR 0064), first time this run. */
+  | { ev: 'impostor'; name: string; kind: SenderKind; node: string; ts: number };

@@ -7,14 +7,17 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
+import { FrameCodec } from './frame-codec.js';
 import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
+import { KnownNames, NAMES_FILE } from './member-names.js';
 import {
   openMemberState,
   openProfile,
   PEERS_FILE,
   type Peers,
   type Profile,
+  personIdentity,
   TRANSPORT_FILE,
   type TransportRecord,
 } from './profile-store.js';
@@ -35,6 +38,11 @@ export interface OpenMemberOptions {
    * never acks, and is never remembered by the others, so it runs beside the profile's server.
    */
   mode: 'agent' | 'ephemeral';
+  /**
+   * Ephemeral mode: sign as the profile's person (person.key), as `papo say` does, instead of a
+   * throw-away key (`papo status`). ADR 0064.
+   */
+  signAsPerson?: boolean;
   /** What this member works on (agent mode). */
   about?: string;
   /** Diagnostics; never stdout. */
@@ -76,14 +84,22 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     let identity = profile.identity;
     let state = null;
     let knownPeers: Record<string, KnownPeer> = {};
+    let names: KnownNames;
     if (mode === 'agent') {
       lock = await acquireLock(profile.dir);
       const held = lock;
       cleanups.push(() => held.release());
       state = await openMemberState(profile.dir);
+      names = new KnownNames(state.names);
+      // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
+      names.claim(profile.name, 'human', (await personIdentity(profile.dir)).nodeId);
     } else {
-      identity = generateIdentity();
+      identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
       knownPeers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE)).catch(() => null)) ?? {};
+      names = new KnownNames(
+        (await readJsonFile<Record<string, string>>(join(profile.dir, NAMES_FILE)).catch(() => null)) ?? {},
+      );
+      names.claim(profile.name, 'agent', profile.identity.nodeId);
     }
 
     const embedded = isLoopbackSignalUrl(signalUrl) ? new EmbeddedSignalServer(signalUrl, log) : undefined;
@@ -150,11 +166,12 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       kind: mode === 'agent' ? 'agent' : 'human',
       nodeId: identity.nodeId,
       roomId: keys.roomId,
-      frameKey: keys.frameKey,
+      codec: new FrameCodec(keys.frameKey, keys.topic, identity),
       transport,
       network: () => t.health(),
       state,
       knownPeers,
+      names,
       log,
       onClose: () => runCleanups(cleanups),
     });

@@ -6,6 +6,8 @@
 //   peers.json    known members            \ lowdb over DurableJsonFile, written by papo mcp
 //   outbox.json   messages not yet acked   /
 //   inbox/        unread messages, one file each (inbox-store.ts), written by papo mcp
+//   names.json    who each member name belongs to: its first key (member-names.ts), by papo mcp
+//   person.key    the person's own Ed25519 seed: papo say signs with it (ADR 0064)
 //   log.jsonl     the conversation (log-file.ts)
 //   lock          one papo mcp per profile (file-lock.ts)
 import { chmod, mkdir, rm, stat, unlink } from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { profileDir } from './home.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from './identity.js';
 import { INBOX_DIR, InboxStore, LEGACY_INBOX_FILE } from './inbox-store.js';
 import { LOG_FILE, LogFile } from './log-file.js';
+import { NAMES_FILE } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { validateProfileName } from './names.js';
 
@@ -124,7 +127,7 @@ export async function createProfile(
     await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
     if (replaced) {
       // These belong to the old room (the book's "Recriando uma sala"); log.jsonl stays.
-      for (const file of [PEERS_FILE, LEGACY_INBOX_FILE, OUTBOX_FILE]) {
+      for (const file of [PEERS_FILE, LEGACY_INBOX_FILE, OUTBOX_FILE, NAMES_FILE]) {
         await unlink(join(dir, file)).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT') throw err;
         });
@@ -174,7 +177,7 @@ export async function openProfile(ref: ProfileRef): Promise<Profile> {
       `${path} is not a valid papo profile; replace it with papo new --force or papo join --force`,
     );
   }
-  const identity = await readIdentity(dir);
+  const identity = await readIdentity(dir, SECRET_KEY_FILE);
   if (identity === null) throw new PapoError('profile_corrupt', `${join(dir, SECRET_KEY_FILE)} is missing`);
   return toProfile(dir, profile, file, identity);
 }
@@ -207,6 +210,9 @@ export interface MemberState {
   removeFromInbox(ids: Iterable<string>): Promise<void>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
+  /** Who each name belongs to (names.json, member-names.ts), as saved. */
+  readonly names: Record<string, string>;
+  saveNames(names: Record<string, string>): Promise<void>;
   /** Appends one line to log.jsonl, fsynced before it resolves. */
   appendLog(entry: LogEntry): Promise<void>;
   /** The last `limit` log entries, oldest first. */
@@ -220,7 +226,10 @@ export async function openMemberState(dir: string): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
   const outbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, OUTBOX_FILE)), []);
   const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
-  await Promise.all([outbox.read(), peers.read()]);
+  const names = new DurableJsonFile<Record<string, string>>(join(dir, NAMES_FILE));
+  const [savedNames] = await Promise.all([names.read(), outbox.read(), peers.read()]);
+  if (savedNames !== null && (typeof savedNames !== 'object' || Array.isArray(savedNames)))
+    throw corruptState(dir, NAMES_FILE);
   if (!Array.isArray(outbox.data)) throw corruptState(dir, OUTBOX_FILE);
   if (typeof peers.data !== 'object' || peers.data === null || Array.isArray(peers.data)) {
     throw corruptState(dir, PEERS_FILE);
@@ -246,6 +255,8 @@ export async function openMemberState(dir: string): Promise<MemberState> {
     removeFromInbox: (ids) => inbox.remove(ids),
     saveOutbox: () => outbox.write(),
     savePeers: () => peers.write(),
+    names: savedNames ?? {},
+    saveNames: (data) => names.write(data),
     appendLog: (entry) => log.append(entry),
     readLogTail: (limit) => log.readTail(limit),
     async inboundIds() {
@@ -256,16 +267,27 @@ export async function openMemberState(dir: string): Promise<MemberState> {
   };
 }
 
-async function loadOrCreateIdentity(dir: string): Promise<Identity> {
-  const existing = await readIdentity(dir);
+export const PERSON_KEY_FILE = 'person.key';
+
+/**
+ * The person's own identity in this profile (person.key, made on first use): `papo say` signs with
+ * it, so a person's notes are theirs and no other member, nor their own agent, can forge them
+ * (ADR 0064). Apart from secret.key, which is the agent's.
+ */
+export async function personIdentity(dir: string): Promise<Identity> {
+  return loadOrCreateIdentity(dir, PERSON_KEY_FILE);
+}
+
+async function loadOrCreateIdentity(dir: string, file = SECRET_KEY_FILE): Promise<Identity> {
+  const existing = await readIdentity(dir, file);
   if (existing) return existing;
   const identity = generateIdentity();
-  await writeFileDurable(join(dir, SECRET_KEY_FILE), `${bytesToHex(identity.secretKey)}\n`);
+  await writeFileDurable(join(dir, file), `${bytesToHex(identity.secretKey)}\n`);
   return identity;
 }
 
-async function readIdentity(dir: string): Promise<Identity | null> {
-  const path = join(dir, SECRET_KEY_FILE);
+async function readIdentity(dir: string, file: string): Promise<Identity | null> {
+  const path = join(dir, file);
   const text = await readTextFile(path);
   if (text === null) return null;
   const hex = text.trim();

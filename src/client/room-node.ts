@@ -14,20 +14,19 @@
 // member still gets everything (the book's gossip guarantee, here over a data-channel mesh).
 import { EventEmitter } from 'node:events';
 import { PapoError } from './errors.js';
+import type { FrameCodec, SignedFrame } from './frame-codec.js';
 import {
   envelopeOf,
-  type Frame,
   type HelloFrame,
   MAX_ABOUT_CHARS,
   MAX_BODY_BYTES,
   msgFrame,
   newMessageId,
-  openFrame,
-  type RefusalReason,
-  sealFrame,
+  type RefusedFrame,
   utf8Length,
 } from './frames.js';
 import type {
+  Impostor,
   LinkPath,
   MemberStatus,
   NetworkHealth,
@@ -36,6 +35,7 @@ import type {
   SendInput,
   SendResult,
 } from './member-api.js';
+import { KnownNames, nameKey } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
 import { NONCE_BYTES } from './room-crypto.js';
@@ -64,6 +64,9 @@ const HELLO_ANSWER_INTERVAL_MS = 1_000;
 const HELLO_ANSWER_BURST = 5;
 /** peers.json is written at most this often (and on close); presence lives in memory. */
 const PEERS_SAVE_INTERVAL_MS = 5_000;
+/** Impostor keys remembered (for status and log), and how often one is told its name is taken. */
+const MAX_IMPOSTORS = 64;
+const TELL_IMPOSTOR_EVERY_MS = 30_000;
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -101,6 +104,7 @@ export interface NodeState {
   removeFromInbox(ids: Iterable<string>): Promise<void>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
+  saveNames(names: Record<string, string>): Promise<void>;
   appendLog(entry: LogEntry): Promise<void>;
   readLogTail(limit: number): Promise<LogEntry[]>;
   /** Every msg id this member ever stored (from the log and the inbox). */
@@ -113,12 +117,15 @@ export interface RoomNodeOptions {
   kind: SenderKind;
   nodeId: string;
   roomId: string;
-  frameKey: Uint8Array;
+  /** Seals, signs, opens and checks frames: the room's frame key and this member's identity. */
+  codec: FrameCodec;
   transport: NodeTransport;
   /** null for an ephemeral identity: it never stores, never acks, is never remembered. */
   state: NodeState | null;
   /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
   knownPeers?: Record<string, KnownPeer>;
+  /** Who each name belongs to (names.json; for an ephemeral node, read-only). */
+  names?: KnownNames;
   /** The network's health (the transport's); default: a transport with nothing to report. */
   network?: () => Promise<NetworkHealth>;
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
@@ -156,11 +163,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   readonly nodeId: string;
   readonly kind: SenderKind;
   readonly ephemeral: boolean;
-  /** Frames that did not open or validate, by reason (they are dropped, never fatal). */
-  readonly dropped = { open: 0, invalid: 0, flood: 0 };
+  /** Frames that did not open, validate or check, by reason (they are dropped, never fatal). */
+  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0 };
 
   #about: string | undefined;
-  #frameKey: Uint8Array;
+  #codec: FrameCodec;
   #transport: NodeTransport;
   #state: NodeState | null;
   #knownPeers: Record<string, KnownPeer>;
@@ -184,6 +191,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
+  #names: KnownNames;
+  /** Keys refused for claiming a name another key holds, by `name (kind) node`. */
+  #impostors = new Map<string, Impostor>();
+  /** When we last told each impostor key its name is taken (once a 30 s, not once a frame). */
+  #toldImpostor = new Map<string, number>();
+  /** Another key holds our name: the others refuse what we send (ADR 0064). */
+  #nameTaken: { by: string; at: number } | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -198,10 +212,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.kind = options.kind;
     this.ephemeral = options.state === null;
     this.#about = options.about;
-    this.#frameKey = options.frameKey;
+    this.#codec = options.codec;
     this.#transport = options.transport;
     this.#state = options.state;
     this.#knownPeers = options.knownPeers ?? {};
+    this.#names = options.names ?? new KnownNames();
+    // Our own name is ours: a frame that claims it with another key is an impostor's.
+    this.#names.claim(this.name, this.kind, this.nodeId);
     this.#onClose = options.onClose;
     this.#network =
       options.network ??
@@ -314,7 +331,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
       throw new RangeError('body empty or over 48 KiB');
     if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
-    const envelope: Envelope = {
+    const unsigned: Envelope = {
       id: newMessageId(),
       from: this.name,
       node: this.nodeId,
@@ -324,6 +341,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       ts: this.#now(),
       body,
     };
+    // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
+    // members that stored it) carries the same bytes.
+    const signed = this.#codec.sign(msgFrame(unsigned));
+    const envelope = envelopeOf(signed);
     const acked = this.#waitForAck(envelope, ackTimeoutMs);
     const state = this.#state;
     if (state) {
@@ -342,7 +363,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     } else {
       this.#pending.set(envelope.id, { envelope, ackedBy: new Set() });
     }
-    this.#broadcast(sealFrame(this.#frameKey, msgFrame(envelope)));
+    this.#broadcast(this.#codec.seal(signed));
     const answer = await acked;
     return { id: envelope.id, ...answer };
   }
@@ -356,7 +377,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     for (const waiters of this.#waiters.values()) for (const w of waiters) w.resolve('');
     this.#waiters.clear();
     const state = this.#state;
-    if (state && this.#peersDirty) void this.#serial(() => state.savePeers()).catch(() => {});
+    if (state && (this.#peersDirty || this.#names.changed))
+      void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
     await this.#writes.catch(() => {});
     await this.#onClose?.();
   }
@@ -377,11 +399,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // back through another neighbour) is neither handled nor forwarded again.
     const fingerprint = Buffer.from(data.subarray(0, NONCE_BYTES)).toString('hex');
     if (this.#seenFrames.has(fingerprint)) return;
-    let frame: Frame;
+    let frame: SignedFrame;
     try {
-      frame = openFrame(this.#frameKey, data);
+      frame = this.#codec.open(data);
     } catch (err) {
-      const reason = err instanceof PapoError && err.code === 'open_failed' ? 'open' : 'invalid';
+      const code = err instanceof PapoError ? err.code : undefined;
+      const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
       this.dropped[reason]++;
       this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
       return;
@@ -398,10 +421,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         this.#onMsg(envelopeOf(frame));
         break;
       case 'ack':
-        this.#onAck(frame.id, frame.by);
+        // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
+        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onAck(frame.id, frame.by);
         break;
       case 'refused':
-        this.#onRefused(frame.id, frame.by, frame.why);
+        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onRefused(frame);
         break;
     }
   }
@@ -446,6 +470,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onHello(hello: HelloFrame): void {
     if (hello.node === this.nodeId) return;
+    // An ephemeral hello (a person's say or status) proves a name only if it holds it already:
+    // a status run, signed by a throwaway key, must not take its person's name, nor be reported.
+    if (hello.ephemeral) {
+      const holder = this.#names.holder(hello.name, hello.kind);
+      if (holder !== undefined && holder !== hello.node) return;
+    } else if (!this.#ownsName(hello.name, hello.kind, hello.node)) return;
     const now = this.#now();
     // Past the cap a new member is heard once someone long gone is forgotten (a flood of forged
     // hellos fills the cap only with members "online" for 75 s, and then they age out).
@@ -533,6 +563,63 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#helloAnswer = { timer, resendOutbox };
   }
 
+  /**
+   * Whether `node` may speak as `name` (of `kind`): it holds the name, or nobody did (it holds it
+   * from now on). Otherwise the frame is an impostor's: counted, logged once, shown to the person,
+   * and the impostor told (so its own agent learns why it is not heard).
+   */
+  #ownsName(name: string, kind: SenderKind, node: string, msgId?: string): boolean {
+    const claim = this.#names.claim(name, kind, node);
+    if (claim === 'new' && this.#names.changed) this.#savePeersSoon();
+    if (claim !== 'taken') return true;
+    this.dropped.impostor++;
+    const key = `${nameKey(name, kind)} ${node}`;
+    const now = this.#now();
+    const seen = this.#impostors.get(key);
+    if (seen) {
+      seen.last = now;
+      seen.frames++;
+    } else {
+      if (this.#impostors.size >= MAX_IMPOSTORS)
+        this.#impostors.delete(this.#impostors.keys().next().value as string);
+      this.#impostors.set(key, { name, kind, node, first: now, last: now, frames: 1 });
+      this.#log(
+        `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
+      );
+      const state = this.#state;
+      if (state)
+        void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts: now })).catch(
+          () => {},
+        );
+    }
+    const told = this.#toldImpostor.get(node) ?? 0;
+    if (now - told >= TELL_IMPOSTOR_EVERY_MS && !this.ephemeral && !this.#closed) {
+      if (this.#toldImpostor.size >= MAX_IMPOSTORS) this.#toldImpostor.clear();
+      this.#toldImpostor.set(node, now);
+      this.#broadcast(
+        this.#codec.signAndSeal({
+          t: 'refused',
+          ...(msgId ? { id: msgId } : {}),
+          for: node,
+          by: this.name,
+          node: this.nodeId,
+          why: 'name_taken',
+        }),
+      );
+    }
+    return false;
+  }
+
+  /** Keys this member refused for claiming a name another key holds (newest last). */
+  impostors(): Impostor[] {
+    return [...this.#impostors.values()];
+  }
+
+  /** A member that refuses our frames because another key holds our name, if one said so. */
+  nameTakenBy(): string | undefined {
+    return this.#nameTaken?.by;
+  }
+
   #savePeersSoon(): void {
     this.#peersDirty = true;
     if (this.#peersSave !== undefined || this.#closed) return;
@@ -541,15 +628,21 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#peersSave = setTimeout(() => {
       this.#peersSave = undefined;
       this.#peersDirty = false;
-      void this.#serial(() => state.savePeers()).catch((err: unknown) =>
+      void this.#serial(() => this.#savePeersAndNames(state)).catch((err: unknown) =>
         this.#log(`could not save peers.json: ${(err as Error).message}`),
       );
     }, PEERS_SAVE_INTERVAL_MS);
     this.#peersSave.unref();
   }
 
+  async #savePeersAndNames(state: NodeState): Promise<void> {
+    await state.savePeers();
+    if (this.#names.changed) await state.saveNames(this.#names.saved());
+  }
+
   #onMsg(msg: Envelope): void {
     if (msg.node === this.nodeId) return;
+    if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
     const live = this.#live.get(msg.node);
     if (live) live.lastSeen = this.#now();
     const state = this.#state;
@@ -591,7 +684,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         // once the agent has read, is stored).
         if (err instanceof PapoError && err.code === 'inbox_full' && !this.#closed)
           this.#broadcast(
-            sealFrame(this.#frameKey, { t: 'refused', id: msg.id, by: this.name, why: 'inbox_full' }),
+            this.#codec.signAndSeal({
+              t: 'refused',
+              id: msg.id,
+              by: this.name,
+              node: this.nodeId,
+              why: 'inbox_full',
+            }),
           );
         return false;
       },
@@ -600,7 +699,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   #ack(id: string): void {
-    if (!this.#closed) this.#broadcast(sealFrame(this.#frameKey, { t: 'ack', id, by: this.name }));
+    if (!this.#closed)
+      this.#broadcast(this.#codec.signAndSeal({ t: 'ack', id, by: this.name, node: this.nodeId }));
   }
 
   #onAck(id: string, by: string): void {
@@ -633,7 +733,17 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     }
   }
 
-  #onRefused(id: string, by: string, _why: RefusalReason): void {
+  #onRefused(frame: RefusedFrame): void {
+    const { id, by } = frame;
+    if (frame.why === 'name_taken') {
+      // Our name is held by another key: say so to whoever asks (status, send), once it is ours.
+      if (frame.for === this.nodeId && this.#nameTaken === undefined) {
+        this.#nameTaken = { by, at: this.#now() };
+        this.#log(`${by} refuses our frames: the name ${this.name} (${this.kind}) belongs to another key`);
+      }
+      return;
+    }
+    if (id === undefined) return;
     const queued = this.#state?.outbox.find((m) => m.id === id) ?? this.#pending.get(id)?.envelope;
     if (!queued) return;
     // Only a recipient can refuse: the one named in `to`, or any member for the whole room.
@@ -653,7 +763,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       kind: this.kind,
       ephemeral: this.ephemeral,
     };
-    return sealFrame(this.#frameKey, hello);
+    return this.#codec.signAndSeal(hello);
   }
 
   #sendTo(peer: string, sealed: Uint8Array): void {
@@ -671,7 +781,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       .filter((p) => p.ackedBy.size === 0)
       .map((p) => p.envelope);
     const queued = [...(this.#state?.outbox ?? []), ...unconfirmed];
-    for (const m of queued) this.#sendTo(peer, sealFrame(this.#frameKey, msgFrame(m)));
+    for (const m of queued) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+  }
+
+  /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */
+  #signedCopy(m: Envelope): SignedFrame {
+    const frame = msgFrame(m);
+    return frame.sig === undefined ? this.#codec.sign(frame) : (frame as SignedFrame);
   }
 
   #heartbeat(): void {
@@ -679,7 +795,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     const state = this.#state;
-    if (state) void this.#serial(() => state.savePeers()).catch(() => {});
+    if (state) void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
   }
 
   /**

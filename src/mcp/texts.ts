@@ -271,6 +271,19 @@ export interface NetworkView {
   transport: TransportHealth;
 }
 
+/**
+ * A member with another key claimed a name another key holds: papo refused its frames (ADR 0064).
+ * On `status`, so the agent can tell its user someone in the room is impersonating a member.
+ */
+export function impostorWarning(name: string, kind: string, node: string, frames: number): string {
+  return `WARNING: a member with another key [${node.slice(0, 10)}] claims to be ${name} (${kind}); papo refused what it sent (${frames} ${frames === 1 ? 'frame' : 'frames'}) and handed you none of it. Tell your user: someone who has this room's invite is impersonating ${name}.`;
+}
+
+/** Another key holds our own name: the others refuse what we send (ADR 0064). On status and send. */
+export function nameTakenWarning(name: string, by: string): string {
+  return `WARNING: another key already holds the name "${name}" in this room, so ${by}'s papo refuses what you send and nobody receives it. Tell your user: join again under another name (\`papo join --force --name <another name>\`); if this profile was made again on purpose, the others must let the old key go (\`papo forget ${name}\`).`;
+}
+
 export function networkWarnings(n: NetworkView): string[] {
   const lines: string[] = [];
   const t = n.transport;

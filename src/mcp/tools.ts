@@ -13,11 +13,13 @@ import {
   delivered,
   HISTORY_ERRORS,
   HISTORY_NOTICE,
+  impostorWarning,
   inboxFull,
   LIMITS,
   type NetworkView,
   NO_HISTORY,
   NO_UNREAD,
+  nameTakenWarning,
   networkWarnings,
   noNewMessages,
   notAcknowledged,
@@ -100,6 +102,15 @@ async function networkView(member: RoomMember): Promise<NetworkView> {
   };
 }
 
+/** What the agent must know of names in the room: its own taken, or another's claimed (ADR 0064). */
+function trustWarnings(member: RoomMember): string[] {
+  const lines: string[] = [];
+  const takenBy = member.nameTakenBy();
+  if (takenBy !== undefined) lines.push(nameTakenWarning(member.name, takenBy));
+  for (const i of member.impostors().slice(-3)) lines.push(impostorWarning(i.name, i.kind, i.node, i.frames));
+  return lines;
+}
+
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
 
 /** Results that are sent even when their call was cancelled meanwhile (see `deliver`). */
@@ -162,7 +173,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (result.ackedBy !== null) return textResult(delivered(result.ackedBy, result.id));
     if (result.refusedBy !== null) return textResult(inboxFull(result.refusedBy, result.id));
     // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
-    const warnings = networkWarnings(await networkView(member));
+    const warnings = [...trustWarnings(member), ...networkWarnings(await networkView(member))];
     return textResult(
       [notAcknowledged(result.id, member.onlineNames(), to, unknownTo), ...warnings].join('\n'),
     );
@@ -257,7 +268,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     throwIfCancelled(ctx.signal);
     const peers = member.members();
     const head = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
-    head.push(...networkWarnings(network));
+    head.push(...trustWarnings(member), ...networkWarnings(network));
     head.push(peers.length === 0 ? STATUS_NO_PEERS : STATUS_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
     const restart = network.transport.lastRestart;

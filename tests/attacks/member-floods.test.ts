@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Frame, RefusedFrame } from '../../src/client/frames.js';
 import { MAX_BODY_BYTES } from '../../src/client/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import { MAX_INBOX_BYTES } from '../../src/client/inbox-store.js';
 import { MAX_KNOWN_PEERS } from '../../src/client/room-node.js';
 import { LIMITS } from '../../src/mcp/texts.js';
@@ -64,9 +65,19 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
   const framesBefore = attacker.frames.length;
 
   const about = 'a'.repeat(200);
+  const identities = Array.from({ length: 5000 }, () => generateIdentity());
   for (let i = 0; i < 5000; i++) {
-    const node = randomBytes(32).toString('hex');
-    attacker.sendFrame(victim, { t: 'hello', node, name: `m${i}`, about, kind: 'agent', ephemeral: false });
+    // A member holding the room key can sign as many new identities as it likes (ADR 0064).
+    const forged = identities[i] as Identity;
+    const hello = {
+      t: 'hello',
+      node: forged.nodeId,
+      name: `m${i}`,
+      about,
+      kind: 'agent',
+      ephemeral: false,
+    } as const;
+    attacker.sendFrame(victim, hello, forged);
     if (i % 50 === 49) await sleep(5); // let the channel drain: the frames must reach the victim
   }
   // The coalesced peers.json write comes within 5 s of the last change.
@@ -123,7 +134,7 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
   }
   written.push(bytesWritten(bia.pid));
   const stored = inboxIdsOnDisk(room.members.Bia);
-  const refused = attacker.frames.filter((f): f is RefusedFrame => f.t === 'refused');
+  const refused = attacker.frames.filter((f): f is RefusedFrame & { sig: string } => f.t === 'refused');
   const cost = (from: number, to: number) =>
     ((written[to] as number) - (written[from] as number)) / (to - from);
   const early = cost(0, 50);

@@ -16,7 +16,9 @@ import fc from 'fast-check';
 import { WebSocket } from 'ws';
 import { McpStdioClient } from '../../src/cli/stdio-client.js';
 import { isPapoError } from '../../src/client/errors.js';
-import { decodeFrame, encodeFrame, type Frame, openFrame, sealFrame } from '../../src/client/frames.js';
+import { FrameCodec } from '../../src/client/frame-codec.js';
+import { decodeFrame, encodeFrame, type Frame } from '../../src/client/frames.js';
+import { generateIdentity } from '../../src/client/identity.js';
 import { decodeInvite, encodeInvite } from '../../src/client/invite.js';
 import { deriveRoomKeys, FRAME_AAD, generateSecret, SIGNAL_AAD, seal } from '../../src/client/room-crypto.js';
 import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
@@ -230,7 +232,14 @@ const frameArb: fc.Arbitrary<Frame> = fc.oneof(
     ts: fc.nat(),
     body: fc.string({ minLength: 1, maxLength: 300 }),
   }),
-  fc.record({ t: fc.constant('ack' as const), id: msgId, by: nameArb }),
+  fc.record({ t: fc.constant('ack' as const), id: msgId, by: nameArb, node: nodeId }),
+  fc.record({
+    t: fc.constant('refused' as const),
+    id: msgId,
+    by: nameArb,
+    node: nodeId,
+    why: fc.constant('inbox_full' as const),
+  }),
 );
 
 /** Any JSON object with the frames' keys, holding values of any type. */
@@ -250,6 +259,8 @@ const frameLikeArb = fc
       'name',
       'about',
       'ephemeral',
+      'why',
+      'sig',
       'x',
     ),
     fc.oneof(
@@ -266,7 +277,9 @@ function checkFrameResult(decode: () => Frame, code: 'invalid_frame' | 'open_fai
   } catch (err) {
     const ok =
       code === 'either'
-        ? isPapoError(err, 'invalid_frame') || isPapoError(err, 'open_failed')
+        ? isPapoError(err, 'invalid_frame') ||
+          isPapoError(err, 'open_failed') ||
+          isPapoError(err, 'bad_signature')
         : isPapoError(err, code);
     if (!ok) throw err;
     return;
@@ -278,7 +291,13 @@ function checkFrameResult(decode: () => Frame, code: 'invalid_frame' | 'open_fai
   }
 }
 
-const frameKey = deriveRoomKeys(generateSecret()).frameKey;
+const roomKeys = deriveRoomKeys(generateSecret());
+const frameKey = roomKeys.frameKey;
+const fuzzSigner = generateIdentity();
+const codec = new FrameCodec(frameKey, roomKeys.topic, fuzzSigner);
+/** A frame of `frameArb` as the fuzz signer would send it (its `node` is the signer's). */
+const sealText = (text: string) => seal(frameKey, new TextEncoder().encode(text), FRAME_AAD);
+const signedArb = frameArb.map((f) => codec.sign({ ...f, node: fuzzSigner.nodeId } as Frame));
 
 const frames: FuzzTarget = {
   name: 'frame decode and open',
@@ -297,18 +316,34 @@ const frames: FuzzTarget = {
           // sealed with the right key around any plaintext: only decoding stands between it and us
           fc.oneof(anyText, frameLikeArb).map((t) => ({
             kind: 'sealed' as const,
-            bytes: seal(frameKey, new TextEncoder().encode(t), FRAME_AAD),
+            bytes: sealText(t),
           })),
-          // a valid sealed frame with bytes flipped or cut
-          fc.tuple(frameArb, flipsArb, fc.option(fc.nat())).map(([f, flips, cut]) => ({
+          // a valid signed, sealed frame with bytes flipped or cut
+          fc.tuple(signedArb, flipsArb, fc.option(fc.nat())).map(([f, flips, cut]) => ({
             kind: 'sealed' as const,
-            bytes: byteEdits(sealFrame(frameKey, f), flips, cut),
+            bytes: byteEdits(codec.seal(f), flips, cut),
           })),
+          // a signed frame whose plaintext was edited and sealed again with the right key: what a
+          // member forwarding it could do; the signature must refuse every change (ADR 0064)
+          fc.tuple(signedArb, editsArb).map(([f, e]) => {
+            const original = encodeFrame(f);
+            const text = applyEdits(original, e);
+            return { kind: 'forged' as const, changed: text !== original, bytes: sealText(text) };
+          }),
         ),
         (input) => {
           if (input.kind === 'text') checkFrameResult(() => decodeFrame(input.text), 'invalid_frame');
           else if (input.kind === 'bytes') checkFrameResult(() => decodeFrame(input.bytes), 'invalid_frame');
-          else checkFrameResult(() => openFrame(frameKey, input.bytes), 'either');
+          else if (input.kind === 'forged') {
+            let opened = false;
+            try {
+              codec.open(input.bytes);
+              opened = true;
+            } catch (err) {
+              if (!isPapoError(err, 'invalid_frame') && !isPapoError(err, 'bad_signature')) throw err;
+            }
+            if (opened && input.changed) throw new Error('an edited signed frame opened as valid');
+          } else checkFrameResult(() => codec.open(input.bytes), 'either');
           return true;
         },
       ),

@@ -69,11 +69,12 @@ test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_
   assert.equal(sent.ackedBy, null);
   assert.equal(ana.node.queuedCount(), 1);
 
-  // A member of the room (right keys) acks as Bia: not the recipient, so it is still queued.
+  // Bia, a member of the room, acks (signed by her key): not the recipient, so it is still queued.
   const forger = new RawPeer({ secret: room.secret, url: server.url });
   t.after(() => forger.close());
   await forger.linkTo(ana.node.nodeId);
-  forger.sendFrame(ana.node.nodeId, { t: 'ack', id: sent.id, by: 'Bia' });
+  const biaKey = room.members.Bia.profile.identity;
+  forger.sendFrame(ana.node.nodeId, { t: 'ack', id: sent.id, by: 'Bia', node: biaKey.nodeId }, biaKey);
   // A ping-pong through the same ordered channel proves Ana handled the forged ack before we look.
   forger.sendFrame(ana.node.nodeId, {
     t: 'hello',

@@ -32,7 +32,7 @@ test('a duplicate is handed to the agent once and acked every time, also after a
   t.after(() => peer.close());
   await peer.linkTo(bia.node.nodeId);
 
-  // A message "from Ana" (a room member that holds the keys), sent three times.
+  // A message "from Ana", signed with Ana's key (as Ana's own papo would), sent three times.
   const msg: Envelope = {
     id: 'a1b2c3d4e5',
     from: 'Ana',
@@ -41,9 +41,10 @@ test('a duplicate is handed to the agent once and acked every time, also after a
     ts: Date.now(),
     body: 'only once please',
   };
-  const acksFor = (id: string) => peer.frames.filter((f): f is AckFrame => f.t === 'ack' && f.id === id);
+  const acksFor = (id: string) =>
+    peer.frames.filter((f): f is AckFrame & { sig: string } => f.t === 'ack' && f.id === id);
   for (let i = 1; i <= 3; i++) {
-    assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }));
+    assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
     await waitFor(`ack #${i}`, () => acksFor(msg.id).length >= i);
   }
   assert.equal(got.length, 1);
@@ -61,7 +62,7 @@ test('a duplicate is handed to the agent once and acked every time, also after a
   got = inboxEvents(bia);
   await peer.linkTo(bia.node.nodeId);
   const before = acksFor(msg.id).length;
-  assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }));
+  assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
   await waitFor('the ack after the restart', () => acksFor(msg.id).length > before);
   assert.equal(got.length, 0, 'a message seen before the restart is not handed over again');
   assert.deepEqual(bia.node.unread(), []);

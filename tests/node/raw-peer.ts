@@ -1,8 +1,11 @@
 // A peer built by hand from the transport pieces (signal client + mesh), without a room node: it
-// can speak raw frames to members (to forge an ack, replay a message), and, given a wrong secret
-// but the room's topic, plays the outsider who knows where the room meets but not its keys.
-import { type Frame, openFrame, sealFrame } from '../../src/client/frames.js';
-import { generateIdentity } from '../../src/client/identity.js';
+// can speak raw frames to members (to forge an ack, replay a message), signed by its own key or by
+// any identity it is given (a member's, to play a member; ADR 0064), or as raw bytes; and, given a
+// wrong secret but the room's topic, plays the outsider who knows where the room meets but not its
+// keys.
+import { FrameCodec, type SignedFrame } from '../../src/client/frame-codec.js';
+import type { Frame } from '../../src/client/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import { Mesh } from '../../src/client/mesh.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
 import { SignalClient } from '../../src/client/signal-client.js';
@@ -17,12 +20,15 @@ export interface RawPeerOptions {
 }
 
 export class RawPeer {
-  readonly nodeId = generateIdentity().nodeId;
+  readonly identity = generateIdentity();
+  readonly nodeId = this.identity.nodeId;
   readonly signal: SignalClient;
   readonly mesh: Mesh;
   readonly frameKey: Uint8Array;
-  /** Frames that opened, as received (forwarded copies included). */
-  readonly frames: Frame[] = [];
+  readonly topic: string;
+  /** Frames that opened and were signed by their `node`, as received (forwarded copies included). */
+  readonly frames: SignedFrame[] = [];
+  #codecs = new Map<string, FrameCodec>();
   /** Every data-channel message, opened or not. */
   readonly raw: Uint8Array[] = [];
   /** Payloads of sealed signal blobs that opened. */
@@ -32,6 +38,7 @@ export class RawPeer {
   constructor(options: RawPeerOptions) {
     const keys = deriveRoomKeys(options.secret);
     this.frameKey = keys.frameKey;
+    this.topic = keys.topic;
     this.signal = new SignalClient({
       url: options.url,
       topic: options.topic ?? keys.topic,
@@ -45,7 +52,7 @@ export class RawPeer {
     this.mesh.on('link-message', (_peer, data) => {
       this.raw.push(data);
       try {
-        this.frames.push(openFrame(this.frameKey, data));
+        this.frames.push(this.codec().open(data));
       } catch {
         // not sealed with our key
       }
@@ -66,8 +73,24 @@ export class RawPeer {
     );
   }
 
-  sendFrame(nodeId: string, frame: Frame): boolean {
-    return this.mesh.send(nodeId, sealFrame(this.frameKey, frame));
+  /** The room's codec signing as `signer` (our own key by default). */
+  codec(signer: Identity = this.identity): FrameCodec {
+    let codec = this.#codecs.get(signer.nodeId);
+    if (codec === undefined) {
+      codec = new FrameCodec(this.frameKey, this.topic, signer);
+      this.#codecs.set(signer.nodeId, codec);
+    }
+    return codec;
+  }
+
+  /** Signs (as `signer`, whose node id the frame must name) and seals a frame, and sends it. */
+  sendFrame(nodeId: string, frame: Frame, signer: Identity = this.identity): boolean {
+    return this.mesh.send(nodeId, this.codec(signer).signAndSeal(frame));
+  }
+
+  /** Sends bytes as they are (a frame sealed, signed or altered by hand). */
+  sendBytes(nodeId: string, bytes: Uint8Array): boolean {
+    return this.mesh.send(nodeId, bytes);
   }
 
   async close(): Promise<void> {

@@ -4,13 +4,18 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { openFrame, sealFrame } from '../../src/client/frames.js';
+import { FrameCodec } from '../../src/client/frame-codec.js';
+import type { Frame } from '../../src/client/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
 import { type NodeState, RoomNode, type TransportEvents } from '../../src/client/room-node.js';
 
-const PEER = 'b'.repeat(64);
+const TOPIC = 'c'.repeat(64);
+const SELF = generateIdentity();
+const COLEGA = generateIdentity();
+const PEER = COLEGA.nodeId;
 
 class Recorder extends EventEmitter<TransportEvents> {
   sent: Uint8Array[] = [];
@@ -48,6 +53,7 @@ function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?:
       if (opts.failOutbox) throw new Error('disk full (injected)');
     },
     savePeers: async () => {},
+    saveNames: async () => {},
     appendLog: async (_e: LogEntry) => {},
     readLogTail: async () => [],
     inboundIds: async () => [],
@@ -61,18 +67,21 @@ function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void 
   const node = new RoomNode({
     name: 'voce',
     kind: state ? 'agent' : 'human',
-    nodeId: 'a'.repeat(64),
+    nodeId: SELF.nodeId,
     roomId: '7a2e64ec',
-    frameKey: key,
+    codec: new FrameCodec(key, TOPIC, SELF),
     transport,
     state,
   });
   t.after(() => node.close());
-  const acks = () =>
-    transport.sent.map((d) => openFrame(key, d)).filter((f) => f.t === 'ack') as { id: string; by: string }[];
-  const deliver = (msg: Envelope) =>
-    transport.emit('link-message', PEER, sealFrame(key, { t: 'msg', ...msg }));
-  return { node, transport, key, acks, deliver };
+  const reader = new FrameCodec(key, TOPIC, COLEGA);
+  const sent = () => transport.sent.map((d) => reader.open(d));
+  const acks = () => sent().filter((f) => f.t === 'ack') as { id: string; by: string }[];
+  /** A frame from a member (colega by default), signed by its key. */
+  const from = (frame: Frame, signer: Identity = COLEGA) =>
+    transport.emit('link-message', PEER, new FrameCodec(key, TOPIC, signer).signAndSeal(frame));
+  const deliver = (msg: Envelope) => from({ t: 'msg', ...msg });
+  return { node, transport, sent, acks, deliver, from };
 }
 
 const msg: Envelope = { id: '0123456789', from: 'colega', node: PEER, kind: 'agent', ts: 1, body: 'hello' };
@@ -128,14 +137,15 @@ test('a send whose outbox write fails is not queued in memory and never goes out
 });
 
 test('an ephemeral send reports every member that confirms, each once', async (t) => {
-  const { node, transport, key } = setup(null, t);
+  const { node, sent, from } = setup(null, t);
   await node.start();
   const delivered: string[] = [];
   node.on('delivered', ({ by }) => delivered.push(by));
   const sending = node.send({ body: 'from a person' }, 1000);
-  const sentMsg = transport.sent.map((d) => openFrame(key, d)).find((f) => f.t === 'msg') as { id: string };
-  for (const by of ['alice', 'bob', 'alice']) {
-    transport.emit('link-message', PEER, sealFrame(key, { t: 'ack', id: sentMsg.id, by }));
+  const sentMsg = sent().find((f) => f.t === 'msg') as { id: string };
+  const members = { alice: generateIdentity(), bob: generateIdentity() };
+  for (const by of ['alice', 'bob', 'alice'] as const) {
+    from({ t: 'ack', id: sentMsg.id, by, node: members[by].nodeId }, members[by]);
   }
   const result = await sending;
   assert.equal(result.ackedBy, 'alice');

@@ -31,7 +31,8 @@ const valid: Frame[] = [
     body: 'Oi, agente do notificacoes aqui.',
   },
   { t: 'msg', id: '3f9a1c07b2', from: 'voce', node: NODE, kind: 'agent', ts: 1791036191000, body: 'x' },
-  { t: 'ack', id: '81d4e0aa6c', by: 'voce' },
+  { t: 'ack', id: '81d4e0aa6c', by: 'voce', node: NODE },
+  { t: 'refused', id: '81d4e0aa6c', by: 'voce', node: NODE, why: 'inbox_full', sig: 'ab'.repeat(64) },
 ];
 
 test('frames encode in the book’s shape and decode back', () => {
@@ -43,7 +44,9 @@ test('frames encode in the book’s shape and decode back', () => {
     encodeFrame(valid[2] as Frame),
     `{"t":"msg","id":"81d4e0aa6c","from":"colega","node":"${NODE}","kind":"agent","to":"voce","reply_to":"3f9a1c07b2","ts":1791036340000,"body":"Oi, agente do notificacoes aqui."}`,
   );
-  assert.equal(encodeFrame(valid[4] as Frame), '{"t":"ack","id":"81d4e0aa6c","by":"voce"}');
+  assert.equal(encodeFrame(valid[4] as Frame), `{"t":"ack","id":"81d4e0aa6c","by":"voce","node":"${NODE}"}`);
+  // The signature, when there is one, comes last (frame-codec.ts cuts it off to check it).
+  assert.match(encodeFrame(valid[5] as Frame), /,"why":"inbox_full","sig":"(ab){64}"\}$/);
   for (const frame of valid) assert.deepEqual(decodeFrame(encodeFrame(frame)), frame);
 });
 

@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         checkedProfile(ctx);
         process.stderr.write(`${t.connecting}\n`);
-        member = await openEphemeral(ctx);
+        member = await openEphemeral(ctx, true);
         const m = member;
         const target = opts.to;
         const isTarget = (name: string) => target === undefined || sameName(name, target);

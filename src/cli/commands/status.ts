@@ -15,7 +15,7 @@ import type { OpenedMember } from '../../client/open-member.js';
 import { OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
 import { deriveRoomKeys } from '../../client/room-crypto.js';
 import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
-import { agentRestartNote, networkNotes } from '../network-notes.js';
+import { agentRestartNote, impostorNotes, networkNotes } from '../network-notes.js';
 import { printLines } from '../output.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
@@ -59,6 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
         const notes = await networkNotes(t, m, ctx.env);
         const restarts = await agentRestartNote(t, profile.dir);
         if (restarts !== undefined) notes.push(restarts);
+        notes.push(...(await impostorNotes(t, profile.dir)));
         if (members.length === 0 && (topicIsEmpty(m) || m.transport.signalState().peers.length === 0)) {
           for (const line of notes) process.stderr.write(`${line}\n`);
           throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile.profile)));

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type {
+  Impostor,
   MemberStatus,
   NetworkHealth,
   RoomMember,
@@ -114,6 +115,12 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
     }
     this.log.push({ ev: 'delivered', id: msg.id, by: this.ackBy, ts: msg.ts });
     return { id: msg.id, ackedBy: this.ackBy, refusedBy: null };
+  }
+  impostors(): Impostor[] {
+    return [];
+  }
+  nameTakenBy(): string | undefined {
+    return undefined;
   }
   async history(limit: number): Promise<LogEntry[]> {
     return this.log.slice(-limit);
