@@ -31,6 +31,11 @@ export interface HelloFrame {
   about?: string;
   kind: SenderKind;
   ephemeral: boolean;
+  /**
+   * An agent's person: the node id of the key its person's `papo say` signs with, so the room
+   * knows "name (human)" belongs to it before the person ever speaks (ADR 0064).
+   */
+  person?: string;
   sig?: string;
 }
 
@@ -97,6 +102,7 @@ export function encodeFrame(frame: Frame): string {
         ...(frame.about ? { about: frame.about } : {}),
         kind: frame.kind,
         ephemeral: frame.ephemeral,
+        ...(frame.person ? { person: frame.person } : {}),
         ...sig,
       });
     case 'msg':
@@ -199,6 +205,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
       // the member (ADR 0059).
       const rawAbout = optStr(o, 'about', () => true, 'a text');
       const about = rawAbout === undefined ? undefined : normaliseAbout(rawAbout);
+      const person = optStr(o, 'person', isNode, 'a node id');
       return {
         t: 'hello',
         node: str(o, 'node', isNode, 'a node id'),
@@ -206,6 +213,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...(about !== undefined ? { about } : {}),
         kind: kindOf(o),
         ephemeral: o.ephemeral,
+        ...(person !== undefined ? { person } : {}),
         ...sig,
       };
     }

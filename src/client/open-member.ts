@@ -85,6 +85,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     let state = null;
     let knownPeers: Record<string, KnownPeer> = {};
     let names: KnownNames;
+    let person: string | undefined;
     if (mode === 'agent') {
       lock = await acquireLock(profile.dir);
       const held = lock;
@@ -92,7 +93,8 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       state = await openMemberState(profile.dir);
       names = new KnownNames(state.names);
       // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
-      names.claim(profile.name, 'human', (await personIdentity(profile.dir)).nodeId);
+      person = (await personIdentity(profile.dir)).nodeId;
+      names.claim(profile.name, 'human', person);
     } else {
       identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
       knownPeers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE)).catch(() => null)) ?? {};
@@ -172,6 +174,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       state,
       knownPeers,
       names,
+      ...(person ? { person } : {}),
       log,
       onClose: () => runCleanups(cleanups),
     });

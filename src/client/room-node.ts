@@ -128,6 +128,8 @@ export interface RoomNodeOptions {
   names?: KnownNames;
   /** The network's health (the transport's); default: a transport with nothing to report. */
   network?: () => Promise<NetworkHealth>;
+  /** The node id of this agent's person (person.key), announced in its hellos (ADR 0064). */
+  person?: string;
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
@@ -192,6 +194,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
   #names: KnownNames;
+  #person: string | undefined;
   /** Keys refused for claiming a name another key holds, by `name (kind) node`. */
   #impostors = new Map<string, Impostor>();
   /** When we last told each impostor key its name is taken (once a 30 s, not once a frame). */
@@ -217,6 +220,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#state = options.state;
     this.#knownPeers = options.knownPeers ?? {};
     this.#names = options.names ?? new KnownNames();
+    this.#person = options.person;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
     this.#names.claim(this.name, this.kind, this.nodeId);
     this.#onClose = options.onClose;
@@ -476,6 +480,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const holder = this.#names.holder(hello.name, hello.kind);
       if (holder !== undefined && holder !== hello.node) return;
     } else if (!this.#ownsName(hello.name, hello.kind, hello.node)) return;
+    // An agent names its person's key: "name (human)" is theirs from now on (a different key
+    // already holding it is not replaced; its frames are judged when they come).
+    if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
+      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#savePeersSoon();
+    }
     const now = this.#now();
     // Past the cap a new member is heard once someone long gone is forgotten (a flood of forged
     // hellos fills the cap only with members "online" for 75 s, and then they age out).
@@ -762,6 +771,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       ...(this.#about ? { about: this.#about.slice(0, MAX_ABOUT_CHARS) } : {}),
       kind: this.kind,
       ephemeral: this.ephemeral,
+      ...(this.#person ? { person: this.#person } : {}),
     };
     return this.#codec.signAndSeal(hello);
   }
