@@ -7,19 +7,17 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { normaliseAbout } from './about.js';
 import { PapoError } from './errors.js';
+import { MAX_BODY_BYTES, MAX_SEALED_FRAME_BYTES } from './limits.js';
 import type { Envelope, SenderKind } from './messages.js';
-import { isMemberName } from './names.js';
+import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from './names.js';
 import { FRAME_AAD, open, seal } from './room-crypto.js';
 
-/** Largest message body, in UTF-8 bytes (the book's limits). */
-export const MAX_BODY_BYTES = 48 * 1024;
-/** Largest sealed frame on the wire. */
-export const MAX_SEALED_FRAME_BYTES = 64 * 1024;
 /** Longest `about` text a hello carries (src/client/about.ts). */
 export { MAX_ABOUT_CHARS } from './about.js';
+export { MAX_BODY_BYTES, MAX_SEALED_FRAME_BYTES };
 
-const MSG_ID = /^[0-9a-f]{10}$/;
-const NODE_ID = /^[0-9a-f]{64}$/;
+const MSG_ID = MESSAGE_ID_PATTERN;
+const NODE_ID = NODE_ID_PATTERN;
 
 /** Hex of an Ed25519 signature (64 bytes) by the frame's `node` (frame-codec.ts). */
 export const SIGNATURE_PATTERN = /^[0-9a-f]{128}$/;

@@ -11,7 +11,7 @@ export interface Identity {
   nodeId: string;
 }
 
-export const NODE_ID_PATTERN = /^[0-9a-f]{64}$/;
+export { NODE_ID_PATTERN } from './names.js';
 
 export function generateIdentity(): Identity {
   return identityFromSecretKey(ed25519.utils.randomSecretKey());

@@ -3,8 +3,21 @@
 // `from=`/`to=` attributes of a channel tag.
 import { PapoError } from './errors.js';
 
-const MEMBER_NAME = /^[A-Za-z0-9._-]{1,32}$/;
-const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+// The one home of the room's name and id rules: every other module imports them from here.
+/** Member names: 1-32 of A-Za-z0-9-_. (the book; DESIGN.md, "What stays identical"). */
+export const MEMBER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,32}$/;
+/** Profile names: 1-32 of A-Za-z0-9-_ (a path component: no dot). */
+export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+/** Message ids: 10 lower-case hex characters (5 random bytes). */
+export const MESSAGE_ID_PATTERN = /^[0-9a-f]{10}$/;
+/** Node ids: the hex of an Ed25519 public key (64 characters). */
+export const NODE_ID_PATTERN = /^[0-9a-f]{64}$/;
+const MEMBER_NAME = MEMBER_NAME_PATTERN;
+const PROFILE_NAME = PROFILE_NAME_PATTERN;
+
+export function isProfileName(name: unknown): name is string {
+  return typeof name === 'string' && PROFILE_NAME.test(name);
+}
 
 export function isMemberName(name: unknown): name is string {
   return typeof name === 'string' && MEMBER_NAME.test(name);

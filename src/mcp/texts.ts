@@ -5,13 +5,14 @@
 // say what happened, then what to do next.
 
 import { inertText } from '../client/inert-text.js';
+import { MAX_BODY_BYTES } from '../client/limits.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
 import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
 
 /** The limits the texts quote, kept next to them so a text never disagrees with the code. */
 export const LIMITS = {
-  /** The book's body limit: 48 KiB of UTF-8. */
-  maxMessageBytes: 48 * 1024,
+  /** The book's body limit: 48 KiB of UTF-8 (src/client/limits.ts). */
+  maxMessageBytes: MAX_BODY_BYTES,
   /** How long `send` waits for the first acknowledgement. */
   ackTimeoutSeconds: 8,
   waitDefaultSeconds: 300,

@@ -1,12 +1,12 @@
 // Validation of tool arguments. A bad argument is the model's mistake, so it comes back as a tool
 // error (isError) in words the model can act on, not as a JSON-RPC error (MCP 2025-11-25 asks for
 // input validation errors to be tool execution errors, so the model can correct itself).
+import { MEMBER_NAME_PATTERN, MESSAGE_ID_PATTERN } from '../client/names.js';
 import { ARGUMENT_ERRORS } from './texts.js';
 
-/** Member names: 1-32 of A-Za-z0-9-_. (DESIGN.md, "What stays identical"). */
-export const MEMBER_NAME = /^[A-Za-z0-9._-]{1,32}$/;
-/** Message ids: 10 lower-case hex characters (src/client/messages.ts). */
-export const MSG_ID = /^[0-9a-f]{10}$/;
+/** The room's rules, from their one home (src/client/names.ts). */
+export const MEMBER_NAME = MEMBER_NAME_PATTERN;
+export const MSG_ID = MESSAGE_ID_PATTERN;
 
 export class ArgumentError extends Error {
   override readonly name = 'ArgumentError';

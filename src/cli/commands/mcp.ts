@@ -1,14 +1,10 @@
-// `papo mcp`: the stdio MCP server Claude Code runs (docs/mcp.md). This file stays light because
-// main.ts loads every command at start: the server modules are imported only when `mcp` runs, and
-// the network stack only after the initialize response.
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { checkAbout, normaliseAbout } from '../../client/about.js';
+import { papoHome } from '../../client/home.js';
 import type { RoomMember } from '../../client/member-api.js';
+import { isProfileName } from '../../client/names.js';
 import { type CliContext, profileName } from '../context.js';
-
-const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 interface McpOptions {
   about?: string;
@@ -28,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
         import('../../mcp/run.js'),
         import('../../mcp/profile-peek.js'),
       ]);
-      const peek = () => (PROFILE_NAME.test(profile) ? peekProfile(dir) : null);
+      const peek = () => (isProfileName(profile) ? peekProfile(dir) : null);
       runMcpServer({
         profile,
         serverVersion: program.version() ?? '0.0.0',
@@ -43,10 +39,6 @@ export function register(program: Command, ctx: CliContext): void {
         },
       });
     });
-}
-
-function papoHome(env: NodeJS.ProcessEnv): string {
-  return env.PAPO_HOME !== undefined && env.PAPO_HOME !== '' ? env.PAPO_HOME : join(homedir(), '.papo');
 }
 
 /**
