@@ -93,6 +93,10 @@ export interface SendResult {
   ackedBy: string | null;
   /** With no ack: a recipient that refused the message because its inbox is full (ADR 0062). */
   refusedBy: string | null;
+  /** Every member whose ack arrived within the wait, first one first (ADR 0063). */
+  acked?: string[];
+  /** Members it is still owed to when the wait ended: they get it later (absent or [] = nobody). */
+  owed?: string[];
 }
 
 export interface RoomMemberEvents {
@@ -118,6 +122,8 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   /** Marks `msgId` and every earlier unread message of the same sender as read. */
   markRepliedTo(msgId: string): Promise<void>;
   queuedCount(): number;
+  /** Who the queued messages wait for, with how many each ('' = whoever confirms first). */
+  queuedFor?(): { name: string; count: number }[];
   /** Writes to the outbox, broadcasts, waits up to ackTimeoutMs for the first valid ack. */
   send(input: SendInput, ackTimeoutMs: number): Promise<SendResult>;
   /**
