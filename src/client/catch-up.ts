@@ -85,7 +85,7 @@ export function digestOf(held: readonly Envelope[], memberSince: number, now: nu
 
 /**
  * What to send a peer in answer to its digest: held messages it lacks, from its `since` on, that
- * it may read (no `to`, or `to` = its name) and that it did not write, oldest first, within the
+ * it may read (no `to`, or `to` = its name) and that its node did not send, in stored order, within the
  * per-link bounds. `peerName` is unknown when its hello has not arrived: broadcasts only then.
  */
 export function missingFor(
@@ -99,7 +99,6 @@ export function missingFor(
   for (const m of held) {
     if (has.has(m.id) || m.ts < have.since || m.node === peer.node) continue;
     if (m.to !== undefined && (peer.name === undefined || !sameName(m.to, peer.name))) continue;
-    if (peer.name !== undefined && sameName(m.from, peer.name)) continue;
     const size = bodyBytes(m);
     if (out.length >= CATCH_UP_MESSAGES || bytes + size > CATCH_UP_LINK_BYTES) break;
     out.push(m);

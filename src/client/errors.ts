@@ -21,6 +21,8 @@ export type PapoErrorCode =
   | 'nobody_online'
   | 'not_acknowledged'
   | 'inbox_full'
+  | 'unknown_member'
+  | 'forget_self'
   | 'io';
 
 export class PapoError extends Error {

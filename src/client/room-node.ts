@@ -357,7 +357,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
    */
   async forget(name: string): Promise<{ released: number; peers: number }> {
     const state = this.#state;
-    if (!state) return { released: 0, peers: 0 };
+    if (!state || this.#closed) return { released: 0, peers: 0 };
     return this.#serial(async () => {
       const { outbox, released } = forgetInOutbox(state.outbox, name);
       let peers = 0;
