@@ -77,6 +77,11 @@ export interface Messages {
   forgetLeft(name: string): string;
   forgetUnknown(name: string, suffix: string): string;
   forgetSelf(name: string): string;
+  forgetHelp: string;
+  forgetNameHelp: string;
+  /** papo status: who the queue waits for (ADR 0063). */
+  queuedFor(waiting: { name: string; count: number }[], suffix: string): string;
+  firstToConfirm: string;
   /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
   sayLater(names: string): string;
   /** Text of a domain error in this language; undefined = use the error's own (English) message. */
@@ -180,6 +185,12 @@ const en: Messages = {
   forgetUnknown: (name, suffix) =>
     `no member named "${name}" is known in this room, and nothing waits for them (papo status${suffix} lists the members)`,
   forgetSelf: (name) => `"${name}" is you: papo forget is for other members who left the room`,
+  forgetHelp:
+    'stop waiting for a member who left the room for good: queued messages no longer wait for them, new ones are not owed to them',
+  forgetNameHelp: "the member's name in the room (any letter case)",
+  queuedFor: (waiting, suffix) =>
+    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Someone who left for good: papo forget NAME${suffix}.`,
+  firstToConfirm: 'the first member to confirm',
   sayLater: (names) =>
     `${names} offline: papo say keeps no queue, but the members who stored it pass it on when they connect (within 24 h)`,
   error: () => undefined,
@@ -283,6 +294,12 @@ const pt: Messages = {
   forgetUnknown: (name, suffix) =>
     `nenhum membro chamado "${name}" é conhecido nesta sala, e nada espera por ele (papo status${suffix} lista os membros)`,
   forgetSelf: (name) => `"${name}" é você: o papo forget é para outros membros que saíram da sala`,
+  forgetHelp:
+    'para de esperar por um membro que saiu da sala de vez: as mensagens na fila não esperam mais por ele, e as novas não são devidas a ele',
+  forgetNameHelp: 'o nome do membro na sala (maiúsculas ou minúsculas)',
+  queuedFor: (waiting, suffix) =>
+    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Quem saiu de vez: papo forget NOME${suffix}.`,
+  firstToConfirm: 'o primeiro membro que confirmar',
   sayLater: (names) =>
     `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,
   error: (code, message, hints) => {

@@ -18,8 +18,8 @@ const PICKUP_WAIT_MS = 5_000;
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('forget')
-    .description('stop waiting for a member who left the room for good (queued messages and known members)')
-    .argument('<name>', "the member's name in the room")
+    .description(text(ctx).forgetHelp)
+    .argument('<name>', text(ctx).forgetNameHelp)
     .action(async (name: string) => {
       const t = text(ctx);
       hint(ctx, { name });
