@@ -193,14 +193,24 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   assert.match(first, /terceiro is offline and will get it when they connect/);
   assert.equal(outbox(room.members.voce).length, 1);
 
-  const papo = (args: string[]) =>
+  const papo = (args: string[], extra: Record<string, string> = {}) =>
     runChild(process.execPath, [PAPO_BIN, ...args], {
-      env: { ...memberEnv(), PAPO_HOME: room.members.voce.home },
+      env: { ...memberEnv(extra), PAPO_HOME: room.members.voce.home },
       timeoutMs: 30_000,
     });
+  // The person sees who the queue waits for, and how to stop waiting.
+  const cliStatus = await papo(['status', '--timeout', '3']);
+  assert.match(
+    cliStatus.stdout,
+    /^Waiting for: terceiro \(1\)\. Someone who left for good: papo forget NAME\.$/m,
+  );
   const typo = await papo(['forget', 'tercero']);
   assert.equal(typo.code, 1);
   assert.match(typo.stderr, /no member named "tercero" is known/);
+  const typoPt = await papo(['forget', 'tercero'], { PAPO_LANG: 'pt' });
+  assert.match(typoPt.stderr, /^erro: nenhum membro chamado "tercero" é conhecido nesta sala/);
+  const self = await papo(['forget', 'VOCE']);
+  assert.match(self.stderr, /"VOCE" is you/);
 
   // papo mcp runs: the command leaves it a request and waits for it.
   const forgot = await papo(['forget', 'Terceiro']);
