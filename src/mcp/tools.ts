@@ -271,8 +271,10 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     head.push(...networkWarnings(network));
     head.push(peers.length === 0 ? STATUS_NO_PEERS : STATUS_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
+    // Who the queue waits for (ADR 0063); in a pair it can only be the other one: the book's text.
     const waiting = member.queuedFor?.() ?? [];
-    if (waiting.length > 0) tail.push(statusQueuedFor(waiting));
+    if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1)
+      tail.push(statusQueuedFor(waiting));
     const restart = network.transport.lastRestart;
     if (restart !== undefined && network.transport.state === 'running') {
       tail.push(

@@ -99,11 +99,33 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   assert.match(status, /Queued for delivery: 1\./);
   assert.match(status, /Waiting for confirmation from: terceiro \(1 message\)\./);
 
+  // The person says something too: papo say keeps no queue, but colega stored it. (papo say knows
+  // the members from peers.json, which papo mcp writes at most every 5 s.)
+  await waitFor('terceiro in voce’s peers.json', () =>
+    Object.values(
+      readProfileJson<Record<string, { name: string }>>(room.members.voce, 'peers.json', {}),
+    ).some((p) => p.name === 'terceiro'),
+  );
+  const said = await runChild(process.execPath, [PAPO_BIN, 'say', 'a word from the person'], {
+    env: { ...memberEnv(), PAPO_HOME: room.members.voce.home },
+    timeoutMs: 60_000,
+  });
+  assert.equal(said.code, 0, said.stderr);
+  assert.match(said.stdout, /^delivered to .*colega.* \(msg [0-9a-f]{10}\)$/m);
+  assert.match(
+    said.stdout,
+    /^terceiro offline: papo say keeps no queue, but the members who stored it pass it on when they connect/m,
+  );
+  const saidId = /msg ([0-9a-f]{10})/.exec(said.stdout)?.[1] as string;
+
   // voce goes away before terceiro comes back.
   await kill9(voce);
   const terceiro = await spawnMcp(t, room.members.terceiro.home);
   await waitFor('terceiro got it pushed', () => pushedIds(terceiro).includes(id), 30_000);
-  assert.match(await tool(terceiro, 'inbox'), /the contract is v2 now/);
+  await waitFor('terceiro got what the person said', () => pushedIds(terceiro).includes(saidId), 30_000);
+  const inbox = await tool(terceiro, 'inbox');
+  assert.match(inbox, /the contract is v2 now/);
+  assert.match(inbox, /from=voce \(human\)/);
   const entry = readLog(room.members.terceiro).find((e) => e.ev === 'in' && e.msg.id === id);
   assert.equal(entry?.ev === 'in' && entry.msg.from, 'voce', 'the envelope as voce sent it');
   // colega is not handed it twice.
