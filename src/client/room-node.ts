@@ -244,10 +244,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#now = options.now ?? Date.now;
     this.#memberSince = options.memberSince ?? 0;
     this.#recent = new RecentMessages(this.#now);
-    this.#catchUp = new CatchUpPacer(
-      (peer, msg) => this.#sendTo(peer, sealFrame(this.#frameKey, { ...msg, t: 'missed' })),
-      this.#now,
-    );
+    this.#catchUp = new CatchUpPacer((peer, msg) => {
+      try {
+        this.#sendTo(peer, sealFrame(this.#frameKey, { ...msg, t: 'missed' }));
+      } catch (err) {
+        // A message whose frame was at the 64 KiB limit does not fit with the longer `t`.
+        this.#log(`catch-up: could not send ${msg.id}: ${(err as Error).message}`);
+      }
+    }, this.#now);
   }
 
   /** Loads remembered ids and starts listening; call once. */
