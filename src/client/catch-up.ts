@@ -1,13 +1,13 @@
 // Catch-up through other members (ADR 0063): a member that comes back gets what it missed even
-// when the sender is gone, from any member that stored it. When a link opens, each side sends a
+// when the sender is gone, from any member that stored it. When a link opens (and every 30 s), each side sends a
 // `have` digest of the messages it holds (ids, and since when it can speak for); the other answers
 // with `missed` frames for the messages the digest lacks that the peer may read (no `to`, or `to`
 // that peer). Both frames stay on the link (never forwarded). The receiver stores and acks a
 // `missed` message as any other, so the original sender's outbox clears when that ack reaches it.
 //
 // Bounds (docs/protocol.md "Catch-up"): the last CATCH_UP_MESSAGES messages of the last
-// CATCH_UP_WINDOW_MS, at most CATCH_UP_HELD_BYTES of bodies, are held in memory; one digest is
-// answered per link, with at most CATCH_UP_MESSAGES messages and CATCH_UP_LINK_BYTES of bodies; and
+// CATCH_UP_WINDOW_MS, at most CATCH_UP_HELD_BYTES of bodies, are held in memory; a link's digest is
+// answered at most every 25 s, with at most CATCH_UP_MESSAGES messages and CATCH_UP_LINK_BYTES of bodies; and
 // all links together get at most CATCH_UP_MESSAGES_PER_SECOND and CATCH_UP_BYTES_PER_SECOND.
 import type { HaveFrame } from './frames.js';
 import type { Envelope, LogEntry } from './messages.js';

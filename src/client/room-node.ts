@@ -86,6 +86,11 @@ const PEERS_SAVE_INTERVAL_MS = 5_000;
  * result can say who has it (ADR 0063).
  */
 const MORE_ACKS_MS = 1_000;
+/**
+ * A neighbour's digest is answered at most this often (it sends one when the link opens and with
+ * every heartbeat): a member reachable only through one that caught up later still gets it.
+ */
+const DIGEST_ANSWER_INTERVAL_MS = 25_000;
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -213,8 +218,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** What this member stored or sent lately, for other members' catch-up (catch-up.ts). */
   #recent: RecentMessages;
   #catchUp: CatchUpPacer;
-  /** Links whose digest was answered: one answer per link. */
-  #digestAnswered = new Set<string>();
+  /** When each link's digest was last answered (at most every DIGEST_ANSWER_INTERVAL_MS). */
+  #digestAnswered = new Map<string, number>();
   #memberSince: number;
 
   constructor(options: RoomNodeOptions) {
@@ -514,12 +519,18 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     return digestOf(this.#recent.messages(), this.#memberSince, this.#now());
   }
 
-  /** A neighbour's digest: queue what it lacks (once per link, within catch-up.ts's bounds). */
+  /**
+   * A neighbour's digest: queue what it lacks (within catch-up.ts's bounds, at most once per link
+   * every DIGEST_ANSWER_INTERVAL_MS).
+   */
   #onHave(peer: string, have: HaveFrame): void {
-    if (!this.#state || this.#digestAnswered.has(peer)) return;
+    if (!this.#state) return;
+    const now = this.#now();
+    const last = this.#digestAnswered.get(peer);
+    if (last !== undefined && now - last < DIGEST_ANSWER_INTERVAL_MS) return;
     const live = this.#live.get(peer);
     if (live?.ephemeral) return;
-    this.#digestAnswered.add(peer);
+    this.#digestAnswered.set(peer, now);
     const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
     if (missing.length === 0) return;
     const queued = this.#catchUp.enqueue(peer, missing);
@@ -862,7 +873,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     const state = this.#state;
-    if (state) void this.#serial(() => state.savePeers()).catch(() => {});
+    if (state) {
+      // What we hold, again: a neighbour may have caught up since the link opened (catch-up.ts).
+      const digest = sealFrame(this.#frameKey, this.#digest());
+      for (const peer of this.#transport.neighbours()) this.#transport.send(peer, digest);
+      void this.#serial(() => state.savePeers()).catch(() => {});
+    }
   }
 
   /**

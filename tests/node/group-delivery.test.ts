@@ -269,3 +269,50 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   const voce3 = await spawnMcp(t, room.members.voce.home);
   assert.match(await tool(voce3, 'status'), /Peers: none known yet/);
 });
+
+test('a member that can reach only one other member gets what that one caught up on later (digests again every 30 s)', {
+  timeout: 180_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['ana', 'bia', 'caio', 'dora'], server.url);
+  const id = (n: 'ana' | 'bia' | 'dora') => room.members[n].profile.identity.nodeId.slice(0, 16);
+  // dora links to caio alone; what reaches her goes through him.
+  const env = {
+    ana: memberEnv({ PAPO_TEST_DENY_LINKS: id('dora') }),
+    bia: memberEnv({ PAPO_TEST_DENY_LINKS: id('dora') }),
+    caio: memberEnv(),
+    dora: memberEnv({ PAPO_TEST_DENY_LINKS: `${id('ana')},${id('bia')}` }),
+  };
+  const ana = await spawnMcp(t, room.members.ana.home, env.ana);
+  const bia = await spawnMcp(t, room.members.bia.home, env.bia);
+  const caio = await spawnMcp(t, room.members.caio.home, env.caio);
+  const dora = await spawnMcp(t, room.members.dora.home, env.dora);
+  for (const name of ['bia', 'caio', 'dora']) await waitOnline(ana, name);
+  await waitOnline(dora, 'ana');
+  await kill9(caio);
+  await kill9(dora);
+  await waitOffline(ana, 'caio');
+  await waitOffline(ana, 'dora');
+  const text = await tool(ana, 'send', { message: 'for the whole room' });
+  const msgId = msgIdIn(text);
+  assert.match(text, /^Delivered to bia \(msg_id [0-9a-f]{10}\)\. caio and dora are offline/);
+  await kill9(ana);
+  await kill9(bia);
+
+  // caio and dora come back and link to each other: neither holds the message yet.
+  const caio2 = await spawnMcp(t, room.members.caio.home, env.caio);
+  const dora2 = await spawnMcp(t, room.members.dora.home, env.dora);
+  await waitOnline(caio2, 'dora');
+  await waitOnline(dora2, 'caio');
+  // bia comes back: caio catches up from her when their link opens; dora, who cannot link to
+  // bia, gets it from caio with the next exchange of digests.
+  const bia2 = await spawnMcp(t, room.members.bia.home, env.bia);
+  await waitFor('caio got it from bia', () => pushedIds(caio2).includes(msgId), 30_000);
+  await waitFor('dora got it from caio', () => pushedIds(dora2).includes(msgId), 60_000);
+  assert.ok(!dora2.stderr().includes('could not'), dora2.stderr().slice(-500));
+
+  // ana comes back: both acks reach her (dora's through caio), and her outbox empties.
+  await spawnMcp(t, room.members.ana.home, env.ana);
+  await waitFor('ana’s outbox cleared', () => outbox(room.members.ana).length === 0, 60_000);
+  void bia2;
+});
