@@ -72,6 +72,19 @@ export interface Messages {
   agentTransportRestarts(restarts: number, when: string, why: string): string;
   counts(queued: number, unread: number): string;
   badTimeout(value: string): string;
+  /** papo forget (ADR 0063). */
+  forgotten(name: string, released: number): string;
+  forgottenByAgent(name: string): string;
+  forgetLeft(name: string): string;
+  forgetUnknown(name: string, suffix: string): string;
+  forgetSelf(name: string): string;
+  forgetHelp: string;
+  forgetNameHelp: string;
+  /** papo status: who the queue waits for (ADR 0063). */
+  queuedFor(waiting: { name: string; count: number }[], suffix: string): string;
+  firstToConfirm: string;
+  /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
+  sayLater(names: string): string;
   /** Text of a domain error in this language; undefined = use the error's own (English) message. */
   error(code: string, message: string, hints: ErrorHints): string | undefined;
 }
@@ -166,6 +179,23 @@ const en: Messages = {
     `Your agent's papo mcp started its network process again ${restarts === 1 ? 'once' : `${restarts} times`}; the last time at ${when}, because it ${why}.`,
   counts: (queued, unread) => `Queued for sending: ${queued}. Unread by the agent: ${unread}.`,
   badTimeout: (value) => `--timeout must be a number of seconds from 1 to 600 (got ${JSON.stringify(value)})`,
+  forgotten: (name, released) =>
+    `${name} is forgotten: ${released === 1 ? '1 queued message no longer waits' : `${released} queued messages no longer wait`} for them, and new messages are not owed to them. If ${name} comes back, they are a member again.`,
+  forgottenByAgent: (name) =>
+    `${name} is forgotten: your agent's papo mcp no longer waits for them, and new messages are not owed to them. If ${name} comes back, they are a member again.`,
+  forgetLeft: (name) =>
+    `papo mcp holds this profile but did not take the request within 5s; it forgets ${name} as soon as it looks (at the latest when it starts again)`,
+  forgetUnknown: (name, suffix) =>
+    `no member named "${name}" is known in this room, and nothing waits for them (papo status${suffix} lists the members)`,
+  forgetSelf: (name) => `"${name}" is you: papo forget is for other members who left the room`,
+  forgetHelp:
+    'stop waiting for a member who left the room for good: queued messages no longer wait for them, new ones are not owed to them',
+  forgetNameHelp: "the member's name in the room (any letter case)",
+  queuedFor: (waiting, suffix) =>
+    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Someone who left for good: papo forget NAME${suffix}.`,
+  firstToConfirm: 'the first member to confirm',
+  sayLater: (names) =>
+    `${names} offline: papo say keeps no queue, but the members who stored it pass it on when they connect (within 24 h)`,
   error: () => undefined,
 };
 
@@ -260,6 +290,23 @@ const pt: Messages = {
   counts: (queued, unread) => `Mensagens na fila de envio: ${queued}. Não lidas pelo agente: ${unread}.`,
   badTimeout: (value) =>
     `--timeout precisa ser um número de segundos de 1 a 600 (recebido ${JSON.stringify(value)})`,
+  forgotten: (name, released) =>
+    `${name} foi esquecido: ${released === 1 ? '1 mensagem na fila não espera mais' : `${released} mensagens na fila não esperam mais`} por ele, e as novas mensagens não são mais devidas a ele. Se ${name} voltar, volta a ser membro.`,
+  forgottenByAgent: (name) =>
+    `${name} foi esquecido: o papo mcp do seu agente não espera mais por ele, e as novas mensagens não são mais devidas a ele. Se ${name} voltar, volta a ser membro.`,
+  forgetLeft: (name) =>
+    `o papo mcp está com este perfil mas não pegou o pedido em 5s; ele esquece ${name} assim que olhar (no mais tardar quando iniciar de novo)`,
+  forgetUnknown: (name, suffix) =>
+    `nenhum membro chamado "${name}" é conhecido nesta sala, e nada espera por ele (papo status${suffix} lista os membros)`,
+  forgetSelf: (name) => `"${name}" é você: o papo forget é para outros membros que saíram da sala`,
+  forgetHelp:
+    'para de esperar por um membro que saiu da sala de vez: as mensagens na fila não esperam mais por ele, e as novas não são devidas a ele',
+  forgetNameHelp: 'o nome do membro na sala (maiúsculas ou minúsculas)',
+  queuedFor: (waiting, suffix) =>
+    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Quem saiu de vez: papo forget NOME${suffix}.`,
+  firstToConfirm: 'o primeiro membro que confirmar',
+  sayLater: (names) =>
+    `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,
   error: (code, message, hints) => {
     const profile = hints.profile ?? 'default';
     switch (code) {

@@ -13,6 +13,7 @@ const COMMANDS = [
   'say',
   'log',
   'status',
+  'forget',
   'signal',
   'demo',
 ] as const;
@@ -31,6 +32,7 @@ const load: Record<CommandName, () => Promise<CommandModule>> = {
   say: () => import('./commands/say.js'),
   log: () => import('./commands/log.js'),
   status: () => import('./commands/status.js'),
+  forget: () => import('./commands/forget.js'),
   signal: () => import('./commands/signal.js'),
   demo: () => import('./commands/demo.js'),
 };

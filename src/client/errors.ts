@@ -22,6 +22,8 @@ export type PapoErrorCode =
   | 'not_acknowledged'
   | 'inbox_full'
   | 'bad_signature'
+  | 'unknown_member'
+  | 'forget_self'
   | 'io';
 
 export class PapoError extends Error {

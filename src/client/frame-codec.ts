@@ -14,7 +14,14 @@
 // (Ed25519 is deterministic; tests/unit/frame-codec.test.ts cross-checks with noble).
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { PapoError } from './errors.js';
-import { decodeFrame, encodeFrame, type Frame, MAX_SEALED_FRAME_BYTES } from './frames.js';
+import {
+  decodeFrame,
+  encodeFrame,
+  envelopeOf,
+  type Frame,
+  MAX_SEALED_FRAME_BYTES,
+  msgFrame,
+} from './frames.js';
 import type { Identity } from './identity.js';
 import { FRAME_AAD, open, seal } from './room-crypto.js';
 
@@ -88,7 +95,13 @@ export class FrameCodec {
     const tail = SIG_TAIL.exec(text);
     if (tail === null || frame.sig === undefined)
       throw new PapoError('bad_signature', 'the frame is not signed');
-    const signed = Buffer.from(`${this.#context}${text.slice(0, tail.index)}}`, 'utf8');
+    // A `missed` frame carries a stored message with its sender's signature of the msg it was
+    // (catch-up, ADR 0063): check it against that msg's bytes, which encodeFrame gives back exactly.
+    const unsigned =
+      frame.t === 'missed'
+        ? encodeFrame(msgFrame(withoutSig(envelopeOf(frame))))
+        : `${text.slice(0, tail.index)}}`;
+    const signed = Buffer.from(`${this.#context}${unsigned}`, 'utf8');
     let good = false;
     try {
       good = verify(null, signed, this.#publicKey(signerOf(frame)), Buffer.from(frame.sig, 'hex'));
@@ -113,6 +126,11 @@ export class FrameCodec {
     }
     return key;
   }
+}
+
+function withoutSig<T extends { sig?: string }>(value: T): T {
+  const { sig: _sig, ...rest } = value;
+  return rest as T;
 }
 
 /** The node id whose key signs a frame: every frame names it in `node`. */

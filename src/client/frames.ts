@@ -70,7 +70,28 @@ export interface RefusedFrame {
 export type RefusalReason = 'inbox_full' | 'name_taken';
 const REFUSAL_REASONS: readonly string[] = ['inbox_full', 'name_taken'] satisfies RefusalReason[];
 
-export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame;
+/**
+ * Catch-up (ADR 0063), never forwarded: `have` lists the ids a member holds from `since` on (at
+ * most MAX_HAVE_IDS); `missed` is a message it lacks, sent by a member that stored it, with a
+ * msg's fields.
+ */
+export interface HaveFrame {
+  t: 'have';
+  /** The member whose digest this is: the key that signs it (ADR 0064). */
+  node: string;
+  since: number;
+  ids: string[];
+  sig?: string;
+}
+
+export interface MissedFrame extends Envelope {
+  t: 'missed';
+}
+
+/** Most ids a `have` digest carries (src/client/catch-up.ts). */
+export const MAX_HAVE_IDS = 200;
+
+export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame | HaveFrame | MissedFrame;
 
 /** A fresh message id: 5 random bytes, 10 hex characters. */
 export function newMessageId(): string {
@@ -105,6 +126,10 @@ export function encodeFrame(frame: Frame): string {
       });
     case 'msg':
       return JSON.stringify({ ...msgToJson(frame), ...sig });
+    case 'missed':
+      return JSON.stringify({ ...msgToJson(frame), t: frame.t, ...sig });
+    case 'have':
+      return JSON.stringify({ t: 'have', node: frame.node, since: frame.since, ids: frame.ids, ...sig });
     case 'ack':
       return JSON.stringify({ t: 'ack', id: frame.id, by: frame.by, node: frame.node, ...sig });
     case 'refused':
@@ -134,8 +159,8 @@ function msgToJson(m: Envelope): Record<string, unknown> {
   };
 }
 
-/** Envelope of a msg frame (drops `t`). */
-export function envelopeOf(frame: MsgFrame): Envelope {
+/** Envelope of a msg or missed frame (drops `t`). */
+export function envelopeOf(frame: MsgFrame | MissedFrame): Envelope {
   const { t: _t, ...envelope } = frame;
   return envelope;
 }
@@ -215,14 +240,15 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...sig,
       };
     }
-    case 'msg': {
+    case 'msg':
+    case 'missed': {
       const ts = o.ts;
       if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) throw invalid('ts is not a time');
       const body = str(o, 'body', (v) => v.length > 0 && utf8Length(v) <= MAX_BODY_BYTES, 'a body');
       const to = optStr(o, 'to', isMemberName, 'a member name');
       const replyTo = optStr(o, 'reply_to', (v) => MSG_ID.test(v), 'a message id');
       return {
-        t: 'msg',
+        t: o.t as 'msg' | 'missed',
         id: str(o, 'id', (v) => MSG_ID.test(v), 'a message id'),
         from: str(o, 'from', isMemberName, 'a member name'),
         node: str(o, 'node', isNode, 'a node id'),
@@ -254,6 +280,15 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         why: str(o, 'why', (v) => REFUSAL_REASONS.includes(v), 'a refusal reason') as RefusalReason,
         ...sig,
       };
+    }
+    case 'have': {
+      const since = o.since;
+      if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
+        throw invalid('since is not a time');
+      const ids = o.ids;
+      if (!Array.isArray(ids) || ids.length > MAX_HAVE_IDS || !ids.every((v) => isMessageId(v)))
+        throw invalid(`ids is not a list of at most ${MAX_HAVE_IDS} message ids`);
+      return { t: 'have', node: str(o, 'node', isNode, 'a node id'), since, ids: ids as string[], ...sig };
     }
     default:
       throw invalid('unknown type');

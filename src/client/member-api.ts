@@ -105,6 +105,10 @@ export interface SendResult {
   ackedBy: string | null;
   /** With no ack: a recipient that refused the message because its inbox is full (ADR 0062). */
   refusedBy: string | null;
+  /** Every member whose ack arrived within the wait, first one first (ADR 0063). */
+  acked?: string[];
+  /** Members it is still owed to when the wait ended: they get it later (absent or [] = nobody). */
+  owed?: string[];
 }
 
 export interface RoomMemberEvents {
@@ -134,6 +138,8 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   impostors(): Impostor[];
   /** The member that refuses our frames because another key holds our name, if one said so. */
   nameTakenBy(): string | undefined;
+  /** Who the queued messages wait for, with how many each ('' = whoever confirms first). */
+  queuedFor?(): { name: string; count: number }[];
   /** Writes to the outbox, broadcasts, waits up to ackTimeoutMs for the first valid ack. */
   send(input: SendInput, ackTimeoutMs: number): Promise<SendResult>;
   /**

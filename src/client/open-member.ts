@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
+import { FORGET_POLL_MS, takeForgetRequests } from './forget.js';
 import { FrameCodec } from './frame-codec.js';
 import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
@@ -176,9 +177,33 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       names,
       ...(person ? { person } : {}),
       log,
+      memberSince: profile.createdAt,
       onClose: () => runCleanups(cleanups),
     });
     await node.start();
+    if (mode === 'agent') {
+      // `papo forget` run while this member holds the profile leaves a request here (forget.ts).
+      const started = node;
+      let busy = false;
+      const poll = async () => {
+        if (busy) return;
+        busy = true;
+        await takeForgetRequests(
+          profile.dir,
+          async (name) => {
+            const { released, peers } = await started.forget(name);
+            log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
+          },
+          log,
+        ).finally(() => {
+          busy = false;
+        });
+      };
+      await poll();
+      const timer = setInterval(() => void poll(), FORGET_POLL_MS);
+      timer.unref();
+      cleanups.push(async () => clearInterval(timer));
+    }
     return { node, profile, transport, signalUrl, hostsSignalServer: () => embedded?.running ?? false };
   } catch (err) {
     if (node === undefined) await runCleanups(cleanups);

@@ -4,7 +4,7 @@
 //   profile.json  name, about, room secret (hex), signal URL, creation time   (new/join write it)
 //   secret.key    Ed25519 seed (hex), kept across --force: it is who we are to other members
 //   peers.json    known members            \ lowdb over DurableJsonFile, written by papo mcp
-//   outbox.json   messages not yet acked   /
+//   outbox.json   messages not yet acked, each with who it is still owed to (outbox.ts)
 //   inbox/        unread messages, one file each (inbox-store.ts), written by papo mcp
 //   names.json    who each member name belongs to: its first key (member-names.ts), by papo mcp
 //   person.key    the person's own Ed25519 seed: papo say signs with it (ADR 0064)
@@ -24,6 +24,7 @@ import { LOG_FILE, LogFile } from './log-file.js';
 import { NAMES_FILE } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { validateProfileName } from './names.js';
+import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
 
 export type { Identity } from './identity.js';
 
@@ -202,7 +203,8 @@ export type Peers = Record<string, PeerRecord>;
 export interface MemberState {
   /** Unread messages, oldest first (the inbox/ folder: inbox-store.ts). */
   readonly inbox: readonly Envelope[];
-  outbox: Envelope[];
+  /** Sent messages not acked yet by everyone they are owed to (outbox.ts). */
+  outbox: QueuedMessage[];
   peers: Peers;
   /** Stores one message durably; PapoError 'inbox_full' when the inbox is at its cap. */
   addToInbox(msg: Envelope): Promise<void>;
@@ -224,13 +226,13 @@ export interface MemberState {
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
 export async function openMemberState(dir: string): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
-  const outbox = new Low<Envelope[]>(new DurableJsonFile<Envelope[]>(join(dir, OUTBOX_FILE)), []);
+  const outbox = new Low<QueuedMessage[]>(new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE)), []);
   const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
   const names = new DurableJsonFile<Record<string, string>>(join(dir, NAMES_FILE));
   const [savedNames] = await Promise.all([names.read(), outbox.read(), peers.read()]);
   if (savedNames !== null && (typeof savedNames !== 'object' || Array.isArray(savedNames)))
     throw corruptState(dir, NAMES_FILE);
-  if (!Array.isArray(outbox.data)) throw corruptState(dir, OUTBOX_FILE);
+  if (!isQueuedMessageList(outbox.data)) throw corruptState(dir, OUTBOX_FILE);
   if (typeof peers.data !== 'object' || peers.data === null || Array.isArray(peers.data)) {
     throw corruptState(dir, PEERS_FILE);
   }

@@ -1,9 +1,15 @@
 // The room member (the book's `Node`): presence, the outbox, acks, dedupe and forwarding, over
-// any transport that can reach neighbours. Delivery rules are the book's ADR 0005:
+// any transport that can reach neighbours. Delivery rules are the book's ADR 0005, per recipient
+// (ADR 0063):
 //   - send writes the outbox (durably) before the first broadcast;
 //   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
-//   - the first valid ack removes the message from the outbox (with `to`: only the recipient's);
-//   - the outbox is re-sent when a neighbour connects and every 30 s;
+//   - a message is owed to every member known when it is sent (with `to`: the recipient); each
+//     one's ack takes that name off, and it leaves the outbox when nobody is owed (knowing nobody,
+//     the first valid ack clears it: the book's rule);
+//   - the outbox is re-sent when a neighbour connects and every 30 s, while someone it is owed to
+//     may be reached;
+//   - on a new link both sides swap a digest of the messages they hold and send each other what
+//     the other lacks (catch-up.ts), so a member gets what it missed even when the sender is gone;
 //   - duplicates are dropped by id (ids remembered across restarts) and acked again, so a lost
 //     ack heals by itself;
 //   - ephemeral identities (papo say/status) never store and never ack.
@@ -13,10 +19,12 @@
 // Frames are forwarded once to the other neighbours, so a member reachable only through another
 // member still gets everything (the book's gossip guarantee, here over a data-channel mesh).
 import { EventEmitter } from 'node:events';
+import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
 import { PapoError } from './errors.js';
 import type { FrameCodec, SignedFrame } from './frame-codec.js';
 import {
   envelopeOf,
+  type HaveFrame,
   type HelloFrame,
   MAX_ABOUT_CHARS,
   MAX_BODY_BYTES,
@@ -38,6 +46,15 @@ import type {
 import { KnownNames, nameKey } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
+import {
+  ackCounts,
+  afterAck,
+  envelopeOfQueued,
+  forgetInOutbox,
+  owedAtSend,
+  owedSummary,
+  type QueuedMessage,
+} from './outbox.js';
 import { NONCE_BYTES } from './room-crypto.js';
 
 /** Presence: a member heard from within this window counts as online (the book: 75 s). */
@@ -67,6 +84,16 @@ const PEERS_SAVE_INTERVAL_MS = 5_000;
 /** Impostor keys remembered (for status and log), and how often one is told its name is taken. */
 const MAX_IMPOSTORS = 64;
 const TELL_IMPOSTOR_EVERY_MS = 30_000;
+/**
+ * After the first ack, how long `send` waits for the other members online it is owed to, so its
+ * result can say who has it (ADR 0063).
+ */
+const MORE_ACKS_MS = 1_000;
+/**
+ * A neighbour's digest is answered at most this often (it sends one when the link opens and with
+ * every heartbeat): a member reachable only through one that caught up later still gets it.
+ */
+const DIGEST_ANSWER_INTERVAL_MS = 25_000;
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -97,7 +124,7 @@ export interface KnownPeer {
 export interface NodeState {
   /** Unread messages, oldest first. */
   readonly inbox: readonly Envelope[];
-  outbox: Envelope[];
+  outbox: QueuedMessage[];
   peers: Record<string, KnownPeer>;
   /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
   addToInbox(msg: Envelope): Promise<void>;
@@ -135,6 +162,8 @@ export interface RoomNodeOptions {
   /** Diagnostics (stderr); never stdout. */
   log?: (line: string) => void;
   now?: () => number;
+  /** When this member joined the room (ms): catch-up never brings it older messages. */
+  memberSince?: number;
 }
 
 interface LivePeer {
@@ -203,6 +232,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #nameTaken: { by: string; at: number } | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** What this member stored or sent lately, for other members' catch-up (catch-up.ts). */
+  #recent: RecentMessages;
+  #catchUp: CatchUpPacer;
+  /** When each link's digest was last answered (at most every DIGEST_ANSWER_INTERVAL_MS). */
+  #digestAnswered = new Map<string, number>();
+  #memberSince: number;
 
   constructor(options: RoomNodeOptions) {
     super();
@@ -233,15 +268,37 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
+    this.#memberSince = options.memberSince ?? 0;
+    this.#recent = new RecentMessages(this.#now);
+    this.#catchUp = new CatchUpPacer((peer, msg) => {
+      // Sent with its sender's own signature (checked as the msg it was: frame-codec.ts); a message
+      // stored before frames were signed has none, and cannot be vouched for.
+      if (msg.sig === undefined) return;
+      try {
+        this.#sendTo(peer, this.#codec.seal({ ...msg, t: 'missed' } as SignedFrame));
+      } catch (err) {
+        // A message whose frame was at the 64 KiB limit does not fit with the longer `t`.
+        this.#log(`catch-up: could not send ${msg.id}: ${(err as Error).message}`);
+      }
+    }, this.#now);
   }
 
   /** Loads remembered ids and starts listening; call once. */
   async start(): Promise<void> {
-    if (this.#state) for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
+    if (this.#state) {
+      for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
+      try {
+        this.#recent.load(await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES));
+      } catch (err) {
+        this.#log(`could not read the log for catch-up: ${(err as Error).message}`);
+      }
+    }
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', (peer) => {
       this.#budgets.delete(peer);
+      this.#digestAnswered.delete(peer);
+      this.#catchUp.drop(peer);
       this.#updatePresence();
     });
     this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
@@ -321,6 +378,39 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     return this.#state?.outbox.length ?? 0;
   }
 
+  /** Who queued messages wait for, with how many each ('' = the first member to confirm). */
+  queuedFor(): { name: string; count: number }[] {
+    return owedSummary(this.#state?.outbox ?? []);
+  }
+
+  /**
+   * Stops waiting for a member who left for good (`papo forget`): its name leaves every message's
+   * `owed` list (a message owed to nobody else leaves the outbox) and the known members, so new
+   * messages are not owed to it. If it comes back, its hello makes it a member again.
+   */
+  async forget(name: string): Promise<{ released: number; peers: number }> {
+    const state = this.#state;
+    if (!state || this.#closed) return { released: 0, peers: 0 };
+    return this.#serial(async () => {
+      const { outbox, released } = forgetInOutbox(state.outbox, name);
+      let peers = 0;
+      for (const [node, p] of Object.entries(state.peers)) {
+        if (!sameName(p.name, name)) continue;
+        delete state.peers[node];
+        const live = this.#live.get(node);
+        if (live && !this.#isOnline(node)) this.#live.delete(node);
+        peers++;
+      }
+      if (released > 0) {
+        state.outbox = outbox;
+        await state.saveOutbox();
+      }
+      if (peers > 0) await state.savePeers();
+      this.#updatePresence();
+      return { released, peers };
+    });
+  }
+
   network(): Promise<NetworkHealth> {
     return this.#network();
   }
@@ -349,27 +439,81 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // members that stored it) carries the same bytes.
     const signed = this.#codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
+    const started = this.#now();
     const acked = this.#waitForAck(envelope, ackTimeoutMs);
+    const ackers: string[] = [];
+    const onDelivered = (d: { id: string; by: string }) => {
+      if (d.id === envelope.id && !ackers.some((n) => sameName(n, d.by))) ackers.push(d.by);
+    };
+    this.on('delivered', onDelivered);
     const state = this.#state;
     if (state) {
+      // Owed to every member known now (ADR 0063); knowing nobody, the first ack clears it.
+      const owed = owedAtSend(
+        this.members().map((m) => m.name),
+        this.name,
+        envelope.to,
+      );
+      const queued: QueuedMessage = { ...envelope, ...(owed ? { owed } : {}) };
       // Outbox before the first broadcast: a crash after this line still delivers (ADR 0005).
       await this.#serial(async () => {
-        state.outbox.push(envelope);
+        state.outbox.push(queued);
         try {
           await state.saveOutbox();
         } catch (err) {
           // Not queued on disk: the caller is told it failed, so it must not go out either.
           state.outbox = state.outbox.filter((m) => m.id !== envelope.id);
+          this.off('delivered', onDelivered);
           throw err;
         }
         await state.appendLog({ ev: 'out', msg: envelope });
+      }).catch((err: unknown) => {
+        this.off('delivered', onDelivered);
+        throw err;
       });
+      this.#recent.add(envelope);
     } else {
       this.#pending.set(envelope.id, { envelope, ackedBy: new Set() });
     }
     this.#broadcast(this.#codec.seal(signed));
-    const answer = await acked;
-    return { id: envelope.id, ...answer };
+    try {
+      const answer = await acked;
+      if (answer.ackedBy !== null && state) {
+        // Those online it is still owed to usually confirm within moments: wait a little for them,
+        // so the result can say who has it and who gets it later.
+        const left = Math.min(MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started));
+        await this.#until(left, () => {
+          const online = this.onlineNames();
+          return this.#owedNow(envelope.id).every((n) => !online.some((o) => sameName(o, n)));
+        });
+      }
+      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#owedNow(envelope.id) };
+    } finally {
+      this.off('delivered', onDelivered);
+    }
+  }
+
+  /** Names a queued message is still owed to ([] when it left the outbox or has no `owed`). */
+  #owedNow(id: string): string[] {
+    return [...(this.#state?.outbox.find((m) => m.id === id)?.owed ?? [])];
+  }
+
+  /** Resolves when `done()` holds (checked at each counted ack) or after `ms`. */
+  #until(ms: number, done: () => boolean): Promise<void> {
+    if (ms <= 0 || done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.off('delivered', check);
+        resolve();
+      };
+      const check = () => {
+        if (done() || this.#closed) finish();
+      };
+      const timer = setTimeout(finish, ms);
+      timer.unref();
+      this.on('delivered', check);
+    });
   }
 
   async close(): Promise<void> {
@@ -378,6 +522,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     for (const t of this.#timers) clearInterval(t);
     if (this.#helloAnswer) clearTimeout(this.#helloAnswer.timer);
     clearTimeout(this.#peersSave);
+    this.#catchUp.close();
     for (const waiters of this.#waiters.values()) for (const w of waiters) w.resolve('');
     this.#waiters.clear();
     const state = this.#state;
@@ -393,7 +538,32 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed) return;
     this.#sendTo(peer, this.#hello());
     this.#resendOutbox(peer);
+    // What we hold, so the peer can send us what we missed (catch-up.ts); an ephemeral member
+    // holds nothing and asks for nothing.
+    if (this.#state) this.#sendTo(peer, this.#codec.signAndSeal(this.#digest()));
     this.#updatePresence();
+  }
+
+  #digest(): HaveFrame {
+    return { ...digestOf(this.#recent.messages(), this.#memberSince, this.#now()), node: this.nodeId };
+  }
+
+  /**
+   * A neighbour's digest: queue what it lacks (within catch-up.ts's bounds, at most once per link
+   * every DIGEST_ANSWER_INTERVAL_MS).
+   */
+  #onHave(peer: string, have: HaveFrame): void {
+    if (!this.#state) return;
+    const now = this.#now();
+    const last = this.#digestAnswered.get(peer);
+    if (last !== undefined && now - last < DIGEST_ANSWER_INTERVAL_MS) return;
+    const live = this.#live.get(peer);
+    if (live?.ephemeral) return;
+    this.#digestAnswered.set(peer, now);
+    const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
+    if (missing.length === 0) return;
+    const queued = this.#catchUp.enqueue(peer, missing);
+    this.#log(`catch-up: sending ${queued} of ${missing.length} missed messages to ${peer.slice(0, 10)}`);
   }
 
   #onLinkMessage(peer: string, data: Uint8Array): void {
@@ -414,15 +584,26 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       return;
     }
     this.#remember(fingerprint);
-    for (const other of this.#transport.neighbours()) {
-      if (other !== peer) this.#transport.send(other, data);
+    // Catch-up frames are between two neighbours only: the others hold their own digests.
+    if (frame.t !== 'have' && frame.t !== 'missed') {
+      for (const other of this.#transport.neighbours()) {
+        if (other !== peer) this.#transport.send(other, data);
+      }
     }
     switch (frame.t) {
       case 'hello':
         this.#onHello(frame);
         break;
       case 'msg':
-        this.#onMsg(envelopeOf(frame));
+        this.#onMsg(envelopeOf(frame), true);
+        break;
+      case 'missed':
+        // Stored and acked like a msg, but it says nothing about its sender being online.
+        this.#onMsg(envelopeOf(frame), false);
+        break;
+      case 'have':
+        // A digest is never forwarded: it speaks for the neighbour that signed it, or for nobody.
+        if (frame.node === peer) this.#onHave(peer, frame);
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
@@ -475,10 +656,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onHello(hello: HelloFrame): void {
     if (hello.node === this.nodeId) return;
     // An ephemeral hello (a person's say or status) proves a name only if it holds it already:
-    // a status run, signed by a throwaway key, must not take its person's name, nor be reported.
+    // a status run, signed by a throwaway key, must not take its person's name, nor be reported,
+    // nor seen as a member; it is still answered, so it learns who is here.
     if (hello.ephemeral) {
       const holder = this.#names.holder(hello.name, hello.kind);
-      if (holder !== undefined && holder !== hello.node) return;
+      if (holder !== undefined && holder !== hello.node) {
+        this.#answerFirstHello(hello);
+        return;
+      }
     } else if (!this.#ownsName(hello.name, hello.kind, hello.node)) return;
     // An agent names its person's key: "name (human)" is theirs from now on (a different key
     // already holding it is not replaced; its frames are judged when they come).
@@ -510,13 +695,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       // would see changes (at most every 5 s), and on close.
       if (changed) this.#savePeersSoon();
     }
-    if (!this.#helloAnswered.has(hello.node)) {
-      // Answer a first hello so a newcomer learns about us without waiting 30 s.
-      this.#helloAnswered.add(hello.node);
-      if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
-      this.#answerHello(!hello.ephemeral);
-    }
+    this.#answerFirstHello(hello);
     this.#updatePresence();
+  }
+
+  /** Answers a first hello, so a newcomer learns about us without waiting 30 s. */
+  #answerFirstHello(hello: HelloFrame): void {
+    if (this.#helloAnswered.has(hello.node)) return;
+    this.#helloAnswered.add(hello.node);
+    if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
+    this.#answerHello(!hello.ephemeral);
   }
 
   /**
@@ -649,11 +837,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#names.changed) await state.saveNames(this.#names.saved());
   }
 
-  #onMsg(msg: Envelope): void {
+  #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
     if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
     const live = this.#live.get(msg.node);
-    if (live) live.lastSeen = this.#now();
+    if (live && fresh) live.lastSeen = this.#now();
     const state = this.#state;
     if (state === null) return; // ephemeral: observe only, never store nor ack
     if (msg.to !== undefined && !sameName(msg.to, this.name)) return;
@@ -680,6 +868,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     }).then(
       () => {
         this.#seenIds.add(msg.id);
+        this.#recent.add(msg);
         this.#storing.delete(msg.id);
         this.#ack(msg.id);
         this.emit('message', msg);
@@ -717,7 +906,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const pending = this.#pending.get(id);
     const queued = state?.outbox.find((m) => m.id === id) ?? pending?.envelope;
     if (!queued) return;
-    if (queued.to !== undefined && !sameName(queued.to, by)) return; // only the recipient clears it
+    // Only a member it is owed to (with `to`: the recipient) takes itself off (ADR 0063).
+    if (!ackCounts(queued, by)) return;
     const resolveWaiters = () => {
       for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
       this.#waiters.delete(id);
@@ -725,9 +915,15 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (state) {
       // The sender learns "delivered" once the outbox and the log say so: history agrees at once.
       void this.#serial(async () => {
-        const before = state.outbox.length;
-        state.outbox = state.outbox.filter((m) => m.id !== id);
-        if (state.outbox.length === before) return;
+        const index = state.outbox.findIndex((m) => m.id === id);
+        const current = state.outbox[index];
+        if (current === undefined) return;
+        const next = afterAck(current, by);
+        if (next === current) return;
+        state.outbox =
+          next === null
+            ? state.outbox.filter((m) => m.id !== id)
+            : state.outbox.map((m) => (m.id === id ? next : m));
         await state.saveOutbox();
         await state.appendLog({ ev: 'delivered', id, by, ts: this.#now() });
         this.emit('delivered', { id, by });
@@ -755,8 +951,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (id === undefined) return;
     const queued = this.#state?.outbox.find((m) => m.id === id) ?? this.#pending.get(id)?.envelope;
     if (!queued) return;
-    // Only a recipient can refuse: the one named in `to`, or any member for the whole room.
-    if (queued.to !== undefined && !sameName(queued.to, by)) return;
+    // Only a recipient can refuse: one it is owed to (the one named in `to`).
+    if (!ackCounts(queued, by)) return;
     for (const w of this.#waiters.get(id) ?? []) w.refuse(by);
   }
 
@@ -790,7 +986,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const unconfirmed = [...this.#pending.values()]
       .filter((p) => p.ackedBy.size === 0)
       .map((p) => p.envelope);
-    const queued = [...(this.#state?.outbox ?? []), ...unconfirmed];
+    // A message owed only to members who are offline waits for one of them to come back (their
+    // hello re-sends the outbox): re-sending it to the others would only bring their acks again.
+    const online = this.onlineNames();
+    const peerName = this.#live.get(peer)?.name ?? this.#state?.peers[peer]?.name;
+    const reachable = (m: QueuedMessage) =>
+      m.owed === undefined ||
+      m.owed.some(
+        (n) => (peerName !== undefined && sameName(n, peerName)) || online.some((o) => sameName(o, n)),
+      );
+    const queued = [...(this.#state?.outbox ?? []).filter(reachable).map(envelopeOfQueued), ...unconfirmed];
     for (const m of queued) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
   }
 
@@ -805,7 +1010,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     const state = this.#state;
-    if (state) void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    if (state) {
+      // What we hold, again: a neighbour may have caught up since the link opened (catch-up.ts).
+      const digest = this.#codec.signAndSeal(this.#digest());
+      for (const peer of this.#transport.neighbours()) this.#transport.send(peer, digest);
+      void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    }
   }
 
   /**

@@ -105,6 +105,41 @@ export function delivered(to: string, msgId: string): string {
 }
 
 /**
+ * A message to the room that some members have and others get later (ADR 0063): each member known
+ * when it was sent gets it. `later` are those still owed, with whether they are online now.
+ */
+export function deliveredToSome(
+  acked: readonly string[],
+  msgId: string,
+  later: readonly { name: string; online: boolean }[],
+): string {
+  const offline = later.filter((m) => !m.online).map((m) => m.name);
+  const online = later.filter((m) => m.online).map((m) => m.name);
+  const parts = [`Delivered to ${nameList(acked)} (msg_id ${msgId}).`];
+  if (offline.length > 0)
+    parts.push(
+      `${nameList(offline)} ${offline.length === 1 ? 'is' : 'are'} offline and will get it when they connect.`,
+    );
+  if (online.length > 0)
+    parts.push(
+      `${nameList(online)} ${online.length === 1 ? 'is' : 'are'} online but did not confirm yet; papo sends it again until they do.`,
+    );
+  parts.push('If you need their answer to continue, call `wait`.');
+  return parts.join(' ');
+}
+
+/** Added to the queued text when a message to the room is owed to several members (ADR 0063). */
+export function owedToEach(names: readonly string[]): string {
+  return `It goes to each of ${nameList(names)} as they connect.`;
+}
+
+/** "a", "a and b", "a, b and c". */
+export function nameList(names: readonly string[]): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
  * The book's queued text. `online` is who is online now; `to` the addressee, if any; `unknownTo`
  * is set when no member of that name has been seen in the room.
  */
@@ -250,6 +285,18 @@ export function statusMoreMembers(count: number): string {
 
 export function statusCounts(unread: number, queued: number): string {
   return `Unread: ${unread}. Queued for delivery: ${queued}.`;
+}
+
+/**
+ * Who the queued messages wait for (ADR 0063); `name` '' stands for messages sent while no member
+ * was known, which the first member to confirm takes.
+ */
+export function statusQueuedFor(waiting: readonly { name: string; count: number }[]): string {
+  const each = waiting.map(
+    ({ name, count }) =>
+      `${name === '' ? 'the first member to confirm' : name} (${count} ${count === 1 ? 'message' : 'messages'})`,
+  );
+  return `Waiting for confirmation from: ${each.join(', ')}. A member who left for good can be forgotten with \`papo forget NAME\` in a terminal.`;
 }
 
 export function statusTransportRestarts(restarts: number, agoSeconds: number, why: string): string {

@@ -11,6 +11,7 @@ import { fitLines, fitMessages, fitStatus } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
 import {
   delivered,
+  deliveredToSome,
   HISTORY_ERRORS,
   HISTORY_NOTICE,
   impostorWarning,
@@ -19,10 +20,12 @@ import {
   type NetworkView,
   NO_HISTORY,
   NO_UNREAD,
+  nameList,
   nameTakenWarning,
   networkWarnings,
   noNewMessages,
   notAcknowledged,
+  owedToEach,
   PAPO_RELAY_NOTE,
   SEND_ERRORS,
   STATUS_NO_PEERS,
@@ -31,6 +34,7 @@ import {
   statusCounts,
   statusHeader,
   statusPeerLine,
+  statusQueuedFor,
   statusTransportRestarts,
   WAIT_ERRORS,
 } from './texts.js';
@@ -170,13 +174,20 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // Answering implies having seen that message and the sender's earlier ones (the book,
     // "Leitura e marcar como lido").
     if (replyTo !== undefined) await member.markRepliedTo(replyTo);
-    if (result.ackedBy !== null) return textResult(delivered(result.ackedBy, result.id));
+    const owed = result.owed ?? [];
+    if (result.ackedBy !== null) {
+      const acked = result.acked !== undefined && result.acked.length > 0 ? result.acked : [result.ackedBy];
+      // Everyone it is owed to has it: the book's text (with every name, in a larger room).
+      if (owed.length === 0) return textResult(delivered(nameList(acked), result.id));
+      const online = member.onlineNames();
+      const later = owed.map((name) => ({ name, online: online.some((o) => sameName(o, name)) }));
+      return textResult(deliveredToSome(acked, result.id, later));
+    }
     if (result.refusedBy !== null) return textResult(inboxFull(result.refusedBy, result.id));
     // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
     const warnings = [...trustWarnings(member), ...networkWarnings(await networkView(member))];
-    return textResult(
-      [notAcknowledged(result.id, member.onlineNames(), to, unknownTo), ...warnings].join('\n'),
-    );
+    const queued = notAcknowledged(result.id, member.onlineNames(), to, unknownTo);
+    return textResult([owed.length > 1 ? `${queued} ${owedToEach(owed)}` : queued, ...warnings].join('\n'));
   };
 
   const wait: ToolHandler = async (args, ctx) => {
@@ -271,6 +282,10 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     head.push(...trustWarnings(member), ...networkWarnings(network));
     head.push(peers.length === 0 ? STATUS_NO_PEERS : STATUS_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
+    // Who the queue waits for (ADR 0063); in a pair it can only be the other one: the book's text.
+    const waiting = member.queuedFor?.() ?? [];
+    if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1)
+      tail.push(statusQueuedFor(waiting));
     const restart = network.transport.lastRestart;
     if (restart !== undefined && network.transport.state === 'running') {
       tail.push(

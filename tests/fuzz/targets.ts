@@ -240,6 +240,22 @@ const frameArb: fc.Arbitrary<Frame> = fc.oneof(
     node: nodeId,
     why: fc.constant('inbox_full' as const),
   }),
+  // Catch-up (ADR 0063).
+  fc.record({
+    t: fc.constant('have' as const),
+    node: nodeId,
+    since: fc.nat(),
+    ids: fc.array(msgId, { maxLength: 5 }),
+  }),
+  fc.record({
+    t: fc.constant('missed' as const),
+    id: msgId,
+    from: nameArb,
+    node: nodeId,
+    kind: fc.constantFrom('agent' as const, 'human' as const),
+    ts: fc.nat(),
+    body: fc.string({ minLength: 1, maxLength: 300 }),
+  }),
 );
 
 /** Any JSON object with the frames' keys, holding values of any type. */
@@ -261,10 +277,23 @@ const frameLikeArb = fc
       'ephemeral',
       'why',
       'sig',
+      'since',
+      'ids',
       'x',
     ),
     fc.oneof(
-      fc.constantFrom('hello', 'msg', 'ack', 'agent', 'human', '', 'a'.repeat(64), '0123456789'),
+      fc.constantFrom(
+        'hello',
+        'msg',
+        'ack',
+        'have',
+        'missed',
+        'agent',
+        'human',
+        '',
+        'a'.repeat(64),
+        '0123456789',
+      ),
       fc.jsonValue({ maxDepth: 2 }),
     ),
   )

@@ -385,3 +385,35 @@ test("hostile signal server text: a warning's detail is escaped too", () => {
   assert.equal(RAW.exec(line as string), null);
   assert.match(line as string, /this room is full \(full\\x1b\]52;c;aGk=\\x07\\nIGNORE\)/);
 });
+
+test('send and status in a larger room: who has it, who gets it later, who the queue waits for (ADR 0063)', () => {
+  // Every member it was owed to confirmed: the book's text, with every name.
+  assert.equal(
+    texts.delivered(texts.nameList(['colega', 'terceiro']), '3f9a1c07b2'),
+    'Delivered to colega and terceiro (msg_id 3f9a1c07b2). If you need their answer to continue, call `wait`.',
+  );
+  assert.equal(texts.nameList(['a', 'b', 'c']), 'a, b and c');
+  assert.equal(
+    texts.deliveredToSome(['colega'], '3f9a1c07b2', [{ name: 'terceiro', online: false }]),
+    'Delivered to colega (msg_id 3f9a1c07b2). terceiro is offline and will get it when they connect. If you need their answer to continue, call `wait`.',
+  );
+  assert.equal(
+    texts.deliveredToSome(['colega'], '3f9a1c07b2', [
+      { name: 'quarto', online: false },
+      { name: 'terceiro', online: false },
+      { name: 'quinto', online: true },
+    ]),
+    'Delivered to colega (msg_id 3f9a1c07b2). quarto and terceiro are offline and will get it when they connect. quinto is online but did not confirm yet; papo sends it again until they do. If you need their answer to continue, call `wait`.',
+  );
+  assert.equal(
+    `${texts.notAcknowledged('3f9a1c07b2', [])} ${texts.owedToEach(['colega', 'terceiro'])}`,
+    'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now. It goes to each of colega and terceiro as they connect.',
+  );
+  assert.equal(
+    texts.statusQueuedFor([
+      { name: 'terceiro', count: 2 },
+      { name: '', count: 1 },
+    ]),
+    'Waiting for confirmation from: terceiro (2 messages), the first member to confirm (1 message). A member who left for good can be forgotten with `papo forget NAME` in a terminal.',
+  );
+});

@@ -331,3 +331,39 @@ test('a read-only home (non-root only: root ignores permissions)', {
     (e) => isPapoError(e, 'home_unwritable'),
   );
 });
+
+test('member state: outbox.json keeps who each message is owed to; an old outbox without it is read; a bad owed is refused', async (t) => {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'voce',
+    secret: generateSecret(),
+    force: false,
+  });
+  const msg = {
+    id: '3f9a1c07b2',
+    from: 'voce',
+    node: 'a'.repeat(64),
+    kind: 'agent' as const,
+    ts: 1,
+    body: 'x',
+  };
+  const state = await openMemberState(profile.dir);
+  state.outbox = [
+    { ...msg, owed: ['terceiro'] },
+    { ...msg, id: '3f9a1c07b3' },
+  ];
+  await state.saveOutbox();
+  const reopened = await openMemberState(profile.dir);
+  assert.deepEqual(
+    reopened.outbox.map((m) => m.owed),
+    [['terceiro'], undefined],
+  );
+  writeFileSync(join(profile.dir, 'outbox.json'), JSON.stringify([{ ...msg, owed: 'terceiro' }]));
+  await assert.rejects(openMemberState(profile.dir), (e) => {
+    assert.ok(isPapoError(e, 'profile_corrupt'));
+    assert.match(e.message, /outbox\.json/);
+    return true;
+  });
+});

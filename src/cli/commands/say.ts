@@ -66,6 +66,18 @@ export function register(program: Command, ctx: CliContext): void {
         const expected = m.node.onlineNames().filter(isTarget);
         await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
         process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
+        if (target === undefined) {
+          // Members known but offline get it from those who stored it (catch-up, ADR 0063).
+          const later = [
+            ...new Set(
+              m.node
+                .members()
+                .filter((x) => !x.online && ![...ackedBy].some((a) => sameName(a, x.name)))
+                .map((x) => x.name),
+            ),
+          ];
+          if (later.length > 0) process.stdout.write(`${t.sayLater(later.join(', '))}\n`);
+        }
       } catch (err) {
         reportError(ctx, err);
       }

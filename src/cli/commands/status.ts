@@ -10,8 +10,8 @@ import { shortId } from '../../client/identity.js';
 import { countUnread } from '../../client/inbox-store.js';
 import { inertText } from '../../client/inert-text.js';
 import type { MemberStatus } from '../../client/member-api.js';
-import type { Envelope } from '../../client/messages.js';
 import type { OpenedMember } from '../../client/open-member.js';
+import { isQueuedMessageList, owedSummary } from '../../client/outbox.js';
 import { OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
 import { deriveRoomKeys } from '../../client/room-crypto.js';
 import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
@@ -69,8 +69,18 @@ export function register(program: Command, ctx: CliContext): void {
           members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
         );
         printLines(notes);
-        const outbox = await readJsonFile<Envelope[]>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
-        printLines([t.counts(outbox?.length ?? 0, countUnread(profile.dir))]);
+        const read = await readJsonFile<unknown>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
+        const outbox = isQueuedMessageList(read) ? read : [];
+        printLines([t.counts(outbox.length, countUnread(profile.dir))]);
+        // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
+        const waiting = owedSummary(outbox);
+        if (waiting.length > 0)
+          printLines([
+            t.queuedFor(
+              waiting.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
+              profileSuffix(profile.profile),
+            ),
+          ]);
       } catch (err) {
         reportError(ctx, err);
       }

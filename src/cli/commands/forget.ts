@@ -1,0 +1,53 @@
+// papo forget NAME: stop waiting for a member who left the room for good (ADR 0063). Messages
+// to the room are owed to every member known when they were sent, and stay queued until each one
+// confirms; this takes NAME off every queued message and off the known members. The running
+// papo mcp owns the queue, so when it runs the command leaves it a request and waits for it.
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { readJsonFile } from '../../client/durable-file.js';
+import { PapoError } from '../../client/errors.js';
+import { forgetWhileStopped, requestForget, requestPending } from '../../client/forget.js';
+import { sameName, validateMemberName } from '../../client/names.js';
+import type { QueuedMessage } from '../../client/outbox.js';
+import { OUTBOX_FILE, openProfile, PEERS_FILE, type Peers } from '../../client/profile-store.js';
+import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
+
+/** How long to wait for a running papo mcp to take the request (it looks every second). */
+const PICKUP_WAIT_MS = 5_000;
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('forget')
+    .description(text(ctx).forgetHelp)
+    .argument('<name>', text(ctx).forgetNameHelp)
+    .action(async (name: string) => {
+      const t = text(ctx);
+      hint(ctx, { name });
+      validateMemberName(name);
+      const profile = await openProfile({ home: home(ctx), profile: checkedProfile(ctx) });
+      if (sameName(name, profile.name)) throw new PapoError('forget_self', t.forgetSelf(name));
+      // Read-only look first, so a typo is told rather than sent to the running member.
+      const peers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE))) ?? {};
+      const outbox = (await readJsonFile<QueuedMessage[]>(join(profile.dir, OUTBOX_FILE))) ?? [];
+      const known =
+        Object.values(peers).some((p) => sameName(p.name, name)) ||
+        (Array.isArray(outbox) &&
+          outbox.some((m) => (m.owed ?? (m.to ? [m.to] : [])).some((n) => sameName(n, name))));
+      if (!known)
+        throw new PapoError('unknown_member', t.forgetUnknown(name, profileSuffix(profile.profile)));
+      try {
+        const { released } = await forgetWhileStopped(profile.dir, name);
+        process.stdout.write(`${t.forgotten(name, released)}\n`);
+        return;
+      } catch (err) {
+        if (!(err instanceof PapoError && err.code === 'profile_locked')) throw err;
+      }
+      // papo mcp runs: it owns the queue; leave it the request.
+      const path = await requestForget(profile.dir, name);
+      const deadline = Date.now() + PICKUP_WAIT_MS;
+      while (Date.now() < deadline && (await requestPending(path)))
+        await new Promise((r) => setTimeout(r, 100));
+      const taken = !(await requestPending(path));
+      process.stdout.write(`${taken ? t.forgottenByAgent(name) : t.forgetLeft(name)}\n`);
+    });
+}

@@ -1,0 +1,106 @@
+// `papo forget NAME`: stop waiting for a member who left the room for good (ADR 0063). Its name
+// leaves every queued message's `owed` list and the known members, so no message waits for it.
+//
+// outbox.json and peers.json belong to the papo mcp that holds the profile lock. When none runs,
+// the command takes the lock and edits them itself; when one runs, it leaves a request file in
+// the profile (forget-<8 hex>.json, {"name": ...}) that the running member picks up within a
+// second and deletes once applied (requests left while nothing runs are applied at its start).
+import { randomBytes } from 'node:crypto';
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readJsonFile, writeFileDurable } from './durable-file.js';
+import { PapoError } from './errors.js';
+import { acquireLock } from './file-lock.js';
+import { isMemberName, sameName } from './names.js';
+import { forgetInOutbox } from './outbox.js';
+import { openMemberState, type Peers } from './profile-store.js';
+
+const REQUEST = /^forget-[0-9a-f]{8}\.json$/;
+/** How often a running member looks for requests. */
+export const FORGET_POLL_MS = 1_000;
+
+export interface ForgetOutcome {
+  /** Queued messages that no longer wait for the member. */
+  released: number;
+  /** Known identities (node ids) with that name that were forgotten. */
+  peers: number;
+}
+
+/** Known-member records without `name`; returns how many went. */
+export function forgetPeers(peers: Peers, name: string): number {
+  let count = 0;
+  for (const [node, p] of Object.entries(peers)) {
+    if (!sameName(p.name, name)) continue;
+    delete peers[node];
+    count++;
+  }
+  return count;
+}
+
+/**
+ * Applies a forget with no papo mcp running: takes the profile lock (PapoError 'profile_locked'
+ * when one runs), edits outbox.json and peers.json, releases it.
+ */
+export async function forgetWhileStopped(dir: string, name: string): Promise<ForgetOutcome> {
+  const lock = await acquireLock(dir);
+  try {
+    const state = await openMemberState(dir);
+    const { outbox, released } = forgetInOutbox(state.outbox, name);
+    const peers = forgetPeers(state.peers, name);
+    if (released > 0) {
+      state.outbox = outbox;
+      await state.saveOutbox();
+    }
+    if (peers > 0) await state.savePeers();
+    return { released, peers };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Leaves a request for the running member; returns the request file's path. */
+export async function requestForget(dir: string, name: string): Promise<string> {
+  if (!isMemberName(name)) throw new RangeError('invalid member name');
+  const path = join(dir, `forget-${randomBytes(4).toString('hex')}.json`);
+  await writeFileDurable(path, `${JSON.stringify({ name })}\n`);
+  return path;
+}
+
+/** The pending requests of a profile, oldest name first; each file is deleted once `apply` is done. */
+export async function takeForgetRequests(
+  dir: string,
+  apply: (name: string) => Promise<unknown>,
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => REQUEST.test(f));
+  } catch {
+    return;
+  }
+  for (const file of files) {
+    const path = join(dir, file);
+    try {
+      const request = await readJsonFile<{ name?: unknown }>(path);
+      const name = request?.name;
+      if (isMemberName(name)) await apply(name);
+      else log(`ignoring ${file}: it does not name a member`);
+    } catch (err) {
+      // A link or unreadable JSON: it is removed all the same, never followed nor retried forever.
+      if (!(err instanceof PapoError)) {
+        log(`could not apply ${file}: ${(err as Error).message}`);
+        continue;
+      }
+      log(`ignoring ${file}: ${err.message}`);
+    }
+    await unlink(path).catch(() => {});
+  }
+}
+
+/** Whether a request file is still there (the CLI waits for the member to take it). */
+export async function requestPending(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
