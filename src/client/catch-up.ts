@@ -5,7 +5,7 @@
 // that peer). Both frames stay on the link (never forwarded). The receiver stores and acks a
 // `missed` message as any other, so the original sender's outbox clears when that ack reaches it.
 //
-// Bounds (docs/protocol.md "Catch-up"): the last CATCH_UP_MESSAGES messages of the last
+// Bounds (docs/delivery.md, "Catch-up"): the last CATCH_UP_MESSAGES messages of the last
 // CATCH_UP_WINDOW_MS, at most CATCH_UP_HELD_BYTES of bodies, are held in memory; a link's digest is
 // answered at most every 25 s, with at most CATCH_UP_MESSAGES messages and CATCH_UP_LINK_BYTES of bodies; and
 // all links together get at most CATCH_UP_MESSAGES_PER_SECOND and CATCH_UP_BYTES_PER_SECOND.

@@ -1,5 +1,7 @@
 // `papo forget NAME`: stop waiting for a member who left the room for good (ADR 0063). Its name
-// leaves every queued message's `owed` list and the known members, so no message waits for it.
+// leaves every queued message's `owed` list and the known members, so no message waits for it;
+// and the key that held the name is let go (names.json, ADR 0064), so the next key that shows it
+// holds it: the deliberate step after a member made its profile again.
 //
 // outbox.json and peers.json belong to the papo mcp that holds the profile lock. When none runs,
 // the command takes the lock and edits them itself; when one runs, it leaves a request file in
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
 import { acquireLock } from './file-lock.js';
+import { KnownNames } from './member-names.js';
 import { isMemberName, sameName } from './names.js';
 import { forgetInOutbox } from './outbox.js';
 import { openMemberState, type Peers } from './profile-store.js';
@@ -52,6 +55,8 @@ export async function forgetWhileStopped(dir: string, name: string): Promise<For
       await state.saveOutbox();
     }
     if (peers > 0) await state.savePeers();
+    const names = new KnownNames(state.names);
+    if (names.forget(name)) await state.saveNames(names.saved());
     return { released, peers };
   } finally {
     await lock.release();

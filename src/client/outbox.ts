@@ -1,9 +1,9 @@
-// Who a queued message is still owed to (ADR 0063). The book's rule (ADR 0005) lets the first ack
-// clear a message to the whole room, so a member that was offline may never get it. Here a message
-// without `to` is owed to every member the sender knows when it sends; each one's ack takes that
-// name off, and the message leaves the outbox once nobody is owed. With `to` it is owed to the
-// recipient alone, as before. When the sender knows nobody, `owed` is absent and the book's rule
-// holds: the first ack clears it.
+// Who a queued message is still owed to (ADR 0063, docs/delivery.md). The book's rule (its own
+// ADR 0005) lets the first ack clear a message to the whole room, so a member that was offline
+// may never get it. Here a message without `to` is owed to every member the sender knows when it
+// sends; each one's ack takes that name off, and the message leaves the outbox once nobody is owed.
+// With `to` it is owed to the recipient alone, as before. When the sender knows nobody, `owed` is
+// absent and the book's rule holds: the first ack clears it.
 import type { Envelope } from './messages.js';
 import { sameName } from './names.js';
 

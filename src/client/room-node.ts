@@ -1,6 +1,6 @@
 // The room member (the book's `Node`): presence, the outbox, acks, dedupe and forwarding, over
-// any transport that can reach neighbours. Delivery rules are the book's ADR 0005, per recipient
-// (ADR 0063):
+// any transport that can reach neighbours. The delivery rules are docs/delivery.md (from the
+// book; per recipient since ADR 0063, signed since ADR 0064):
 //   - send writes the outbox (durably) before the first broadcast;
 //   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
 //   - a message is owed to every member known when it is sent (with `to`: the recipient); each
@@ -386,7 +386,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /**
    * Stops waiting for a member who left for good (`papo forget`): its name leaves every message's
    * `owed` list (a message owed to nobody else leaves the outbox) and the known members, so new
-   * messages are not owed to it. If it comes back, its hello makes it a member again.
+   * messages are not owed to it, and the key that held its name is let go (ADR 0064). If it comes
+   * back, its hello makes it a member again.
    */
   async forget(name: string): Promise<{ released: number; peers: number }> {
     const state = this.#state;
@@ -406,6 +407,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         await state.saveOutbox();
       }
       if (peers > 0) await state.savePeers();
+      // The key that held the name goes too: whoever shows it next holds it (ADR 0064).
+      if (this.#names.forget(name)) await state.saveNames(this.#names.saved());
       this.#updatePresence();
       return { released, peers };
     });
@@ -455,7 +458,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         envelope.to,
       );
       const queued: QueuedMessage = { ...envelope, ...(owed ? { owed } : {}) };
-      // Outbox before the first broadcast: a crash after this line still delivers (ADR 0005).
+      // Outbox before the first broadcast: a crash after this line still delivers (docs/delivery.md).
       await this.#serial(async () => {
         state.outbox.push(queued);
         try {
@@ -846,7 +849,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (state === null) return; // ephemeral: observe only, never store nor ack
     if (msg.to !== undefined && !sameName(msg.to, this.name)) return;
     if (this.#seenIds.has(msg.id)) {
-      // Stored before: ack again, so an ack that was lost heals (ADR 0005).
+      // Stored before: ack again, so an ack that was lost heals (docs/delivery.md).
       this.#ack(msg.id);
       return;
     }

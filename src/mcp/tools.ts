@@ -211,7 +211,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       throwIfCancelled(ctx.signal);
       const ready = matching();
       // Unread messages already waiting are returned at once (with channels on, one of them may
-      // have been pushed before: a harmless duplicate, never a loss — the book's ADR 0002).
+      // have been pushed before: a harmless duplicate, never a loss — the book decided so, in its own ADR 0002).
       if (ready.length > 0) return deliver(member, ready, ctx.signal);
       const left = deadline - Date.now();
       if (left <= 0) return textResult(noNewMessages(seconds, member.onlineNames(), from));

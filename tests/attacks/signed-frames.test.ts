@@ -13,6 +13,7 @@ import { encodeFrame, type MsgFrame, sealFrame } from '../../src/client/frames.j
 import { createProfile } from '../../src/client/profile-store.js';
 import { FRAME_AAD, open, seal } from '../../src/client/room-crypto.js';
 import {
+  kill9,
   makeRoom,
   memberEnv,
   PAPO_BIN,
@@ -215,4 +216,20 @@ test('a real papo profile that takes a member’s name is refused, and its own a
   assert.match(await tool(colega, 'status'), /claims to be voce \(agent\)/);
   // The real voce is still heard.
   assert.match(await tool(voce, 'send', { message: 'still me', to: 'colega' }), /^Delivered to colega/);
+
+  // The deliberate step: voce made its profile again (here: voce is gone, the other key is the new
+  // voce); colega's person lets the old key go, and the new one holds the name from its next hello.
+  await kill9(voce);
+  const forget = await runChild(process.execPath, [PAPO_BIN, 'forget', 'voce'], {
+    env: memberEnv({ PAPO_HOME: room.members.colega.home }),
+  });
+  assert.equal(forget.code, 0, forget.stderr);
+  await kill9(fake);
+  const renewed = await spawnMcp(t, home);
+  await waitOnline(renewed, 'colega');
+  assert.match(
+    await tool(renewed, 'send', { message: 'new key, same voce', to: 'colega' }),
+    /^Delivered to colega/,
+  );
+  assert.match(await tool(colega, 'inbox'), /new key, same voce/);
 });
