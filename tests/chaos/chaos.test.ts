@@ -11,11 +11,12 @@ const skip = labSkipReason() ?? coturnSkipReason();
 if (skip) console.log(`# SKIP chaos: ${skip}`);
 const seed = process.env.PAPO_CHAOS_SEED ? Number(process.env.PAPO_CHAOS_SEED) : Date.now() % 2 ** 31;
 
-for (const [members, messages, faults] of [
-  [2, 40, 5],
-  [4, 60, 6],
+// The four members send one message in two to the whole room: each must reach the three others.
+for (const [members, messages, faults, roomEvery] of [
+  [2, 40, 5, 0],
+  [4, 60, 6, 2],
 ] as const) {
-  test(`chaos: ${members} members, ${messages} messages, ${faults} faults`, {
+  test(`chaos: ${members} members, ${messages} messages${roomEvery ? ' (half to the room)' : ''}, ${faults} faults`, {
     skip: skip ?? false,
   }, async () => {
     const report = await runChaos({
@@ -23,6 +24,7 @@ for (const [members, messages, faults] of [
       messages,
       faults,
       seed,
+      roomEvery,
       sendIntervalMs: 150,
       faultIntervalMs: 1500,
       faultDurationMs: 2500,
@@ -36,6 +38,7 @@ for (const [members, messages, faults] of [
     );
     assert.ok(report.faults.freeze >= 1, 'at least one transport freeze');
     assert.ok(report.sent >= messages - report.interruptedSends, 'the senders logged their messages');
+    if (roomEvery > 0) assert.ok(report.roomMessages > 0, 'messages to the room were sent');
     assert.deepEqual(report.lostIds, [], 'lost messages');
     assert.equal(report.duplicatesToAgent, 0, 'duplicates handed to an agent');
     assert.equal(report.duplicatesStored, 0, 'duplicates stored');

@@ -1,12 +1,13 @@
 // The chaos driver: real `papo mcp` members in the NAT lab (member i on site i % 2, both sites
 // behind endpoint-independent NAT, `papo signal` in the public segment) exchange addressed,
-// numbered messages while faults are injected: kill -9 of a member and its restart, a site cut
+// numbered messages, addressed or to the whole room, while faults are injected: kill -9 of a member and its restart, a site cut
 // off from the public segment and restored, the signal server killed and restarted, and a
 // member's transport process frozen with SIGSTOP (as the native deadlock of ADR 0055 leaves it),
 // which papo mcp must end and start again by itself (ADR 0057). At the end
 // everything is healed, the room settles, and the counts come from the members' own files:
 // - lost: an `out` entry in a sender's log.jsonl whose id never appears as `in` in the
-//   addressee's log (must be 0);
+//   addressee's log, or, for a message to the room, in the log of each other member (ADR 0063:
+//   every member gets every message; counted per recipient; must be 0);
 // - duplicates handed to an agent: an id returned twice by the `inbox` tool to the same member,
 //   across restarts (must be 0); duplicates stored: an id twice as `in` in one log (must be 0);
 // - left queued: what is still in outbox.json after the settle time.
@@ -33,6 +34,8 @@ export interface ChaosOptions {
   faultDurationMs: number;
   /** Longest wait for the room to settle at the end. */
   settleMs: number;
+  /** Every how many messages one goes to the whole room (no `to`); 0: all are addressed. */
+  roomEvery?: number;
   log?: (line: string) => void;
 }
 
@@ -44,7 +47,11 @@ export interface ChaosReport {
   sent: number;
   /** Send calls cut short by a kill (the message may or may not exist). */
   interruptedSends: number;
+  /** Messages to the whole room among those sent. */
+  roomMessages: number;
+  /** Copies missing, per recipient: an addressed message counts once, one to the room once per member. */
   lost: number;
+  /** `id@member` of each copy missing. */
   lostIds: string[];
   duplicatesToAgent: number;
   duplicatesStored: number;
@@ -212,9 +219,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const r = (s + 1 + (Math.floor(k / o.members) % (o.members - 1))) % o.members;
       while (members[s] === null || inFlight.size >= 6 * o.members) await sleep(50);
       const m = members[s] as Member;
-      const body = `chaos #${k} from ${names[s]} to ${names[r]}`;
+      const toRoom = (o.roomEvery ?? 0) > 0 && k % (o.roomEvery as number) === 0;
+      const body = `chaos #${k} from ${names[s]} to ${toRoom ? 'the room' : names[r]}`;
       const p = m
-        .send(body, { to: names[r] })
+        .send(body, toRoom ? {} : { to: names[r] })
         .then(
           () => {},
           () => {
@@ -244,9 +252,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(consumers);
 
     // Count from the files.
-    const sentIds = new Map<string, string>(); // id -> addressee
+    const sentIds = new Map<string, { from: string; to: string }>(); // id -> sender, addressee ('' = room)
     for (const h of homes) {
-      for (const e of readLog(h)) if (e.ev === 'out' && e.msg) sentIds.set(e.msg.id, e.msg.to ?? '');
+      for (const e of readLog(h)) {
+        if (e.ev === 'out' && e.msg) sentIds.set(e.msg.id, { from: e.msg.from, to: e.msg.to ?? '' });
+      }
     }
     const received = names.map(() => new Map<string, number>());
     for (const [i, h] of homes.entries()) {
@@ -255,9 +265,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       }
     }
     const lostIds: string[] = [];
-    for (const [id, to] of sentIds) {
-      const i = names.indexOf(to);
-      if (i < 0 || !received[i]?.has(id)) lostIds.push(id);
+    for (const [id, { from, to }] of sentIds) {
+      const recipients = to === '' ? names.filter((n) => n !== from) : [to];
+      for (const name of recipients) {
+        const i = names.indexOf(name);
+        if (i < 0 || !received[i]?.has(id)) lostIds.push(`${id}@${name}`);
+      }
     }
     const count = (maps: Map<string, number>[]) =>
       maps.reduce((n, m) => n + [...m.values()].filter((v) => v > 1).length, 0);
@@ -266,6 +279,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       messages: o.messages,
       faults,
       sent: sentIds.size,
+      roomMessages: [...sentIds.values()].filter((x) => x.to === '').length,
       interruptedSends: interrupted,
       lost: lostIds.length,
       lostIds,
