@@ -114,7 +114,10 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     const room = {
       url: signalUrl,
       topic: keys.topic,
-      localId: identity.nodeId,
+      // A person's say signs with their lasting key but meets the room under a throw-away peer id:
+      // one run's links may still be closing when the next run starts, and the same id twice on
+      // the signal server and in the others' meshes would tangle the two (ADR 0064).
+      localId: options.signAsPerson ? generateIdentity().nodeId : identity.nodeId,
       token,
     };
     // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a

@@ -79,6 +79,11 @@ export const FRAME_BURST = 1000;
  */
 const HELLO_ANSWER_INTERVAL_MS = 1_000;
 const HELLO_ANSWER_BURST = 5;
+/**
+ * An ephemeral member's hello is answered again after this long: a person's say runs share one key
+ * and may come a second apart; the copies of one hello (direct and forwarded) come within it.
+ */
+const EPHEMERAL_REANSWER_MS = 500;
 /** peers.json is written at most this often (and on close); presence lives in memory. */
 const PEERS_SAVE_INTERVAL_MS = 5_000;
 /** Impostor keys remembered (for status and log), and how often one is told its name is taken. */
@@ -207,7 +212,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #log: (line: string) => void;
   #now: () => number;
   #live = new Map<string, LivePeer>();
-  #helloAnswered = new Set<string>();
+  /** When each node's first hello was answered (an ephemeral one's again after a while). */
+  #helloAnswered = new Map<string, number>();
   #online = new Set<string>();
   #seenIds = new Set<string>();
   /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
@@ -704,8 +710,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   /** Answers a first hello, so a newcomer learns about us without waiting 30 s. */
   #answerFirstHello(hello: HelloFrame): void {
-    if (this.#helloAnswered.has(hello.node)) return;
-    this.#helloAnswered.add(hello.node);
+    const now = this.#now();
+    const answered = this.#helloAnswered.get(hello.node);
+    // A person's say runs keep one key under a new peer id each (ADR 0064), so the goodbye of one
+    // run does not name the key: an ephemeral hello is answered again once a while has passed.
+    if (answered !== undefined && (!hello.ephemeral || now - answered < EPHEMERAL_REANSWER_MS)) return;
+    this.#helloAnswered.set(hello.node, now);
     if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
     this.#answerHello(!hello.ephemeral);
   }
