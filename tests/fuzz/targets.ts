@@ -215,6 +215,15 @@ const invite: FuzzTarget = {
 const nodeId = fc.stringMatching(/^[0-9a-f]{64}$/);
 const msgId = fc.stringMatching(/^[0-9a-f]{10}$/);
 const nameArb = fc.stringMatching(/^[A-Za-z0-9._-]{1,32}$/);
+/** A message's fields: a `msg`, and a `missed` (catch-up, ADR 0063) that carries one. */
+const envelopeFields = {
+  id: msgId,
+  from: nameArb,
+  node: nodeId,
+  kind: fc.constantFrom('agent' as const, 'human' as const),
+  ts: fc.nat(),
+  body: fc.string({ minLength: 1, maxLength: 300 }),
+};
 const frameArb: fc.Arbitrary<Frame> = fc.oneof(
   fc.record({
     t: fc.constant('hello' as const),
@@ -223,15 +232,7 @@ const frameArb: fc.Arbitrary<Frame> = fc.oneof(
     kind: fc.constantFrom('agent' as const, 'human' as const),
     ephemeral: fc.boolean(),
   }),
-  fc.record({
-    t: fc.constant('msg' as const),
-    id: msgId,
-    from: nameArb,
-    node: nodeId,
-    kind: fc.constantFrom('agent' as const, 'human' as const),
-    ts: fc.nat(),
-    body: fc.string({ minLength: 1, maxLength: 300 }),
-  }),
+  fc.record({ t: fc.constant('msg' as const), ...envelopeFields }),
   fc.record({ t: fc.constant('ack' as const), id: msgId, by: nameArb, node: nodeId }),
   fc.record({
     t: fc.constant('refused' as const),
@@ -247,15 +248,7 @@ const frameArb: fc.Arbitrary<Frame> = fc.oneof(
     since: fc.nat(),
     ids: fc.array(msgId, { maxLength: 5 }),
   }),
-  fc.record({
-    t: fc.constant('missed' as const),
-    id: msgId,
-    from: nameArb,
-    node: nodeId,
-    kind: fc.constantFrom('agent' as const, 'human' as const),
-    ts: fc.nat(),
-    body: fc.string({ minLength: 1, maxLength: 300 }),
-  }),
+  fc.record({ t: fc.constant('missed' as const), ...envelopeFields }),
 );
 
 /** Any JSON object with the frames' keys, holding values of any type. */
