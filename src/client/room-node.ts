@@ -21,6 +21,7 @@
 import { EventEmitter } from 'node:events';
 import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
 import { PapoError } from './errors.js';
+import { Forwarding } from './forwarding.js';
 import type { FrameCodec, SignedFrame } from './frame-codec.js';
 import {
   envelopeOf,
@@ -55,23 +56,14 @@ import {
   owedSummary,
   type QueuedMessage,
 } from './outbox.js';
-import { NONCE_BYTES } from './room-crypto.js';
 
 /** Presence: a member heard from within this window counts as online (the book: 75 s). */
 export const ONLINE_WINDOW_MS = 75_000;
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
-const SEEN_FRAMES_LIMIT = 4096;
 /** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
 export const MAX_KNOWN_PEERS = 256;
-/**
- * Frames a neighbour may send per second, and in a burst (an outbox re-sent on connect is a
- * burst); past them its frames are dropped unopened, and re-sent later by their senders.
- */
-export const FRAMES_PER_SECOND = 200;
-export const FRAME_BURST = 1000;
 /**
  * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
  * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
@@ -104,6 +96,9 @@ export interface NodeTransport extends EventEmitter<TransportEvents> {
   neighbours(): string[];
   path(peer: string): LinkPath | undefined;
 }
+
+// Still exported from here, as before the split (the node's public surface does not change).
+export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
 
 export interface TransportEvents {
   'link-open': [string];
@@ -182,8 +177,8 @@ interface AckWaiter {
   refuse: (by: string) => void;
 }
 
-/** Frames a neighbour may still send now (a token bucket). */
-interface FrameBudget {
+/** Answers we may still give now (a token bucket). */
+interface AnswerBudget {
   tokens: number;
   at: number;
 }
@@ -212,13 +207,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #seenIds = new Set<string>();
   /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
   #storing = new Map<string, Promise<boolean>>();
-  #seenFrames = new Set<string>();
   #waiters = new Map<string, AckWaiter[]>();
   /** Ephemeral sends, kept in memory only, with who acked them (papo say reports everyone). */
   #pending = new Map<string, { envelope: Envelope; ackedBy: Set<string> }>();
   #timers: NodeJS.Timeout[] = [];
-  #budgets = new Map<string, FrameBudget>();
-  #helloAnswers: FrameBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
+  /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
+  #forwarding: Forwarding;
+  #helloAnswers: AnswerBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
   #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
@@ -252,6 +247,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#about = options.about;
     this.#codec = options.codec;
     this.#transport = options.transport;
+    this.#forwarding = new Forwarding(options.transport, {
+      now: () => this.#now(),
+      log: (line) => this.#log(line),
+      onFlood: () => this.dropped.flood++,
+    });
     this.#state = options.state;
     this.#knownPeers = options.knownPeers ?? {};
     this.#names = options.names ?? new KnownNames();
@@ -296,7 +296,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', (peer) => {
-      this.#budgets.delete(peer);
+      this.#forwarding.drop(peer);
       this.#digestAnswered.delete(peer);
       this.#catchUp.drop(peer);
       this.#updatePresence();
@@ -570,12 +570,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   #onLinkMessage(peer: string, data: Uint8Array): void {
-    if (this.#closed || data.length < NONCE_BYTES) return;
-    if (!this.#spend(peer)) return;
-    // The nonce is random per seal, so it identifies one frame; a frame we saw already (it came
-    // back through another neighbour) is neither handled nor forwarded again.
-    const fingerprint = Buffer.from(data.subarray(0, NONCE_BYTES)).toString('hex');
-    if (this.#seenFrames.has(fingerprint)) return;
+    if (this.#closed) return;
+    // Within the neighbour's budget and not seen before (forwarding.ts), else dropped unopened.
+    const fingerprint = this.#forwarding.admit(peer, data);
+    if (fingerprint === undefined) return;
     let frame: SignedFrame;
     try {
       frame = this.#codec.open(data);
@@ -586,13 +584,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
       return;
     }
-    this.#remember(fingerprint);
     // Catch-up frames are between two neighbours only: the others hold their own digests.
-    if (frame.t !== 'have' && frame.t !== 'missed') {
-      for (const other of this.#transport.neighbours()) {
-        if (other !== peer) this.#transport.send(other, data);
-      }
-    }
+    this.#forwarding.accept(peer, data, fingerprint, frame.t !== 'have' && frame.t !== 'missed');
     switch (frame.t) {
       case 'hello':
         this.#onHello(frame);
@@ -615,30 +608,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       case 'refused':
         if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onRefused(frame);
         break;
-    }
-  }
-
-  /** Takes one frame from `peer`'s budget; false (and counted) when it is spent. */
-  #spend(peer: string): boolean {
-    const now = this.#now();
-    const budget = this.#budgets.get(peer) ?? { tokens: FRAME_BURST, at: now };
-    budget.tokens = Math.min(FRAME_BURST, budget.tokens + ((now - budget.at) * FRAMES_PER_SECOND) / 1000);
-    budget.at = now;
-    this.#budgets.set(peer, budget);
-    if (budget.tokens < 1) {
-      if (this.dropped.flood++ % 1000 === 0)
-        this.#log(`dropping frames from ${peer.slice(0, 10)}: more than ${FRAMES_PER_SECOND} a second`);
-      return false;
-    }
-    budget.tokens -= 1;
-    return true;
-  }
-
-  #remember(fingerprint: string): void {
-    this.#seenFrames.add(fingerprint);
-    if (this.#seenFrames.size > SEEN_FRAMES_LIMIT) {
-      const oldest = this.#seenFrames.values().next().value;
-      if (oldest !== undefined) this.#seenFrames.delete(oldest);
     }
   }
 
@@ -976,13 +945,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   #sendTo(peer: string, sealed: Uint8Array): void {
-    this.#remember(Buffer.from(sealed.subarray(0, NONCE_BYTES)).toString('hex'));
-    this.#transport.send(peer, sealed);
+    this.#forwarding.sendTo(peer, sealed);
   }
 
   #broadcast(sealed: Uint8Array): void {
-    this.#remember(Buffer.from(sealed.subarray(0, NONCE_BYTES)).toString('hex'));
-    for (const peer of this.#transport.neighbours()) this.#transport.send(peer, sealed);
+    this.#forwarding.broadcast(sealed);
   }
 
   #resendOutbox(peer: string): void {
