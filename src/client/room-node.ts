@@ -56,14 +56,11 @@ import {
   owedSummary,
   type QueuedMessage,
 } from './outbox.js';
+import { type KnownPeer, MAX_KNOWN_PEERS, Presence } from './presence.js';
 
-/** Presence: a member heard from within this window counts as online (the book: 75 s). */
-export const ONLINE_WINDOW_MS = 75_000;
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
-export const MAX_KNOWN_PEERS = 256;
 /**
  * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
  * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
@@ -99,6 +96,7 @@ export interface NodeTransport extends EventEmitter<TransportEvents> {
 
 // Still exported from here, as before the split (the node's public surface does not change).
 export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
+export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
 
 export interface TransportEvents {
   'link-open': [string];
@@ -106,13 +104,6 @@ export interface TransportEvents {
   'link-close': [string];
   /** The peer left the room's topic on the signal server: its goodbye. */
   'peer-left': [string];
-}
-
-export interface KnownPeer {
-  name: string;
-  about?: string;
-  kind: SenderKind;
-  lastSeen: number;
 }
 
 /** Durable state of a non-ephemeral member (implemented over the profile store). */
@@ -161,14 +152,6 @@ export interface RoomNodeOptions {
   memberSince?: number;
 }
 
-interface LivePeer {
-  name: string;
-  about?: string;
-  kind: SenderKind;
-  ephemeral: boolean;
-  lastSeen: number;
-}
-
 interface AckWaiter {
   to?: string;
   /** An ack from `by`; '' when the node closes. */
@@ -196,14 +179,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #codec: FrameCodec;
   #transport: NodeTransport;
   #state: NodeState | null;
-  #knownPeers: Record<string, KnownPeer>;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
   #log: (line: string) => void;
   #now: () => number;
-  #live = new Map<string, LivePeer>();
+  /** Live and remembered members, who is online, the known-members cap (presence.ts). */
+  #presence: Presence;
   #helloAnswered = new Set<string>();
-  #online = new Set<string>();
   #seenIds = new Set<string>();
   /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
   #storing = new Map<string, Promise<boolean>>();
@@ -253,7 +235,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       onFlood: () => this.dropped.flood++,
     });
     this.#state = options.state;
-    this.#knownPeers = options.knownPeers ?? {};
+    const knownPeers = options.knownPeers ?? {};
+    const state = options.state;
+    this.#presence = new Presence({
+      self: this.nodeId,
+      links: options.transport,
+      known: () => state?.peers ?? knownPeers,
+      now: () => this.#now(),
+      online: (member) => this.emit('online', member),
+      offline: (member) => this.emit('offline', member),
+    });
     this.#names = options.names ?? new KnownNames();
     this.#person = options.person;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
@@ -317,31 +308,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   // ---- RoomMember --------------------------------------------------------------------------
 
   members(): MemberStatus[] {
-    const byNode = new Map<string, MemberStatus>();
-    const known = this.#state?.peers ?? this.#knownPeers;
-    for (const [node, p] of Object.entries(known)) {
-      if (node === this.nodeId) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
-    }
-    for (const [node, p] of this.#live) {
-      if (node === this.nodeId || p.ephemeral) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
-    }
-    return [...byNode.values()].sort((a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node));
+    return this.#presence.members();
   }
 
   /** Members seen on the room right now, including other ephemeral identities. */
   liveMembers(): MemberStatus[] {
-    return [...this.#live.entries()]
-      .filter(([node]) => node !== this.nodeId)
-      .map(([node, p]) => this.#statusOf(node, p.name, p.kind, p.about));
+    return this.#presence.liveMembers();
   }
 
   onlineNames(): string[] {
-    const names = this.members()
-      .filter((m) => m.online)
-      .map((m) => m.name);
-    return [...new Set(names)];
+    return this.#presence.onlineNames();
   }
 
   neighbours(): string[] {
@@ -394,14 +370,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (!state || this.#closed) return { released: 0, peers: 0 };
     return this.#serial(async () => {
       const { outbox, released } = forgetInOutbox(state.outbox, name);
-      let peers = 0;
-      for (const [node, p] of Object.entries(state.peers)) {
-        if (!sameName(p.name, name)) continue;
-        delete state.peers[node];
-        const live = this.#live.get(node);
-        if (live && !this.#isOnline(node)) this.#live.delete(node);
-        peers++;
-      }
+      const peers = this.#presence.forget((n) => sameName(n, name));
       if (released > 0) {
         state.outbox = outbox;
         await state.saveOutbox();
@@ -560,7 +529,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const now = this.#now();
     const last = this.#digestAnswered.get(peer);
     if (last !== undefined && now - last < DIGEST_ANSWER_INTERVAL_MS) return;
-    const live = this.#live.get(peer);
+    const live = this.#presence.live(peer);
     if (live?.ephemeral) return;
     this.#digestAnswered.set(peer, now);
     const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
@@ -616,10 +585,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
    * later (it comes back online with its next hello or message, directly or forwarded).
    */
   #onPeerLeft(peer: string): void {
-    const live = this.#live.get(peer);
-    if (live?.ephemeral)
-      this.#live.delete(peer); // a say/status run: it will not come back
-    else if (live) live.lastSeen = 0;
+    this.#presence.left(peer);
     // If it comes back, its first hello is answered again (it may have been away a while).
     this.#helloAnswered.delete(peer);
     this.#updatePresence();
@@ -642,31 +608,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
       if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#savePeersSoon();
     }
-    const now = this.#now();
-    // Past the cap a new member is heard once someone long gone is forgotten (a flood of forged
-    // hellos fills the cap only with members "online" for 75 s, and then they age out).
-    if (!this.#live.has(hello.node) && !this.#forgetOne(this.#live)) return;
-    this.#live.set(hello.node, {
-      name: hello.name,
-      ...(hello.about ? { about: hello.about } : {}),
-      kind: hello.kind,
-      ephemeral: hello.ephemeral,
-      lastSeen: now,
-    });
-    const state = this.#state;
-    if (state && !hello.ephemeral && (hello.node in state.peers || this.#forgetOne(state.peers))) {
-      const before = state.peers[hello.node];
-      const changed = !before || before.name !== hello.name || before.about !== hello.about;
-      state.peers[hello.node] = {
-        name: hello.name,
-        ...(hello.about ? { about: hello.about } : {}),
-        kind: hello.kind,
-        lastSeen: now,
-      };
-      // lastSeen alone is refreshed in memory; the file is written when something a person
-      // would see changes (at most every 5 s), and on close.
-      if (changed) this.#savePeersSoon();
-    }
+    // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
+    const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
+    if (!heard) return;
+    // lastSeen alone is refreshed in memory; the file is written when something a person
+    // would see changes (at most every 5 s), and on close.
+    if (changed) this.#savePeersSoon();
     this.#answerFirstHello(hello);
     this.#updatePresence();
   }
@@ -677,21 +624,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#helloAnswered.add(hello.node);
     if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
     this.#answerHello(!hello.ephemeral);
-  }
-
-  /**
-   * Makes room in `peers` for one more member: nothing to do under the cap; past it, forgets the
-   * one heard from longest ago if it is offline. False when every remembered member is online.
-   */
-  #forgetOne(peers: Map<string, { lastSeen: number }> | Record<string, { lastSeen: number }>): boolean {
-    const entries = peers instanceof Map ? [...peers.entries()] : Object.entries(peers);
-    if (entries.length < MAX_KNOWN_PEERS) return true;
-    let oldest: [string, { lastSeen: number }] | undefined;
-    for (const entry of entries) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
-    if (!oldest || this.#isOnline(oldest[0])) return false;
-    if (peers instanceof Map) peers.delete(oldest[0]);
-    else delete peers[oldest[0]];
-    return true;
   }
 
   /**
@@ -812,8 +744,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
     if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
-    const live = this.#live.get(msg.node);
-    if (live && fresh) live.lastSeen = this.#now();
+    if (fresh) this.#presence.heardFrom(msg.node);
     const state = this.#state;
     if (state === null) return; // ephemeral: observe only, never store nor ack
     if (msg.to !== undefined && !sameName(msg.to, this.name)) return;
@@ -959,7 +890,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // A message owed only to members who are offline waits for one of them to come back (their
     // hello re-sends the outbox): re-sending it to the others would only bring their acks again.
     const online = this.onlineNames();
-    const peerName = this.#live.get(peer)?.name ?? this.#state?.peers[peer]?.name;
+    const peerName = this.#presence.live(peer)?.name ?? this.#state?.peers[peer]?.name;
     const reachable = (m: QueuedMessage) =>
       m.owed === undefined ||
       m.owed.some(
@@ -1031,36 +962,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   // ---- presence ----------------------------------------------------------------------------
 
-  #isOnline(node: string): boolean {
-    if (this.#transport.neighbours().includes(node)) return true;
-    const live = this.#live.get(node);
-    return live !== undefined && this.#now() - live.lastSeen <= ONLINE_WINDOW_MS;
-  }
-
-  #statusOf(node: string, name: string, kind: SenderKind, about: string | undefined): MemberStatus {
-    const path = this.#transport.path(node);
-    return {
-      name,
-      node,
-      kind,
-      ...(about ? { about } : {}),
-      online: this.#isOnline(node),
-      ...(path ? { path } : {}),
-    };
-  }
-
   #updatePresence(): void {
-    if (this.#closed) return;
-    for (const member of this.members()) {
-      const was = this.#online.has(member.node);
-      if (member.online && !was) {
-        this.#online.add(member.node);
-        this.emit('online', member);
-      } else if (!member.online && was) {
-        this.#online.delete(member.node);
-        this.emit('offline', member);
-      }
-    }
+    if (!this.#closed) this.#presence.update();
   }
 
   /** State changes run one after another, so two writers never interleave on one file. */
