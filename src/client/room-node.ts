@@ -1,30 +1,25 @@
-// The room member (the book's `Node`): presence, the outbox, acks, dedupe and forwarding, over
-// any transport that can reach neighbours. The delivery rules are docs/delivery.md (from the
-// book; per recipient since ADR 0063, signed since ADR 0064):
-//   - send writes the outbox (durably) before the first broadcast;
-//   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
-//   - a message is owed to every member known when it is sent (with `to`: the recipient); each
-//     one's ack takes that name off, and it leaves the outbox when nobody is owed (knowing nobody,
-//     the first valid ack clears it: the book's rule);
-//   - the outbox is re-sent when a neighbour connects and every 30 s, while someone it is owed to
-//     may be reached;
-//   - on a new link both sides swap a digest of the messages they hold and send each other what
-//     the other lacks (catch-up.ts), so a member gets what it missed even when the sender is gone;
-//   - duplicates are dropped by id (ids remembered across restarts) and acked again, so a lost
-//     ack heals by itself;
-//   - ephemeral identities (papo say/status) never store and never ack.
+// The room member (the book's `Node`): the coordinator of one member of a room, over any
+// transport that can reach neighbours. It opens and checks frames, holds names to keys (impostors
+// are refused, ADR 0064), answers hellos, and hands the rest to one module per concern:
+//   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
+//     a frame budget per neighbour;
+//   - presence.ts: who is live and online, the known-members cap;
+//   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
+//     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
+//     ephemeral (ephemeral-delivery.ts: never stores, never acks).
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
-// Frames are forwarded once to the other neighbours, so a member reachable only through another
-// member still gets everything (the book's gossip guarantee, here over a data-channel mesh).
 import { EventEmitter } from 'node:events';
-import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
+import { AckWaiters } from './ack-waiters.js';
+import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import { DurableDelivery } from './durable-delivery.js';
+import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { PapoError } from './errors.js';
+import { Forwarding } from './forwarding.js';
 import type { FrameCodec, SignedFrame } from './frame-codec.js';
 import {
   envelopeOf,
-  type HaveFrame,
   type HelloFrame,
   MAX_ABOUT_CHARS,
   MAX_BODY_BYTES,
@@ -46,32 +41,11 @@ import type {
 import { KnownNames, nameKey } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
-import {
-  ackCounts,
-  afterAck,
-  envelopeOfQueued,
-  forgetInOutbox,
-  owedAtSend,
-  owedSummary,
-  type QueuedMessage,
-} from './outbox.js';
-import { NONCE_BYTES } from './room-crypto.js';
+import { type KnownPeer, MAX_KNOWN_PEERS, Presence } from './presence.js';
 
-/** Presence: a member heard from within this window counts as online (the book: 75 s). */
-export const ONLINE_WINDOW_MS = 75_000;
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
-const SEEN_FRAMES_LIMIT = 4096;
-/** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
-export const MAX_KNOWN_PEERS = 256;
-/**
- * Frames a neighbour may send per second, and in a burst (an outbox re-sent on connect is a
- * burst); past them its frames are dropped unopened, and re-sent later by their senders.
- */
-export const FRAMES_PER_SECOND = 200;
-export const FRAME_BURST = 1000;
 /**
  * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
  * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
@@ -94,11 +68,6 @@ const TELL_IMPOSTOR_EVERY_MS = 30_000;
  * result can say who has it (ADR 0063).
  */
 const MORE_ACKS_MS = 1_000;
-/**
- * A neighbour's digest is answered at most this often (it sends one when the link opens and with
- * every heartbeat): a member reachable only through one that caught up later still gets it.
- */
-const DIGEST_ANSWER_INTERVAL_MS = 25_000;
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -110,37 +79,17 @@ export interface NodeTransport extends EventEmitter<TransportEvents> {
   path(peer: string): LinkPath | undefined;
 }
 
+export type { NodeState } from './delivery.js';
+// Still exported from here, as before the split (the node's public surface does not change).
+export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
+export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
+
 export interface TransportEvents {
   'link-open': [string];
   'link-message': [string, Uint8Array];
   'link-close': [string];
   /** The peer left the room's topic on the signal server: its goodbye. */
   'peer-left': [string];
-}
-
-export interface KnownPeer {
-  name: string;
-  about?: string;
-  kind: SenderKind;
-  lastSeen: number;
-}
-
-/** Durable state of a non-ephemeral member (implemented over the profile store). */
-export interface NodeState {
-  /** Unread messages, oldest first. */
-  readonly inbox: readonly Envelope[];
-  outbox: QueuedMessage[];
-  peers: Record<string, KnownPeer>;
-  /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
-  addToInbox(msg: Envelope): Promise<void>;
-  removeFromInbox(ids: Iterable<string>): Promise<void>;
-  saveOutbox(): Promise<void>;
-  savePeers(): Promise<void>;
-  saveNames(names: Record<string, string>): Promise<void>;
-  appendLog(entry: LogEntry): Promise<void>;
-  readLogTail(limit: number): Promise<LogEntry[]>;
-  /** Every msg id this member ever stored (from the log and the inbox). */
-  inboundIds(): Promise<Iterable<string>>;
 }
 
 export interface RoomNodeOptions {
@@ -171,24 +120,8 @@ export interface RoomNodeOptions {
   memberSince?: number;
 }
 
-interface LivePeer {
-  name: string;
-  about?: string;
-  kind: SenderKind;
-  ephemeral: boolean;
-  lastSeen: number;
-}
-
-interface AckWaiter {
-  to?: string;
-  /** An ack from `by`; '' when the node closes. */
-  resolve: (by: string) => void;
-  /** The recipient refused the message (its inbox is full). */
-  refuse: (by: string) => void;
-}
-
-/** Frames a neighbour may still send now (a token bucket). */
-interface FrameBudget {
+/** Answers we may still give now (a token bucket). */
+interface AnswerBudget {
   tokens: number;
   at: number;
 }
@@ -205,26 +138,23 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #about: string | undefined;
   #codec: FrameCodec;
   #transport: NodeTransport;
+  /** The member's own records here (peers.json, names.json, impostor lines); messages: #delivery. */
   #state: NodeState | null;
-  #knownPeers: Record<string, KnownPeer>;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
   #log: (line: string) => void;
   #now: () => number;
-  #live = new Map<string, LivePeer>();
+  /** Live and remembered members, who is online, the known-members cap (presence.ts). */
+  #presence: Presence;
   /** When each node's first hello was answered (an ephemeral one's again after a while). */
   #helloAnswered = new Map<string, number>();
-  #online = new Set<string>();
-  #seenIds = new Set<string>();
-  /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
-  #storing = new Map<string, Promise<boolean>>();
-  #seenFrames = new Set<string>();
-  #waiters = new Map<string, AckWaiter[]>();
-  /** Ephemeral sends, kept in memory only, with who acked them (papo say reports everyone). */
-  #pending = new Map<string, { envelope: Envelope; ackedBy: Set<string> }>();
+  #waiters = new AckWaiters();
+  /** Durable or ephemeral, chosen once (delivery.ts). */
+  #delivery: Delivery;
   #timers: NodeJS.Timeout[] = [];
-  #budgets = new Map<string, FrameBudget>();
-  #helloAnswers: FrameBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
+  /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
+  #forwarding: Forwarding;
+  #helloAnswers: AnswerBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
   #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
@@ -238,12 +168,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #nameTaken: { by: string; at: number } | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
-  /** What this member stored or sent lately, for other members' catch-up (catch-up.ts). */
-  #recent: RecentMessages;
-  #catchUp: CatchUpPacer;
-  /** When each link's digest was last answered (at most every DIGEST_ANSWER_INTERVAL_MS). */
-  #digestAnswered = new Map<string, number>();
-  #memberSince: number;
 
   constructor(options: RoomNodeOptions) {
     super();
@@ -258,8 +182,22 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#about = options.about;
     this.#codec = options.codec;
     this.#transport = options.transport;
+    this.#forwarding = new Forwarding(options.transport, {
+      now: () => this.#now(),
+      log: (line) => this.#log(line),
+      onFlood: () => this.dropped.flood++,
+    });
     this.#state = options.state;
-    this.#knownPeers = options.knownPeers ?? {};
+    const knownPeers = options.knownPeers ?? {};
+    const state = options.state;
+    this.#presence = new Presence({
+      self: this.nodeId,
+      links: options.transport,
+      known: () => state?.peers ?? knownPeers,
+      now: () => this.#now(),
+      online: (member) => this.emit('online', member),
+      offline: (member) => this.emit('offline', member),
+    });
     this.#names = options.names ?? new KnownNames();
     this.#person = options.person;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
@@ -274,37 +212,36 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
-    this.#memberSince = options.memberSince ?? 0;
-    this.#recent = new RecentMessages(this.#now);
-    this.#catchUp = new CatchUpPacer((peer, msg) => {
-      // Sent with its sender's own signature (checked as the msg it was: frame-codec.ts); a message
-      // stored before frames were signed has none, and cannot be vouched for.
-      if (msg.sig === undefined) return;
-      try {
-        this.#sendTo(peer, this.#codec.seal({ ...msg, t: 'missed' } as SignedFrame));
-      } catch (err) {
-        // A message whose frame was at the 64 KiB limit does not fit with the longer `t`.
-        this.#log(`catch-up: could not send ${msg.id}: ${(err as Error).message}`);
-      }
-    }, this.#now);
+    const host: DeliveryHost = {
+      name: this.name,
+      nodeId: this.nodeId,
+      codec: options.codec,
+      links: options.transport,
+      sendTo: (peer: string, sealed: Uint8Array) => this.#sendTo(peer, sealed),
+      broadcast: (sealed: Uint8Array) => this.#broadcast(sealed),
+      events: this,
+      waiters: this.#waiters,
+      serial: <T>(work: () => Promise<T>) => this.#serial(work),
+      onlineNames: () => this.onlineNames(),
+      live: (node: string) => this.#presence.live(node),
+      isClosed: () => this.#closed,
+      now: () => this.#now(),
+      log: (line: string) => this.#log(line),
+    };
+    this.#delivery =
+      state === null
+        ? new EphemeralDelivery(host)
+        : new DurableDelivery(host, state, options.memberSince ?? 0);
   }
 
   /** Loads remembered ids and starts listening; call once. */
   async start(): Promise<void> {
-    if (this.#state) {
-      for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
-      try {
-        this.#recent.load(await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES));
-      } catch (err) {
-        this.#log(`could not read the log for catch-up: ${(err as Error).message}`);
-      }
-    }
+    await this.#delivery.start();
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', (peer) => {
-      this.#budgets.delete(peer);
-      this.#digestAnswered.delete(peer);
-      this.#catchUp.drop(peer);
+      this.#forwarding.drop(peer);
+      this.#delivery.linkClosed(peer);
       this.#updatePresence();
     });
     this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
@@ -323,31 +260,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   // ---- RoomMember --------------------------------------------------------------------------
 
   members(): MemberStatus[] {
-    const byNode = new Map<string, MemberStatus>();
-    const known = this.#state?.peers ?? this.#knownPeers;
-    for (const [node, p] of Object.entries(known)) {
-      if (node === this.nodeId) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
-    }
-    for (const [node, p] of this.#live) {
-      if (node === this.nodeId || p.ephemeral) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
-    }
-    return [...byNode.values()].sort((a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node));
+    return this.#presence.members();
   }
 
   /** Members seen on the room right now, including other ephemeral identities. */
   liveMembers(): MemberStatus[] {
-    return [...this.#live.entries()]
-      .filter(([node]) => node !== this.nodeId)
-      .map(([node, p]) => this.#statusOf(node, p.name, p.kind, p.about));
+    return this.#presence.liveMembers();
   }
 
   onlineNames(): string[] {
-    const names = this.members()
-      .filter((m) => m.online)
-      .map((m) => m.name);
-    return [...new Set(names)];
+    return this.#presence.onlineNames();
   }
 
   neighbours(): string[] {
@@ -355,38 +277,24 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   unread(): Envelope[] {
-    return [...(this.#state?.inbox ?? [])];
+    return this.#delivery.unread();
   }
 
-  async consume(ids: string[]): Promise<void> {
-    const state = this.#state;
-    if (!state || ids.length === 0) return;
-    const drop = new Set(ids);
-    await this.#serial(() => state.removeFromInbox(drop));
+  consume(ids: string[]): Promise<void> {
+    return this.#delivery.consume(ids);
   }
 
-  async markRepliedTo(msgId: string): Promise<void> {
-    const state = this.#state;
-    if (!state) return;
-    const index = state.inbox.findIndex((m) => m.id === msgId);
-    if (index < 0) return;
-    const target = state.inbox[index] as Envelope;
-    const drop = new Set(
-      state.inbox
-        .slice(0, index + 1)
-        .filter((m) => m.from === target.from && m.kind === target.kind)
-        .map((m) => m.id),
-    );
-    await this.consume([...drop]);
+  markRepliedTo(msgId: string): Promise<void> {
+    return this.#delivery.markRepliedTo(msgId);
   }
 
   queuedCount(): number {
-    return this.#state?.outbox.length ?? 0;
+    return this.#delivery.queuedCount();
   }
 
   /** Who queued messages wait for, with how many each ('' = the first member to confirm). */
   queuedFor(): { name: string; count: number }[] {
-    return owedSummary(this.#state?.outbox ?? []);
+    return this.#delivery.queuedFor();
   }
 
   /**
@@ -399,19 +307,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const state = this.#state;
     if (!state || this.#closed) return { released: 0, peers: 0 };
     return this.#serial(async () => {
-      const { outbox, released } = forgetInOutbox(state.outbox, name);
-      let peers = 0;
-      for (const [node, p] of Object.entries(state.peers)) {
-        if (!sameName(p.name, name)) continue;
-        delete state.peers[node];
-        const live = this.#live.get(node);
-        if (live && !this.#isOnline(node)) this.#live.delete(node);
-        peers++;
-      }
-      if (released > 0) {
-        state.outbox = outbox;
-        await state.saveOutbox();
-      }
+      const peers = this.#presence.forget((n) => sameName(n, name));
+      const released = await this.#delivery.forgetOwed(name);
       if (peers > 0) await state.savePeers();
       // The key that held the name goes too: whoever shows it next holds it (ADR 0064).
       if (this.#names.forget(name)) await state.saveNames(this.#names.saved());
@@ -424,8 +321,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     return this.#network();
   }
 
-  async history(limit: number): Promise<LogEntry[]> {
-    return this.#state ? this.#state.readLogTail(limit) : [];
+  history(limit: number): Promise<LogEntry[]> {
+    return this.#delivery.history(limit);
   }
 
   async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
@@ -449,80 +346,32 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const signed = this.#codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
     const started = this.#now();
-    const acked = this.#waitForAck(envelope, ackTimeoutMs);
+    const acked = this.#waiters.wait(envelope, ackTimeoutMs);
     const ackers: string[] = [];
     const onDelivered = (d: { id: string; by: string }) => {
       if (d.id === envelope.id && !ackers.some((n) => sameName(n, d.by))) ackers.push(d.by);
     };
     this.on('delivered', onDelivered);
-    const state = this.#state;
-    if (state) {
-      // Owed to every member known now (ADR 0063); knowing nobody, the first ack clears it.
-      const owed = owedAtSend(
-        this.members().map((m) => m.name),
-        this.name,
-        envelope.to,
-      );
-      const queued: QueuedMessage = { ...envelope, ...(owed ? { owed } : {}) };
-      // Outbox before the first broadcast: a crash after this line still delivers (docs/delivery.md).
-      await this.#serial(async () => {
-        state.outbox.push(queued);
-        try {
-          await state.saveOutbox();
-        } catch (err) {
-          // Not queued on disk: the caller is told it failed, so it must not go out either.
-          state.outbox = state.outbox.filter((m) => m.id !== envelope.id);
-          this.off('delivered', onDelivered);
-          throw err;
-        }
-        await state.appendLog({ ev: 'out', msg: envelope });
-      }).catch((err: unknown) => {
+    // Kept before the first broadcast (durably: docs/delivery.md); if it could not be, it must
+    // not go out either, and the caller is told.
+    const kept = this.#delivery.queue(envelope, () => this.members().map((m) => m.name));
+    if (kept)
+      await kept.catch((err: unknown) => {
         this.off('delivered', onDelivered);
         throw err;
       });
-      this.#recent.add(envelope);
-    } else {
-      this.#pending.set(envelope.id, { envelope, ackedBy: new Set() });
-    }
     this.#broadcast(this.#codec.seal(signed));
     try {
       const answer = await acked;
-      if (answer.ackedBy !== null && state) {
-        // Those online it is still owed to usually confirm within moments: wait a little for them,
-        // so the result can say who has it and who gets it later.
-        const left = Math.min(MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started));
-        await this.#until(left, () => {
-          const online = this.onlineNames();
-          return this.#owedNow(envelope.id).every((n) => !online.some((o) => sameName(o, n)));
-        });
-      }
-      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#owedNow(envelope.id) };
+      if (answer.ackedBy !== null)
+        await this.#delivery.moreAcks(
+          envelope.id,
+          Math.min(MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
+        );
+      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#delivery.owedNow(envelope.id) };
     } finally {
       this.off('delivered', onDelivered);
     }
-  }
-
-  /** Names a queued message is still owed to ([] when it left the outbox or has no `owed`). */
-  #owedNow(id: string): string[] {
-    return [...(this.#state?.outbox.find((m) => m.id === id)?.owed ?? [])];
-  }
-
-  /** Resolves when `done()` holds (checked at each counted ack) or after `ms`. */
-  #until(ms: number, done: () => boolean): Promise<void> {
-    if (ms <= 0 || done()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        this.off('delivered', check);
-        resolve();
-      };
-      const check = () => {
-        if (done() || this.#closed) finish();
-      };
-      const timer = setTimeout(finish, ms);
-      timer.unref();
-      this.on('delivered', check);
-    });
   }
 
   async close(): Promise<void> {
@@ -531,9 +380,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     for (const t of this.#timers) clearInterval(t);
     if (this.#helloAnswer) clearTimeout(this.#helloAnswer.timer);
     clearTimeout(this.#peersSave);
-    this.#catchUp.close();
-    for (const waiters of this.#waiters.values()) for (const w of waiters) w.resolve('');
-    this.#waiters.clear();
+    this.#delivery.close();
+    this.#waiters.close();
     const state = this.#state;
     if (state && (this.#peersDirty || this.#names.changed))
       void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
@@ -547,41 +395,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed) return;
     this.#sendTo(peer, this.#hello());
     this.#resendOutbox(peer);
-    // What we hold, so the peer can send us what we missed (catch-up.ts); an ephemeral member
-    // holds nothing and asks for nothing.
-    if (this.#state) this.#sendTo(peer, this.#codec.signAndSeal(this.#digest()));
+    // What we hold, so the peer can send us what we missed (catch-up.ts; a durable member only).
+    this.#delivery.linkOpened(peer);
     this.#updatePresence();
   }
 
-  #digest(): HaveFrame {
-    return { ...digestOf(this.#recent.messages(), this.#memberSince, this.#now()), node: this.nodeId };
-  }
-
-  /**
-   * A neighbour's digest: queue what it lacks (within catch-up.ts's bounds, at most once per link
-   * every DIGEST_ANSWER_INTERVAL_MS).
-   */
-  #onHave(peer: string, have: HaveFrame): void {
-    if (!this.#state) return;
-    const now = this.#now();
-    const last = this.#digestAnswered.get(peer);
-    if (last !== undefined && now - last < DIGEST_ANSWER_INTERVAL_MS) return;
-    const live = this.#live.get(peer);
-    if (live?.ephemeral) return;
-    this.#digestAnswered.set(peer, now);
-    const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
-    if (missing.length === 0) return;
-    const queued = this.#catchUp.enqueue(peer, missing);
-    this.#log(`catch-up: sending ${queued} of ${missing.length} missed messages to ${peer.slice(0, 10)}`);
-  }
-
   #onLinkMessage(peer: string, data: Uint8Array): void {
-    if (this.#closed || data.length < NONCE_BYTES) return;
-    if (!this.#spend(peer)) return;
-    // The nonce is random per seal, so it identifies one frame; a frame we saw already (it came
-    // back through another neighbour) is neither handled nor forwarded again.
-    const fingerprint = Buffer.from(data.subarray(0, NONCE_BYTES)).toString('hex');
-    if (this.#seenFrames.has(fingerprint)) return;
+    if (this.#closed) return;
+    // Within the neighbour's budget and not seen before (forwarding.ts), else dropped unopened.
+    const fingerprint = this.#forwarding.admit(peer, data);
+    if (fingerprint === undefined) return;
     let frame: SignedFrame;
     try {
       frame = this.#codec.open(data);
@@ -592,13 +415,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
       return;
     }
-    this.#remember(fingerprint);
     // Catch-up frames are between two neighbours only: the others hold their own digests.
-    if (frame.t !== 'have' && frame.t !== 'missed') {
-      for (const other of this.#transport.neighbours()) {
-        if (other !== peer) this.#transport.send(other, data);
-      }
-    }
+    this.#forwarding.accept(peer, data, fingerprint, frame.t !== 'have' && frame.t !== 'missed');
     switch (frame.t) {
       case 'hello':
         this.#onHello(frame);
@@ -612,39 +430,15 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         break;
       case 'have':
         // A digest is never forwarded: it speaks for the neighbour that signed it, or for nobody.
-        if (frame.node === peer) this.#onHave(peer, frame);
+        if (frame.node === peer) this.#delivery.onHave(peer, frame);
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
-        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onAck(frame.id, frame.by);
+        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
         break;
       case 'refused':
         if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onRefused(frame);
         break;
-    }
-  }
-
-  /** Takes one frame from `peer`'s budget; false (and counted) when it is spent. */
-  #spend(peer: string): boolean {
-    const now = this.#now();
-    const budget = this.#budgets.get(peer) ?? { tokens: FRAME_BURST, at: now };
-    budget.tokens = Math.min(FRAME_BURST, budget.tokens + ((now - budget.at) * FRAMES_PER_SECOND) / 1000);
-    budget.at = now;
-    this.#budgets.set(peer, budget);
-    if (budget.tokens < 1) {
-      if (this.dropped.flood++ % 1000 === 0)
-        this.#log(`dropping frames from ${peer.slice(0, 10)}: more than ${FRAMES_PER_SECOND} a second`);
-      return false;
-    }
-    budget.tokens -= 1;
-    return true;
-  }
-
-  #remember(fingerprint: string): void {
-    this.#seenFrames.add(fingerprint);
-    if (this.#seenFrames.size > SEEN_FRAMES_LIMIT) {
-      const oldest = this.#seenFrames.values().next().value;
-      if (oldest !== undefined) this.#seenFrames.delete(oldest);
     }
   }
 
@@ -653,10 +447,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
    * later (it comes back online with its next hello or message, directly or forwarded).
    */
   #onPeerLeft(peer: string): void {
-    const live = this.#live.get(peer);
-    if (live?.ephemeral)
-      this.#live.delete(peer); // a say/status run: it will not come back
-    else if (live) live.lastSeen = 0;
+    this.#presence.left(peer);
     // If it comes back, its first hello is answered again (it may have been away a while).
     this.#helloAnswered.delete(peer);
     this.#updatePresence();
@@ -679,31 +470,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
       if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#savePeersSoon();
     }
-    const now = this.#now();
-    // Past the cap a new member is heard once someone long gone is forgotten (a flood of forged
-    // hellos fills the cap only with members "online" for 75 s, and then they age out).
-    if (!this.#live.has(hello.node) && !this.#forgetOne(this.#live)) return;
-    this.#live.set(hello.node, {
-      name: hello.name,
-      ...(hello.about ? { about: hello.about } : {}),
-      kind: hello.kind,
-      ephemeral: hello.ephemeral,
-      lastSeen: now,
-    });
-    const state = this.#state;
-    if (state && !hello.ephemeral && (hello.node in state.peers || this.#forgetOne(state.peers))) {
-      const before = state.peers[hello.node];
-      const changed = !before || before.name !== hello.name || before.about !== hello.about;
-      state.peers[hello.node] = {
-        name: hello.name,
-        ...(hello.about ? { about: hello.about } : {}),
-        kind: hello.kind,
-        lastSeen: now,
-      };
-      // lastSeen alone is refreshed in memory; the file is written when something a person
-      // would see changes (at most every 5 s), and on close.
-      if (changed) this.#savePeersSoon();
-    }
+    // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
+    const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
+    if (!heard) return;
+    // lastSeen alone is refreshed in memory; the file is written when something a person
+    // would see changes (at most every 5 s), and on close.
+    if (changed) this.#savePeersSoon();
     this.#answerFirstHello(hello);
     this.#updatePresence();
   }
@@ -718,21 +490,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#helloAnswered.set(hello.node, now);
     if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
     this.#answerHello(!hello.ephemeral);
-  }
-
-  /**
-   * Makes room in `peers` for one more member: nothing to do under the cap; past it, forgets the
-   * one heard from longest ago if it is offline. False when every remembered member is online.
-   */
-  #forgetOne(peers: Map<string, { lastSeen: number }> | Record<string, { lastSeen: number }>): boolean {
-    const entries = peers instanceof Map ? [...peers.entries()] : Object.entries(peers);
-    if (entries.length < MAX_KNOWN_PEERS) return true;
-    let oldest: [string, { lastSeen: number }] | undefined;
-    for (const entry of entries) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
-    if (!oldest || this.#isOnline(oldest[0])) return false;
-    if (peers instanceof Map) peers.delete(oldest[0]);
-    else delete peers[oldest[0]];
-    return true;
   }
 
   /**
@@ -853,102 +610,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
     if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
-    const live = this.#live.get(msg.node);
-    if (live && fresh) live.lastSeen = this.#now();
-    const state = this.#state;
-    if (state === null) return; // ephemeral: observe only, never store nor ack
-    if (msg.to !== undefined && !sameName(msg.to, this.name)) return;
-    if (this.#seenIds.has(msg.id)) {
-      // Stored before: ack again, so an ack that was lost heals (docs/delivery.md).
-      this.#ack(msg.id);
-      return;
-    }
-    const storing = this.#storing.get(msg.id);
-    if (storing) {
-      // Another copy while the first is being written: its ack waits for the disk too.
-      void storing.then((stored) => stored && this.#ack(msg.id));
-      return;
-    }
-    const store = this.#serial(async () => {
-      // Store before ack: the ack tells the sender the message is safe on our disk.
-      await state.addToInbox(msg);
-      try {
-        await state.appendLog({ ev: 'in', msg });
-      } catch (err) {
-        // The inbox holds it, so it is safe for the agent; only history misses the line.
-        this.#log(`could not log message ${msg.id}: ${(err as Error).message}`);
-      }
-    }).then(
-      () => {
-        this.#seenIds.add(msg.id);
-        this.#recent.add(msg);
-        this.#storing.delete(msg.id);
-        this.#ack(msg.id);
-        this.emit('message', msg);
-        return true;
-      },
-      (err: unknown) => {
-        // Not stored, so not acked: the sender keeps it queued and sends it again.
-        this.#storing.delete(msg.id);
-        this.#log(`could not store message ${msg.id}: ${(err as Error).message}`);
-        // A full inbox is told, so the sender can say why (not acked, not seen: a later copy,
-        // once the agent has read, is stored).
-        if (err instanceof PapoError && err.code === 'inbox_full' && !this.#closed)
-          this.#broadcast(
-            this.#codec.signAndSeal({
-              t: 'refused',
-              id: msg.id,
-              by: this.name,
-              node: this.nodeId,
-              why: 'inbox_full',
-            }),
-          );
-        return false;
-      },
-    );
-    this.#storing.set(msg.id, store);
-  }
-
-  #ack(id: string): void {
-    if (!this.#closed)
-      this.#broadcast(this.#codec.signAndSeal({ t: 'ack', id, by: this.name, node: this.nodeId }));
-  }
-
-  #onAck(id: string, by: string): void {
-    const state = this.#state;
-    const pending = this.#pending.get(id);
-    const queued = state?.outbox.find((m) => m.id === id) ?? pending?.envelope;
-    if (!queued) return;
-    // Only a member it is owed to (with `to`: the recipient) takes itself off (ADR 0063).
-    if (!ackCounts(queued, by)) return;
-    const resolveWaiters = () => {
-      for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
-      this.#waiters.delete(id);
-    };
-    if (state) {
-      // The sender learns "delivered" once the outbox and the log say so: history agrees at once.
-      void this.#serial(async () => {
-        const index = state.outbox.findIndex((m) => m.id === id);
-        const current = state.outbox[index];
-        if (current === undefined) return;
-        const next = afterAck(current, by);
-        if (next === current) return;
-        state.outbox =
-          next === null
-            ? state.outbox.filter((m) => m.id !== id)
-            : state.outbox.map((m) => (m.id === id ? next : m));
-        await state.saveOutbox();
-        await state.appendLog({ ev: 'delivered', id, by, ts: this.#now() });
-        this.emit('delivered', { id, by });
-      })
-        .catch((err: unknown) => this.#log(`could not update the outbox: ${(err as Error).message}`))
-        .finally(resolveWaiters);
-    } else if (pending && !pending.ackedBy.has(by)) {
-      resolveWaiters();
-      // An ephemeral send keeps listening: every member that confirms is reported once.
-      pending.ackedBy.add(by);
-      this.emit('delivered', { id, by });
-    }
+    if (fresh) this.#presence.heardFrom(msg.node);
+    // Stored and acked, or (ephemeral) observed only: delivery.ts.
+    this.#delivery.onMsg(msg);
   }
 
   #onRefused(frame: RefusedFrame): void {
@@ -961,12 +625,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }
       return;
     }
-    if (id === undefined) return;
-    const queued = this.#state?.outbox.find((m) => m.id === id) ?? this.#pending.get(id)?.envelope;
-    if (!queued) return;
-    // Only a recipient can refuse: one it is owed to (the one named in `to`).
-    if (!ackCounts(queued, by)) return;
-    for (const w of this.#waiters.get(id) ?? []) w.refuse(by);
+    if (id !== undefined) this.#delivery.onRefused(id, by);
   }
 
   // ---- frames out --------------------------------------------------------------------------
@@ -986,30 +645,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   #sendTo(peer: string, sealed: Uint8Array): void {
-    this.#remember(Buffer.from(sealed.subarray(0, NONCE_BYTES)).toString('hex'));
-    this.#transport.send(peer, sealed);
+    this.#forwarding.sendTo(peer, sealed);
   }
 
   #broadcast(sealed: Uint8Array): void {
-    this.#remember(Buffer.from(sealed.subarray(0, NONCE_BYTES)).toString('hex'));
-    for (const peer of this.#transport.neighbours()) this.#transport.send(peer, sealed);
+    this.#forwarding.broadcast(sealed);
   }
 
+  /** What we sent and is not yet confirmed, to `peer` again (delivery.ts decides what). */
   #resendOutbox(peer: string): void {
-    const unconfirmed = [...this.#pending.values()]
-      .filter((p) => p.ackedBy.size === 0)
-      .map((p) => p.envelope);
-    // A message owed only to members who are offline waits for one of them to come back (their
-    // hello re-sends the outbox): re-sending it to the others would only bring their acks again.
-    const online = this.onlineNames();
-    const peerName = this.#live.get(peer)?.name ?? this.#state?.peers[peer]?.name;
-    const reachable = (m: QueuedMessage) =>
-      m.owed === undefined ||
-      m.owed.some(
-        (n) => (peerName !== undefined && sameName(n, peerName)) || online.some((o) => sameName(o, n)),
-      );
-    const queued = [...(this.#state?.outbox ?? []).filter(reachable).map(envelopeOfQueued), ...unconfirmed];
-    for (const m of queued) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+    for (const m of this.#delivery.toResend(peer)) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
   }
 
   /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */
@@ -1022,88 +667,15 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed || this.#transport.neighbours().length === 0) return;
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    this.#delivery.heartbeat();
     const state = this.#state;
-    if (state) {
-      // What we hold, again: a neighbour may have caught up since the link opened (catch-up.ts).
-      const digest = this.#codec.signAndSeal(this.#digest());
-      for (const peer of this.#transport.neighbours()) this.#transport.send(peer, digest);
-      void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
-    }
-  }
-
-  /**
-   * The first ack within `timeoutMs`; a refusal ends the wait at once for a message with `to`,
-   * and is reported at the timeout for one to the whole room (another member may still ack).
-   */
-  #waitForAck(
-    envelope: Envelope,
-    timeoutMs: number,
-  ): Promise<{ ackedBy: string | null; refusedBy: string | null }> {
-    return new Promise((resolve) => {
-      let refusedBy: string | null = null;
-      const forget = () => {
-        const rest = (this.#waiters.get(envelope.id) ?? []).filter((w) => w !== waiter);
-        if (rest.length > 0) this.#waiters.set(envelope.id, rest);
-        else this.#waiters.delete(envelope.id);
-      };
-      const waiter: AckWaiter = {
-        ...(envelope.to ? { to: envelope.to } : {}),
-        resolve: (by) => {
-          clearTimeout(timer);
-          resolve({ ackedBy: by === '' ? null : by, refusedBy: by === '' ? refusedBy : null });
-        },
-        refuse: (by) => {
-          refusedBy ??= by;
-          if (envelope.to === undefined) return;
-          clearTimeout(timer);
-          forget();
-          resolve({ ackedBy: null, refusedBy });
-        },
-      };
-      const timer = setTimeout(() => {
-        // Nobody confirmed in time: stop waiting (the message stays queued), and forget the waiter.
-        forget();
-        resolve({ ackedBy: null, refusedBy });
-      }, timeoutMs);
-      timer.unref();
-      const list = this.#waiters.get(envelope.id) ?? [];
-      list.push(waiter);
-      this.#waiters.set(envelope.id, list);
-    });
+    if (state) void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
   }
 
   // ---- presence ----------------------------------------------------------------------------
 
-  #isOnline(node: string): boolean {
-    if (this.#transport.neighbours().includes(node)) return true;
-    const live = this.#live.get(node);
-    return live !== undefined && this.#now() - live.lastSeen <= ONLINE_WINDOW_MS;
-  }
-
-  #statusOf(node: string, name: string, kind: SenderKind, about: string | undefined): MemberStatus {
-    const path = this.#transport.path(node);
-    return {
-      name,
-      node,
-      kind,
-      ...(about ? { about } : {}),
-      online: this.#isOnline(node),
-      ...(path ? { path } : {}),
-    };
-  }
-
   #updatePresence(): void {
-    if (this.#closed) return;
-    for (const member of this.members()) {
-      const was = this.#online.has(member.node);
-      if (member.online && !was) {
-        this.#online.add(member.node);
-        this.emit('online', member);
-      } else if (!member.online && was) {
-        this.#online.delete(member.node);
-        this.emit('offline', member);
-      }
-    }
+    if (!this.#closed) this.#presence.update();
   }
 
   /** State changes run one after another, so two writers never interleave on one file. */
