@@ -14,6 +14,8 @@ const CONNECT_WAIT_MS = 30_000;
 const ACK_WAIT_MS = 15_000;
 /** After the first ack, the longest wait for the others online to confirm too. */
 const MORE_ACKS_MS = 400;
+/** Without `to`: how long to wait for the hellos of the others on the topic, once one is online. */
+const TOPIC_HELLO_WAIT_MS = 3_000;
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -44,6 +46,15 @@ export function register(program: Command, ctx: CliContext): void {
           CONNECT_WAIT_MS,
           () => m.node.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
         );
+        // Without `to`, the others on the room's topic are online too: give their hellos a moment
+        // (a relayed link forms in a second or two), so they get it now and are named as having it,
+        // as papo status waits for everyone on the topic.
+        if (target === undefined && m.node.onlineNames().length > 0) {
+          await waitFor(m, TOPIC_HELLO_WAIT_MS, () => {
+            const signal = m.transport.signalState();
+            return !signal.joined || m.node.liveMembers().length >= signal.peers.length;
+          });
+        }
         if (!m.node.onlineNames().some(isTarget)) {
           // Say why, when the network is the reason (on stderr, before the error itself).
           for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
