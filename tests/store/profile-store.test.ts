@@ -17,6 +17,19 @@ function tempHome(t: { after: (fn: () => void) => void }): string {
   return join(dir, 'home'); // not yet created: createProfile makes it
 }
 
+/** A fresh home holding one profile, "default", named "a" in a new room. */
+async function aProfile(t: Parameters<typeof tempHome>[0]) {
+  const home = tempHome(t);
+  const { profile } = await createProfile({
+    home,
+    profile: 'default',
+    name: 'a',
+    secret: generateSecret(),
+    force: false,
+  });
+  return { home, profile };
+}
+
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 /** Every file under dir with its content, to show that a refused operation changed nothing. */
@@ -129,14 +142,7 @@ test('force keeps the identity and the log, clears peers, inbox and outbox', asy
 });
 
 test('force while a papo server holds the lock: profile_locked and nothing changed', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { home, profile } = await aProfile(t);
   const lock = await acquireLock(profile.dir);
   t.after(() => lock.release());
   const before = snapshot(home);
@@ -173,14 +179,7 @@ test('openProfile: missing and corrupt profiles', async (t) => {
 });
 
 test('member state: the shape the room node drives; inbound ids from the log and the inbox', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { profile } = await aProfile(t);
   const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
   const msg = (id: string) => ({
     id,
@@ -199,14 +198,7 @@ test('member state: the shape the room node drives; inbound ids from the log and
 });
 
 test('member state: a legacy inbox.json (papo 0.1) is moved into inbox/, in order', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { profile } = await aProfile(t);
   const msg = (id: string) => ({
     id,
     from: 'b',
@@ -232,14 +224,7 @@ test('member state: a legacy inbox.json (papo 0.1) is moved into inbox/, in orde
 });
 
 test('member state: the inbox refuses a message past its cap, and stores one again once read', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { profile } = await aProfile(t);
   const state = await openMemberState(profile.dir);
   const big = (i: number) => ({
     id: i.toString(16).padStart(10, '0'),
@@ -267,14 +252,7 @@ test('member state: the inbox refuses a message past its cap, and stores one aga
 });
 
 test('member state: a corrupt inbox file is profile_corrupt naming the file', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { profile } = await aProfile(t);
   await openMemberState(profile.dir);
   writeFileSync(join(profile.dir, 'inbox', '0000000000-00000000c1.json'), '{"not": ');
   await assert.rejects(openMemberState(profile.dir), (e) => {
@@ -285,14 +263,7 @@ test('member state: a corrupt inbox file is profile_corrupt naming the file', as
 });
 
 test('member state: corrupt inbox.json is profile_corrupt naming the file', async (t) => {
-  const home = tempHome(t);
-  const { profile } = await createProfile({
-    home,
-    profile: 'default',
-    name: 'a',
-    secret: generateSecret(),
-    force: false,
-  });
+  const { profile } = await aProfile(t);
   writeFileSync(join(profile.dir, 'inbox.json'), '{"not": "a list"}');
   await assert.rejects(openMemberState(profile.dir), (e) => {
     assert.ok(isPapoError(e, 'profile_corrupt'));
