@@ -3,12 +3,13 @@
 //      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
 //   2. time from a member's start (openMember) to its first open link, the peer already running;
 //   3. `papo say` wall time (spawn to exit) with the peer online;
-//   1 runs through the transport process (ADR 0057) and in-process, alternately;
+//   1 runs through the transport process (ADR 0057) and in-process, message by message;
 //   4. idle RSS and CPU of a linked `papo mcp` and of its transport process after ~20 s, beside a bare
-//      `node -e "setInterval(()=>{},1000)"` measured over the same window.
+//      `node -e "setInterval(()=>{},1000)"` and node-datachannel alone with one idle link
+//      (bench/native-idle.ts), measured over the same window.
 // Usage: npm run build && node dist/bench/member.js [messages=500] [starts=10] [says=5] [rounds=2]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,15 +60,37 @@ function procStat(pid: number): { cpuTicks: number; rssKiB: number } {
   return { cpuTicks, rssKiB };
 }
 
+/** CPU ticks of a process's threads whose name is `comm` (e.g. usrsctp's "SCTP timer"). */
+function threadTicks(pid: number, comm: string): number {
+  let ticks = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
 const dirs: string[] = [];
 const server = await startSignalServer({ host: '127.0.0.1', port: 0, env: {} });
 const secret = generateSecret();
+const secondSecret = generateSecret();
 const homes: Record<string, string> = {};
-for (const name of ['Ana', 'Bia', 'Caio']) {
+for (const name of ['Ana', 'Bia', 'Caio', 'Cleo', 'Davi']) {
+  // Cleo and Davi meet in a room of their own (the in-process pair of part 1).
+  const roomSecret = name === 'Cleo' || name === 'Davi' ? secondSecret : secret;
   const home = mkdtempSync(join(tmpdir(), `papo-bench-${name.toLowerCase()}-`));
   dirs.push(home);
   homes[name] = home;
-  await createProfile({ home, profile: 'default', name, secret, signalUrl: server.url, force: false });
+  await createProfile({
+    home,
+    profile: 'default',
+    name,
+    secret: roomSecret,
+    signalUrl: server.url,
+    force: false,
+  });
 }
 const open = (name: string, transport: 'process' | 'inline' = 'process') =>
   openMember({ home: homes[name] as string, profile: 'default', env: ENV, mode: 'agent', transport });
@@ -77,41 +100,83 @@ console.log(
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
 );
 
-// 1. latency, through the transport process (ADR 0057) and in-process, one after the other
+// 1. latency, through the transport process (ADR 0057) and in-process, interleaved: two pairs in
+//    two rooms are open at once (Ana→Bia through transport processes, Cleo→Davi in-process) and
+//    the messages alternate between them, so both paths see the same moments of the machine (its
+//    fsyncs, its other work) and the difference of their p50 is the hop's, not the round's.
 let ana: OpenedMember | undefined;
 let bia: OpenedMember | undefined;
-const modes = Array.from({ length: ROUNDS }, () => ['process', 'inline'] as const).flat();
-for (const mode of modes) {
-  bia = await open('Bia', mode);
-  ana = await open('Ana', mode);
-  const [a, b] = [ana, bia];
-  await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
-  const delivered: number[] = [];
-  const acked: number[] = [];
-  for (let i = 0; i < MESSAGES; i++) {
-    let t1 = 0;
-    const got = new Promise<void>((resolve) =>
-      b.node.once('message', () => {
-        t1 = now();
-        resolve();
-      }),
-    );
-    const t0 = now();
-    const result = await a.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
-    const t2 = now();
-    await got;
-    if (result.ackedBy === null) throw new Error('no ack');
-    if (i >= 10) {
-      delivered.push(t1 - t0);
-      acked.push(t2 - t0);
-    }
-    await b.node.consume([result.id]);
+type Pair = {
+  mode: 'process' | 'inline';
+  a: OpenedMember;
+  b: OpenedMember;
+  delivered: number[];
+  acked: number[];
+};
+async function sendOnce(pair: Pair, i: number, keep: boolean): Promise<void> {
+  const { a, b } = pair;
+  let t1 = 0;
+  const got = new Promise<void>((resolve) =>
+    b.node.once('message', () => {
+      t1 = now();
+      resolve();
+    }),
+  );
+  const t0 = now();
+  const result = await a.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
+  const t2 = now();
+  await got;
+  if (result.ackedBy === null) throw new Error('no ack');
+  if (keep) {
+    pair.delivered.push(t1 - t0);
+    pair.acked.push(t2 - t0);
   }
-  console.log(`[${mode.padEnd(7)}] send → delivered (receiver's message event): ${summary(delivered)}`);
-  console.log(`[${mode.padEnd(7)}] send → ack back at the sender:              ${summary(acked)}`);
-  await a.node.close();
-  await b.node.close();
+  await b.node.consume([result.id]);
 }
+const p50 = (values: number[]) =>
+  pct(
+    [...values].sort((x, y) => x - y),
+    50,
+  );
+const differences: number[] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  const pairs: Pair[] = [
+    { mode: 'process', b: await open('Bia'), a: await open('Ana'), delivered: [], acked: [] },
+    {
+      mode: 'inline',
+      b: await open('Davi', 'inline'),
+      a: await open('Cleo', 'inline'),
+      delivered: [],
+      acked: [],
+    },
+  ];
+  for (const { a, b } of pairs)
+    await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
+  for (let i = 0; i < MESSAGES; i++) {
+    // Which path goes first alternates too.
+    const order = i % 2 === 0 ? pairs : [...pairs].reverse();
+    for (const pair of order) await sendOnce(pair, i, i >= 10);
+  }
+  for (const pair of pairs) {
+    console.log(
+      `[round ${round} ${pair.mode.padEnd(7)}] send → delivered (receiver's message event): ${summary(pair.delivered)}`,
+    );
+    console.log(
+      `[round ${round} ${pair.mode.padEnd(7)}] send → ack back at the sender:              ${summary(pair.acked)}`,
+    );
+    await pair.a.node.close();
+    await pair.b.node.close();
+  }
+  const [proc, inline] = pairs as [Pair, Pair];
+  const difference = p50(proc.delivered) - p50(inline.delivered);
+  differences.push(difference);
+  console.log(
+    `[round ${round}] difference of the send → delivered p50: ${difference >= 0 ? '+' : ''}${difference.toFixed(2)} ms`,
+  );
+}
+console.log(
+  `difference of the p50 over ${ROUNDS} rounds: ${differences.map((d) => d.toFixed(2)).join(', ')} ms; median ${p50(differences).toFixed(2)} ms`,
+);
 bia = await open('Bia');
 ana = await open('Ana');
 {
@@ -155,6 +220,11 @@ const mcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'
   cwd: homes.Caio as string,
 });
 const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
+// The native library alone, linked and idle: the floor under the transport process's figure.
+const native = spawn(process.execPath, [fileURLToPath(new URL('./native-idle.js', import.meta.url))], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise<void>((resolve) => native.stdout.once('data', () => resolve()));
 await mcp.initialize();
 await until(() => (bia as OpenedMember).node.neighbours().length === 1);
 const WARM_MS = 20_000;
@@ -167,20 +237,30 @@ const transportPid = childPids(mcpPid)[0];
 const m0 = procStat(mcpPid);
 const t0 = transportPid !== undefined ? procStat(transportPid) : undefined;
 const b0 = procStat(barePid);
+const n0 = procStat(native.pid as number);
+const timer0 = transportPid !== undefined ? threadTicks(transportPid, 'SCTP timer') : 0;
+const nativeTimer0 = threadTicks(native.pid as number, 'SCTP timer');
 await new Promise((r) => setTimeout(r, WINDOW_MS));
 const m1 = procStat(mcpPid);
 const t1 = transportPid !== undefined ? procStat(transportPid) : undefined;
 const b1 = procStat(barePid);
+const n1 = procStat(native.pid as number);
+const timer1 = transportPid !== undefined ? threadTicks(transportPid, 'SCTP timer') : 0;
+const nativeTimer1 = threadTicks(native.pid as number, 'SCTP timer');
 const cpu = (a: number, b: number) => (((b - a) / CLK_TCK / (WINDOW_MS / 1000)) * 100).toFixed(2);
 const transportLine =
   t0 !== undefined && t1 !== undefined
     ? `; its transport process RSS ${(t1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(t0.cpuTicks, t1.cpuTicks)} %`
     : '';
 console.log(
-  `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %${transportLine}; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %`,
+  `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %${transportLine}; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %; node-datachannel alone, one idle link (bench/native-idle.ts) RSS ${(n1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(n0.cpuTicks, n1.cpuTicks)} %`,
 );
 
 bare.kill('SIGKILL');
+console.log(
+  `of which usrsctp's "SCTP timer" thread (a 10 ms tick): transport process ${cpu(timer0, timer1)} %, node-datachannel alone ${cpu(nativeTimer0, nativeTimer1)} %`,
+);
+native.kill('SIGKILL');
 await mcp.close();
 await (bia as OpenedMember).node.close();
 await server.close();
