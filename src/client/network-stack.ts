@@ -8,6 +8,7 @@ import { resolveIceConfig } from './ice-config.js';
 import type { SignalState } from './member-api.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';
+import type { GrantEvent } from './turn-release.js';
 import { TurnBridges } from './turn-tcp-bridge.js';
 
 /** A TURN allocation no live link has claimed for this long is an orphan, given back (ADR 0058). */
@@ -23,6 +24,8 @@ export interface NetworkStackOptions {
   env: NodeJS.ProcessEnv;
   /** Diagnostics; never stdout. */
   log: (line: string) => void;
+  /** Hears of each TURN-over-UDP allocation made and given back (the member's process keeps them). */
+  onTurnGrant?: (event: GrantEvent) => void;
 }
 
 export class NetworkStack {
@@ -54,7 +57,7 @@ export class NetworkStack {
       log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
     );
     // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
-    const bridges = new TurnBridges(log);
+    const bridges = new TurnBridges(log, options.onTurnGrant);
     try {
       await bridges.prepare(resolveIceConfig({ env }).servers);
     } catch (err) {

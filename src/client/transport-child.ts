@@ -49,6 +49,12 @@ async function start(init: TransportInit): Promise<void> {
       token: init.token,
       env: process.env,
       log,
+      onTurnGrant: (event) =>
+        tell(
+          'granted' in event
+            ? { t: 'turn-grant', grant: event.granted }
+            : { t: 'turn-gone', relayed: event.gone },
+        ),
     });
   } catch (err) {
     tell({ t: 'fatal', message: (err as Error).message });

@@ -6,7 +6,8 @@
 // ended with SIGKILL; a child that ends for any reason is started again, at once the first time
 // and then after 1, 2, 5, 10, 30, 30... s while its starts keep ending within a minute. Its links
 // are reported closed when it ends (the room node re-sends the outbox when they open again), and
-// this process, which never loads node-datachannel, answers throughout.
+// this process, which never loads node-datachannel, answers throughout. The TURN allocations a
+// child made and had not given back when it was killed are given back from here (ADR 0058).
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportSt
 import type { TransportEvents } from './room-node.js';
 import type { MemberTransport } from './transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
+import { releaseGrant, type TurnGrant } from './turn-release.js';
 
 export const HEARTBEAT_MS = 1000;
 /** A transport silent this long is frozen: it is ended and started again. */
@@ -31,6 +33,8 @@ const FAILING_AFTER = 3;
 const CLOSE_WAIT_MS = 6000;
 /** How long `health()` waits for a pong: a healthy event loop answers in milliseconds. */
 const PROBE_MS = 800;
+/** TURN allocations kept for a child at most (its relays serve 256 agent sockets each at most). */
+const MAX_GRANTS = 1024;
 
 export interface TransportProcessOptions {
   init: Omit<TransportInit, 't'>;
@@ -88,6 +92,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   #restartAt = 0;
   /** Why the current child is being ended, or what it said before dying. */
   #endReason: string | undefined;
+  /** The current child's TURN allocations not given back yet, by relayed address. */
+  readonly #grants = new Map<string, TurnGrant>();
   /** The frozen child's main thread as /proc showed it before it was ended (Linux). */
   #frozenThread: string | undefined;
   #closed = false;
@@ -223,6 +229,9 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       else this.#log(`transport process: ${err.message}`);
     });
     child.on('exit', (code, signal) => {
+      // Code 0 is the child's own close, which gave its allocations back.
+      if (child === this.#child && code !== 0) this.#giveBack();
+      this.#grants.clear();
       this.#ended(child, signal !== null ? `was ended by ${signal}` : `exited with code ${code}`);
     });
     // The child and its channel keep this process alive, as open links did before the split: a
@@ -292,12 +301,35 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       case 'log':
         this.#log(message.line);
         break;
+      case 'turn-grant':
+        if (this.#grants.size < MAX_GRANTS) this.#grants.set(message.grant.relayed, message.grant);
+        break;
+      case 'turn-gone':
+        this.#grants.delete(message.relayed);
+        break;
       case 'fatal':
         // It cannot run as configured: reported as failing at once, and retried slowly.
         this.#endReason = `could not run (${message.message})`;
         this.#shortRuns = Math.max(this.#shortRuns, FAILING_AFTER - 1);
         break;
     }
+  }
+
+  /**
+   * The child was killed or died: its sockets are closed, so its allocations stay on the TURN
+   * servers until they expire (600 s on coturn) unless given back from here.
+   */
+  #giveBack(): void {
+    const grants = [...this.#grants.values()];
+    if (grants.length === 0) return;
+    void Promise.all(grants.map((grant) => releaseGrant(grant).catch(() => 'not released' as const))).then(
+      (outcomes) => {
+        const released = outcomes.filter((o) => o === 'released').length;
+        this.#log(
+          `gave back ${released} of ${grants.length} TURN allocation(s) the ended transport process held${released < grants.length ? ` (others: ${outcomes.filter((o) => o !== 'released').join(', ')})` : ''}`,
+        );
+      },
+    );
   }
 
   /** Every heartbeat: a ping, and the end of a transport that stopped answering. */

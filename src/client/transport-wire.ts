@@ -3,6 +3,7 @@
 // room's frame key, as base64; the transport process holds the signal key (it seals offers and
 // candidates) but never the frame key.
 import type { LinkPath, SignalState } from './member-api.js';
+import type { TurnGrant } from './turn-release.js';
 
 /** The first message to the transport: what it needs to meet the room. Never in argv or env. */
 export interface TransportInit {
@@ -32,5 +33,11 @@ export type FromTransport =
   | { t: 'paths'; paths: Record<string, LinkPath | null> }
   | { t: 'signal-state'; state: SignalState }
   | { t: 'log'; line: string }
+  /**
+   * A TURN allocation made, with what the member's process needs to give it back if this process
+   * is killed first (ADR 0058); and one given back or let go.
+   */
+  | { t: 'turn-grant'; grant: TurnGrant }
+  | { t: 'turn-gone'; relayed: string }
   /** The transport cannot run (e.g. a bad ICE setting); it exits after this. */
   | { t: 'fatal'; message: string };

@@ -14,6 +14,12 @@
 // link's candidates and sends, for each of those allocations, a Refresh with LIFETIME 0 signed
 // with the long-term credential (RFC 8489 §9.2: key = MD5(username ":" realm ":" password)),
 // again with a fresh nonce if the server says 438. Nothing else in the messages is changed.
+//
+// A transport process that is killed (frozen, ADR 0057) cannot do this. So each allocation is also
+// told to the member's process as a TurnGrant (the allocation's client port, its server and the
+// long-term key), and when the transport dies without closing, the member's process binds the
+// same client port again, which makes the same 5-tuple for the server, and sends the Refresh itself
+// (releaseGrant below).
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP } from 'node:net';
@@ -38,6 +44,27 @@ const MAX_FLOWS = 256;
 const IDLE_FLOW_MS = 30_000;
 /** Credentials remembered (a REST credential changes with each step: ADR 0058). */
 const MAX_PASSWORDS = 16;
+
+/**
+ * One allocation, as the member's process keeps it to give it back if the transport process that
+ * made it is killed before it can (the 5-tuple's client port, the server, and the credential).
+ */
+export interface TurnGrant {
+  /** The relayed address, "ip:port". */
+  relayed: string;
+  host: string;
+  port: number;
+  /** The local UDP port the allocation was made from (this relay's socket to the server). */
+  localPort: number;
+  username: string;
+  realm: string;
+  nonce: string;
+  /** The long-term key, hex: MD5(username ":" realm ":" password) (RFC 8489 §9.2). */
+  key: string;
+}
+
+/** What a relay tells of its allocations: one granted, or one given back or forgotten. */
+export type GrantEvent = { granted: TurnGrant } | { gone: string };
 
 interface Flow {
   upstream: UdpSocket;
@@ -67,13 +94,21 @@ export class TurnReleaseRelay {
   readonly #agentSide: UdpSocket;
   readonly #flows = new Map<string, Flow>();
   readonly #log: (line: string) => void;
+  readonly #onGrant: (event: GrantEvent) => void;
   #closed = false;
 
-  private constructor(host: string, port: number, socket: UdpSocket, log: (line: string) => void) {
+  private constructor(
+    host: string,
+    port: number,
+    socket: UdpSocket,
+    log: (line: string) => void,
+    onGrant: (event: GrantEvent) => void,
+  ) {
     this.host = host;
     this.port = port;
     this.#agentSide = socket;
     this.#log = log;
+    this.#onGrant = onGrant;
     this.localPort = socket.address().port;
     socket.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
   }
@@ -83,8 +118,9 @@ export class TurnReleaseRelay {
     host: string,
     port: number,
     log: (line: string) => void = () => {},
+    onGrant: (event: GrantEvent) => void = () => {},
   ): Promise<TurnReleaseRelay> {
-    return new TurnReleaseRelay(host, port, await bindAgentSocket('TURN relay', log), log);
+    return new TurnReleaseRelay(host, port, await bindAgentSocket('TURN relay', log), log, onGrant);
   }
 
   /** The credential the agent is given for this server (to sign the Refresh that ends it). */
@@ -115,6 +151,7 @@ export class TurnReleaseRelay {
     for (const [key, flow] of this.#flows) {
       if (flow.relayed === undefined || !wanted.has(flow.relayed)) continue;
       this.#flows.delete(key);
+      this.#onGrant({ gone: flow.relayed });
       done.push(this.#deallocate(flow).finally(() => flow.upstream.close()));
     }
     await Promise.all(done);
@@ -147,7 +184,10 @@ export class TurnReleaseRelay {
 
   close(): void {
     this.#closed = true;
-    for (const flow of this.#flows.values()) flow.upstream.close();
+    for (const flow of this.#flows.values()) {
+      if (flow.relayed !== undefined) this.#onGrant({ gone: flow.relayed });
+      flow.upstream.close();
+    }
     this.#flows.clear();
     this.#agentSide.close();
   }
@@ -197,6 +237,7 @@ export class TurnReleaseRelay {
       // Allocate success: remember the relayed address this allocation answers for.
       flow.relayed = relayed;
       flow.relayedAt = Date.now();
+      this.#tellGrant(flow, relayed);
     }
     try {
       this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
@@ -219,31 +260,35 @@ export class TurnReleaseRelay {
     flow.nonce = nonce.toString('utf8');
   }
 
-  async #deallocate(flow: Flow): Promise<void> {
-    const { username, realm } = flow;
-    let nonce = flow.nonce;
+  /** Tells the member's process of an allocation it may have to give back itself. */
+  #tellGrant(flow: Flow, relayed: string): void {
+    const { username, realm, nonce } = flow;
     const password = username === undefined ? undefined : this.#passwords.get(username);
     if (username === undefined || realm === undefined || nonce === undefined || password === undefined)
       return;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const answer = await this.#request(flow, refreshZero(username, realm, nonce, password));
-      // No answer (a busy server, a lost datagram): once more, then the server's expiry decides.
-      if (answer === undefined) continue;
-      // 438 Stale Nonce: once more with the nonce the server gave.
-      const code = attribute(answer, ATTR.errorCode);
-      const fresh = attribute(answer, ATTR.nonce);
-      if (
-        answer.readUInt16BE(0) === 0x0114 &&
-        code !== undefined &&
-        code[2] === 4 &&
-        code[3] === 38 &&
-        fresh
-      ) {
-        nonce = fresh.toString('utf8');
-        continue;
-      }
-      return;
+    let localPort: number;
+    try {
+      localPort = flow.upstream.address().port;
+    } catch {
+      return; // closed meanwhile
     }
+    const key = longTermKey(username, realm, password).toString('hex');
+    this.#onGrant({
+      granted: { relayed, host: this.host, port: this.port, localPort, username, realm, nonce, key },
+    });
+  }
+
+  async #deallocate(flow: Flow): Promise<void> {
+    const { username, realm, nonce } = flow;
+    const password = username === undefined ? undefined : this.#passwords.get(username);
+    if (username === undefined || realm === undefined || nonce === undefined || password === undefined)
+      return;
+    await giveBack((message) => this.#request(flow, message), {
+      username,
+      realm,
+      nonce,
+      key: longTermKey(username, realm, password),
+    });
   }
 
   #request(flow: Flow, message: Buffer): Promise<Buffer | undefined> {
@@ -260,6 +305,82 @@ export class TurnReleaseRelay {
       this.#send(flow, message);
     });
   }
+}
+
+/**
+ * Sends the Refresh with LIFETIME 0 through `request` (which resolves with the server's answer, or
+ * undefined after a short wait): once more if no answer came, and once more with the server's
+ * nonce after a 438 Stale Nonce. Resolves true when the server said yes.
+ */
+async function giveBack(
+  request: (message: Buffer) => Promise<Buffer | undefined>,
+  credential: { username: string; realm: string; nonce: string; key: Buffer },
+): Promise<boolean> {
+  const { username, realm, key } = credential;
+  let nonce = credential.nonce;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const answer = await request(refreshZero(username, realm, nonce, key));
+    // No answer (a busy server, a lost datagram): once more, then the server's expiry decides.
+    if (answer === undefined) continue;
+    // 438 Stale Nonce: once more with the nonce the server gave.
+    const code = attribute(answer, ATTR.errorCode);
+    const fresh = attribute(answer, ATTR.nonce);
+    if (answer.readUInt16BE(0) === 0x0114 && code !== undefined && code[2] === 4 && code[3] === 38 && fresh) {
+      nonce = fresh.toString('utf8');
+      continue;
+    }
+    return answer.readUInt16BE(0) === 0x0104;
+  }
+  return false;
+}
+
+/**
+ * Gives back, from the member's process, an allocation whose transport process was killed before
+ * it could (ADR 0058): binds the allocation's client port again, so that the server sees the same
+ * 5-tuple, and sends the Refresh with LIFETIME 0. Resolves with what happened.
+ */
+export async function releaseGrant(grant: TurnGrant): Promise<'released' | 'port taken' | 'not released'> {
+  const socket = createSocket(isIP(grant.host) === 6 ? 'udp6' : 'udp4');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(grant.localPort, () => {
+        socket.off('error', reject);
+        resolve();
+      });
+    });
+  } catch {
+    socket.close();
+    return 'port taken';
+  }
+  socket.on('error', () => {});
+  try {
+    await new Promise<void>((resolve) => socket.connect(grant.port, grant.host, () => resolve()));
+    const request = (message: Buffer) =>
+      new Promise<Buffer | undefined>((resolve) => {
+        const onMessage = (answer: Buffer) => {
+          if (isStun(answer) && answer.subarray(8, 20).equals(message.subarray(8, 20))) finish(answer);
+        };
+        const finish = (answer: Buffer | undefined) => {
+          clearTimeout(timer);
+          socket.off('message', onMessage);
+          resolve(answer);
+        };
+        const timer = setTimeout(() => finish(undefined), RELEASE_WAIT_MS);
+        socket.on('message', onMessage);
+        socket.send(message);
+      });
+    const { username, realm, nonce } = grant;
+    const released = await giveBack(request, { username, realm, nonce, key: Buffer.from(grant.key, 'hex') });
+    return released ? 'released' : 'not released';
+  } finally {
+    socket.close();
+  }
+}
+
+/** The long-term credential's key (RFC 8489 §9.2.2): MD5(username ":" realm ":" password). */
+function longTermKey(username: string, realm: string, password: string): Buffer {
+  return createHash('md5').update(`${username}:${realm}:${password}`).digest();
 }
 
 /** The relayed address ("ip:port") granted by an Allocate success response, else undefined. */
@@ -319,7 +440,7 @@ function attr(type: number, value: Buffer): Buffer {
 }
 
 /** A Refresh request with LIFETIME 0, signed with the long-term credential (RFC 8656 §7). */
-export function refreshZero(username: string, realm: string, nonce: string, password: string): Buffer {
+export function refreshZero(username: string, realm: string, nonce: string, key: Buffer): Buffer {
   const body = Buffer.concat([
     attr(ATTR.lifetime, Buffer.alloc(4)),
     attr(ATTR.username, Buffer.from(username, 'utf8')),
@@ -332,7 +453,6 @@ export function refreshZero(username: string, realm: string, nonce: string, pass
   header.writeUInt16BE(body.length + 24, 2);
   header.writeUInt32BE(MAGIC, 4);
   randomBytes(12).copy(header, 8);
-  const key = createHash('md5').update(`${username}:${realm}:${password}`).digest();
   const hmac = createHmac('sha1', key)
     .update(Buffer.concat([header, body]))
     .digest();

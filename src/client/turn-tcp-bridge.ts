@@ -12,7 +12,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../signal-protocol.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
-import { allocatedAddress, bindAgentSocket, TurnReleaseRelay } from './turn-release.js';
+import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
   host: string;
@@ -158,10 +158,13 @@ export class TurnBridges {
   readonly #relays = new Map<string, Promise<TurnReleaseRelay | null>>();
   readonly #readyRelays = new Map<string, TurnReleaseRelay>();
   readonly #log: (line: string) => void;
+  readonly #onGrant: (event: GrantEvent) => void;
   #closed = false;
 
-  constructor(log: (line: string) => void = () => {}) {
+  /** `onGrant` hears of each allocation made and given back through the UDP relays. */
+  constructor(log: (line: string) => void = () => {}, onGrant: (event: GrantEvent) => void = () => {}) {
     this.#log = log;
+    this.#onGrant = onGrant;
   }
 
   /** Opens a bridge for every TURN URL over TCP or TLS among `servers`, and a release relay for every one over UDP. */
@@ -190,7 +193,7 @@ export class TurnBridges {
       this.#readyRelays,
       `${target.host}:${target.port}`,
       `TURN relay for ${url}`,
-      () => TurnReleaseRelay.open(target.host, target.port, this.#log),
+      () => TurnReleaseRelay.open(target.host, target.port, this.#log, this.#onGrant),
     );
   }
 

@@ -1,14 +1,16 @@
 // TURN allocations do not pile up (ADR 0058): a company's TURN with one static user and coturn's
 // per-user quota of 12 (the Docker bundle's value), relay-only agents, and a person who runs
 // `papo say` 50 times in a row. Each say makes a relayed link and ends; every one is delivered, and
-// coturn's relay sockets come back to what the live link between the two agents holds.
+// coturn's relay sockets come back to what the live link between the two agents holds. And a
+// transport process killed with its allocations (frozen, ADR 0057) has them given back by papo mcp.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { type Coturn, startCoturn } from '../support/coturn.js';
+import { webRtcChildren } from '../support/processes.js';
 import { runChild } from '../support/run-child.js';
 import { PAPO_BIN } from './helpers/mcp-process.js';
-import { makeRoom, startAgent, statusUntil, userEnv } from './helpers/room.js';
+import { callText, makeRoom, startAgent, statusUntil, userEnv } from './helpers/room.js';
 
 const hasCoturn = spawnSync('turnserver', ['--version'], { encoding: 'utf8' }).error === undefined;
 
@@ -75,4 +77,57 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
   ).finally(() => t.diagnostic(`relay sockets after the last say, every 100 ms: ${counts.join(' ')}`));
   // The agents' own link was never disturbed.
   await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 5000);
+});
+
+test('a relayed agent whose transport process is killed three times: papo mcp gives the dead transport’s allocations back, and relay sockets come back to the live link’s', {
+  timeout: 300_000,
+  skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
+}, async (t) => {
+  const user = { name: 'corp-papo', password: 'test-only-password' };
+  const turn: Coturn = await startCoturn({ user, userQuota: 12 });
+  t.after(() => turn.close());
+  const relayEnv = {
+    PAPO_ICE_POLICY: 'relay',
+    PAPO_ICE_SERVERS: JSON.stringify([
+      { urls: `turn:127.0.0.1:${turn.port}`, username: user.name, credential: user.password },
+    ]),
+  };
+  const room = await makeRoom(t);
+  const a = startAgent(room, room.voce, { ...relayEnv, PAPO_LOG: 'debug' });
+  const b = startAgent(room, room.colega, relayEnv);
+  await Promise.all([a.client.initialize(), b.client.initialize()]);
+  await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
+  await statusUntil(b.client, /voce \(agent\): online.*link: relay/, 60_000);
+  await new Promise((r) => setTimeout(r, 1000));
+  const live = turn.relaySockets();
+  t.diagnostic(`relay sockets with the agents' link up: ${live}`);
+  assert.ok(live >= 1 && live <= 12);
+
+  const parent = a.child.pid as number;
+  for (let kill = 1; kill <= 3; kill++) {
+    const [transport] = webRtcChildren(parent);
+    assert.ok(transport !== undefined, `a transport process under voce's papo mcp (kill ${kill})`);
+    process.kill(transport, 'SIGKILL');
+    await until(
+      `a new transport process (kill ${kill})`,
+      () => (webRtcChildren(parent)[0] ?? transport) !== transport,
+      30_000,
+    );
+    await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
+  }
+  // Without papo mcp giving them back, each killed transport's allocations would stay on coturn
+  // for their lifetime (600 s): three more, at least, for ten minutes.
+  const counts: number[] = [];
+  await until(
+    `relay sockets back to ${live}`,
+    () => {
+      counts.push(turn.relaySockets());
+      return (counts.at(-1) as number) <= live;
+    },
+    30_000,
+  ).finally(() => t.diagnostic(`relay sockets after the third restart, every 100 ms: ${counts.join(' ')}`));
+  assert.match(a.stderr(), /gave back [1-9]\d* of \d+ TURN allocation\(s\) the ended transport process held/);
+  // The agents still talk.
+  const sent = await callText(a.client, 'send', { message: 'After three restarts.' });
+  assert.match(sent, /^Delivered to colega/);
 });
