@@ -117,13 +117,13 @@ async function sendOnce(pair: Pair, i: number, keep: boolean): Promise<void> {
   const { a, b } = pair;
   let t1 = 0;
   const got = new Promise<void>((resolve) =>
-    b.node.once('message', () => {
+    b.member.once('message', () => {
       t1 = now();
       resolve();
     }),
   );
   const t0 = now();
-  const result = await a.node.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
+  const result = await a.member.send({ body: `message ${i} ${'x'.repeat(200)}` }, 5000);
   const t2 = now();
   await got;
   if (result.ackedBy === null) throw new Error('no ack');
@@ -131,7 +131,7 @@ async function sendOnce(pair: Pair, i: number, keep: boolean): Promise<void> {
     pair.delivered.push(t1 - t0);
     pair.acked.push(t2 - t0);
   }
-  await b.node.consume([result.id]);
+  await b.member.consume([result.id]);
 }
 const p50 = (values: number[]) =>
   pct(
@@ -151,7 +151,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     },
   ];
   for (const { a, b } of pairs)
-    await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
+    await until(() => a.probe.neighbours().length === 1 && b.probe.neighbours().length === 1);
   for (let i = 0; i < MESSAGES; i++) {
     // Which path goes first alternates too.
     const order = i % 2 === 0 ? pairs : [...pairs].reverse();
@@ -164,8 +164,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     console.log(
       `[round ${round} ${pair.mode.padEnd(7)}] send → ack back at the sender:              ${summary(pair.acked)}`,
     );
-    await pair.a.node.close();
-    await pair.b.node.close();
+    await pair.a.member.close();
+    await pair.b.member.close();
   }
   const [proc, inline] = pairs as [Pair, Pair];
   const difference = p50(proc.delivered) - p50(inline.delivered);
@@ -181,22 +181,22 @@ bia = await open('Bia');
 ana = await open('Ana');
 {
   const [a, b] = [ana, bia];
-  await until(() => a.node.neighbours().length === 1 && b.node.neighbours().length === 1);
+  await until(() => a.probe.neighbours().length === 1 && b.probe.neighbours().length === 1);
 }
 
 // 2. start to first link
 const firstLink: number[] = [];
 for (let i = 0; i < STARTS; i++) {
-  await ana.node.close();
-  await until(() => (bia as OpenedMember).node.neighbours().length === 0);
+  await ana.member.close();
+  await until(() => (bia as OpenedMember).probe.neighbours().length === 0);
   const t0 = now();
   const next = await open('Ana');
   ana = next;
-  await until(() => next.node.neighbours().length === 1);
+  await until(() => next.probe.neighbours().length === 1);
   firstLink.push(now() - t0);
 }
 console.log(`member start (openMember) → first open link: ${summary(firstLink)}`);
-await ana.node.close();
+await ana.member.close();
 
 // 3. papo say wall time, Bia online (Ana's agent not running: say's ephemeral identity links itself)
 const sayTimes: number[] = [];
@@ -226,7 +226,7 @@ const native = spawn(process.execPath, [fileURLToPath(new URL('./native-idle.js'
 });
 await new Promise<void>((resolve) => native.stdout.once('data', () => resolve()));
 await mcp.initialize();
-await until(() => (bia as OpenedMember).node.neighbours().length === 1);
+await until(() => (bia as OpenedMember).probe.neighbours().length === 1);
 const WARM_MS = 20_000;
 const WINDOW_MS = 20_000;
 await new Promise((r) => setTimeout(r, WARM_MS));
@@ -262,7 +262,7 @@ console.log(
 );
 native.kill('SIGKILL');
 await mcp.close();
-await (bia as OpenedMember).node.close();
+await (bia as OpenedMember).member.close();
 await server.close();
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 process.exit(0);

@@ -46,7 +46,7 @@ try {
     members.push(await openMember({ home, profile: 'default', env: ENV, mode: 'agent' }));
   }
   const deadline = Date.now() + 120_000;
-  while (!members.every((m) => m.node.onlineNames().length === N - 1)) {
+  while (!members.every((m) => m.member.onlineNames().length === N - 1)) {
     if (Date.now() > deadline) throw new Error('the room did not form');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -61,17 +61,17 @@ try {
         new Promise<void>((resolve) => {
           const on = () => {
             times.push(now());
-            m.node.off('message', on);
+            m.member.off('message', on);
             resolve();
           };
-          m.node.on('message', on);
+          m.member.on('message', on);
         }),
     );
     const t0 = now();
-    const sent = await sender.node.send({ body: `to the room ${k} ${'x'.repeat(200)}` }, 8000);
+    const sent = await sender.member.send({ body: `to the room ${k} ${'x'.repeat(200)}` }, 8000);
     const t1 = now();
     await Promise.all(got);
-    for (const m of others) await m.node.consume([sent.id]);
+    for (const m of others) await m.member.consume([sent.id]);
     if (k < 5) continue; // warm-up
     times.sort((a, b) => a - b);
     first.push((times[0] as number) - t0);
@@ -83,7 +83,7 @@ try {
   console.log(`  send → stored at every other member:     ${summary(last)}`);
   console.log(`  send → its result (every member confirmed): ${summary(result)}`);
 } finally {
-  await Promise.all(members.map((m) => m.node.close()));
+  await Promise.all(members.map((m) => m.member.close()));
   await server.close();
   for (const h of homes) rmSync(h, { recursive: true, force: true });
 }

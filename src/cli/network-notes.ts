@@ -16,10 +16,10 @@ import type { Messages } from './i18n.js';
 /** Lines about this command's own view of the network; empty when all is well. */
 export async function networkNotes(
   t: Messages,
-  member: OpenedMember,
+  opened: OpenedMember,
   env: NodeJS.ProcessEnv,
 ): Promise<string[]> {
-  const health: NetworkHealth = await member.node.network();
+  const health: NetworkHealth = await opened.member.network();
   const lines: string[] = [];
   const transport = health.transport;
   if (transport.state === 'restarting' || transport.state === 'unresponsive') {
@@ -30,7 +30,7 @@ export async function networkNotes(
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
   }
-  if (isLoopbackSignalUrl(health.signalUrl) && member.node.members().length === 0) {
+  if (isLoopbackSignalUrl(health.signalUrl) && opened.member.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));
   }
   if (papoRelaySet(env)) lines.push(t.papoRelayNote);

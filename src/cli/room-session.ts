@@ -22,7 +22,7 @@ export async function openEphemeral(ctx: CliContext, signAsPerson = false): Prom
 }
 
 /** Resolves true as soon as `done()` holds (checked on every room event), false after `ms`. */
-export function waitFor(member: OpenedMember, ms: number, done: () => boolean): Promise<boolean> {
+export function waitFor(opened: OpenedMember, ms: number, done: () => boolean): Promise<boolean> {
   if (done()) return Promise.resolve(true);
   return new Promise((resolve) => {
     const check = () => {
@@ -32,12 +32,12 @@ export function waitFor(member: OpenedMember, ms: number, done: () => boolean): 
     const tick = setInterval(check, 100);
     const timer = setTimeout(() => finish(false), ms);
     const events = ['online', 'message', 'delivered'] as const;
-    for (const e of events) member.node.on(e, check);
-    const stop = member.transport.onSignalState(check);
+    for (const e of events) opened.member.on(e, check);
+    const stop = opened.probe.onSignalState(check);
     function finish(value: boolean): void {
       clearInterval(tick);
       clearTimeout(timer);
-      for (const e of events) member.node.off(e, check);
+      for (const e of events) opened.member.off(e, check);
       stop();
       resolve(value);
     }
@@ -45,14 +45,14 @@ export function waitFor(member: OpenedMember, ms: number, done: () => boolean): 
 }
 
 /** True once the signal server answered our join and nobody else is on the topic. */
-export function topicIsEmpty(member: OpenedMember): boolean {
-  const signal = member.transport.signalState();
+export function topicIsEmpty(opened: OpenedMember): boolean {
+  const signal = opened.probe.signalState();
   return signal.joined && signal.peers.length === 0;
 }
 
 /** Ends the command: closes the member and exits with the status already set. */
-export async function finish(member: OpenedMember | undefined): Promise<never> {
-  const closing = member?.node.close();
+export async function finish(opened: OpenedMember | undefined): Promise<never> {
+  const closing = opened?.member.close();
   await Promise.race([closing, new Promise((r) => setTimeout(r, 500))]);
   process.exit(process.exitCode ?? 0);
 }

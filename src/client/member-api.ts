@@ -1,5 +1,7 @@
 // What the MCP server and the CLI need from a running room member. The room node implements
 // it; keeping the surface here lets src/mcp be written and reviewed against a stable contract.
+// Beside it, RoomProbe: the little of the network that papo say/status and the tests read and the
+// member does not tell (openMember returns both).
 
 import type { EventEmitter } from 'node:events';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
@@ -126,6 +128,11 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   readonly nodeId: string;
   /** Known members other than this one, ordered by name. */
   members(): MemberStatus[];
+  /**
+   * Members heard from in this session and still live, ephemeral identities (papo say/status)
+   * included: what `papo say` and `papo status` compare with the peers on the signal server's topic.
+   */
+  liveMembers(): MemberStatus[];
   onlineNames(): string[];
   /** Unread messages, oldest first. */
   unread(): Envelope[];
@@ -151,4 +158,23 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   history(limit: number): Promise<LogEntry[]>;
   /** Says goodbye to neighbours, flushes state, releases the lock. */
   close(): Promise<void>;
+}
+
+/**
+ * What `papo say`, `papo status`, the tests and the benchmarks read of a member's network besides
+ * the member itself (openMember returns both): small and read-only, it sends nothing and gives no
+ * hold on the transport.
+ */
+export interface RoomProbe {
+  /** The signal server connection as last known (never waits). */
+  signalState(): SignalState;
+  /**
+   * Calls `listener` whenever the signal server connection changes (joined, lost, refused, peers);
+   * returns what stops it.
+   */
+  onSignalState(listener: (state: SignalState) => void): () => void;
+  /** Node ids of the members this one holds an open data channel to. */
+  neighbours(): string[];
+  /** True while this process hosts the embedded signal server (a room on a loopback URL). */
+  hostsSignalServer(): boolean;
 }

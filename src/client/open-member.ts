@@ -2,7 +2,9 @@
 // transport (signal client, TURN bridges and WebRTC links, in a supervised process of their own:
 // ADR 0057) and the room node — and, for a room on a loopback signal URL, the embedded signal
 // server (DESIGN.md "Where the signal server is"), which stays in this process so that a restart
-// of the transport does not take it away from the other members on this machine.
+// of the transport does not take it away from the other members on this machine. Callers get the
+// member as its contract (RoomMember) and a small read-only probe of its network (RoomProbe), never
+// the room node or the transport themselves.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
@@ -11,6 +13,7 @@ import { FORGET_POLL_MS, takeForgetRequests } from './forget.js';
 import { FrameCodec } from './frame-codec.js';
 import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
+import type { RoomMember, RoomProbe } from './member-api.js';
 import { KnownNames, NAMES_FILE } from './member-names.js';
 import {
   openMemberState,
@@ -60,12 +63,11 @@ export interface OpenMemberOptions {
 }
 
 export interface OpenedMember {
-  node: RoomNode;
+  /** The member, as papo mcp, say and status drive it (member-api.ts). */
+  member: RoomMember;
   profile: Profile;
-  transport: MemberTransport;
-  signalUrl: string;
-  /** True while this process hosts the embedded signal server. */
-  hostsSignalServer(): boolean;
+  /** What say/status/tests read of the network besides the member: small and read-only. */
+  probe: RoomProbe;
 }
 
 export async function openMember(options: OpenMemberOptions): Promise<OpenedMember> {
@@ -207,7 +209,14 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       timer.unref();
       cleanups.push(async () => clearInterval(timer));
     }
-    return { node, profile, transport, signalUrl, hostsSignalServer: () => embedded?.running ?? false };
+    // The probe reads the transport; it does not hand it out (nor its send).
+    const probe: RoomProbe = {
+      signalState: () => t.signalState(),
+      onSignalState: (listener) => t.onSignalState(listener),
+      neighbours: () => t.neighbours(),
+      hostsSignalServer: () => embedded?.running ?? false,
+    };
+    return { member: node, profile, probe };
   } catch (err) {
     if (node === undefined) await runCleanups(cleanups);
     throw err;

@@ -136,7 +136,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   await voce.client.initialize();
   // colega, hostile: papo's member code with its own `about`.
   let colega: OpenedMember | undefined;
-  t.after(async () => colega?.node.close());
+  t.after(async () => colega?.member.close());
   colega = await openMember({
     home: room.colega.home,
     profile: 'default',
@@ -149,7 +149,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
 
   const ids: string[] = [];
   const send = async (body: string) => {
-    const r = await hostile.node.send({ body }, 8000);
+    const r = await hostile.member.send({ body }, 8000);
     assert.notEqual(r.ackedBy, null, 'voce acknowledged it');
     ids.push(r.id);
     return r.id;

@@ -39,7 +39,7 @@ test('papo say and papo status against a running member', { timeout: 90_000 }, a
   assert.equal(got[0]?.from, 'Ana');
   // An ephemeral identity is never remembered as a member.
   assert.deepEqual(
-    bia.node.members().map((m) => m.name),
+    bia.member.members().map((m) => m.name),
     [],
   );
 
@@ -72,8 +72,8 @@ test('papo say when nobody was ever known, and when the known members are offlin
       (p) => p.name === 'Bia',
     ),
   );
-  await bia.node.close();
-  await ana.node.close();
+  await bia.member.close();
+  await ana.member.close();
 
   const status = await papo(['status', '--timeout', '3'], room.members.Ana.home);
   assert.equal(status.code, 0, status.stderr);

@@ -24,23 +24,23 @@ test('two members exchange a message and its ack; the link is direct', { timeout
   await waitLinked([ana, bia]);
   const biaGot = inboxEvents(bia);
 
-  const sent = await ana.node.send({ body: 'hello Bia' }, 10_000);
+  const sent = await ana.member.send({ body: 'hello Bia' }, 10_000);
   assert.equal(sent.ackedBy, 'Bia');
   assert.equal(biaGot.length, 1);
   assert.equal(biaGot[0]?.body, 'hello Bia');
   assert.equal(biaGot[0]?.from, 'Ana');
   assert.equal(biaGot[0]?.id, sent.id);
-  await waitFor('the outbox cleared', () => ana.node.queuedCount() === 0);
+  await waitFor('the outbox cleared', () => ana.member.queuedCount() === 0);
   assert.deepEqual(
-    bia.node.unread().map((m) => m.id),
+    bia.member.unread().map((m) => m.id),
     [sent.id],
   );
   // Stored before acked: the file on disk holds it.
   assert.deepEqual(inboxIdsOnDisk(room.members.Bia), [sent.id]);
 
-  const back = await bia.node.send({ body: 'hi Ana', replyTo: sent.id }, 10_000);
+  const back = await bia.member.send({ body: 'hi Ana', replyTo: sent.id }, 10_000);
   assert.equal(back.ackedBy, 'Ana');
-  const history = await ana.node.history(10);
+  const history = await ana.member.history(10);
   assert.deepEqual(
     history.map((e) => e.ev),
     ['out', 'delivered', 'in'],
@@ -48,12 +48,12 @@ test('two members exchange a message and its ack; the link is direct', { timeout
 
   // Presence and path: each sees the other online over a direct link, with what it works on.
   const seenByBia = await waitFor('Ana in Bia’s members', () =>
-    bia.node.members().find((m) => m.name === 'Ana'),
+    bia.member.members().find((m) => m.name === 'Ana'),
   );
   assert.equal(seenByBia.online, true);
   assert.equal(seenByBia.path, 'direct');
   assert.equal(seenByBia.about, 'the parser');
-  assert.equal(ana.node.members().find((m) => m.name === 'Bia')?.path, 'direct');
+  assert.equal(ana.member.members().find((m) => m.name === 'Bia')?.path, 'direct');
 });
 
 test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_000 }, async (t) => {
@@ -65,18 +65,18 @@ test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_
   const biaGot = inboxEvents(bia);
 
   // Caio is offline: Bia hears the message but neither stores nor acks it.
-  const sent = await ana.node.send({ body: 'for Caio only', to: 'Caio' }, 1500);
+  const sent = await ana.member.send({ body: 'for Caio only', to: 'Caio' }, 1500);
   assert.equal(sent.ackedBy, null);
-  assert.equal(ana.node.queuedCount(), 1);
+  assert.equal(ana.member.queuedCount(), 1);
 
   // Bia, a member of the room, acks (signed by her key): not the recipient, so it is still queued.
   const forger = new RawPeer({ secret: room.secret, url: server.url });
   t.after(() => forger.close());
-  await forger.linkTo(ana.node.nodeId);
+  await forger.linkTo(ana.member.nodeId);
   const biaKey = room.members.Bia.profile.identity;
-  forger.sendFrame(ana.node.nodeId, { t: 'ack', id: sent.id, by: 'Bia', node: biaKey.nodeId }, biaKey);
+  forger.sendFrame(ana.member.nodeId, { t: 'ack', id: sent.id, by: 'Bia', node: biaKey.nodeId }, biaKey);
   // A ping-pong through the same ordered channel proves Ana handled the forged ack before we look.
-  forger.sendFrame(ana.node.nodeId, {
+  forger.sendFrame(ana.member.nodeId, {
     t: 'hello',
     node: forger.nodeId,
     name: 'Forger',
@@ -84,7 +84,7 @@ test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_
     ephemeral: true,
   });
   await waitFor('Ana answered the forger’s hello', () => forger.frames.some((f) => f.t === 'hello'));
-  assert.equal(ana.node.queuedCount(), 1);
+  assert.equal(ana.member.queuedCount(), 1);
   assert.deepEqual(
     readProfileJson<{ id: string }[]>(room.members.Ana, 'outbox.json', []).map((m) => m.id),
     [sent.id],
@@ -92,16 +92,16 @@ test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_
 
   // Caio comes: the outbox is re-sent to the new neighbour; only his ack clears it.
   const delivered: { id: string; by: string }[] = [];
-  ana.node.on('delivered', (d) => delivered.push(d));
+  ana.member.on('delivered', (d) => delivered.push(d));
   const caio = await openAgent(t, room.members.Caio);
   const caioGot = inboxEvents(caio);
   await waitFor('Caio acked', () => delivered.length > 0);
   assert.deepEqual(delivered, [{ id: sent.id, by: 'Caio' }]);
-  assert.equal(ana.node.queuedCount(), 0);
+  assert.equal(ana.member.queuedCount(), 0);
   await waitFor('Caio’s message event', () => caioGot.length === 1);
   assert.equal(caioGot[0]?.body, 'for Caio only');
   assert.equal(biaGot.length, 0);
-  assert.deepEqual(bia.node.unread(), []);
+  assert.deepEqual(bia.member.unread(), []);
 });
 
 test('A and C may not link: A’s message reaches C through B, and C’s ack reaches A', {
@@ -121,22 +121,22 @@ test('A and C may not link: A’s message reaches C through B, and C’s ack rea
 
   // Presence travels through Bia too: Ana knows Caio is online without a link to him.
   const caioSeen = await waitFor('Ana sees Caio online', () =>
-    ana.node.members().find((m) => m.name === 'Caio' && m.online),
+    ana.member.members().find((m) => m.name === 'Caio' && m.online),
   );
   assert.equal(caioSeen.path, undefined);
-  assert.ok(!ana.node.neighbours().includes(caioId), 'Ana must not hold a link to Caio');
-  assert.ok(!caio.node.neighbours().includes(anaId), 'Caio must not hold a link to Ana');
+  assert.ok(!ana.probe.neighbours().includes(caioId), 'Ana must not hold a link to Caio');
+  assert.ok(!caio.probe.neighbours().includes(anaId), 'Caio must not hold a link to Ana');
 
-  const sent = await ana.node.send({ body: 'through Bia', to: 'Caio' }, 10_000);
+  const sent = await ana.member.send({ body: 'through Bia', to: 'Caio' }, 10_000);
   assert.equal(sent.ackedBy, 'Caio');
   assert.equal(caioGot.length, 1);
   assert.equal(caioGot[0]?.body, 'through Bia');
-  await waitFor('Ana’s outbox cleared', () => ana.node.queuedCount() === 0);
+  await waitFor('Ana’s outbox cleared', () => ana.member.queuedCount() === 0);
   assert.equal(biaGot.length, 0, 'Bia forwards a message addressed to Caio but does not store it');
 
   // And the other way, to everyone: both store it, the first ack clears it.
-  const reply = await caio.node.send({ body: 'back to all', replyTo: sent.id }, 10_000);
+  const reply = await caio.member.send({ body: 'back to all', replyTo: sent.id }, 10_000);
   assert.ok(reply.ackedBy === 'Ana' || reply.ackedBy === 'Bia');
-  await waitFor('Ana got the reply', () => ana.node.unread().some((m) => m.id === reply.id));
+  await waitFor('Ana got the reply', () => ana.member.unread().some((m) => m.id === reply.id));
   await waitFor('Bia got the reply', () => biaGot.some((m) => m.id === reply.id));
 });

@@ -101,7 +101,7 @@ export async function openAgent(
     mode: 'agent',
     ...(about !== undefined ? { about } : {}),
   });
-  t.after(() => opened.node.close());
+  t.after(() => opened.member.close());
   return opened;
 }
 
@@ -120,24 +120,24 @@ export async function waitFor<T>(
   }
 }
 
-/** True while `a` has an open data channel to the member named `name`. */
+/** True while `a` has an open data channel to the member whose node id is `nodeId`. */
 export function linkedTo(a: OpenedMember, nodeId: string): boolean {
-  return a.node.neighbours().includes(nodeId);
+  return a.probe.neighbours().includes(nodeId);
 }
 
 /** Waits until every pair of these in-process members holds an open link. */
 export async function waitLinked(members: OpenedMember[], timeoutMs = 20_000): Promise<void> {
   await waitFor(
     'every member linked',
-    () => members.every((a) => members.every((b) => a === b || linkedTo(a, b.node.nodeId))),
+    () => members.every((a) => members.every((b) => a === b || linkedTo(a, b.member.nodeId))),
     timeoutMs,
   );
 }
 
 /** Collects the `message` events of a member. */
-export function inboxEvents(member: OpenedMember): Envelope[] {
+export function inboxEvents(opened: OpenedMember): Envelope[] {
   const seen: Envelope[] = [];
-  member.node.on('message', (m) => seen.push(m));
+  opened.member.on('message', (m) => seen.push(m));
   return seen;
 }
 

@@ -30,7 +30,7 @@ test('a duplicate is handed to the agent once and acked every time, also after a
   let got = inboxEvents(bia);
   const peer = new RawPeer({ secret: room.secret, url: server.url });
   t.after(() => peer.close());
-  await peer.linkTo(bia.node.nodeId);
+  await peer.linkTo(bia.member.nodeId);
 
   // A message "from Ana", signed with Ana's key (as Ana's own papo would), sent three times.
   const msg: Envelope = {
@@ -44,30 +44,30 @@ test('a duplicate is handed to the agent once and acked every time, also after a
   const acksFor = (id: string) =>
     peer.frames.filter((f): f is AckFrame & { sig: string } => f.t === 'ack' && f.id === id);
   for (let i = 1; i <= 3; i++) {
-    assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
+    assert.ok(peer.sendFrame(bia.member.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
     await waitFor(`ack #${i}`, () => acksFor(msg.id).length >= i);
   }
   assert.equal(got.length, 1);
   assert.equal(got[0]?.body, 'only once please');
-  assert.equal(bia.node.unread().length, 1);
+  assert.equal(bia.member.unread().length, 1);
   assert.deepEqual(
     acksFor(msg.id).map((a) => a.by),
     ['Bia', 'Bia', 'Bia'],
   );
 
   // The agent reads it; Bia restarts; the same id comes again: remembered from the log.
-  await bia.node.consume([msg.id]);
-  await bia.node.close();
+  await bia.member.consume([msg.id]);
+  await bia.member.close();
   bia = await openAgent(t, room.members.Bia);
   got = inboxEvents(bia);
-  await peer.linkTo(bia.node.nodeId);
+  await peer.linkTo(bia.member.nodeId);
   const before = acksFor(msg.id).length;
-  assert.ok(peer.sendFrame(bia.node.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
+  assert.ok(peer.sendFrame(bia.member.nodeId, { t: 'msg', ...msg }, room.members.Ana.profile.identity));
   await waitFor('the ack after the restart', () => acksFor(msg.id).length > before);
   assert.equal(got.length, 0, 'a message seen before the restart is not handed over again');
-  assert.deepEqual(bia.node.unread(), []);
+  assert.deepEqual(bia.member.unread(), []);
   assert.deepEqual(inboxIdsOnDisk(room.members.Bia), []);
-  const inLog = (await bia.node.history(50)).filter((e) => e.ev === 'in');
+  const inLog = (await bia.member.history(50)).filter((e) => e.ev === 'in');
   assert.equal(inLog.length, 1, 'stored once in the log');
 });
 
@@ -89,11 +89,11 @@ test('an outsider on the room’s topic with another secret learns nothing and g
   // ... and each member tries to link with it (offer or knock, sealed with the room's key) and
   // drops whatever it seals with its own key.
   await waitFor('both members dropped the outsider’s sealed blobs', () =>
-    [ana, bia].every((m) => m.transport.signalState().dropped.open_failed > 0),
+    [ana, bia].every((m) => m.probe.signalState().dropped.open_failed > 0),
   );
   await waitFor('the outsider could not open theirs', () => outsider.signal.dropped().open_failed > 0);
 
-  const sent = await ana.node.send({ body: 'not for outsiders' }, 10_000);
+  const sent = await ana.member.send({ body: 'not for outsiders' }, 10_000);
   assert.equal(sent.ackedBy, 'Bia');
   // Give the mesh a few retry rounds (1 s, 2 s) to prove nothing more happens.
   await new Promise((r) => setTimeout(r, 3500));
@@ -101,9 +101,9 @@ test('an outsider on the room’s topic with another secret learns nothing and g
   assert.deepEqual(outsider.linkOpens, [], 'no link to the outsider');
   assert.deepEqual(outsider.raw, [], 'no frame reached the outsider');
   for (const m of [ana, bia]) {
-    assert.ok(!m.node.neighbours().includes(outsider.nodeId));
-    assert.ok(!m.node.members().some((s) => s.node === outsider.nodeId));
-    assert.ok(!m.node.liveMembers().some((s) => s.node === outsider.nodeId));
+    assert.ok(!m.probe.neighbours().includes(outsider.nodeId));
+    assert.ok(!m.member.members().some((s) => s.node === outsider.nodeId));
+    assert.ok(!m.member.liveMembers().some((s) => s.node === outsider.nodeId));
   }
 });
 
@@ -113,10 +113,10 @@ test('replayed, misaddressed and forged sealed signal blobs are dropped and coun
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
   const bia = await openAgent(t, room.members.Bia);
-  await waitFor('Bia joined', () => bia.transport.signalState().joined);
+  await waitFor('Bia joined', () => bia.probe.signalState().joined);
   const keys = deriveRoomKeys(room.secret);
   const anaId = room.members.Ana.profile.identity.nodeId;
-  const biaId = bia.node.nodeId;
+  const biaId = bia.member.nodeId;
   // Someone on the signal path who holds a blob of the room (here: made with the key) and
   // a peer id of its own on the topic.
   const rawId = 'f'.repeat(64);
@@ -144,7 +144,7 @@ test('replayed, misaddressed and forged sealed signal blobs are dropped and coun
   signal('not base64!');
 
   const dropped = await waitFor('every bad blob counted', () => {
-    const d = bia.transport.signalState().dropped;
+    const d = bia.probe.signalState().dropped;
     return d.malformed >= 1 &&
       d.open_failed >= 1 &&
       d.stale >= 1 &&

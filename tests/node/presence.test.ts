@@ -12,17 +12,17 @@ test('a member that closes is offline for the others right away, and online agai
   const ana = await openAgent(t, room.members.Ana, memberEnv());
   const bia = await openAgent(t, room.members.Bia);
   await waitLinked([ana, bia]);
-  await waitFor('Bia online for Ana', () => ana.node.onlineNames().includes('Bia'));
+  await waitFor('Bia online for Ana', () => ana.member.onlineNames().includes('Bia'));
 
   const offline: string[] = [];
-  ana.node.on('offline', (m) => offline.push(m.name));
-  await bia.node.close();
+  ana.member.on('offline', (m) => offline.push(m.name));
+  await bia.member.close();
   // Well inside the 75 s presence window: only the goodbye can make this true.
-  await waitFor('Bia offline for Ana', () => !ana.node.onlineNames().includes('Bia'), 10_000);
+  await waitFor('Bia offline for Ana', () => !ana.member.onlineNames().includes('Bia'), 10_000);
   assert.deepEqual(offline, ['Bia']);
-  assert.equal(ana.node.members().find((m) => m.name === 'Bia')?.online, false);
+  assert.equal(ana.member.members().find((m) => m.name === 'Bia')?.online, false);
 
   const again = await openAgent(t, room.members.Bia);
   await waitLinked([ana, again]);
-  await waitFor('Bia online again', () => ana.node.onlineNames().includes('Bia'));
+  await waitFor('Bia online again', () => ana.member.onlineNames().includes('Bia'));
 });

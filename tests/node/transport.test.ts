@@ -48,36 +48,36 @@ test('the signal server stops while two members are linked: they keep talking an
   await server.close();
   await waitFor(
     'both members noticed',
-    () => !ana.transport.signalState().joined && !bia.transport.signalState().joined,
+    () => !ana.probe.signalState().joined && !bia.probe.signalState().joined,
   );
-  assert.equal(ana.hostsSignalServer(), false);
+  assert.equal(ana.probe.hostsSignalServer(), false);
   const biaGot = inboxEvents(bia);
-  const sent = await ana.node.send({ body: 'no signal server, still here' }, 10_000);
+  const sent = await ana.member.send({ body: 'no signal server, still here' }, 10_000);
   assert.equal(sent.ackedBy, 'Bia');
   assert.equal(biaGot[0]?.body, 'no signal server, still here');
-  const back = await bia.node.send({ body: 'and back' }, 10_000);
+  const back = await bia.member.send({ body: 'and back' }, 10_000);
   assert.equal(back.ackedBy, 'Ana');
-  assert.ok(linkedTo(ana, bia.node.nodeId));
+  assert.ok(linkedTo(ana, bia.member.nodeId));
 
   // The server comes back on the same port: both join the topic again (redial backoff).
   server = await startSignalServer({ host, port, env: {} });
   await waitFor(
     'both joined again',
-    () => ana.transport.signalState().joined && bia.transport.signalState().joined,
+    () => ana.probe.signalState().joined && bia.probe.signalState().joined,
     30_000,
   );
-  assert.deepEqual(ana.transport.signalState().peers, [bia.node.nodeId]);
+  assert.deepEqual(ana.probe.signalState().peers, [bia.member.nodeId]);
 
   // Bia restarts: linked again and online (the book's presence: a member heard from within 75 s
   // counts as online anyway, so the link is what shows she is back).
-  await bia.node.close();
-  await waitFor('Ana’s link to the old Bia closed', () => !linkedTo(ana, bia.node.nodeId));
+  await bia.member.close();
+  await waitFor('Ana’s link to the old Bia closed', () => !linkedTo(ana, bia.member.nodeId));
   bia = await openAgent(t, room.members.Bia);
   await waitLinked([ana, bia]);
-  const seen = ana.node.members().find((m) => m.name === 'Bia');
+  const seen = ana.member.members().find((m) => m.name === 'Bia');
   assert.equal(seen?.online, true);
   assert.equal(seen?.path, 'direct');
-  const after = await ana.node.send({ body: 'welcome back' }, 10_000);
+  const after = await ana.member.send({ body: 'welcome back' }, 10_000);
   assert.equal(after.ackedBy, 'Bia');
 });
 
@@ -111,7 +111,7 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
   await waitFor(
     'a relayed link on both sides',
     async () => {
-      const innerPath = inner.node.members().find((m) => m.name === there.name)?.path;
+      const innerPath = inner.member.members().find((m) => m.name === there.name)?.path;
       outerStatus = await tool(outer, 'status').catch(() => '');
       const outerPath = line.exec(outerStatus)?.[1];
       seen.add(innerPath).add(outerPath);
@@ -120,6 +120,6 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
     90_000,
   );
   assert.ok(!seen.has('direct'), `a link came up outside the relay:\n${outerStatus}`);
-  const sent = await inner.node.send({ body: 'through the relay' }, 10_000);
+  const sent = await inner.member.send({ body: 'through the relay' }, 10_000);
   assert.equal(sent.ackedBy, there.name);
 });

@@ -62,5 +62,5 @@ async function openMember(
   const log = (line: string) => diagnostics.log('info', line);
   // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
   const opened = await open({ home, profile, env, mode: 'agent', about, log, waitForTransportExit: false });
-  return opened.node;
+  return opened.member;
 }

@@ -40,22 +40,22 @@ export function register(program: Command, ctx: CliContext): void {
         const m = member;
         const target = opts.to;
         const isTarget = (name: string) => target === undefined || sameName(name, target);
-        const knowsSomeone = () => m.node.members().length > 0;
+        const knowsSomeone = () => m.member.members().length > 0;
         const ready = await waitFor(
           m,
           CONNECT_WAIT_MS,
-          () => m.node.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
+          () => m.member.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
         );
         // Without `to`, the others on the room's topic are online too: give their hellos a moment
         // (a relayed link forms in a second or two), so they get it now and are named as having it,
         // as papo status waits for everyone on the topic.
-        if (target === undefined && m.node.onlineNames().length > 0) {
+        if (target === undefined && m.member.onlineNames().length > 0) {
           await waitFor(m, TOPIC_HELLO_WAIT_MS, () => {
-            const signal = m.transport.signalState();
-            return !signal.joined || m.node.liveMembers().length >= signal.peers.length;
+            const signal = m.probe.signalState();
+            return !signal.joined || m.member.liveMembers().length >= signal.peers.length;
           });
         }
-        if (!m.node.onlineNames().some(isTarget)) {
+        if (!m.member.onlineNames().some(isTarget)) {
           // Say why, when the network is the reason (on stderr, before the error itself).
           for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
           if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
@@ -64,8 +64,8 @@ export function register(program: Command, ctx: CliContext): void {
           throw new PapoError('nobody_online', target ? t.memberNotOnline(target) : t.nobodyOnline);
         }
         const ackedBy = new Set<string>();
-        m.node.on('delivered', ({ by }) => ackedBy.add(by));
-        const result = await m.node.send({ body, ...(target ? { to: target } : {}) }, ACK_WAIT_MS);
+        m.member.on('delivered', ({ by }) => ackedBy.add(by));
+        const result = await m.member.send({ body, ...(target ? { to: target } : {}) }, ACK_WAIT_MS);
         if (result.ackedBy === null && result.refusedBy !== null) {
           throw new PapoError('inbox_full', t.inboxFull(result.refusedBy, result.id));
         }
@@ -74,14 +74,14 @@ export function register(program: Command, ctx: CliContext): void {
         }
         ackedBy.add(result.ackedBy);
         // Others online may confirm too: wait a moment for them, not for anyone already heard.
-        const expected = m.node.onlineNames().filter(isTarget);
+        const expected = m.member.onlineNames().filter(isTarget);
         await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
         process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
         if (target === undefined) {
           // Members known but offline get it from those who stored it (catch-up, ADR 0063).
           const later = [
             ...new Set(
-              m.node
+              m.member
                 .members()
                 .filter((x) => !x.online && ![...ackedBy].some((a) => sameName(a, x.name)))
                 .map((x) => x.name),

@@ -45,22 +45,22 @@ export function register(program: Command, ctx: CliContext): void {
         // reachable only through another member, whose forwarded hello arrives within that second).
         let topicSeenSince: number | undefined;
         const everyoneSeen = () => {
-          const signal = m.transport.signalState();
-          const topicSeen = signal.joined && m.node.liveMembers().length >= signal.peers.length;
+          const signal = m.probe.signalState();
+          const topicSeen = signal.joined && m.member.liveMembers().length >= signal.peers.length;
           if (!topicSeen) {
             topicSeenSince = undefined;
             return false;
           }
           topicSeenSince ??= Date.now();
-          return m.node.members().every((x) => x.online) || Date.now() - topicSeenSince >= 1000;
+          return m.member.members().every((x) => x.online) || Date.now() - topicSeenSince >= 1000;
         };
         await waitFor(m, seconds * 1000, everyoneSeen);
-        const members = m.node.members();
+        const members = m.member.members();
         const notes = await networkNotes(t, m, ctx.env);
         const restarts = await agentRestartNote(t, profile.dir);
         if (restarts !== undefined) notes.push(restarts);
         notes.push(...(await impostorNotes(t, profile.dir)));
-        if (members.length === 0 && (topicIsEmpty(m) || m.transport.signalState().peers.length === 0)) {
+        if (members.length === 0 && (topicIsEmpty(m) || m.probe.signalState().peers.length === 0)) {
           for (const line of notes) process.stderr.write(`${line}\n`);
           throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile.profile)));
         }

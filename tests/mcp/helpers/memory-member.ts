@@ -76,6 +76,10 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
   members(): MemberStatus[] {
     return [...this.peers].sort((a, b) => a.name.localeCompare(b.name));
   }
+  /** No session to have heard anyone in: the peers that are online stand for it. */
+  liveMembers(): MemberStatus[] {
+    return this.peers.filter((p) => p.online);
+  }
   onlineNames(): string[] {
     return this.members()
       .filter((p) => p.online)
