@@ -1,12 +1,13 @@
 // The room member (the book's `Node`): the coordinator of one member of a room, over any
-// transport that can reach neighbours. It opens and checks frames, holds names to keys (impostors
-// are refused, ADR 0064), answers hellos, and hands the rest to one module per concern:
+// transport that can reach neighbours. It opens and checks frames, answers hellos, and hands the
+// rest to one module per concern:
 //   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
 //     a frame budget per neighbour;
 //   - presence.ts: who is live and online, the known-members cap;
 //   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
 //     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
-//     ephemeral (ephemeral-delivery.ts: never stores, never acks).
+//     ephemeral (ephemeral-delivery.ts: never stores, never acks);
+//   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064).
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
@@ -38,7 +39,7 @@ import type {
   SendInput,
   SendResult,
 } from './member-api.js';
-import { KnownNames, nameKey } from './member-names.js';
+import { KnownNames, NameGuard } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
 import { type KnownPeer, MAX_KNOWN_PEERS, Presence } from './presence.js';
@@ -60,9 +61,6 @@ const HELLO_ANSWER_BURST = 5;
 const EPHEMERAL_REANSWER_MS = 500;
 /** peers.json is written at most this often (and on close); presence lives in memory. */
 const PEERS_SAVE_INTERVAL_MS = 5_000;
-/** Impostor keys remembered (for status and log), and how often one is told its name is taken. */
-const MAX_IMPOSTORS = 64;
-const TELL_IMPOSTOR_EVERY_MS = 30_000;
 /**
  * After the first ack, how long `send` waits for the other members online it is owed to, so its
  * result can say who has it (ADR 0063).
@@ -158,14 +156,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
+  /** Who each name belongs to (names.json). */
   #names: KnownNames;
+  /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
+  #nameGuard: NameGuard;
   #person: string | undefined;
-  /** Keys refused for claiming a name another key holds, by `name (kind) node`. */
-  #impostors = new Map<string, Impostor>();
-  /** When we last told each impostor key its name is taken (once a 30 s, not once a frame). */
-  #toldImpostor = new Map<string, number>();
-  /** Another key holds our name: the others refuse what we send (ADR 0064). */
-  #nameTaken: { by: string; at: number } | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -212,6 +207,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
+    this.#nameGuard = new NameGuard(this.#names, {
+      now: () => this.#now(),
+      held: () => this.#savePeersSoon(),
+      refused: (impostor, first) => this.#onImpostor(impostor, first),
+      mayTell: () => !this.ephemeral && !this.#closed,
+      tell: (node, msgId) => this.#tellNameTaken(node, msgId),
+    });
     const host: DeliveryHost = {
       name: this.name,
       nodeId: this.nodeId,
@@ -434,10 +436,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
-        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
         break;
       case 'refused':
-        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onRefused(frame);
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#onRefused(frame);
         break;
     }
   }
@@ -464,7 +466,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         this.#answerFirstHello(hello);
         return;
       }
-    } else if (!this.#ownsName(hello.name, hello.kind, hello.node)) return;
+    } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
     // An agent names its person's key: "name (human)" is theirs from now on (a different key
     // already holding it is not replaced; its frames are judged when they come).
     if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
@@ -531,60 +533,43 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   /**
-   * Whether `node` may speak as `name` (of `kind`): it holds the name, or nobody did (it holds it
-   * from now on). Otherwise the frame is an impostor's: counted, logged once, shown to the person,
-   * and the impostor told (so its own agent learns why it is not heard).
+   * A frame claimed a name another key holds (member-names.ts): counted, and the first one from
+   * that key logged once and written to the log (`papo log` shows it).
    */
-  #ownsName(name: string, kind: SenderKind, node: string, msgId?: string): boolean {
-    const claim = this.#names.claim(name, kind, node);
-    if (claim === 'new' && this.#names.changed) this.#savePeersSoon();
-    if (claim !== 'taken') return true;
+  #onImpostor(impostor: Impostor, first: boolean): void {
     this.dropped.impostor++;
-    const key = `${nameKey(name, kind)} ${node}`;
-    const now = this.#now();
-    const seen = this.#impostors.get(key);
-    if (seen) {
-      seen.last = now;
-      seen.frames++;
-    } else {
-      if (this.#impostors.size >= MAX_IMPOSTORS)
-        this.#impostors.delete(this.#impostors.keys().next().value as string);
-      this.#impostors.set(key, { name, kind, node, first: now, last: now, frames: 1 });
-      this.#log(
-        `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
-      );
-      const state = this.#state;
-      if (state)
-        void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts: now })).catch(
-          () => {},
-        );
-    }
-    const told = this.#toldImpostor.get(node) ?? 0;
-    if (now - told >= TELL_IMPOSTOR_EVERY_MS && !this.ephemeral && !this.#closed) {
-      if (this.#toldImpostor.size >= MAX_IMPOSTORS) this.#toldImpostor.clear();
-      this.#toldImpostor.set(node, now);
-      this.#broadcast(
-        this.#codec.signAndSeal({
-          t: 'refused',
-          ...(msgId ? { id: msgId } : {}),
-          for: node,
-          by: this.name,
-          node: this.nodeId,
-          why: 'name_taken',
-        }),
-      );
-    }
-    return false;
+    if (!first) return;
+    const { name, kind, node, first: ts } = impostor;
+    this.#log(
+      `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
+    );
+    const state = this.#state;
+    if (state)
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+  }
+
+  /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
+  #tellNameTaken(node: string, msgId: string | undefined): void {
+    this.#broadcast(
+      this.#codec.signAndSeal({
+        t: 'refused',
+        ...(msgId ? { id: msgId } : {}),
+        for: node,
+        by: this.name,
+        node: this.nodeId,
+        why: 'name_taken',
+      }),
+    );
   }
 
   /** Keys this member refused for claiming a name another key holds (newest last). */
   impostors(): Impostor[] {
-    return [...this.#impostors.values()];
+    return this.#nameGuard.impostors();
   }
 
   /** A member that refuses our frames because another key holds our name, if one said so. */
   nameTakenBy(): string | undefined {
-    return this.#nameTaken?.by;
+    return this.#nameGuard.nameTakenBy();
   }
 
   #savePeersSoon(): void {
@@ -609,7 +594,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
-    if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
+    if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
     if (fresh) this.#presence.heardFrom(msg.node);
     // Stored and acked, or (ephemeral) observed only: delivery.ts.
     this.#delivery.onMsg(msg);
@@ -619,10 +604,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const { id, by } = frame;
     if (frame.why === 'name_taken') {
       // Our name is held by another key: say so to whoever asks (status, send), once it is ours.
-      if (frame.for === this.nodeId && this.#nameTaken === undefined) {
-        this.#nameTaken = { by, at: this.#now() };
+      if (frame.for === this.nodeId && this.#nameGuard.nameTaken(by))
         this.#log(`${by} refuses our frames: the name ${this.name} (${this.kind}) belongs to another key`);
-      }
       return;
     }
     if (id !== undefined) this.#delivery.onRefused(id, by);
