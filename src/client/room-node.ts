@@ -1,18 +1,20 @@
 // The room member (the book's `Node`): the coordinator of one member of a room, over any
-// transport that can reach neighbours. It opens and checks frames, answers hellos, and hands the
-// rest to one module per concern:
+// transport that can reach neighbours. It opens and checks frames and hands the rest to one module
+// per concern:
 //   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
 //     a frame budget per neighbour;
 //   - presence.ts: who is live and online, the known-members cap;
 //   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
 //     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
 //     ephemeral (ephemeral-delivery.ts: never stores, never acks);
-//   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064).
+//   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
+//   - hello-answers.ts: when the others' hellos are answered.
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
 import { AckWaiters } from './ack-waiters.js';
+import { after, type Clock } from './clock.js';
 import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
 import { EphemeralDelivery } from './ephemeral-delivery.js';
@@ -29,6 +31,7 @@ import {
   type RefusedFrame,
   utf8Length,
 } from './frames.js';
+import { HelloAnswers } from './hello-answers.js';
 import type {
   Impostor,
   LinkPath,
@@ -42,23 +45,11 @@ import type {
 import { KnownNames, NameGuard } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
-import { type KnownPeer, MAX_KNOWN_PEERS, Presence } from './presence.js';
+import { type KnownPeer, Presence } from './presence.js';
 
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/**
- * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
- * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
- * a second.
- */
-const HELLO_ANSWER_INTERVAL_MS = 1_000;
-const HELLO_ANSWER_BURST = 5;
-/**
- * An ephemeral member's hello is answered again after this long: a person's say runs share one key
- * and may come a second apart; the copies of one hello (direct and forwarded) come within it.
- */
-const EPHEMERAL_REANSWER_MS = 500;
 /** peers.json is written at most this often (and on close); presence lives in memory. */
 const PEERS_SAVE_INTERVAL_MS = 5_000;
 /**
@@ -118,12 +109,6 @@ export interface RoomNodeOptions {
   memberSince?: number;
 }
 
-/** Answers we may still give now (a token bucket). */
-interface AnswerBudget {
-  tokens: number;
-  at: number;
-}
-
 export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;
   readonly roomId: string;
@@ -144,16 +129,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #now: () => number;
   /** Live and remembered members, who is online, the known-members cap (presence.ts). */
   #presence: Presence;
-  /** When each node's first hello was answered (an ephemeral one's again after a while). */
-  #helloAnswered = new Map<string, number>();
+  /** When the others' hellos are answered (hello-answers.ts). */
+  #helloAnswers: HelloAnswers;
   #waiters = new AckWaiters();
   /** Durable or ephemeral, chosen once (delivery.ts). */
   #delivery: Delivery;
   #timers: NodeJS.Timeout[] = [];
   /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
   #forwarding: Forwarding;
-  #helloAnswers: AnswerBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
-  #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
   #peersSave: NodeJS.Timeout | undefined;
   #peersDirty = false;
   /** Who each name belongs to (names.json). */
@@ -207,6 +190,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
+    const clock: Clock = { now: () => this.#now(), after };
+    this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
+      this.#broadcast(this.#hello());
+      if (resendOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    });
     this.#nameGuard = new NameGuard(this.#names, {
       now: () => this.#now(),
       held: () => this.#savePeersSoon(),
@@ -380,7 +368,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
-    if (this.#helloAnswer) clearTimeout(this.#helloAnswer.timer);
+    this.#helloAnswers.close();
     clearTimeout(this.#peersSave);
     this.#delivery.close();
     this.#waiters.close();
@@ -451,7 +439,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onPeerLeft(peer: string): void {
     this.#presence.left(peer);
     // If it comes back, its first hello is answered again (it may have been away a while).
-    this.#helloAnswered.delete(peer);
+    this.#helloAnswers.left(peer);
     this.#updatePresence();
   }
 
@@ -463,7 +451,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (hello.ephemeral) {
       const holder = this.#names.holder(hello.name, hello.kind);
       if (holder !== undefined && holder !== hello.node) {
-        this.#answerFirstHello(hello);
+        this.#helloAnswers.hello(hello);
         return;
       }
     } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
@@ -478,58 +466,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // lastSeen alone is refreshed in memory; the file is written when something a person
     // would see changes (at most every 5 s), and on close.
     if (changed) this.#savePeersSoon();
-    this.#answerFirstHello(hello);
+    // A newcomer learns about us without waiting 30 s (within the answer budget: hello-answers.ts).
+    this.#helloAnswers.hello(hello);
     this.#updatePresence();
-  }
-
-  /** Answers a first hello, so a newcomer learns about us without waiting 30 s. */
-  #answerFirstHello(hello: HelloFrame): void {
-    const now = this.#now();
-    const answered = this.#helloAnswered.get(hello.node);
-    // A person's say runs keep one key under a new peer id each (ADR 0064), so the goodbye of one
-    // run does not name the key: an ephemeral hello is answered again once a while has passed.
-    if (answered !== undefined && (!hello.ephemeral || now - answered < EPHEMERAL_REANSWER_MS)) return;
-    this.#helloAnswered.set(hello.node, now);
-    if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
-    this.#answerHello(!hello.ephemeral);
-  }
-
-  /**
-   * Our hello (and, for a new durable member, the outbox: it may be the recipient of something
-   * queued) to every neighbour: at once while the answer budget lasts, else when it next refills,
-   * and any number of newcomers meanwhile share that one answer.
-   */
-  #answerHello(resendOutbox: boolean): void {
-    if (this.#helloAnswer) {
-      this.#helloAnswer.resendOutbox ||= resendOutbox;
-      return;
-    }
-    const budget = this.#helloAnswers;
-    const refill = () => {
-      const now = this.#now();
-      budget.tokens = Math.min(
-        HELLO_ANSWER_BURST,
-        budget.tokens + (now - budget.at) / HELLO_ANSWER_INTERVAL_MS,
-      );
-      budget.at = now;
-    };
-    const answer = (withOutbox: boolean) => {
-      this.#helloAnswer = undefined;
-      if (this.#closed) return;
-      refill();
-      budget.tokens = Math.max(0, budget.tokens - 1);
-      this.#broadcast(this.#hello());
-      if (withOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
-    };
-    refill();
-    if (budget.tokens >= 1) {
-      answer(resendOutbox);
-      return;
-    }
-    const wait = (1 - budget.tokens) * HELLO_ANSWER_INTERVAL_MS;
-    const timer = setTimeout(() => answer(this.#helloAnswer?.resendOutbox ?? resendOutbox), wait);
-    timer.unref();
-    this.#helloAnswer = { timer, resendOutbox };
   }
 
   /**
