@@ -8,7 +8,8 @@
 //     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
 //     ephemeral (ephemeral-delivery.ts: never stores, never acks);
 //   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
-//   - hello-answers.ts: when the others' hellos are answered.
+//   - hello-answers.ts: when the others' hellos are answered;
+//   - peers-save.ts: when peers.json and names.json are written.
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
@@ -45,13 +46,12 @@ import type {
 import { KnownNames, NameGuard } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
+import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
 
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/** peers.json is written at most this often (and on close); presence lives in memory. */
-const PEERS_SAVE_INTERVAL_MS = 5_000;
 /**
  * After the first ack, how long `send` waits for the other members online it is owed to, so its
  * result can say who has it (ADR 0063).
@@ -137,8 +137,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #timers: NodeJS.Timeout[] = [];
   /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
   #forwarding: Forwarding;
-  #peersSave: NodeJS.Timeout | undefined;
-  #peersDirty = false;
+  /** When peers.json and names.json are written (peers-save.ts); none for an ephemeral member. */
+  #peersSave: PeersSave | undefined;
   /** Who each name belongs to (names.json). */
   #names: KnownNames;
   /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
@@ -195,9 +195,19 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       this.#broadcast(this.#hello());
       if (resendOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     });
+    this.#peersSave =
+      state === null
+        ? undefined
+        : new PeersSave({
+            state,
+            names: this.#names,
+            serial: (work) => this.#serial(work),
+            clock,
+            log: (line) => this.#log(line),
+          });
     this.#nameGuard = new NameGuard(this.#names, {
       now: () => this.#now(),
-      held: () => this.#savePeersSoon(),
+      held: () => this.#peersSave?.soon(),
       refused: (impostor, first) => this.#onImpostor(impostor, first),
       mayTell: () => !this.ephemeral && !this.#closed,
       tell: (node, msgId) => this.#tellNameTaken(node, msgId),
@@ -369,12 +379,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
     this.#helloAnswers.close();
-    clearTimeout(this.#peersSave);
     this.#delivery.close();
     this.#waiters.close();
-    const state = this.#state;
-    if (state && (this.#peersDirty || this.#names.changed))
-      void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    // What changed and was not written yet is written now (peers-save.ts).
+    this.#peersSave?.close();
     await this.#writes.catch(() => {});
     await this.#onClose?.();
   }
@@ -458,14 +466,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // An agent names its person's key: "name (human)" is theirs from now on (a different key
     // already holding it is not replaced; its frames are judged when they come).
     if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
-      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#savePeersSoon();
+      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#peersSave?.soon();
     }
     // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
     const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
     if (!heard) return;
     // lastSeen alone is refreshed in memory; the file is written when something a person
     // would see changes (at most every 5 s), and on close.
-    if (changed) this.#savePeersSoon();
+    if (changed) this.#peersSave?.soon();
     // A newcomer learns about us without waiting 30 s (within the answer budget: hello-answers.ts).
     this.#helloAnswers.hello(hello);
     this.#updatePresence();
@@ -509,26 +517,6 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** A member that refuses our frames because another key holds our name, if one said so. */
   nameTakenBy(): string | undefined {
     return this.#nameGuard.nameTakenBy();
-  }
-
-  #savePeersSoon(): void {
-    this.#peersDirty = true;
-    if (this.#peersSave !== undefined || this.#closed) return;
-    const state = this.#state;
-    if (!state) return;
-    this.#peersSave = setTimeout(() => {
-      this.#peersSave = undefined;
-      this.#peersDirty = false;
-      void this.#serial(() => this.#savePeersAndNames(state)).catch((err: unknown) =>
-        this.#log(`could not save peers.json: ${(err as Error).message}`),
-      );
-    }, PEERS_SAVE_INTERVAL_MS);
-    this.#peersSave.unref();
-  }
-
-  async #savePeersAndNames(state: NodeState): Promise<void> {
-    await state.savePeers();
-    if (this.#names.changed) await state.saveNames(this.#names.saved());
   }
 
   #onMsg(msg: Envelope, fresh: boolean): void {
@@ -590,8 +578,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     this.#delivery.heartbeat();
-    const state = this.#state;
-    if (state) void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    this.#peersSave?.now();
   }
 
   // ---- presence ----------------------------------------------------------------------------
