@@ -7,7 +7,7 @@
 import { NONCE_BYTES } from './room-crypto.js';
 
 /** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
-const SEEN_FRAMES_LIMIT = 4096;
+export const SEEN_FRAMES_LIMIT = 4096;
 /**
  * Frames a neighbour may send per second, and in a burst (an outbox re-sent on connect is a
  * burst); past them its frames are dropped unopened, and re-sent later by their senders.

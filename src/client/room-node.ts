@@ -1,17 +1,21 @@
 // The room member (the book's `Node`): the coordinator of one member of a room, over any
-// transport that can reach neighbours. It opens and checks frames, holds names to keys (impostors
-// are refused, ADR 0064), answers hellos, and hands the rest to one module per concern:
+// transport that can reach neighbours. It opens and checks frames and hands the rest to one module
+// per concern:
 //   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
 //     a frame budget per neighbour;
 //   - presence.ts: who is live and online, the known-members cap;
 //   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
 //     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
-//     ephemeral (ephemeral-delivery.ts: never stores, never acks).
+//     ephemeral (ephemeral-delivery.ts: never stores, never acks);
+//   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
+//   - hello-answers.ts: when the others' hellos are answered;
+//   - peers-save.ts: when peers.json and names.json are written.
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
 import { AckWaiters } from './ack-waiters.js';
+import { after, type Clock } from './clock.js';
 import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
 import { EphemeralDelivery } from './ephemeral-delivery.js';
@@ -28,6 +32,7 @@ import {
   type RefusedFrame,
   utf8Length,
 } from './frames.js';
+import { HelloAnswers } from './hello-answers.js';
 import type {
   Impostor,
   LinkPath,
@@ -38,31 +43,15 @@ import type {
   SendInput,
   SendResult,
 } from './member-api.js';
-import { KnownNames, nameKey } from './member-names.js';
+import { KnownNames, NameGuard } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
-import { type KnownPeer, MAX_KNOWN_PEERS, Presence } from './presence.js';
+import { PeersSave } from './peers-save.js';
+import { type KnownPeer, Presence } from './presence.js';
 
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
-/**
- * Newcomers' hellos are answered at once up to HELLO_ANSWER_BURST times, then once a second: a
- * person's `papo say` runs, seconds apart, are answered at once; a flood of hellos gets one answer
- * a second.
- */
-const HELLO_ANSWER_INTERVAL_MS = 1_000;
-const HELLO_ANSWER_BURST = 5;
-/**
- * An ephemeral member's hello is answered again after this long: a person's say runs share one key
- * and may come a second apart; the copies of one hello (direct and forwarded) come within it.
- */
-const EPHEMERAL_REANSWER_MS = 500;
-/** peers.json is written at most this often (and on close); presence lives in memory. */
-const PEERS_SAVE_INTERVAL_MS = 5_000;
-/** Impostor keys remembered (for status and log), and how often one is told its name is taken. */
-const MAX_IMPOSTORS = 64;
-const TELL_IMPOSTOR_EVERY_MS = 30_000;
 /**
  * After the first ack, how long `send` waits for the other members online it is owed to, so its
  * result can say who has it (ADR 0063).
@@ -120,12 +109,6 @@ export interface RoomNodeOptions {
   memberSince?: number;
 }
 
-/** Answers we may still give now (a token bucket). */
-interface AnswerBudget {
-  tokens: number;
-  at: number;
-}
-
 export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;
   readonly roomId: string;
@@ -146,26 +129,21 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #now: () => number;
   /** Live and remembered members, who is online, the known-members cap (presence.ts). */
   #presence: Presence;
-  /** When each node's first hello was answered (an ephemeral one's again after a while). */
-  #helloAnswered = new Map<string, number>();
+  /** When the others' hellos are answered (hello-answers.ts). */
+  #helloAnswers: HelloAnswers;
   #waiters = new AckWaiters();
   /** Durable or ephemeral, chosen once (delivery.ts). */
   #delivery: Delivery;
   #timers: NodeJS.Timeout[] = [];
   /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
   #forwarding: Forwarding;
-  #helloAnswers: AnswerBudget = { tokens: HELLO_ANSWER_BURST, at: 0 };
-  #helloAnswer: { timer: NodeJS.Timeout; resendOutbox: boolean } | undefined;
-  #peersSave: NodeJS.Timeout | undefined;
-  #peersDirty = false;
+  /** When peers.json and names.json are written (peers-save.ts); none for an ephemeral member. */
+  #peersSave: PeersSave | undefined;
+  /** Who each name belongs to (names.json). */
   #names: KnownNames;
+  /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
+  #nameGuard: NameGuard;
   #person: string | undefined;
-  /** Keys refused for claiming a name another key holds, by `name (kind) node`. */
-  #impostors = new Map<string, Impostor>();
-  /** When we last told each impostor key its name is taken (once a 30 s, not once a frame). */
-  #toldImpostor = new Map<string, number>();
-  /** Another key holds our name: the others refuse what we send (ADR 0064). */
-  #nameTaken: { by: string; at: number } | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -212,6 +190,28 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = options.log ?? (() => {});
     this.#now = options.now ?? Date.now;
+    const clock: Clock = { now: () => this.#now(), after };
+    this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
+      this.#broadcast(this.#hello());
+      if (resendOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    });
+    this.#peersSave =
+      state === null
+        ? undefined
+        : new PeersSave({
+            state,
+            names: this.#names,
+            serial: (work) => this.#serial(work),
+            clock,
+            log: (line) => this.#log(line),
+          });
+    this.#nameGuard = new NameGuard(this.#names, {
+      now: () => this.#now(),
+      held: () => this.#peersSave?.soon(),
+      refused: (impostor, first) => this.#onImpostor(impostor, first),
+      mayTell: () => !this.ephemeral && !this.#closed,
+      tell: (node, msgId) => this.#tellNameTaken(node, msgId),
+    });
     const host: DeliveryHost = {
       name: this.name,
       nodeId: this.nodeId,
@@ -378,13 +378,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
-    if (this.#helloAnswer) clearTimeout(this.#helloAnswer.timer);
-    clearTimeout(this.#peersSave);
+    this.#helloAnswers.close();
     this.#delivery.close();
     this.#waiters.close();
-    const state = this.#state;
-    if (state && (this.#peersDirty || this.#names.changed))
-      void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    // What changed and was not written yet is written now (peers-save.ts).
+    this.#peersSave?.close();
     await this.#writes.catch(() => {});
     await this.#onClose?.();
   }
@@ -434,10 +432,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
-        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
         break;
       case 'refused':
-        if (this.#ownsName(frame.by, 'agent', frame.node)) this.#onRefused(frame);
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#onRefused(frame);
         break;
     }
   }
@@ -449,7 +447,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onPeerLeft(peer: string): void {
     this.#presence.left(peer);
     // If it comes back, its first hello is answered again (it may have been away a while).
-    this.#helloAnswered.delete(peer);
+    this.#helloAnswers.left(peer);
     this.#updatePresence();
   }
 
@@ -461,155 +459,69 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (hello.ephemeral) {
       const holder = this.#names.holder(hello.name, hello.kind);
       if (holder !== undefined && holder !== hello.node) {
-        this.#answerFirstHello(hello);
+        this.#helloAnswers.hello(hello);
         return;
       }
-    } else if (!this.#ownsName(hello.name, hello.kind, hello.node)) return;
+    } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
     // An agent names its person's key: "name (human)" is theirs from now on (a different key
     // already holding it is not replaced; its frames are judged when they come).
     if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
-      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#savePeersSoon();
+      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#peersSave?.soon();
     }
     // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
     const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
     if (!heard) return;
     // lastSeen alone is refreshed in memory; the file is written when something a person
     // would see changes (at most every 5 s), and on close.
-    if (changed) this.#savePeersSoon();
-    this.#answerFirstHello(hello);
+    if (changed) this.#peersSave?.soon();
+    // A newcomer learns about us without waiting 30 s (within the answer budget: hello-answers.ts).
+    this.#helloAnswers.hello(hello);
     this.#updatePresence();
   }
 
-  /** Answers a first hello, so a newcomer learns about us without waiting 30 s. */
-  #answerFirstHello(hello: HelloFrame): void {
-    const now = this.#now();
-    const answered = this.#helloAnswered.get(hello.node);
-    // A person's say runs keep one key under a new peer id each (ADR 0064), so the goodbye of one
-    // run does not name the key: an ephemeral hello is answered again once a while has passed.
-    if (answered !== undefined && (!hello.ephemeral || now - answered < EPHEMERAL_REANSWER_MS)) return;
-    this.#helloAnswered.set(hello.node, now);
-    if (this.#helloAnswered.size > MAX_KNOWN_PEERS * 4) this.#helloAnswered.clear();
-    this.#answerHello(!hello.ephemeral);
-  }
-
   /**
-   * Our hello (and, for a new durable member, the outbox: it may be the recipient of something
-   * queued) to every neighbour: at once while the answer budget lasts, else when it next refills,
-   * and any number of newcomers meanwhile share that one answer.
+   * A frame claimed a name another key holds (member-names.ts): counted, and the first one from
+   * that key logged once and written to the log (`papo log` shows it).
    */
-  #answerHello(resendOutbox: boolean): void {
-    if (this.#helloAnswer) {
-      this.#helloAnswer.resendOutbox ||= resendOutbox;
-      return;
-    }
-    const budget = this.#helloAnswers;
-    const refill = () => {
-      const now = this.#now();
-      budget.tokens = Math.min(
-        HELLO_ANSWER_BURST,
-        budget.tokens + (now - budget.at) / HELLO_ANSWER_INTERVAL_MS,
-      );
-      budget.at = now;
-    };
-    const answer = (withOutbox: boolean) => {
-      this.#helloAnswer = undefined;
-      if (this.#closed) return;
-      refill();
-      budget.tokens = Math.max(0, budget.tokens - 1);
-      this.#broadcast(this.#hello());
-      if (withOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
-    };
-    refill();
-    if (budget.tokens >= 1) {
-      answer(resendOutbox);
-      return;
-    }
-    const wait = (1 - budget.tokens) * HELLO_ANSWER_INTERVAL_MS;
-    const timer = setTimeout(() => answer(this.#helloAnswer?.resendOutbox ?? resendOutbox), wait);
-    timer.unref();
-    this.#helloAnswer = { timer, resendOutbox };
-  }
-
-  /**
-   * Whether `node` may speak as `name` (of `kind`): it holds the name, or nobody did (it holds it
-   * from now on). Otherwise the frame is an impostor's: counted, logged once, shown to the person,
-   * and the impostor told (so its own agent learns why it is not heard).
-   */
-  #ownsName(name: string, kind: SenderKind, node: string, msgId?: string): boolean {
-    const claim = this.#names.claim(name, kind, node);
-    if (claim === 'new' && this.#names.changed) this.#savePeersSoon();
-    if (claim !== 'taken') return true;
+  #onImpostor(impostor: Impostor, first: boolean): void {
     this.dropped.impostor++;
-    const key = `${nameKey(name, kind)} ${node}`;
-    const now = this.#now();
-    const seen = this.#impostors.get(key);
-    if (seen) {
-      seen.last = now;
-      seen.frames++;
-    } else {
-      if (this.#impostors.size >= MAX_IMPOSTORS)
-        this.#impostors.delete(this.#impostors.keys().next().value as string);
-      this.#impostors.set(key, { name, kind, node, first: now, last: now, frames: 1 });
-      this.#log(
-        `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
-      );
-      const state = this.#state;
-      if (state)
-        void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts: now })).catch(
-          () => {},
-        );
-    }
-    const told = this.#toldImpostor.get(node) ?? 0;
-    if (now - told >= TELL_IMPOSTOR_EVERY_MS && !this.ephemeral && !this.#closed) {
-      if (this.#toldImpostor.size >= MAX_IMPOSTORS) this.#toldImpostor.clear();
-      this.#toldImpostor.set(node, now);
-      this.#broadcast(
-        this.#codec.signAndSeal({
-          t: 'refused',
-          ...(msgId ? { id: msgId } : {}),
-          for: node,
-          by: this.name,
-          node: this.nodeId,
-          why: 'name_taken',
-        }),
-      );
-    }
-    return false;
+    if (!first) return;
+    const { name, kind, node, first: ts } = impostor;
+    this.#log(
+      `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
+    );
+    const state = this.#state;
+    if (state)
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+  }
+
+  /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
+  #tellNameTaken(node: string, msgId: string | undefined): void {
+    this.#broadcast(
+      this.#codec.signAndSeal({
+        t: 'refused',
+        ...(msgId ? { id: msgId } : {}),
+        for: node,
+        by: this.name,
+        node: this.nodeId,
+        why: 'name_taken',
+      }),
+    );
   }
 
   /** Keys this member refused for claiming a name another key holds (newest last). */
   impostors(): Impostor[] {
-    return [...this.#impostors.values()];
+    return this.#nameGuard.impostors();
   }
 
   /** A member that refuses our frames because another key holds our name, if one said so. */
   nameTakenBy(): string | undefined {
-    return this.#nameTaken?.by;
-  }
-
-  #savePeersSoon(): void {
-    this.#peersDirty = true;
-    if (this.#peersSave !== undefined || this.#closed) return;
-    const state = this.#state;
-    if (!state) return;
-    this.#peersSave = setTimeout(() => {
-      this.#peersSave = undefined;
-      this.#peersDirty = false;
-      void this.#serial(() => this.#savePeersAndNames(state)).catch((err: unknown) =>
-        this.#log(`could not save peers.json: ${(err as Error).message}`),
-      );
-    }, PEERS_SAVE_INTERVAL_MS);
-    this.#peersSave.unref();
-  }
-
-  async #savePeersAndNames(state: NodeState): Promise<void> {
-    await state.savePeers();
-    if (this.#names.changed) await state.saveNames(this.#names.saved());
+    return this.#nameGuard.nameTakenBy();
   }
 
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
-    if (!this.#ownsName(msg.from, msg.kind, msg.node, msg.id)) return;
+    if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
     if (fresh) this.#presence.heardFrom(msg.node);
     // Stored and acked, or (ephemeral) observed only: delivery.ts.
     this.#delivery.onMsg(msg);
@@ -619,10 +531,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const { id, by } = frame;
     if (frame.why === 'name_taken') {
       // Our name is held by another key: say so to whoever asks (status, send), once it is ours.
-      if (frame.for === this.nodeId && this.#nameTaken === undefined) {
-        this.#nameTaken = { by, at: this.#now() };
+      if (frame.for === this.nodeId && this.#nameGuard.nameTaken(by))
         this.#log(`${by} refuses our frames: the name ${this.name} (${this.kind}) belongs to another key`);
-      }
       return;
     }
     if (id !== undefined) this.#delivery.onRefused(id, by);
@@ -668,8 +578,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
     this.#delivery.heartbeat();
-    const state = this.#state;
-    if (state) void this.#serial(() => this.#savePeersAndNames(state)).catch(() => {});
+    this.#peersSave?.now();
   }
 
   // ---- presence ----------------------------------------------------------------------------
