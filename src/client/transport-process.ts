@@ -94,6 +94,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   #endReason: string | undefined;
   /** The current child's TURN allocations not given back yet, by relayed address. */
   readonly #grants = new Map<string, TurnGrant>();
+  /** Give-backs of an ended child's allocations still under way (close waits for them). */
+  #givingBack: Promise<void> = Promise.resolve();
   /** The frozen child's main thread as /proc showed it before it was ended (Linux). */
   #frozenThread: string | undefined;
   #closed = false;
@@ -178,6 +180,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     this.#state = 'closed';
     for (const resolve of this.#probes.values()) resolve();
     this.#probes.clear();
+    // A child ended moments ago may still have allocations being given back from here.
+    await this.#givingBack;
     const child = this.#child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -322,14 +326,16 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   #giveBack(): void {
     const grants = [...this.#grants.values()];
     if (grants.length === 0) return;
-    void Promise.all(grants.map((grant) => releaseGrant(grant).catch(() => 'not released' as const))).then(
-      (outcomes) => {
-        const released = outcomes.filter((o) => o === 'released').length;
-        this.#log(
-          `gave back ${released} of ${grants.length} TURN allocation(s) the ended transport process held${released < grants.length ? ` (others: ${outcomes.filter((o) => o !== 'released').join(', ')})` : ''}`,
-        );
-      },
-    );
+    const done = Promise.all(
+      grants.map((grant) => releaseGrant(grant).catch(() => 'not released' as const)),
+    ).then((outcomes) => {
+      const released = outcomes.filter((o) => o === 'released').length;
+      this.#log(
+        `gave back ${released} of ${grants.length} TURN allocation(s) the ended transport process held${released < grants.length ? ` (others: ${outcomes.filter((o) => o !== 'released').join(', ')})` : ''}`,
+      );
+    });
+    const before = this.#givingBack;
+    this.#givingBack = Promise.all([before, done]).then(() => {});
   }
 
   /** Every heartbeat: a ping, and the end of a transport that stopped answering. */
