@@ -22,6 +22,7 @@ import {
   recordedLines,
   recorderCommand,
   runClaude,
+  stopFirst,
   streamEvents,
 } from './helpers/claude.js';
 
@@ -33,11 +34,12 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
+  const early = stopFirst(t);
   const room = await makeRoom(t);
   const fake = await startFakeAnthropic();
-  t.after(() => fake.close());
+  early.after(() => fake.close());
   const project = room.voce.project;
-  const setup = await claudeSetup(t, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
 
   const out = papoInstall(project, setup.env);
   assert.match(out, /^papo is registered in Claude Code \(scope local\)\.$/m);
@@ -74,6 +76,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
+  const early = stopFirst(t);
   const room = await makeRoom(t);
   // The colleague: a plain `papo mcp` driven over stdio, as in tests/mcp.
   const colega = startAgent(room, room.colega);
@@ -91,15 +94,15 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
     },
     { text: 'Agreed the webhook fields with colega.' },
   ]);
-  t.after(() => fake.close());
+  early.after(() => fake.close());
   const project = room.voce.project;
-  const setup = await claudeSetup(t, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
   papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 
   const started = Date.now();
   const run = runClaude(
-    t,
+    early,
     [
       '-p',
       'Agree the payment webhook fields with the notifications agent over papo.',

@@ -124,6 +124,10 @@ export async function claudeSetup(
   mkdirSync(home, { recursive: true });
   seedClaudeJson(home, opts.project, opts.cc.version);
   const proxy = await refusingProxy(t);
+  // After Claude Code is stopped (hooks registered later run first, see stopFirst): its MCP servers.
+  t.after(async () => {
+    await leftovers(opts.papoHome);
+  });
   const env: NodeJS.ProcessEnv = {
     PATH: `${opts.cc.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
     HOME: home,
@@ -272,4 +276,88 @@ export async function leftovers(home: string, ms = 5_000): Promise<number[]> {
     } catch {}
   }
   return left;
+}
+
+/**
+ * Hooks that run before the ones registered after this call: node:test runs a test's `after` hooks
+ * in the order they were registered, and makeRoom's removes the room's folder, so Claude Code must
+ * be stopped by a hook registered before it. Within these, the last registered runs first.
+ */
+export function stopFirst(t: Hooks): Hooks {
+  const fns: (() => Promise<void> | void)[] = [];
+  t.after(async () => {
+    for (const fn of fns.reverse()) await fn();
+  });
+  return { after: (fn) => void fns.push(fn) };
+}
+
+/**
+ * Claude Code's terminal UI in a tmux server of its own: its socket is in the test's folder, so
+ * killing that server ends only this test's Claude Code, and nothing is left in /tmp/tmux-*.
+ */
+export class TmuxClaude {
+  private readonly socket: string;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd: string,
+    folder: string,
+  ) {
+    this.socket = join(folder, 'tmux.sock');
+  }
+
+  private tmux(args: string[]): string {
+    // The server starts with this environment, and the session's command inherits it.
+    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
+      env: this.env,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Starts `claude args...` in a 200x50 terminal; `t` stops it and its tmux server. */
+  start(t: Hooks, args: string[]): void {
+    t.after(() => this.stop());
+    this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'claude',
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-c',
+      this.cwd,
+      'claude',
+      ...args,
+    ]);
+  }
+
+  /** What the terminal shows now. */
+  screen(): string {
+    return this.tmux(['capture-pane', '-p', '-t', 'claude']);
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux(['send-keys', '-t', 'claude', ...keys]);
+  }
+
+  /** Polls the screen until it matches. */
+  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (pattern.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
+  }
+
+  stop(): void {
+    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
+  }
 }
