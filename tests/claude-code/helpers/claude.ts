@@ -82,20 +82,23 @@ export async function refusingProxy(t: Hooks): Promise<{ url: string; connects: 
 }
 
 /**
- * What Claude Code's ~/.claude.json starts with: first-run screens done, the project trusted, the
- * fake key approved, and the `tengu_harbor` feature (channels) on, since no feature service is
- * reachable. A key a real session would be given stays out of it: this one is a placeholder.
+ * What Claude Code's ~/.claude.json starts with, so that its UI goes straight to the prompt. Each
+ * of the four marked fields was measured (2.1.332): without it the UI stops at, in turn, the
+ * theme/welcome screens, "Do you want to use this API key?" (answered No by default; the list holds
+ * the key's last 20 characters), the folder trust dialog, or "Channels are not currently available"
+ * (tengu_harbor is the server-side feature behind channels; no feature service is reachable here,
+ * so its cached value is what counts). The key is a placeholder, never a real one.
  */
 export function seedClaudeJson(home: string, project: string, version: string): void {
   const state = {
-    hasCompletedOnboarding: true,
+    hasCompletedOnboarding: true, // measured
     lastOnboardingVersion: version,
     numStartups: 1,
     theme: 'dark',
-    bypassPermissionsModeAccepted: false,
-    customApiKeyResponses: { approved: [FAKE_API_KEY.slice(-20)], rejected: [] },
-    cachedGrowthBookFeatures: { tengu_harbor: true },
+    customApiKeyResponses: { approved: [FAKE_API_KEY.slice(-20)], rejected: [] }, // measured
+    cachedGrowthBookFeatures: { tengu_harbor: true }, // measured
     projects: {
+      // hasTrustDialogAccepted: measured
       [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] },
     },
   };
