@@ -12,7 +12,7 @@ import { delivered, instructions } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
-import { type Json, startFakeAnthropic, systemTexts, toolResults } from './fake-anthropic.js';
+import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
   claudeCode,
@@ -166,6 +166,14 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   const lines = recordedLines(log);
   const fromClient = lines.filter((l) => l.dir === 'in').map((l) => l.msg);
   const initialize = fromClient.find((m) => m.method === 'initialize');
+  // papo pushed the message, but `claude -p` does not take channels: it reached the model by `wait`.
+  const pushed = lines.filter((l) => l.dir === 'out' && l.msg.method === 'notifications/claude/channel');
+  assert.deepEqual(
+    pushed.map((l) => l.msg.params.meta.msg_id),
+    [askId],
+  );
+  for (const body of turns)
+    assert.ok(!userTexts(body).some((x) => x.includes('<channel source="papo"')), 'a push reached claude -p');
   t.diagnostic(`Claude Code ${c.version} wrote first: ${JSON.stringify(fromClient.slice(0, 4))}`);
   assert.equal(initialize.params.clientInfo.name, 'claude-code');
   assert.equal(initialize.params.clientInfo.version, c.version);

@@ -109,5 +109,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
     out.map((l) => l.msg.params.meta.msg_id),
     [askId, againId],
   );
+  const initialize = recordedLines(log).find((l) => l.dir === 'in' && l.msg.method === 'initialize');
+  t.diagnostic(`initialize from the UI: ${JSON.stringify(initialize?.msg.params)}`);
   t.diagnostic(`model requests: ${fake.turnRequests().length} turns, ${fake.requests.length} in all`);
 });
