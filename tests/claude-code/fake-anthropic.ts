@@ -1,0 +1,291 @@
+// A scripted stand-in for the Anthropic Messages API, so that a real Claude Code runs against a
+// model whose every answer the test wrote. Claude Code is pointed at it with
+// ANTHROPIC_BASE_URL=http://127.0.0.1:<port> and any ANTHROPIC_API_KEY.
+//
+// The model's turns are a list: each request of the main loop (one that offers tools) takes the
+// next turn, answered as the streamed server-sent events of the Messages API (message_start,
+// content_block_start/delta/stop per block, message_delta, message_stop; a tool_use block's input
+// arrives as input_json_delta). When the list is used up, the model says FALLBACK_TEXT and stops.
+// Claude Code's side requests (a title, a quota probe: no tools offered) get a short text answer
+// and do not use a turn. count_tokens gets a rough count. Every request is recorded with its body;
+// anything else is answered 404 and recorded too, so a new endpoint shows in the log.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON from Claude Code, inspected by the tests.
+export type Json = any;
+
+export interface ToolUse {
+  name: string;
+  input: Json;
+  /** The tool_use id; one is made up when absent. */
+  id?: string;
+}
+
+/** One answer of the model: some text, then tool calls (stop_reason tool_use when there are any). */
+export interface Turn {
+  text?: string;
+  tools?: ToolUse[];
+}
+
+/** A turn, or a function of the request that makes it (to answer what the conversation holds). */
+export type ScriptedTurn = Turn | ((body: Json) => Turn);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body, or the raw text when it was not JSON. */
+  body: Json;
+  /** Which kind of answer it got. */
+  kind: 'turn' | 'side' | 'count_tokens' | 'unknown';
+  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
+  turn?: number;
+  at: number;
+}
+
+export interface FakeAnthropic {
+  /** http://127.0.0.1:<port> — Claude Code's ANTHROPIC_BASE_URL. */
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** The main-loop requests (those that offered tools), in order. */
+  turnRequests(): RecordedRequest[];
+  /** Appends turns to the script. */
+  script(...turns: ScriptedTurn[]): void;
+  /** Resolves with the first request (recorded or future) matching `pred`. */
+  waitForRequest(
+    pred: (r: RecordedRequest) => boolean,
+    timeoutMs: number,
+    what?: string,
+  ): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+export const FALLBACK_TEXT = 'Done.';
+export const SIDE_TEXT = 'papo test';
+
+/** A placeholder key Claude Code is given; the fake accepts any. */
+export const FAKE_API_KEY = 'sk-ant-fake-key-for-local-tests';
+
+export const FAKE_MODEL = 'claude-fake-test-model';
+
+/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
+export function isMainLoop(body: Json): boolean {
+  return Array.isArray(body?.tools) && body.tools.length > 0;
+}
+
+export async function startFakeAnthropic(turns: ScriptedTurn[] = []): Promise<FakeAnthropic> {
+  const script: ScriptedTurn[] = [...turns];
+  let nextTurn = 0;
+  let ids = 0;
+  const requests: RecordedRequest[] = [];
+  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
+
+  const record = (r: RecordedRequest): void => {
+    requests.push(r);
+    for (const w of [...waiters]) {
+      if (w.pred(r)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(r);
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: Json = raw;
+      try {
+        body = raw === '' ? null : JSON.parse(raw);
+      } catch {}
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
+      if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
+        record({ ...base, kind: 'count_tokens' });
+        json(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+      } else if (req.method === 'POST' && path === '/v1/messages') {
+        let turn: Turn;
+        if (isMainLoop(body)) {
+          const index = nextTurn < script.length ? nextTurn++ : -1;
+          record({ ...base, kind: 'turn', turn: index });
+          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
+          turn = typeof scripted === 'function' ? scripted(body) : scripted;
+        } else {
+          record({ ...base, kind: 'side' });
+          turn = { text: SIDE_TEXT };
+        }
+        answer(req, res, body, turn, () => `${++ids}`);
+      } else {
+        record({ ...base, kind: 'unknown' });
+        json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no ${path}` } });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
+    script: (...more) => {
+      script.push(...more);
+    },
+    waitForRequest(pred, timeoutMs, what = 'request') {
+      const seen = requests.find(pred);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          pred,
+          resolve: (r: RecordedRequest) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          const seenPaths = requests.map((r) => `${r.kind} ${r.path}`).join(', ');
+          reject(new Error(`fake Anthropic API: timed out waiting for ${what}; got: ${seenPaths}`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, value: Json): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The content blocks of a turn, as the final Message carries them. */
+function blocks(turn: Turn, newId: () => string): Json[] {
+  const out: Json[] = [];
+  if (turn.text !== undefined) out.push({ type: 'text', text: turn.text });
+  for (const t of turn.tools ?? [])
+    out.push({ type: 'tool_use', id: t.id ?? `toolu_fake_${newId()}`, name: t.name, input: t.input });
+  return out;
+}
+
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Json,
+  turn: Turn,
+  newId: () => string,
+): void {
+  const content = blocks(turn, newId);
+  const stopReason = (turn.tools ?? []).length > 0 ? 'tool_use' : 'end_turn';
+  const message = {
+    id: `msg_fake_${newId()}`,
+    type: 'message',
+    role: 'assistant',
+    model: typeof body?.model === 'string' ? body.model : FAKE_MODEL,
+    content: [] as Json[],
+    stop_reason: null as string | null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+  res.setHeader('request-id', `req_fake_${newId()}`);
+  if (body?.stream !== true) {
+    json(res, 200, {
+      ...message,
+      content,
+      stop_reason: stopReason,
+      usage: { ...message.usage, output_tokens: 5 },
+    });
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const event = (type: string, data: Json): void => {
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  };
+  event('message_start', { message });
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      const input = JSON.stringify(block.input);
+      // In two pieces, as the real API streams a tool's input in fragments.
+      const cut = Math.floor(input.length / 2);
+      event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: input.slice(0, cut) },
+      });
+      event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: input.slice(cut) },
+      });
+    }
+    event('content_block_stop', { index });
+  });
+  event('message_delta', {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
+  event('message_stop', {});
+  res.end();
+  req.resume();
+}
+
+/** The text of every user turn in a Messages request (string content or text blocks). */
+export function userTexts(body: Json): string[] {
+  const out: string[] = [];
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') out.push(m.content);
+    else for (const b of m.content ?? []) if (b.type === 'text') out.push(b.text);
+  }
+  return out;
+}
+
+/** The tool_result blocks of a Messages request, with their text. */
+export function toolResults(body: Json): { toolUseId: string; text: string; isError: boolean }[] {
+  const out: { toolUseId: string; text: string; isError: boolean }[] = [];
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    for (const b of m.content ?? []) {
+      if (b.type !== 'tool_result') continue;
+      const text =
+        typeof b.content === 'string'
+          ? b.content
+          : (b.content ?? [])
+              .filter((c: Json) => c.type === 'text')
+              .map((c: Json) => c.text)
+              .join('\n');
+      out.push({ toolUseId: b.tool_use_id, text, isError: b.is_error === true });
+    }
+  }
+  return out;
+}
+
+/** Every piece of system text a request carries: the system parameter and system-role entries. */
+export function systemTexts(body: Json): string[] {
+  const out: string[] = [];
+  const sys = body?.system;
+  if (typeof sys === 'string') out.push(sys);
+  else for (const b of sys ?? []) if (b.type === 'text') out.push(b.text);
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'system') continue;
+    if (typeof m.content === 'string') out.push(m.content);
+    else for (const b of m.content ?? []) if (b.type === 'text') out.push(b.text);
+  }
+  return out;
+}

@@ -1,0 +1,366 @@
+// A real Claude Code for the tests in tests/claude-code/: the pinned version installed by
+// scripts/claude-code.mjs, run in a HOME of the test's own, against the scripted fake Messages API
+// (fake-anthropic.ts), with every other connection kept on this machine. Everything it starts is
+// stopped when the test ends.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PAPO_BIN, ROOT } from '../../mcp/helpers/mcp-process.js';
+import { FAKE_API_KEY, type FakeAnthropic, type Json } from '../fake-anthropic.js';
+
+export interface ClaudeCode {
+  /** The `claude` executable. */
+  bin: string;
+  /** Its folder, to put on PATH (papo install looks for `claude` there). */
+  binDir: string;
+  /** Its version, as `claude --version` reports it. */
+  version: string;
+}
+
+let installed: ClaudeCode | { skip: string } | undefined;
+
+/**
+ * The pinned Claude Code, installed into its cache when it is not there yet (about 20 s and 400 MB
+ * the first time), or `{ skip }` with one line saying why the tests cannot run.
+ */
+export function claudeCode(): ClaudeCode | { skip: string } {
+  if (installed !== undefined) return installed;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'claude-code.mjs')], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  const bin = r.stdout.trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || !existsSync(bin)) {
+    const why = r.error?.message ?? (r.stderr.trim().split('\n').pop() || `exit ${r.status}`);
+    installed = { skip: `Claude Code is not installed and could not be (${why})` };
+    return installed;
+  }
+  const v = spawnSync(bin, ['--version'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '', HOME: join(dirname(bin), '..', '..', 'version-home') },
+  });
+  installed = { bin, binDir: dirname(bin), version: v.stdout.trim().split(' ')[0] ?? '' };
+  return installed;
+}
+
+/** Is tmux there (the interactive tests drive Claude Code's terminal UI through it)? */
+export function hasTmux(): boolean {
+  return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+}
+
+interface Hooks {
+  after: (fn: () => Promise<void> | void) => void;
+}
+
+/** An HTTPS proxy that refuses every CONNECT, and records where Claude Code tried to go. */
+export async function refusingProxy(t: Hooks): Promise<{ url: string; connects: string[] }> {
+  const connects: string[] = [];
+  const server = createServer((req, res) => {
+    connects.push(`${req.method} ${req.url}`);
+    res.writeHead(403);
+    res.end();
+  });
+  server.on('connect', (req, socket) => {
+    connects.push(`CONNECT ${req.url}`);
+    socket.on('error', () => {});
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connects };
+}
+
+/**
+ * What Claude Code's ~/.claude.json starts with, so that its UI goes straight to the prompt. Each
+ * of the four marked fields was measured (2.1.332): without it the UI stops at, in turn, the
+ * theme/welcome screens, "Do you want to use this API key?" (answered No by default; the list holds
+ * the key's last 20 characters), the folder trust dialog, or "Channels are not currently available"
+ * (tengu_harbor is the server-side feature behind channels; no feature service is reachable here,
+ * so its cached value is what counts). The key is a placeholder, never a real one.
+ */
+export function seedClaudeJson(home: string, project: string, version: string): void {
+  const state = {
+    hasCompletedOnboarding: true, // measured
+    lastOnboardingVersion: version,
+    numStartups: 1,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [FAKE_API_KEY.slice(-20)], rejected: [] }, // measured
+    cachedGrowthBookFeatures: { tengu_harbor: true }, // measured
+    projects: {
+      // hasTrustDialogAccepted: measured
+      [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] },
+    },
+  };
+  writeFileSync(join(home, '.claude.json'), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+export interface ClaudeSetup {
+  /** HOME of Claude Code (its ~/.claude.json and ~/.claude/). */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Where Claude Code tried to go past the machine (all refused). */
+  connects: string[];
+}
+
+/**
+ * A HOME for Claude Code under `root` and the environment to run it in: the model is the fake,
+ * PAPO_HOME is the member's, other HTTPS goes to a proxy that refuses it. Channels stay possible:
+ * DISABLE_TELEMETRY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC and DO_NOT_TRACK each turn them off,
+ * so none is set (docs/mcp.md, "Claude Code itself").
+ */
+export async function claudeSetup(
+  t: Hooks,
+  opts: { cc: ClaudeCode; root: string; project: string; papoHome: string; fake: FakeAnthropic },
+): Promise<ClaudeSetup> {
+  const home = join(opts.root, 'claude-home');
+  mkdirSync(home, { recursive: true });
+  seedClaudeJson(home, opts.project, opts.cc.version);
+  const proxy = await refusingProxy(t);
+  // After Claude Code is stopped (hooks registered later run first, see stopFirst): its MCP servers.
+  t.after(async () => {
+    await leftovers(opts.papoHome);
+  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${opts.cc.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    PAPO_HOME: opts.papoHome,
+    ANTHROPIC_BASE_URL: opts.fake.url,
+    ANTHROPIC_API_KEY: FAKE_API_KEY,
+    HTTPS_PROXY: proxy.url,
+    https_proxy: proxy.url,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+    DISABLE_AUTOUPDATER: '1',
+    GIT_SSH_COMMAND: 'false',
+  };
+  return { home, env, connects: proxy.connects };
+}
+
+/** The recorder's compiled script (helpers/record-stdio.ts). */
+const RECORDER = fileURLToPath(new URL('./record-stdio.js', import.meta.url));
+
+/** PAPO_INSTALL_COMMAND that registers papo behind the stdio recorder, logging to `log`. */
+export function recorderCommand(log: string): string {
+  return [process.execPath, RECORDER, log, PAPO_BIN].map((w) => `'${w}'`).join(' ');
+}
+
+/** The JSON-RPC messages the recorder logged, in order, by direction. */
+export function recordedLines(log: string): { dir: 'in' | 'out'; msg: Json }[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const { dir, line } = JSON.parse(l);
+      let msg: Json;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        msg = { __raw: line };
+      }
+      return { dir, msg };
+    });
+}
+
+/** Runs `papo install` in `project` as the user would, with Claude Code's environment. */
+export function papoInstall(
+  project: string,
+  env: NodeJS.ProcessEnv,
+  extra: Record<string, string> = {},
+): string {
+  const r = spawnSync(process.execPath, [PAPO_BIN, 'install'], {
+    cwd: project,
+    env: { ...env, ...extra },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`papo install exited ${r.status}: ${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** Runs `claude` to its end (in its own process group, killed whole if it overruns). */
+export async function runClaude(
+  t: Hooks,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; log?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('claude', args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => stopGroup(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+    if (opts.log) appendFileSync(opts.log, c);
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** Ends a detached child's process group (Claude Code and the MCP servers it started). */
+export async function stopGroup(child: ChildProcess): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const alive = (): boolean => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(-pid, 'SIGTERM');
+  for (let i = 0; i < 30 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(-pid, 'SIGKILL');
+}
+
+/** The stream-json events of a `claude -p --output-format stream-json` run. */
+export function streamEvents(stdout: string): Json[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+}
+
+/** Processes (other than this one) whose environment holds `NAME=value`: what a test left running. */
+export function processesWithEnv(name: string, value: string): number[] {
+  const wanted = `${name}=${value}`;
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(wanted))
+        out.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Waits up to `ms` for the processes started with PAPO_HOME=`home` to end; kills and names those
+ * left (Claude Code is expected to end the MCP servers it started).
+ */
+export async function leftovers(home: string, ms = 5_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let left = processesWithEnv('PAPO_HOME', home);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    left = processesWithEnv('PAPO_HOME', home);
+  }
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  return left;
+}
+
+/**
+ * Hooks that run before the ones registered after this call: node:test runs a test's `after` hooks
+ * in the order they were registered, and makeRoom's removes the room's folder, so Claude Code must
+ * be stopped by a hook registered before it. Within these, the last registered runs first.
+ */
+export function stopFirst(t: Hooks): Hooks {
+  const fns: (() => Promise<void> | void)[] = [];
+  t.after(async () => {
+    for (const fn of fns.reverse()) await fn();
+  });
+  return { after: (fn) => void fns.push(fn) };
+}
+
+/**
+ * Claude Code's terminal UI in a tmux server of its own: its socket is in the test's folder, so
+ * killing that server ends only this test's Claude Code, and nothing is left in /tmp/tmux-*.
+ */
+export class TmuxClaude {
+  private readonly socket: string;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd: string,
+    folder: string,
+  ) {
+    this.socket = join(folder, 'tmux.sock');
+  }
+
+  private tmux(args: string[]): string {
+    // The server starts with this environment, and the session's command inherits it.
+    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
+      env: this.env,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Starts `claude args...` in a 200x50 terminal; `t` stops it and its tmux server. */
+  start(t: Hooks, args: string[]): void {
+    t.after(() => this.stop());
+    this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'claude',
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-c',
+      this.cwd,
+      'claude',
+      ...args,
+    ]);
+  }
+
+  /** What the terminal shows now. */
+  screen(): string {
+    return this.tmux(['capture-pane', '-p', '-t', 'claude']);
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux(['send-keys', '-t', 'claude', ...keys]);
+  }
+
+  /** Polls the screen until it matches. */
+  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (pattern.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
+  }
+
+  stop(): void {
+    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
+  }
+}
