@@ -4,9 +4,12 @@
 // notifications/initialized), reply_to and read marking, wait (message, timeout, from, progress,
 // cancellation), inbox, history against `papo log`, status.
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { PROGRESS_INTERVAL_MS, progressIntervalFromEnv } from '../../src/mcp/server.js';
 import { HISTORY_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { spawnMcp } from './helpers/mcp-process.js';
 import {
   callText,
   channelPushes,
@@ -219,4 +222,25 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     assert.equal(p.client.partial, '');
     for (const line of p.client.lines) assert.equal(JSON.parse(line).jsonrpc, '2.0');
   }
+});
+
+test('the announced project is CLAUDE_PROJECT_DIR’s folder when Claude Code gives it, else the working folder', async (t) => {
+  const room = await makeRoom(t);
+  // Claude Code gives its servers the project's root; the session's working folder may be a
+  // sub-folder of it (or elsewhere, with --add-dir).
+  const root = join(room.voce.project, '..', 'checkout-service');
+  mkdirSync(join(root, 'src', 'handlers'), { recursive: true });
+  const a = spawnMcp({
+    home: room.voce.home,
+    cwd: join(root, 'src', 'handlers'),
+    env: { LANG: 'C', CLAUDE_PROJECT_DIR: root },
+  });
+  room.agents.push(a);
+  const b = startAgent(room, room.colega);
+  await Promise.all([a.client.initialize(), b.client.initialize()]);
+  const seenByB = await statusUntil(b.client, /voce \(agent\): online/);
+  assert.match(seenByB, /^- voce \(agent\): online, working on: checkout-service, link: direct$/m);
+  // Without it (a client that is not Claude Code): the working folder, as before.
+  const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
+  assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
 });

@@ -14,7 +14,10 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description('Run the MCP server over stdio (Claude Code runs this; see `papo install`).')
-    .option('--about <text>', 'what this agent works on, announced to the room (default: the folder name)')
+    .option(
+      '--about <text>',
+      'what this agent works on, announced to the room (default: the name of the project folder: CLAUDE_PROJECT_DIR, else the working folder)',
+    )
     .action(async (opts: McpOptions) => {
       // A bad --about stops the server before it starts, with the reason on stderr (ADR 0059).
       const aboutFlag = opts.about === undefined ? undefined : checkAbout(opts.about);
@@ -34,7 +37,7 @@ export function register(program: Command, ctx: CliContext): void {
           // The announced `about`: --about, else the profile's, else the project folder's name.
           // Only the flag was checked: a hand-edited profile or an odd folder name is made one
           // printable line of at most 200 characters, as receivers would make it anyway.
-          const about = aboutFlag ?? normaliseAbout(peek()?.about ?? basename(process.cwd())) ?? '';
+          const about = aboutFlag ?? normaliseAbout(peek()?.about ?? basename(projectFolder(ctx.env))) ?? '';
           return openMember(profile, papoHome(ctx.env), about, ctx.env);
         },
       });
@@ -63,4 +66,14 @@ async function openMember(
   // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
   const opened = await open({ home, profile, env, mode: 'agent', about, log, waitForTransportExit: false });
   return opened.member;
+}
+
+/**
+ * The project the agent works in: Claude Code gives its servers the project's root as
+ * CLAUDE_PROJECT_DIR, which stays the same when the session's working folder moves (`cd` in a
+ * hook, `--add-dir`); other clients, and a server started by hand, have the working folder.
+ */
+export function projectFolder(env: NodeJS.ProcessEnv): string {
+  const dir = env.CLAUDE_PROJECT_DIR?.trim();
+  return dir ? dir : process.cwd();
 }
