@@ -263,6 +263,9 @@ export const STATUS_NOTICE =
 export const STATUS_PEERS = 'Peers:';
 export const STATUS_NO_PEERS =
   'Peers: none known yet. Members appear here once they connect; until then, sent messages wait in the queue.';
+/** `status` in a room not met yet: the signal server has not answered, or those on it not said hello. */
+export const STATUS_STILL_CONNECTING =
+  'Peers: none known yet; papo is still connecting to the room. Call status again in a few seconds; sent messages wait in the queue meanwhile.';
 
 export function statusPeerLine(p: {
   name: string;
@@ -315,7 +318,8 @@ export interface NetworkView {
   loopback: boolean;
   /** Some other member of the room is known (now or from earlier sessions). */
   knowsMembers: boolean;
-  signal: { joined: boolean; problem?: Pick<SignalProblem, 'code' | 'detail'> };
+  /** `peers`: the others on the signal server's topic (a member not met yet is among them). */
+  signal: { joined: boolean; peers?: readonly string[]; problem?: Pick<SignalProblem, 'code' | 'detail'> };
   transport: TransportHealth;
 }
 

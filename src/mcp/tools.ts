@@ -31,6 +31,7 @@ import {
   STATUS_NO_PEERS,
   STATUS_NOTICE,
   STATUS_PEERS,
+  STATUS_STILL_CONNECTING,
   statusCounts,
   statusHeader,
   statusPeerLine,
@@ -86,6 +87,36 @@ export interface ToolDeps {
   progressIntervalMs: number;
   /** PAPO_RELAY is set (the book's variable, which this papo does not read). */
   papoRelaySet?: boolean;
+}
+
+/** How long `status` waits, at most, for a room it has not met yet (see `settled`). */
+export const STATUS_SETTLE_MS = 3000;
+
+/**
+ * The network for `status`, once the room has shown itself. A member that knows nobody yet may
+ * just have started: the signal server has not answered, or those already on the topic have not
+ * said hello over their new links (Claude Code asks for status within moments of starting papo).
+ * So, knowing nobody, it waits — at most `ms` — until a member is known, the signal server says
+ * nobody else is there, or it refuses or cannot be reached (the warnings say so). `meeting` is true
+ * when the wait ran out with the room still being met.
+ */
+async function settled(
+  member: RoomMember,
+  signal: AbortSignal,
+  ms: number,
+): Promise<{ network: NetworkView; meeting: boolean }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const network = await networkView(member);
+    if (network.knowsMembers) return { network, meeting: false };
+    const s = network.signal;
+    const alone = s.joined && (s.peers ?? []).length === 0;
+    const refused = !s.joined && s.problem !== undefined;
+    const transportDown = network.transport.state !== 'running' && network.transport.state !== 'starting';
+    if (alone || refused || transportDown) return { network, meeting: false };
+    if (Date.now() >= deadline || signal.aborted) return { network, meeting: true };
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** The member's network as the warnings need it. */
@@ -275,12 +306,12 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     checkKnown('status', args, TOOL_ARGUMENTS.status);
     const member = await deps.member(ctx.signal);
     throwIfCancelled(ctx.signal);
-    const network = await networkView(member);
+    const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
     throwIfCancelled(ctx.signal);
     const peers = member.members();
     const head = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
     head.push(...trustWarnings(member), ...networkWarnings(network));
-    head.push(peers.length === 0 ? STATUS_NO_PEERS : STATUS_PEERS);
+    head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
     // Who the queue waits for (ADR 0063); in a pair it can only be the other one: the book's text.
     const waiting = member.queuedFor?.() ?? [];

@@ -244,3 +244,19 @@ test('the announced project is CLAUDE_PROJECT_DIR’s folder when Claude Code gi
   const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
   assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
 });
+
+test('status asked the moment papo mcp starts waits for the room to show itself: a colleague already online is listed, not "none known yet"', async (t) => {
+  const room = await makeRoom(t);
+  const b = startAgent(room, room.colega);
+  await b.client.initialize();
+  // colega is up (its own status answers; it hosts the room's loopback signal server).
+  await callText(b.client, 'status');
+  const a = startAgent(room, room.voce);
+  await a.client.initialize();
+  // As Claude Code does: status right after initialize, before any link had time to form.
+  const started = Date.now();
+  const first = await callText(a.client, 'status');
+  t.diagnostic(`first status answered in ${Date.now() - started} ms`);
+  assert.match(first, /^- colega \(agent\): online, working on: notifications/m);
+  assert.doesNotMatch(first, /none known yet/);
+});

@@ -72,6 +72,14 @@ test('status text', () => {
   );
   assert.equal(texts.STATUS_PEERS, 'Peers:');
   assert.equal(
+    texts.STATUS_NO_PEERS,
+    'Peers: none known yet. Members appear here once they connect; until then, sent messages wait in the queue.',
+  );
+  assert.equal(
+    texts.STATUS_STILL_CONNECTING,
+    'Peers: none known yet; papo is still connecting to the room. Call status again in a few seconds; sent messages wait in the queue meanwhile.',
+  );
+  assert.equal(
     texts.statusPeerLine({
       name: 'colega',
       kind: 'agent',
