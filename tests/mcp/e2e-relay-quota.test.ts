@@ -5,7 +5,7 @@
 // transport process killed with its allocations (frozen, ADR 0057) has them given back by papo mcp.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { type Coturn, startCoturn } from '../support/coturn.js';
 import { webRtcChildren } from '../support/processes.js';
 import { runChild } from '../support/run-child.js';
@@ -22,10 +22,11 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
   }
 }
 
-test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row are all delivered, and relay sockets come back to the live link’s', {
-  timeout: 300_000,
-  skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
-}, async (t) => {
+/**
+ * A coturn with one static user and the bundle's user-quota of 12, and two relay-only agents
+ * linked through it; `live` is what their one link holds on coturn. `voceEnv` adds to voce's env.
+ */
+async function relayedPair(t: TestContext, voceEnv: Record<string, string> = {}) {
   const user = { name: 'corp-papo', password: 'test-only-password' };
   const turn: Coturn = await startCoturn({ user, userQuota: 12 });
   t.after(() => turn.close());
@@ -36,7 +37,7 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
     ]),
   };
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce, relayEnv);
+  const a = startAgent(room, room.voce, { ...relayEnv, ...voceEnv });
   const b = startAgent(room, room.colega, relayEnv);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
@@ -46,6 +47,14 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
   const live = turn.relaySockets();
   t.diagnostic(`relay sockets with the agents' link up: ${live}`);
   assert.ok(live >= 1 && live <= 12);
+  return { turn, room, relayEnv, a, b, live };
+}
+
+test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row are all delivered, and relay sockets come back to the live link’s', {
+  timeout: 300_000,
+  skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
+}, async (t) => {
+  const { turn, room, relayEnv, a, live } = await relayedPair(t);
 
   let delivered = 0;
   let peak = live;
@@ -83,25 +92,7 @@ test('a relayed agent whose transport process is killed three times: papo mcp gi
   timeout: 300_000,
   skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
 }, async (t) => {
-  const user = { name: 'corp-papo', password: 'test-only-password' };
-  const turn: Coturn = await startCoturn({ user, userQuota: 12 });
-  t.after(() => turn.close());
-  const relayEnv = {
-    PAPO_ICE_POLICY: 'relay',
-    PAPO_ICE_SERVERS: JSON.stringify([
-      { urls: `turn:127.0.0.1:${turn.port}`, username: user.name, credential: user.password },
-    ]),
-  };
-  const room = await makeRoom(t);
-  const a = startAgent(room, room.voce, { ...relayEnv, PAPO_LOG: 'debug' });
-  const b = startAgent(room, room.colega, relayEnv);
-  await Promise.all([a.client.initialize(), b.client.initialize()]);
-  await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
-  await statusUntil(b.client, /voce \(agent\): online.*link: relay/, 60_000);
-  await new Promise((r) => setTimeout(r, 1000));
-  const live = turn.relaySockets();
-  t.diagnostic(`relay sockets with the agents' link up: ${live}`);
-  assert.ok(live >= 1 && live <= 12);
+  const { turn, a, live } = await relayedPair(t, { PAPO_LOG: 'debug' });
 
   const parent = a.child.pid as number;
   for (let kill = 1; kill <= 3; kill++) {
