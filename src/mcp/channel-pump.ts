@@ -2,9 +2,16 @@
 // becomes a `notifications/claude/channel`, which Claude Code renders as
 //   <channel source="papo" from=".." msg_id=".." sender_kind="..">body</channel>
 // The pump starts only after notifications/initialized and once the member is open; it first
-// pushes the unread messages left from earlier sessions, then each new one. A push never marks
-// anything read: Claude Code drops channel events silently when channels are off, so `wait` and
-// `inbox` must still find the message.
+// pushes the unread messages left from earlier sessions, then each new one.
+//
+// Whether a push reaches the model, papo cannot know up front: Claude Code drops channel events
+// silently when channels are off, and its `initialize` says nothing of them. So a push marks
+// nothing read, and `wait`/`inbox` still return the message, marked as already pushed (ADR 0066),
+// until this session holds evidence that pushes reach the model: a `send` whose `reply_to` is a
+// message that arrived live in this session, was pushed, and whose id appeared in no tool result
+// of this session. From then on each push marks its message read, and so are the pushed ones
+// still unread. A message that arrives while a `wait` that wants it is in flight is not pushed:
+// the `wait` returns it (if the wait ends without it, it is pushed then).
 import { inertText } from '../client/inert-text.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
@@ -26,24 +33,130 @@ export function channelParams(msg: Envelope): ChannelParams {
   return { content: inertText(msg.body), meta };
 }
 
-export interface ChannelPump {
-  stop(): void;
+/**
+ * How many distinct 10-character hex strings of tool results are remembered. Past it, no evidence
+ * is taken any more in this session (pushed messages keep being returned by `wait`/`inbox`).
+ */
+export const SHOWN_IDS_CAP = 200_000;
+
+/** A `wait` in flight: which messages it returns (it wants them rather than a push). */
+export interface WaitClaim {
+  /** Ends the claim: the messages it held back and did not return are pushed now. */
+  release(): void;
 }
 
-export function startChannelPump(member: RoomMember, push: (params: ChannelParams) => void): ChannelPump {
-  // Ids pushed in this session: the startup sweep and a live event can see the same message.
-  const pushed = new Set<string>();
-  const pushOnce = (msg: Envelope) => {
-    if (pushed.has(msg.id)) return;
-    pushed.add(msg.id);
-    push(channelParams(msg));
+/**
+ * The channel side of one `papo mcp` session: what was pushed, which ids the tools showed, whether
+ * pushes are known to reach the model, and which messages a `wait` in flight holds back.
+ */
+export class ChannelPush {
+  #member: RoomMember | null = null;
+  #write: ((params: ChannelParams) => void) | null = null;
+  /** Ids pushed in this session (the startup sweep and a live event can see the same message). */
+  readonly #pushed = new Set<string>();
+  /** Pushed ids of messages that arrived after the pump started: only they can be evidence. */
+  readonly #live = new Set<string>();
+  /** Every 10-character hex string that appeared in a tool result of this session. */
+  readonly #shown = new Set<string>();
+  #saturated = false;
+  #proven = false;
+  readonly #claims = new Set<{ wants: (m: Envelope) => boolean; held: Envelope[] }>();
+  readonly #onMessage = (msg: Envelope) => {
+    for (const claim of this.#claims) {
+      if (claim.wants(msg)) {
+        claim.held.push(msg);
+        return;
+      }
+    }
+    this.#pushOnce(msg, true);
   };
-  // Subscribe before the sweep so a message arriving in between is not missed.
-  member.on('message', pushOnce);
-  for (const msg of member.unread()) pushOnce(msg);
-  return {
-    stop: () => {
-      member.off('message', pushOnce);
-    },
-  };
+
+  constructor(private readonly log: (line: string) => void = () => {}) {}
+
+  /** Pushes are known to reach the model in this session. */
+  get proven(): boolean {
+    return this.#proven;
+  }
+
+  /** Starts pushing through `write`: the unread messages first, then each new one. */
+  start(member: RoomMember, write: (params: ChannelParams) => void): void {
+    this.#member = member;
+    this.#write = write;
+    // Subscribe before the sweep so a message arriving in between is not missed.
+    member.on('message', this.#onMessage);
+    for (const msg of member.unread()) this.#pushOnce(msg, false);
+  }
+
+  stop(): void {
+    this.#member?.off('message', this.#onMessage);
+    this.#write = null;
+  }
+
+  /** Was this message pushed in this session? */
+  wasPushed(id: string): boolean {
+    return this.#pushed.has(id);
+  }
+
+  /** A tool result went to the model: every id in it is now known to it without a push. */
+  noteShown(text: string): void {
+    if (this.#proven || this.#saturated) return;
+    for (const run of text.toLowerCase().match(/[0-9a-f]{10,}/g) ?? []) {
+      for (let i = 0; i + 10 <= run.length; i++) this.#shown.add(run.slice(i, i + 10));
+    }
+    if (this.#shown.size > SHOWN_IDS_CAP) {
+      this.#saturated = true;
+      this.#shown.clear();
+      this.log('too many ids shown by tools: pushes stay unproven in this session');
+    }
+  }
+
+  /**
+   * The model named `msgId` as the message it answers. If only a push could have told it that id,
+   * pushes reach the model: from now on a push marks its message read, and the pushed messages
+   * still unread are marked read now.
+   */
+  async replied(msgId: string): Promise<void> {
+    if (this.#proven || this.#saturated || !this.#live.has(msgId) || this.#shown.has(msgId)) return;
+    this.#proven = true;
+    this.#shown.clear();
+    this.log(`pushes reach the model (reply_to ${msgId} was only pushed): a push now marks its message read`);
+    const member = this.#member;
+    if (member === null) return;
+    const ids = member
+      .unread()
+      .map((m) => m.id)
+      .filter((id) => this.#pushed.has(id));
+    await member.consume(ids);
+  }
+
+  /**
+   * A `wait` is about to block: messages it wants arrive to it, not as pushes, until `release`.
+   * Those it did not return by then (cancelled, or left out of a full result) are pushed then.
+   */
+  claim(wants: (m: Envelope) => boolean): WaitClaim {
+    const claim = { wants, held: [] as Envelope[] };
+    this.#claims.add(claim);
+    return {
+      release: () => {
+        if (!this.#claims.delete(claim)) return;
+        const member = this.#member;
+        if (member === null || claim.held.length === 0) return;
+        const unread = new Set(member.unread().map((m) => m.id));
+        for (const msg of claim.held) if (unread.has(msg.id)) this.#onMessage(msg);
+      },
+    };
+  }
+
+  #pushOnce(msg: Envelope, live: boolean): void {
+    const write = this.#write;
+    if (write === null || this.#pushed.has(msg.id)) return;
+    this.#pushed.add(msg.id);
+    if (live) this.#live.add(msg.id);
+    write(channelParams(msg));
+    if (this.#proven && this.#member !== null) {
+      this.#member.consume([msg.id]).catch((err: unknown) => {
+        this.log(`could not mark pushed ${msg.id} read: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  }
 }

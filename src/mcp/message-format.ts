@@ -4,12 +4,13 @@
 //   <body>
 //
 // `to=` and `reply_to=` appear only when the message has them; messages are separated by a blank
-// line. Times are local, as in `papo log`.
+// line. A message papo pushed in this session ends its header with ALREADY_PUSHED (ADR 0066). Times are local, as in `papo log`.
 // The body is room text (ADR 0059): control and invisible characters become visible escapes, and
 // every line of it is indented by two spaces (the book puts it at column 0), so that a body line
 // can never pass for a `[msg_id=...]` header, which alone starts at column 0.
 import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/inert-text.js';
 import type { Envelope } from '../client/messages.js';
+import { ALREADY_PUSHED } from './texts.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in the local time zone (TZ is honoured by Node). */
 export function formatLocalTime(ms: number): string {
@@ -18,15 +19,16 @@ export function formatLocalTime(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-export function formatMessageHeader(msg: Envelope): string {
+export function formatMessageHeader(msg: Envelope, pushed = false): string {
   let header = `[msg_id=${msg.id} from=${msg.from} (${msg.kind}) at ${formatLocalTime(msg.ts)}`;
   if (msg.to !== undefined) header += ` to=${msg.to}`;
   if (msg.reply_to !== undefined) header += ` reply_to=${msg.reply_to}`;
-  return inertText(`${header}]`, 'line');
+  return `${inertText(`${header}]`, 'line')}${pushed ? ALREADY_PUSHED : ''}`;
 }
 
-export function formatMessage(msg: Envelope): string {
-  return `${formatMessageHeader(msg)}\n${CONTINUATION_INDENT}${indentFollowingLines(inertText(msg.body))}`;
+/** `pushed`: papo pushed this message in this session, so the model may have read it (ADR 0066). */
+export function formatMessage(msg: Envelope, pushed = false): string {
+  return `${formatMessageHeader(msg, pushed)}\n${CONTINUATION_INDENT}${indentFollowingLines(inertText(msg.body))}`;
 }
 
 /** Blank line between messages. */

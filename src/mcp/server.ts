@@ -9,7 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isPapoError } from '../client/errors.js';
 import { papoRelaySet } from '../client/ice-config.js';
 import type { RoomMember } from '../client/member-api.js';
-import { CHANNEL_METHOD, type ChannelPump, startChannelPump } from './channel-pump.js';
+import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
 import { createDiagnostics, type Diagnostics } from './diagnostics.js';
 import {
   createWriter,
@@ -110,7 +110,9 @@ export function startMcpServer(options: McpServerOptions): McpServer {
   let shuttingDown = false;
   let member: RoomMember | null = null;
   let memberPromise: Promise<RoomMember> | null = null;
-  let pump: ChannelPump | null = null;
+  let pumpStarted = false;
+  // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
+  const channel = new ChannelPush((line) => log.log('info', line));
   const inflight = new Map<string, AbortController>();
 
   function openInBackground(): Promise<RoomMember> {
@@ -141,9 +143,10 @@ export function startMcpServer(options: McpServerOptions): McpServer {
   }
 
   function maybeStartPump(): void {
-    if (pump !== null || !initialized || member === null || shuttingDown) return;
+    if (pumpStarted || !initialized || member === null || shuttingDown) return;
+    pumpStarted = true;
     log.log('debug', 'channel pump started');
-    pump = startChannelPump(member, (params) => writer.notify(CHANNEL_METHOD, params));
+    channel.start(member, (params) => writer.notify(CHANNEL_METHOD, params));
   }
 
   const handlers = createToolHandlers({
@@ -160,6 +163,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
     progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
     papoRelaySet: papoRelaySet(env),
+    channel,
   });
 
   function describeSafely(): ProfileDescription | null {
@@ -250,8 +254,11 @@ export function startMcpServer(options: McpServerOptions): McpServer {
       .then((result) => {
         // A cancelled request gets no response (MCP "Cancellation"), unless it already marked
         // messages read: then the messages must reach the agent (tools.ts, `deliver`).
-        if (result !== null && (!controller.signal.aborted || MUST_ANSWER.has(result)))
+        if (result !== null && (!controller.signal.aborted || MUST_ANSWER.has(result))) {
+          // Every id the model reads in a result can no longer be evidence of a push (ADR 0066).
+          channel.noteShown(result.content[0].text);
           writer.result(req.id, result);
+        }
         if (inflight.get(key) === controller) inflight.delete(key);
       });
   }
@@ -330,7 +337,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     shuttingDown = true;
     for (const controller of inflight.values()) controller.abort();
     inflight.clear();
-    pump?.stop();
+    channel.stop();
     writer.close();
     const closing =
       memberPromise === null

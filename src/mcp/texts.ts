@@ -205,6 +205,12 @@ export function noNewMessages(seconds: number, online: readonly string[], from?:
 
 export const NO_UNREAD = 'No unread messages.';
 
+/**
+ * After the header of a message papo also pushed in this session, while it is not known whether
+ * pushes reach the model (ADR 0066): short, and true whether channels are on or off.
+ */
+export const ALREADY_PUSHED = ' (also pushed as a <channel> event: if you saw it there, it is not new)';
+
 export function moreUnread(count: number): string {
   return count === 1
     ? '1 more unread message did not fit in this result; it stays unread. Call `inbox` to read it.'

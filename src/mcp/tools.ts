@@ -6,6 +6,7 @@ import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
 import { sameName } from '../client/names.js';
 import { isLoopbackSignalUrl } from '../client/signal-url.js';
+import type { ChannelPush } from './channel-pump.js';
 import { findCredential } from './credentials.js';
 import { fitLines, fitMessages, fitStatus } from './result-fit.js';
 import type { SendWindow } from './send-rate.js';
@@ -87,6 +88,8 @@ export interface ToolDeps {
   progressIntervalMs: number;
   /** PAPO_RELAY is set (the book's variable, which this papo does not read). */
   papoRelaySet?: boolean;
+  /** The session's pushes: which were pushed, and whether pushes reach the model (ADR 0066). */
+  channel: ChannelPush;
 }
 
 /** How long `status` waits, at most, for a room it has not met yet (see `settled`). */
@@ -158,7 +161,8 @@ function throwIfCancelled(signal: AbortSignal): void {
 export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler> {
   /** Formats what fits, consumes exactly that, and says how many stay unread. */
   async function deliver(member: RoomMember, messages: Envelope[], signal: AbortSignal): Promise<ToolResult> {
-    const fitted = fitMessages(messages);
+    // A message pushed in this session says so in its header: the model may have seen it (ADR 0066).
+    const fitted = fitMessages(messages, undefined, (id) => deps.channel.wasPushed(id));
     // Consume only if the result will be sent: a cancelled call gets no response, so the
     // messages must stay unread for the next `wait`/`inbox`.
     throwIfCancelled(signal);
@@ -190,6 +194,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (credential !== null) return errorResult(SEND_ERRORS.credential(credential.kind));
 
     const member = await deps.member(ctx.signal);
+    // Answering a message that only a push could have shown proves pushes reach the model (ADR 0066).
+    if (replyTo !== undefined) await deps.channel.replied(replyTo);
     throwIfCancelled(ctx.signal);
     if (!deps.sendWindow.tryTake()) return errorResult(SEND_ERRORS.rateLimited(deps.sendWindow.max));
     const unknownTo = to !== undefined && !member.members().some((m) => sameName(m.name, to));
@@ -235,37 +241,49 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
 
     const member = await deps.member(ctx.signal);
-    const matching = () => member.unread().filter((m) => from === undefined || sameName(m.from, from));
+    const wanted = (m: Envelope) => from === undefined || sameName(m.from, from);
+    const matching = () => member.unread().filter(wanted);
     const started = Date.now();
     const deadline = started + seconds * 1000;
-    for (;;) {
-      throwIfCancelled(ctx.signal);
-      const ready = matching();
-      // Unread messages already waiting are returned at once (with channels on, one of them may
-      // have been pushed before: a harmless duplicate, never a loss — the book decided so, in its own ADR 0002).
-      if (ready.length > 0) return deliver(member, ready, ctx.signal);
-      const left = deadline - Date.now();
-      if (left <= 0) return textResult(noNewMessages(seconds, member.onlineNames(), from));
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          clearInterval(ticker);
-          member.off('message', onMessage);
-          ctx.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const onMessage = (m: Envelope) => {
-          if (from === undefined || sameName(m.from, from)) done();
-        };
-        const timer = setTimeout(done, left);
-        // notifications/progress keeps Claude Code's idle timer from ending a long wait.
-        const ticker = setInterval(() => {
-          // Fractional seconds: MCP requires progress to increase with every notification.
-          ctx.progress?.((Date.now() - started) / 1000, seconds);
-        }, deps.progressIntervalMs);
-        member.on('message', onMessage);
-        ctx.signal.addEventListener('abort', done);
-      });
+    // While this call is in flight, what it wants comes to it and is not pushed: the model is
+    // inside this call and reads a push only after it (ADR 0066). What it does not return is
+    // pushed when it ends.
+    const claim = deps.channel.claim(wanted);
+    try {
+      return await waitLoop();
+    } finally {
+      claim.release();
+    }
+    async function waitLoop(): Promise<ToolResult> {
+      for (;;) {
+        throwIfCancelled(ctx.signal);
+        const ready = matching();
+        // Unread messages already waiting are returned at once. Until pushes are known to reach the
+        // model, one of them may have been pushed before: its header says so (ADR 0066).
+        if (ready.length > 0) return deliver(member, ready, ctx.signal);
+        const left = deadline - Date.now();
+        if (left <= 0) return textResult(noNewMessages(seconds, member.onlineNames(), from));
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            clearInterval(ticker);
+            member.off('message', onMessage);
+            ctx.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const onMessage = (m: Envelope) => {
+            if (from === undefined || sameName(m.from, from)) done();
+          };
+          const timer = setTimeout(done, left);
+          // notifications/progress keeps Claude Code's idle timer from ending a long wait.
+          const ticker = setInterval(() => {
+            // Fractional seconds: MCP requires progress to increase with every notification.
+            ctx.progress?.((Date.now() - started) / 1000, seconds);
+          }, deps.progressIntervalMs);
+          member.on('message', onMessage);
+          ctx.signal.addEventListener('abort', done);
+        });
+      }
     }
   };
 

@@ -289,3 +289,35 @@ export function systemTexts(body: Json): string[] {
   }
   return out;
 }
+
+/**
+ * How many times the message `msgId` of papo is in a Messages request: as a push (a
+ * `<channel source="papo" ... msg_id="…">` in any user or system entry) and as a `wait`/`inbox`
+ * result (a `[msg_id=… ` header in a tool_result).
+ */
+export function timesShown(body: Json, msgId: string): { pushes: number; results: number } {
+  const push = new RegExp(`<channel source="papo"[^>]* msg_id="${msgId}"`, 'g');
+  const header = `[msg_id=${msgId} `;
+  let pushes = 0;
+  let results = 0;
+  const count = (text: string) => {
+    pushes += text.match(push)?.length ?? 0;
+  };
+  for (const m of body?.messages ?? []) {
+    if (typeof m.content === 'string') {
+      count(m.content);
+      continue;
+    }
+    for (const b of m.content ?? []) {
+      if (b.type === 'text') count(b.text);
+      if (b.type !== 'tool_result') continue;
+      const parts =
+        typeof b.content === 'string' ? [b.content] : (b.content ?? []).map((c: Json) => c.text ?? '');
+      for (const text of parts) {
+        results += text.split(header).length - 1;
+        count(text);
+      }
+    }
+  }
+  return { pushes, results };
+}

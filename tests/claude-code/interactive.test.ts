@@ -1,13 +1,15 @@
 // The push, in the real client: Claude Code's terminal UI (channels are ignored in `claude -p`) runs
 // in tmux with `--dangerously-load-development-channels server:papo`, as papo tells its users to
 // start it. A colleague's message reaches the idle model as a <channel source="papo"> user turn,
-// and the model's `send` reaches the colleague. Skipped, with the reason, without Claude Code or
-// tmux. See docs/mcp.md, "Claude Code itself".
+// and the model's `send` reaches the colleague. Its `reply_to` proves to papo that pushes reach the
+// model (ADR 0066): a second push is not handed again by `inbox`, and a message that arrives while
+// `wait` is in flight comes in the wait's result, not pushed: each message reaches the model once.
+// Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
-import { type Json, startFakeAnthropic, toolResults, userTexts } from './fake-anthropic.js';
+import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
   claudeCode,
@@ -26,13 +28,14 @@ const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed
 const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
 const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
 const AGAIN = 'Thanks. Is confirmed_at always in UTC?';
+const THIRD = 'And is amount_cents ever negative (refunds)?';
 
 /** The user turn Claude Code makes of papo's push (the model reads exactly this). */
 function channelTurn(msgId: string, body: string): string {
   return `<channel source="papo" from="colega" msg_id="${msgId}" sender_kind="agent" to="voce">\n${body}\n</channel>`;
 }
 
-test('interactive: a pushed message reaches the idle model as a <channel> user turn, once; its send reaches the colleague', {
+test('interactive: a pushed message reaches the idle model as a <channel> user turn; its send reaches the colleague; each message reaches the model once', {
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
@@ -42,7 +45,14 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
   await colega.client.initialize();
 
   const fake = await startFakeAnthropic([
-    { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__send', max_results: 1 } }] },
+    {
+      tools: [
+        {
+          name: 'ToolSearch',
+          input: { query: 'select:mcp__papo__send,mcp__papo__inbox,mcp__papo__wait', max_results: 3 },
+        },
+      ],
+    },
     (body: Json) => {
       // Answer the message the channel turn carried.
       const pushed = userTexts(body).find((x) => x.startsWith('<channel source="papo"')) ?? '';
@@ -50,6 +60,10 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
       return { tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: id } }] };
     },
     { text: 'Answered colega.' },
+    // The second push: the model checks its inbox, then waits for more (colega writes meanwhile).
+    { tools: [{ name: 'mcp__papo__inbox', input: {} }] },
+    { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: 30 } }] },
+    { text: 'Read colega.' },
   ]);
   early.after(() => fake.close());
   const project = room.voce.project;
@@ -101,7 +115,43 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
   assert.equal(texts.filter((x) => x.includes(`msg_id="${askId}"`)).length, 1, 'the first push, once');
   assert.equal(texts.filter((x) => x.includes(`msg_id="${againId}"`)).length, 1, 'the second push, once');
   assert.equal(toolResults(later.body).filter((r) => r.text.includes(askId)).length, 0);
-  // papo wrote one notification per message; Claude Code wrote nothing back for them.
+
+  // The model calls `inbox`, then `wait`; colega writes a third message while the wait is in flight.
+  const waitCall = async () => {
+    for (let i = 0; i < 120; i++) {
+      if (recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait')) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('the model never called wait');
+  };
+  await waitCall();
+  const thirdId = msgIdIn(await callText(colega.client, 'send', { message: THIRD, to: 'voce' }));
+  await ui.until(/Read colega\./, 30_000);
+  // Anything pushed during the wait reaches the model after it: give it the time to.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const last = fake.turnRequests().at(-1)?.body;
+  // How many times each message reached the model: as a push, and as a wait/inbox result (ADR 0066).
+  const counts = Object.fromEntries(
+    [
+      ['ask', askId],
+      ['again', againId],
+      ['third', thirdId],
+    ].map(([k, id]) => [k, timesShown(last, id as string)]),
+  );
+  t.diagnostic(`times each message reached the model: ${JSON.stringify(counts)}`);
+  // The reply to the first push (an id no tool showed) proved that pushes reach this model: the
+  // second is not handed again by `inbox`, and the third, which arrived during `wait`, came in the
+  // wait's result and was not pushed. Each message once.
+  assert.deepEqual(counts, {
+    ask: { pushes: 1, results: 0 },
+    again: { pushes: 1, results: 0 },
+    third: { pushes: 0, results: 1 },
+  });
+  assert.ok(
+    toolResults(last).some((r) => r.text === 'No unread messages.'),
+    'inbox found nothing it had not pushed',
+  );
+  // papo wrote one notification per pushed message; Claude Code wrote nothing back for them.
   const out = recordedLines(log).filter(
     (l) => l.dir === 'out' && l.msg.method === 'notifications/claude/channel',
   );

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PROGRESS_INTERVAL_MS, progressIntervalFromEnv } from '../../src/mcp/server.js';
-import { HISTORY_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { ALREADY_PUSHED, HISTORY_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { spawnMcp } from './helpers/mcp-process.js';
 import {
   callText,
@@ -22,6 +22,8 @@ import {
 } from './helpers/room.js';
 
 const HEADER_TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
+/** The mark after the header of a message that was pushed too (ADR 0066), as a regular expression. */
+const PUSHED = ALREADY_PUSHED.replace(/[()<>]/g, '\\$&');
 
 function delivered(text: string, to: string): string {
   const id = msgIdIn(text);
@@ -97,6 +99,9 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     await pushOf(b.client, third);
     // A push marks nothing read.
     assert.match(await callText(b.client, 'status'), /^Unread: 3\./m);
+    // colega reads the conversation first: a reply to an id `history` showed is no evidence that
+    // pushes reach its agent (ADR 0066), so what stays unread stays so.
+    assert.match(await callText(b.client, 'history'), new RegExp(`\\(msg ${second}\\)`));
     const body = 'Retry is fine; we answer 202 once queued.';
     reply = delivered(await callText(b.client, 'send', { message: body, reply_to: second }), 'voce');
     assert.deepEqual(await pushOf(a.client, reply), {
@@ -110,7 +115,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     assert.equal(inbox[1], '');
     assert.match(
       inbox[2] ?? '',
-      new RegExp(`^\\[msg_id=${third} from=voce \\(agent\\) at ${HEADER_TIME}\\]$`),
+      new RegExp(`^\\[msg_id=${third} from=voce \\(agent\\) at ${HEADER_TIME}\\]${PUSHED}$`),
     );
     // The body, indented by two spaces (ADR 0059).
     assert.deepEqual(inbox.slice(3), ['  Third: who owns the URL?']);
@@ -118,14 +123,16 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
   });
 
   await t.test(
-    'wait returns the reply at once: the notice line first, the book header, the body',
+    'wait returns the reply at once: the notice line first, the book header marked as pushed, the body',
     async () => {
       const lines = (await callText(a.client, 'wait', { timeout_seconds: 5 })).split('\n');
       assert.equal(lines[0], UNTRUSTED_NOTICE);
       assert.equal(lines[1], '');
       assert.match(
         lines[2] ?? '',
-        new RegExp(`^\\[msg_id=${reply} from=colega \\(agent\\) at ${HEADER_TIME} reply_to=[0-9a-f]{10}\\]$`),
+        new RegExp(
+          `^\\[msg_id=${reply} from=colega \\(agent\\) at ${HEADER_TIME} reply_to=[0-9a-f]{10}\\]${PUSHED}$`,
+        ),
       );
       assert.deepEqual(lines.slice(3), ['  Retry is fine; we answer 202 once queued.']);
     },
@@ -149,7 +156,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
     assert.match(
       got,
       new RegExp(
-        `^\\[msg_id=${q} from=colega \\(agent\\) at ${HEADER_TIME}\\]\\n {2}A question from colega\\.$`,
+        `^\\[msg_id=${q} from=colega \\(agent\\) at ${HEADER_TIME}\\]${PUSHED}\\n {2}A question from colega\\.$`,
         'm',
       ),
     );

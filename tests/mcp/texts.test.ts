@@ -65,6 +65,44 @@ test('message format: header, body, reply_to/to only when present', () => {
   );
 });
 
+test('a message pushed in this session, returned while pushes are unproven: one mark after the header (ADR 0066)', () => {
+  assert.equal(
+    texts.ALREADY_PUSHED,
+    ' (also pushed as a <channel> event: if you saw it there, it is not new)',
+  );
+  const msg: Envelope = {
+    id: '81d4e0aa6c',
+    from: 'colega',
+    node: 'ab'.repeat(32),
+    kind: 'agent',
+    reply_to: '3f9a1c07b2',
+    ts: at('2026-10-02T14:05:40'),
+    body: 'first line\nsecond line',
+  };
+  assert.equal(
+    formatMessage(msg, true),
+    '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2] (also pushed as a <channel> event: if you saw it there, it is not new)\n  first line\n  second line',
+  );
+  // Only the messages that were pushed carry it; the notice and the layout stay as they are.
+  const other = { ...msg, id: '0a1b2c3d4e', body: 'not pushed' };
+  const fitted = fitMessages([msg, other], undefined, (id) => id === msg.id);
+  assert.equal(
+    fitted.text,
+    [
+      texts.UNTRUSTED_NOTICE,
+      '',
+      `${formatMessage(msg).split('\n')[0]}${texts.ALREADY_PUSHED}`,
+      '  first line',
+      '  second line',
+      '',
+      '[msg_id=0a1b2c3d4e from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]',
+      '  not pushed',
+    ].join('\n'),
+  );
+  // Cheap: about 20 tokens a message, and none once pushes are known to reach the model.
+  assert.ok(texts.ALREADY_PUSHED.length <= 80);
+});
+
 test('status text', () => {
   assert.equal(
     texts.statusHeader('voce', '7a2e64ec', '3b2c41d0a9'),

@@ -7,7 +7,7 @@ import { type TestContext, test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import type { RoomMember } from '../../src/client/member-api.js';
 import { startMcpServer } from '../../src/mcp/server.js';
-import { STATUS_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { ALREADY_PUSHED, STATUS_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { MemoryMember } from './helpers/memory-member.js';
 import { type Json, RpcClient, resultText } from './helpers/rpc-client.js';
 
@@ -36,6 +36,9 @@ function serve(
   });
   return { member, client, server };
 }
+
+/** The mark after the header of a message that was pushed too (ADR 0066), as a regular expression. */
+const PUSHED = ALREADY_PUSHED.replace(/[()<>]/g, '\\$&');
 
 const online = (name: string, about = 'notificacoes') => ({
   name,
@@ -117,7 +120,7 @@ test('wait: returns unread messages at once with the notice, and consumes them',
   assert.match(
     text,
     new RegExp(
-      `\\[msg_id=${m.id} from=colega \\(agent\\) at [0-9-]+ [0-9:]+ reply_to=3f9a1c07b2\\]\\n  the answer$`,
+      `\\[msg_id=${m.id} from=colega \\(agent\\) at [0-9-]+ [0-9:]+ reply_to=3f9a1c07b2\\]${PUSHED}\\n  the answer$`,
     ),
   );
   assert.equal(member.unread().length, 0);
@@ -184,7 +187,9 @@ test('inbox: "No unread messages." when empty; otherwise all unread, consumed', 
   const text = resultText(await client.call('inbox'));
   assert.match(
     text,
-    /from=colega \(agent\) at [^\]]+\]\n {2}a\n\n\[msg_id=[0-9a-f]+ from=ana \(human\) at [^\]]+ to=voce\]\n {2}b$/,
+    new RegExp(
+      `from=colega \\(agent\\) at [^\\]]+\\]${PUSHED}\\n {2}a\\n\\n\\[msg_id=[0-9a-f]+ from=ana \\(human\\) at [^\\]]+ to=voce\\]${PUSHED}\\n {2}b$`,
+    ),
   );
   assert.equal(member.unread().length, 0);
 });
@@ -228,6 +233,67 @@ test('push: nothing before notifications/initialized; then earlier unread and ea
   await client.request('ping');
   assert.equal(client.messages.filter((m) => m.method === 'notifications/claude/channel').length, 2);
   assert.equal(member.unread().length, 2, 'a push marks nothing read');
+});
+
+test('push and a wait in flight: what it waits for is not pushed; what it leaves unread is pushed when it ends', async (t) => {
+  const { member, client } = serve(t);
+  await client.initialize();
+  await client.call('status'); // the member is open, the pump runs
+  const pushes = () =>
+    client.messages
+      .filter((m) => m.method === 'notifications/claude/channel')
+      .map((m) => m.params.meta.msg_id);
+  const id = client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30, from: 'colega' } });
+  await client.request('ping');
+  const other = member.receive('ana', 'not what the wait wants', { kind: 'human' });
+  const wanted = member.receive('colega', 'for the wait');
+  assert.match(resultText((await client.response(id)).result), new RegExp(`msg_id=${wanted.id} from=colega`));
+  await client.request('ping');
+  assert.deepEqual(pushes(), [other.id]);
+  // Two arrive for the next wait at once; the second does not fit in its result (ADR 0042): the
+  // wait leaves it unread and says so, and it is pushed when the wait ends.
+  const id2 = client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30, from: 'colega' } });
+  await client.request('ping');
+  const big = member.receive('colega', `first ${'w'.repeat(30_000)}`);
+  const left = member.receive('colega', `second ${'w'.repeat(30_000)}`);
+  const text = resultText((await client.response(id2)).result);
+  assert.match(text, new RegExp(`msg_id=${big.id} from=colega`));
+  assert.match(text, /1 more unread message did not fit/);
+  await client.request('ping');
+  assert.deepEqual(pushes(), [other.id, left.id]);
+  assert.deepEqual(
+    member.unread().map((m) => m.id),
+    [other.id, left.id],
+  );
+});
+
+test('push: a reply to an id only a push showed is the evidence; from then a push marks read', async (t) => {
+  const { member, client } = serve(t);
+  member.ackBy = 'colega';
+  await client.initialize();
+  await client.call('status');
+  const shown = member.receive('colega', 'shown by inbox');
+  assert.match(resultText(await client.call('inbox')), new RegExp(`msg_id=${shown.id}.*${PUSHED}`));
+  await client.call('send', { message: 'ok', reply_to: shown.id });
+  const mentioned = member.receive('colega', 'the next one');
+  // Its id appears in a body a tool showed (a member may announce ids): no evidence either.
+  member.receive('ana', `see ${mentioned.id.toUpperCase()}`, { kind: 'human' });
+  await client.call('inbox');
+  await client.call('send', { message: 'ok', reply_to: mentioned.id });
+  const pushedOnly = member.receive('colega', 'only pushed');
+  const alsoUnread = member.receive('ana', 'pushed, still unread', { kind: 'human' });
+  assert.equal(member.unread().length, 2);
+  await client.call('send', { message: 'answer', reply_to: pushedOnly.id });
+  assert.deepEqual(member.unread(), [], 'the pushed ones still unread are read');
+  const after = member.receive('colega', 'after the evidence');
+  await client.request('ping');
+  assert.ok(
+    client.messages.some((m) => m.params?.meta?.msg_id === after.id),
+    'still pushed',
+  );
+  assert.deepEqual(member.unread(), [], 'a push now marks read');
+  assert.equal(resultText(await client.call('inbox')), 'No unread messages.');
+  assert.ok(alsoUnread.id !== after.id);
 });
 
 test('history: papo log lines, with the notice when others wrote some of them', async (t) => {
