@@ -234,10 +234,12 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(String(args.from)))?.trim();
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
 
-    const member = await deps.member(ctx.signal);
-    const matching = () => member.unread().filter((m) => from === undefined || sameName(m.from, from));
+    // The time counts from the call, as the client counts it (Claude Code moves a call still
+    // running after 2 minutes to the background, ADR 0067), also while the member is opening.
     const started = Date.now();
     const deadline = started + seconds * 1000;
+    const member = await deps.member(ctx.signal);
+    const matching = () => member.unread().filter((m) => from === undefined || sameName(m.from, from));
     for (;;) {
       throwIfCancelled(ctx.signal);
       const ready = matching();
