@@ -15,9 +15,19 @@ export const LIMITS = {
   maxMessageBytes: MAX_BODY_BYTES,
   /** How long `send` waits for the first acknowledgement. */
   ackTimeoutSeconds: 8,
-  waitDefaultSeconds: 300,
+  /**
+   * Under Claude Code's 2 minutes (claudeCodeBackgroundSeconds): a `wait` that keeps the default
+   * returns its own result, in the foreground. The book's 300 would go to the background. ADR 0067.
+   */
+  waitDefaultSeconds: 110,
   waitMinSeconds: 1,
   waitMaxSeconds: 1200,
+  /**
+   * Claude Code's interactive session moves a tool call still running after this long to the
+   * background; its result reaches the model later as a task notification (measured on 2.1.332,
+   * ADR 0067; CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS changes it). `claude -p` does not.
+   */
+  claudeCodeBackgroundSeconds: 120,
   historyDefault: 20,
   historyMin: 1,
   historyMax: 200,
@@ -89,7 +99,8 @@ export const PARAM_DESCRIPTIONS = {
       'msg_id of the message you are answering. Marks that message, and earlier ones from the same sender, as read.',
   },
   wait: {
-    timeout_seconds: 'How long to wait, from 1 to 1200 seconds. Default 300.',
+    timeout_seconds:
+      'How long to wait, from 1 to 1200 seconds. Default 110. Claude Code moves a call that runs longer than 2 minutes to the background; its result then reaches you later, as a task notification.',
     from: 'Only return messages from this member.',
   },
   history: {
@@ -222,7 +233,7 @@ export function progressMessage(elapsedSeconds: number, totalSeconds: number): s
 }
 
 export const WAIT_ERRORS = {
-  timeout: '`timeout_seconds` must be an integer from 1 to 1200 (default 300).',
+  timeout: '`timeout_seconds` must be an integer from 1 to 1200 (default 110).',
   invalidFrom: (from: string) =>
     `"${clip(from)}" is not a valid member name (1 to 32 letters, digits, "-", "_" or "."). Call \`status\` to see the members of the room.`,
 } as const;

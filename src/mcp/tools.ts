@@ -240,11 +240,13 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(String(args.from)))?.trim();
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
 
+    // The time counts from the call, as the client counts it (Claude Code moves a call still
+    // running after 2 minutes to the background, ADR 0067), also while the member is opening.
+    const started = Date.now();
+    const deadline = started + seconds * 1000;
     const member = await deps.member(ctx.signal);
     const wanted = (m: Envelope) => from === undefined || sameName(m.from, from);
     const matching = () => member.unread().filter(wanted);
-    const started = Date.now();
-    const deadline = started + seconds * 1000;
     // While this call is in flight, what it wants comes to it and is not pushed: the model is
     // inside this call and reads a push only after it (ADR 0066). What it does not return is
     // pushed when it ends.

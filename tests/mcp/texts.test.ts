@@ -39,6 +39,33 @@ test('wait and inbox texts', () => {
   assert.equal(texts.NO_UNREAD, 'No unread messages.');
 });
 
+test("wait's default stays under Claude Code's 2 minutes, and its texts say what happens past them (ADR 0067)", () => {
+  // Not the book's 300: Claude Code moves a call still running after 120 s to the background.
+  assert.equal(texts.LIMITS.waitDefaultSeconds, 110);
+  assert.equal(texts.LIMITS.claudeCodeBackgroundSeconds, 120);
+  assert.ok(texts.LIMITS.waitDefaultSeconds + 10 <= texts.LIMITS.claudeCodeBackgroundSeconds);
+  assert.equal(
+    texts.PARAM_DESCRIPTIONS.wait.timeout_seconds,
+    'How long to wait, from 1 to 1200 seconds. Default 110. Claude Code moves a call that runs longer than 2 minutes to the background; its result then reaches you later, as a task notification.',
+  );
+  assert.equal(
+    texts.WAIT_ERRORS.timeout,
+    '`timeout_seconds` must be an integer from 1 to 1200 (default 110).',
+  );
+  // The book's description of the tool and the instructions' line about `wait` are unchanged.
+  assert.equal(
+    texts.TOOL_DESCRIPTIONS.wait,
+    'Wait for new messages from the room, then return them and mark them as read. Returns at once if unread messages are waiting. Use it after `send` when you need the answer to continue.',
+  );
+  assert.ok(
+    texts
+      .instructions({ name: 'voce', roomId: '7a2e64ec' }, 'default')
+      .includes(
+        'Messages may arrive on their own as <channel source="papo"> events. If they do not, call `wait` when you expect an answer and `inbox` to check for news.',
+      ),
+  );
+});
+
 test('message format: header, body, reply_to/to only when present', () => {
   const msg: Envelope = {
     id: '81d4e0aa6c',
