@@ -59,6 +59,7 @@ export interface Delivery {
   /** Unread messages, oldest first (none for an ephemeral member). */
   unread(): Envelope[];
   consume(ids: string[]): Promise<void>;
+  restore(messages: Envelope[]): Promise<void>;
   markRepliedTo(msgId: string): Promise<void>;
   queuedCount(): number;
   queuedFor(): { name: string; count: number }[];

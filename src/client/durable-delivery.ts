@@ -83,6 +83,18 @@ export class DurableDelivery implements Delivery {
     await this.#host.serial(() => this.#state.removeFromInbox(drop));
   }
 
+  async restore(messages: Envelope[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.#host.serial(async () => {
+      const unread = new Set(this.#state.inbox.map((m) => m.id));
+      for (const msg of messages) {
+        if (unread.has(msg.id)) continue;
+        await this.#state.addToInbox(msg);
+        unread.add(msg.id);
+      }
+    });
+  }
+
   async markRepliedTo(msgId: string): Promise<void> {
     const inbox = this.#state.inbox;
     const index = inbox.findIndex((m) => m.id === msgId);

@@ -23,6 +23,8 @@ export class EphemeralDelivery implements Delivery {
 
   async consume(_ids: string[]): Promise<void> {}
 
+  async restore(_messages: Envelope[]): Promise<void> {}
+
   async markRepliedTo(_msgId: string): Promise<void> {}
 
   queuedCount(): number {

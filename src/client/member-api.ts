@@ -138,6 +138,11 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   unread(): Envelope[];
   /** Removes these ids from the inbox (wait/inbox consumed them). */
   consume(ids: string[]): Promise<void>;
+  /**
+   * Puts back among the unread the messages a call consumed but the client never took (it
+   * cancelled the call as the result crossed): those not unread already, after the others.
+   */
+  restore(messages: Envelope[]): Promise<void>;
   /** Marks `msgId` and every earlier unread message of the same sender as read. */
   markRepliedTo(msgId: string): Promise<void>;
   queuedCount(): number;

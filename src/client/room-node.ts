@@ -284,6 +284,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     return this.#delivery.consume(ids);
   }
 
+  restore(messages: Envelope[]): Promise<void> {
+    return this.#delivery.restore(messages);
+  }
+
   markRepliedTo(msgId: string): Promise<void> {
     return this.#delivery.markRepliedTo(msgId);
   }

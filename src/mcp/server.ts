@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isPapoError } from '../client/errors.js';
 import { papoRelaySet } from '../client/ice-config.js';
 import type { RoomMember } from '../client/member-api.js';
+import type { Envelope } from '../client/messages.js';
 import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
 import { createDiagnostics, type Diagnostics } from './diagnostics.js';
 import {
@@ -28,10 +29,10 @@ import { type Args, ArgumentError } from './tool-args.js';
 import { isToolName, TOOLS } from './tool-list.js';
 import {
   CallCancelled,
+  CONSUMED,
   createToolHandlers,
   errorResult,
   MemberUnavailable,
-  MUST_ANSWER,
   type ToolContext,
   type ToolResult,
 } from './tools.js';
@@ -72,6 +73,10 @@ export interface McpServer {
 }
 
 const idKey = (id: JsonRpcId) => `${typeof id}:${id}`;
+/** How long a result that marked messages read can still be taken back by a late cancellation. */
+const ANSWERED_KEPT_MS = 60_000;
+/** Such results remembered at most (the oldest is forgotten first). */
+const ANSWERED_KEPT_MAX = 32;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -114,6 +119,31 @@ export function startMcpServer(options: McpServerOptions): McpServer {
   // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
   const channel = new ChannelPush((line) => log.log('info', line));
   const inflight = new Map<string, AbortController>();
+  // Results that marked messages read, kept a while by request id: a cancellation that crossed
+  // the result on the wire means the client dropped it, so the messages go back to unread.
+  const answered = new Map<string, { messages: Envelope[]; timer: NodeJS.Timeout }>();
+
+  /** Puts messages a cancelled call had consumed back among the unread (member-api `restore`). */
+  function restore(messages: Envelope[], why: string): void {
+    if (messages.length === 0 || memberPromise === null) return;
+    log.log('info', `${messages.length} message(s) back to unread: ${why}`);
+    void memberPromise
+      .then((m) => m.restore(messages))
+      .catch((err: unknown) => log.log('warn', `could not put messages back to unread: ${String(err)}`));
+  }
+
+  function rememberAnswered(key: string, messages: Envelope[]): void {
+    const timer = setTimeout(() => answered.delete(key), ANSWERED_KEPT_MS);
+    timer.unref();
+    answered.set(key, { messages, timer });
+    if (answered.size > ANSWERED_KEPT_MAX) {
+      const [oldest] = answered.keys();
+      if (oldest !== undefined) {
+        clearTimeout(answered.get(oldest)?.timer);
+        answered.delete(oldest);
+      }
+    }
+  }
 
   function openInBackground(): Promise<RoomMember> {
     if (memberPromise === null) {
@@ -252,12 +282,16 @@ export function startMcpServer(options: McpServerOptions): McpServer {
         },
       )
       .then((result) => {
-        // A cancelled request gets no response (MCP "Cancellation"), unless it already marked
-        // messages read: then the messages must reach the agent (tools.ts, `deliver`).
-        if (result !== null && (!controller.signal.aborted || MUST_ANSWER.has(result))) {
+        const consumed = result === null ? undefined : CONSUMED.get(result);
+        // A cancelled request gets no response (MCP "Cancellation"); what it marked read while
+        // the cancellation came in goes back to unread, for the next wait or inbox.
+        if (result !== null && !controller.signal.aborted) {
           // Every id the model reads in a result can no longer be evidence of a push (ADR 0066).
           channel.noteShown(result.content[0].text);
           writer.result(req.id, result);
+          if (consumed !== undefined && consumed.length > 0) rememberAnswered(key, consumed);
+        } else if (consumed !== undefined) {
+          restore(consumed, `${name} was cancelled while it marked them read`);
         }
         if (inflight.get(key) === controller) inflight.delete(key);
       });
@@ -293,11 +327,19 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     } else if (method === 'notifications/cancelled') {
       const requestId = isObject(params) ? params.requestId : undefined;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
-        const controller = inflight.get(idKey(requestId));
+        const key = idKey(requestId);
+        const controller = inflight.get(key);
         if (controller !== undefined) {
           log.log('debug', `cancelled request ${String(requestId)}`);
-          inflight.delete(idKey(requestId));
+          inflight.delete(key);
           controller.abort();
+        }
+        // Answered already: the cancellation crossed the result, which the client drops.
+        const done = answered.get(key);
+        if (done !== undefined) {
+          answered.delete(key);
+          clearTimeout(done.timer);
+          restore(done.messages, `request ${String(requestId)} was cancelled after its result was sent`);
         }
       }
     }

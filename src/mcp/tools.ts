@@ -151,8 +151,11 @@ function trustWarnings(member: RoomMember): string[] {
 
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
 
-/** Results that are sent even when their call was cancelled meanwhile (see `deliver`). */
-export const MUST_ANSWER = new WeakSet<ToolResult>();
+/**
+ * What each `wait`/`inbox` result marked read (see `deliver`): the server puts them back among the
+ * unread when the client cancels the call after all (member-api `restore`).
+ */
+export const CONSUMED = new WeakMap<ToolResult, Envelope[]>();
 
 function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw new CallCancelled('cancelled');
@@ -167,10 +170,10 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // messages must stay unread for the next `wait`/`inbox`.
     throwIfCancelled(signal);
     await member.consume(fitted.included.map((m) => m.id));
-    // From here the messages are read: the result must reach the agent even if a cancellation
-    // arrived during the write, or they would be lost to it (a late response is harmless).
+    // From here the messages are read. A cancellation that arrives during the write, or after the
+    // result left, puts them back (server.ts): the client drops the result of a cancelled call.
     const result = textResult(fitted.text);
-    MUST_ANSWER.add(result);
+    CONSUMED.set(result, fitted.included);
     return result;
   }
 

@@ -19,6 +19,7 @@ import {
   pushOf,
   startAgent,
   statusUntil,
+  toolUntil,
 } from './helpers/room.js';
 
 const HEADER_TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
@@ -197,6 +198,30 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
         0,
         'no response for the cancelled request',
       );
+    },
+  );
+
+  await t.test(
+    'a cancellation that crosses the result: the messages that result marked read are unread again',
+    async () => {
+      // A wait in flight takes the message (it is not pushed: ADR 0066) and marks it read...
+      const id = 'wait-crossed';
+      a.client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30 } }, id);
+      assert.deepEqual((await a.client.request('ping')).result, {});
+      const crossed = delivered(
+        await callText(b.client, 'send', { message: 'Crossed on the wire.' }),
+        'voce',
+      );
+      const answer = await a.client.response(id, 20_000);
+      assert.match(answer.result.content[0].text, new RegExp(`\\[msg_id=${crossed} from=colega`));
+      // ...and the client's cancellation of the same call was already on its way: the client drops
+      // that result (MCP "Cancellation"), so nothing it held may count as read.
+      a.client.notify('notifications/cancelled', { requestId: id, reason: 'user pressed Esc' });
+      assert.deepEqual((await a.client.request('ping')).result, {});
+      const again = await toolUntil(a.client, 'inbox', new RegExp(`\\[msg_id=${crossed} from=colega`), 5000);
+      assert.match(again, /Crossed on the wire\./);
+      // Once taken for good, it is not handed a third time.
+      assert.equal(await callText(a.client, 'inbox'), 'No unread messages.');
     },
   );
 

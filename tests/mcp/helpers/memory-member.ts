@@ -91,6 +91,9 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
   async consume(ids: string[]): Promise<void> {
     this.inbox = this.inbox.filter((m) => !ids.includes(m.id));
   }
+  async restore(messages: Envelope[]): Promise<void> {
+    for (const m of messages) if (!this.inbox.some((u) => u.id === m.id)) this.inbox.push(m);
+  }
   async markRepliedTo(msgId: string): Promise<void> {
     const target = this.inbox.find((m) => m.id === msgId);
     if (target === undefined) return;
