@@ -151,10 +151,6 @@ export function nameList(names: readonly string[]): string {
 }
 
 /**
- * The book's queued text. `online` is who is online now; `to` the addressee, if any; `unknownTo`
- * is set when no member of that name has been seen in the room.
- */
-/**
  * The recipient's papo refused the message because its inbox is full (ADR 0062): its agent has
  * not read what it holds. Not a network problem, and sending again does not help.
  */
@@ -162,6 +158,10 @@ export function inboxFull(by: string, msgId: string): string {
   return `Not delivered yet (msg_id ${msgId}): ${by}'s inbox is full, because their agent has not read the messages it already holds. It stays queued and goes automatically once ${by}'s agent reads them. Do not send it again; if it cannot wait, tell your user.`;
 }
 
+/**
+ * The book's queued text, with papo's variants (ADR 0068). `online` is who is online now; `to` the
+ * addressee, if any; `unknownTo` is set when no member of that name has been seen in the room.
+ */
 export function notAcknowledged(
   msgId: string,
   online: readonly string[],
