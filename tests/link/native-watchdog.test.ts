@@ -34,6 +34,14 @@ test('the watchdog leaves a responsive process alone and does not keep it alive'
   );
 });
 
+test('for native deadlocks only, the watchdog leaves alone a held main thread in a process without node-datachannel', async () => {
+  const { code, signal, stdout, stderr } = await run('held');
+  assert.deepEqual(
+    { code, signal, out: stdout, err: stderr },
+    { code: 0, signal: null, out: 'done\n', err: '' },
+  );
+});
+
 test('the watchdog refuses a stall shorter than two seconds', () => {
   assert.throws(() => startNativeWatchdog({ stallSeconds: 1 }), RangeError);
   assert.throws(() => startNativeWatchdog({ stallSeconds: 2.5 }), RangeError);

@@ -27,6 +27,12 @@ export interface NativeWatchdogOptions {
   label?: string;
   /** Called if the worker fails (the process then runs unguarded). */
   onError?: (err: Error) => void;
+  /**
+   * End the process only if it holds node-datachannel (Linux: /proc/self/maps): a main thread held
+   * by something else (a test's run of synchronous child processes on a loaded machine) is not the
+   * deadlock this guards against, and is left to run. Default false.
+   */
+  onlyWithNative?: boolean;
 }
 
 export interface NativeWatchdog {
@@ -45,6 +51,11 @@ setInterval(() => {
   if (now !== last) { last = now; still = 0; return; }
   still += 1;
   if (still < workerData.stallSeconds) return;
+  if (workerData.onlyWithNative) {
+    let maps = null;
+    try { maps = require('node:fs').readFileSync('/proc/self/maps', 'utf8'); } catch {}
+    if (maps !== null && !maps.includes('node_datachannel')) { still = 0; return; }
+  }
   try {
     writeSync(2, workerData.label + ': the main thread has not run for ' + still +
       ' s (most likely a deadlock in the native WebRTC library, see docs/transport.md); ending the process\\n');
@@ -67,7 +78,12 @@ export function startNativeWatchdog(options: NativeWatchdogOptions = {}): Native
   heartbeat.unref();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { buffer, stallSeconds, label: options.label ?? 'papo' },
+    workerData: {
+      buffer,
+      stallSeconds,
+      label: options.label ?? 'papo',
+      onlyWithNative: options.onlyWithNative === true,
+    },
     // No resourceLimits: they save no measurable memory (a worker is ~9 MB of Node either way),
     // and a worker that ran out of them would leave the process unguarded.
     stdout: false,
