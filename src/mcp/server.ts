@@ -12,18 +12,10 @@ import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
 import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
 import { createDiagnostics, type Diagnostics } from './diagnostics.js';
-import {
-  createWriter,
-  INVALID_PARAMS,
-  type JsonRpcId,
-  type JsonRpcRequest,
-  METHOD_NOT_FOUND,
-  parseMessage,
-  readLines,
-  type Writer,
-} from './json-rpc.js';
+import { INVALID_PARAMS, type JsonRpcId, type JsonRpcRequest, METHOD_NOT_FOUND } from './json-rpc.js';
 import { negotiateProtocolVersion } from './protocol-version.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
+import { createStdioTransport } from './stdio-transport.js';
 import { instructions, LIMITS, NOT_READY, PROTOCOL_ERRORS, progressMessage } from './texts.js';
 import { type Args, ArgumentError } from './tool-args.js';
 import { isToolName, TOOLS } from './tool-list.js';
@@ -109,7 +101,8 @@ export function startMcpServer(options: McpServerOptions): McpServer {
   const stdout = options.stdout ?? process.stdout;
   const env = options.env ?? process.env;
   const log: Diagnostics = createDiagnostics(env.PAPO_LOG, options.stderr ?? process.stderr);
-  const writer: Writer = createWriter(stdout);
+  const transport = createStdioTransport(stdin, stdout, log);
+  const writer = transport.writer;
 
   let initialized = false;
   let shuttingDown = false;
@@ -346,32 +339,19 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     // Other notifications are ignored, as JSON-RPC asks.
   }
 
-  let resolveEnded: () => void = () => {};
-  const inputEnded = new Promise<void>((resolve) => {
-    resolveEnded = resolve;
+  transport.listen((msg) => {
+    switch (msg.kind) {
+      case 'request':
+        return onRequest(msg);
+      case 'notification':
+        return onNotification(msg.method, msg.params);
+      case 'invalid':
+        log.log('debug', `invalid line: ${msg.message}`);
+        return writer.error(msg.id, { code: msg.code, message: msg.message });
+      case 'response':
+        return;
+    }
   });
-
-  readLines(
-    stdin,
-    (line) => {
-      const msg = parseMessage(line);
-      switch (msg.kind) {
-        case 'request':
-          return onRequest(msg);
-        case 'notification':
-          return onNotification(msg.method, msg.params);
-        case 'invalid':
-          log.log('debug', `invalid line: ${msg.message}`);
-          return writer.error(msg.id, { code: msg.code, message: msg.message });
-        case 'response':
-          return;
-      }
-    },
-    () => {
-      log.log('info', 'stdin closed');
-      resolveEnded();
-    },
-  );
 
   let shutdownPromise: Promise<void> | null = null;
   function shutdown(budgetMs: number): Promise<void> {
@@ -380,7 +360,7 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     for (const controller of inflight.values()) controller.abort();
     inflight.clear();
     channel.stop();
-    writer.close();
+    transport.close();
     const closing =
       memberPromise === null
         ? Promise.resolve()
@@ -399,5 +379,5 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     return shutdownPromise;
   }
 
-  return { inputEnded, shutdown };
+  return { inputEnded: transport.ended, shutdown };
 }
