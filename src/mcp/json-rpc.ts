@@ -1,8 +1,8 @@
-// JSON-RPC 2.0 over stdio, one message per line (MCP "stdio" transport). Hand-written rather than
-// the SDK (ADR 0040). This module knows framing and the envelope only; what a method means is the
-// server's business. Errors that cross the wire carry numeric codes and are kept apart from
-// PapoError, whose string codes never leave the process.
-import type { Readable, Writable } from 'node:stream';
+// JSON-RPC 2.0 messages, hand-written rather than the SDK (ADR 0040): the error codes and the
+// classification of one incoming line. This module knows the envelope only; the framing over stdio
+// is stdio-transport.ts's, and what a method means is the session's and the tool server's business.
+// Errors that cross the wire carry numeric codes and are kept apart from PapoError, whose string
+// codes never leave the process.
 import { PROTOCOL_ERRORS } from './texts.js';
 
 export const PARSE_ERROR = -32700;
@@ -42,7 +42,7 @@ export interface JsonRpcResponseIn {
 
 export type Incoming = JsonRpcRequest | JsonRpcNotification | JsonRpcInvalid | JsonRpcResponseIn;
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -91,70 +91,4 @@ export interface OutgoingError {
   code: number;
   message: string;
   data?: unknown;
-}
-
-/**
- * The single writer: every byte papo puts on stdout goes through the function this returns, one
- * JSON text and one newline per call, in one `write`, so a response and a notification can never
- * interleave inside a line. JSON.stringify escapes control characters, so a line break inside a
- * message body cannot break the framing.
- */
-export interface Writer {
-  result(id: JsonRpcId, result: unknown): void;
-  error(id: JsonRpcId | null, error: OutgoingError): void;
-  notify(method: string, params: unknown): void;
-  /** After close(), writes are dropped (stdout may be gone while shutting down). */
-  close(): void;
-}
-
-export function createWriter(out: Writable): Writer {
-  let closed = false;
-  const write = (msg: object) => {
-    if (closed || out.destroyed || out.writableEnded) return;
-    out.write(`${JSON.stringify(msg)}\n`);
-  };
-  // A closed pipe (EPIPE) must not crash the process; shutting down is handled elsewhere.
-  out.on('error', () => {
-    closed = true;
-  });
-  return {
-    result: (id, result) => write({ jsonrpc: '2.0', id, result }),
-    error: (id, error) => write({ jsonrpc: '2.0', id, error }),
-    notify: (method, params) => write({ jsonrpc: '2.0', method, params }),
-    close: () => {
-      closed = true;
-    },
-  };
-}
-
-/**
- * Splits the input into lines and hands each non-blank one to `onLine`; `onEnd` runs once when the
- * input ends or fails. Accepts "\n" and "\r\n" line ends. A line is only complete at its newline:
- * a partial JSON text at EOF is still parsed, so a client that forgets the last newline is served.
- */
-export function readLines(input: Readable, onLine: (line: string) => void, onEnd: () => void): void {
-  let buffered = '';
-  let ended = false;
-  input.setEncoding('utf8');
-  input.on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl = buffered.indexOf('\n');
-    while (nl !== -1) {
-      const line = buffered.slice(0, nl).replace(/\r$/, '');
-      buffered = buffered.slice(nl + 1);
-      if (line.trim() !== '') onLine(line);
-      nl = buffered.indexOf('\n');
-    }
-  });
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    const rest = buffered.trim();
-    buffered = '';
-    if (rest !== '') onLine(rest);
-    onEnd();
-  };
-  input.on('end', end);
-  input.on('close', end);
-  input.on('error', end);
 }

@@ -1,0 +1,251 @@
+// papo's side of the MCP server, behind the session (session.ts): what `initialize` says of papo
+// (capabilities with `claude/channel`, serverInfo, the instructions), tools/list, and tools/call
+// dispatched to the five handlers (tools.ts) with tool errors worded for the model. It owns the
+// room member: opened in the background once `initialize` is answered (the network stack loads
+// only then, ADR 0040), awaited by each tool — a failure becomes the MemberUnavailable text every
+// tool returns — and closed on shutdown; the channel pump (channel-pump.ts), started once
+// notifications/initialized came and the member is open; the send window; and the results that
+// marked messages read, put back among the unread when the client will never read them.
+import { isPapoError } from '../client/errors.js';
+import { papoRelaySet } from '../client/ice-config.js';
+import type { RoomMember } from '../client/member-api.js';
+import type { Envelope } from '../client/messages.js';
+import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
+import type { Diagnostics } from './diagnostics.js';
+import { INVALID_PARAMS, isObject } from './json-rpc.js';
+import { createSendWindow, parseMaxSends } from './send-rate.js';
+import type { Answer, CallContext, Handled, SessionApp } from './session.js';
+import type { Writer } from './stdio-transport.js';
+import { instructions, LIMITS, NOT_READY, PROTOCOL_ERRORS, progressMessage } from './texts.js';
+import { type Args, ArgumentError } from './tool-args.js';
+import { isToolName, TOOLS, type ToolName } from './tool-list.js';
+import {
+  CallCancelled,
+  CONSUMED,
+  createToolHandlers,
+  errorResult,
+  MemberUnavailable,
+  type ToolContext,
+  type ToolResult,
+} from './tools.js';
+
+/** What the instructions need before the member is open (read from profile.json, cheaply). */
+export interface ProfileDescription {
+  name: string;
+  roomId: string;
+}
+
+export interface ToolServerOptions {
+  /** Profile name, for the texts. */
+  profile: string;
+  /** Opens the room member (lock, identity, network). Called once, after the initialize response. */
+  openMember: () => Promise<RoomMember>;
+  /** Member name and room id for the instructions, or null when the profile is not configured. */
+  describe: () => ProfileDescription | null;
+  serverVersion: string;
+  /** Interval of notifications/progress during `wait` (the book: 15 s). */
+  progressIntervalMs?: number;
+  /** How long `send` waits for the first ack (the book: 8 s). */
+  ackTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** Maps a failure to open the member to the text every tool returns (book, "Solução de problemas"). */
+export function unavailableText(err: unknown, profile: string): string {
+  if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
+  if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
+  if (isPapoError(err, 'invalid_signal_token')) return NOT_READY.signalToken(err.message);
+  return NOT_READY.other(err instanceof Error ? err.message : String(err));
+}
+
+/** The book's interval of notifications/progress during `wait`. */
+export const PROGRESS_INTERVAL_MS = 15_000;
+
+/**
+ * Test-only: PAPO_TEST_PROGRESS_MS (an integer of milliseconds, at least 50) shortens the progress
+ * interval so end-to-end tests of the built binary need not wait 15 s. Anything else is ignored.
+ */
+export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.PAPO_TEST_PROGRESS_MS;
+  if (raw === undefined || !/^\d+$/.test(raw)) return PROGRESS_INTERVAL_MS;
+  const ms = Number(raw);
+  return ms >= 50 ? ms : PROGRESS_INTERVAL_MS;
+}
+
+export function createToolServer(
+  options: ToolServerOptions,
+  io: { env: NodeJS.ProcessEnv; writer: Writer; log: Diagnostics },
+): SessionApp {
+  const { env, writer, log } = io;
+  let initialized = false;
+  let shuttingDown = false;
+  let member: RoomMember | null = null;
+  let memberPromise: Promise<RoomMember> | null = null;
+  let pumpStarted = false;
+  // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
+  const channel = new ChannelPush((line) => log.log('info', line));
+
+  /** Puts messages a cancelled call had consumed back among the unread (member-api `restore`). */
+  function restore(messages: Envelope[], why: string): void {
+    if (messages.length === 0 || memberPromise === null) return;
+    log.log('info', `${messages.length} message(s) back to unread: ${why}`);
+    void memberPromise
+      .then((m) => m.restore(messages))
+      .catch((err: unknown) => log.log('warn', `could not put messages back to unread: ${String(err)}`));
+  }
+
+  function openInBackground(): Promise<RoomMember> {
+    if (memberPromise === null) {
+      log.log('info', 'opening the room member');
+      memberPromise = options.openMember().then(
+        (m) => {
+          if (shuttingDown) {
+            // Opened too late to be used: release the lock at once.
+            void m.close().catch(() => {});
+            throw new MemberUnavailable(NOT_READY.shuttingDown);
+          }
+          member = m;
+          log.log('info', `room member open: ${m.name} in room ${m.roomId}`);
+          maybeStartPump();
+          return m;
+        },
+        (err: unknown) => {
+          if (err instanceof MemberUnavailable) throw err;
+          log.log('warn', `room member not available: ${err instanceof Error ? err.message : String(err)}`);
+          throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
+        },
+      );
+      // Tools observe the failure; an unobserved rejection must not end the process.
+      memberPromise.catch(() => {});
+    }
+    return memberPromise;
+  }
+
+  function maybeStartPump(): void {
+    if (pumpStarted || !initialized || member === null || shuttingDown) return;
+    pumpStarted = true;
+    log.log('debug', 'channel pump started');
+    channel.start(member, (params) => writer.notify(CHANNEL_METHOD, params));
+  }
+
+  const handlers = createToolHandlers({
+    member: (signal) => {
+      const opening = openInBackground();
+      if (signal.aborted) return Promise.reject(new CallCancelled('cancelled'));
+      return new Promise<RoomMember>((resolve, reject) => {
+        const onAbort = () => reject(new CallCancelled('cancelled'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
+    },
+    sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
+    ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
+    progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
+    papoRelaySet: papoRelaySet(env),
+    channel,
+  });
+
+  function describeSafely(): ProfileDescription | null {
+    try {
+      return options.describe();
+    } catch (err) {
+      log.log('warn', `could not read the profile: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
+  }
+
+  /** A tool result as the session sends it, and how to take back what it marked read. */
+  function answer(name: ToolName, call: CallContext, result: ToolResult): Answer {
+    // Every id the model reads in a result can no longer be evidence of a push (ADR 0066).
+    const sent: Answer = { result, beforeSend: () => channel.noteShown(result.content[0].text) };
+    const consumed = CONSUMED.get(result);
+    if (consumed !== undefined && consumed.length > 0) {
+      // A cancelled wait or inbox leaves nothing read: what it marked read goes back to unread,
+      // for the next wait or inbox.
+      sent.takeBack = (crossed) =>
+        restore(
+          consumed,
+          crossed
+            ? `request ${String(call.requestId)} was cancelled after its result was sent`
+            : `${name} was cancelled while it marked them read`,
+        );
+    }
+    return sent;
+  }
+
+  const invalidParams = (message: string): Handled => ({ error: { code: INVALID_PARAMS, message } });
+
+  function toolsCall(params: unknown): Handled {
+    if (!isObject(params)) return invalidParams(PROTOCOL_ERRORS.paramsNotObject);
+    if (typeof params.name !== 'string') return invalidParams(PROTOCOL_ERRORS.missingToolName);
+    const name = params.name;
+    if (!isToolName(name)) return invalidParams(PROTOCOL_ERRORS.unknownTool(name));
+    const args = params.arguments ?? {};
+    if (!isObject(args)) return invalidParams(PROTOCOL_ERRORS.argumentsNotObject);
+
+    return {
+      start: (call) => {
+        const progress = call.progress;
+        const ctx: ToolContext = {
+          signal: call.signal,
+          progress:
+            progress === null
+              ? null
+              : (elapsed, total) => progress(elapsed, total, progressMessage(elapsed, total)),
+        };
+        log.log('debug', `tools/call ${name} (id ${String(call.requestId)})`);
+        return handlers[name](args as Args, ctx).then(
+          (result: ToolResult) => answer(name, call, result),
+          (err: unknown): Answer | null => {
+            if (err instanceof CallCancelled || call.signal.aborted) return null;
+            if (err instanceof ArgumentError || err instanceof MemberUnavailable)
+              return answer(name, call, errorResult(err.message));
+            log.log(
+              'error',
+              `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+            );
+            return answer(
+              name,
+              call,
+              errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err))),
+            );
+          },
+        );
+      },
+    };
+  }
+
+  return {
+    initializeResult: () => ({
+      capabilities: { tools: {}, experimental: { 'claude/channel': {} } },
+      serverInfo: { name: 'papo', version: options.serverVersion },
+      instructions: instructions(describeSafely(), options.profile),
+    }),
+    initializeAnswered: () => {
+      // The network stack loads only now, after the answer is on its way (startup cost, ADR 0040).
+      setImmediate(() => {
+        if (!shuttingDown) openInBackground();
+      });
+    },
+    initialized: () => {
+      initialized = true;
+      maybeStartPump();
+    },
+    methods: new Map([
+      // params is undefined or an object here: parseMessage answers non-object params itself.
+      ['tools/list', () => ({ result: { tools: TOOLS } })],
+      ['tools/call', toolsCall],
+    ]),
+    stop: () => {
+      shuttingDown = true;
+      channel.stop();
+    },
+    close: () =>
+      memberPromise === null
+        ? Promise.resolve()
+        : memberPromise.then(
+            (m) => m.close(),
+            () => {},
+          ),
+  };
+}
