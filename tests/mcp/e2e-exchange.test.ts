@@ -46,7 +46,7 @@ test('PAPO_TEST_PROGRESS_MS shortens the progress interval; anything else keeps 
 
 test('two agents in two homes: send, push, reply_to, wait, inbox, history, status', async (t) => {
   const room = await makeRoom(t);
-  // voce's progress interval is shortened so a short `wait` shows progress (see server.ts).
+  // voce's progress interval is shortened so a short `wait` shows progress (see tool-server.ts).
   const a = startAgent(room, room.voce, { PAPO_TEST_PROGRESS_MS: '200' });
   const b = startAgent(room, room.colega);
   await a.client.initialize();
