@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PAPO_BIN, ROOT } from '../../mcp/helpers/mcp-process.js';
+import type { Room } from '../../mcp/helpers/room.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json } from '../fake-anthropic.js';
 
 export interface ClaudeCode {
@@ -363,4 +364,66 @@ export class TmuxClaude {
   stop(): void {
     spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
   }
+}
+
+/**
+ * Claude Code's UI in tmux for voce of `room`, with papo registered by `papo install` behind the
+ * stdio recorder (logging to `<room>/papo-stdio.jsonl`), papo's tools and `allow` allowed, in the
+ * default permission mode (not auto mode, whose classifier asks the model about each tool call).
+ * With `channels`, started as papo tells its users to (`--dangerously-load-development-channels
+ * server:papo`, the warning answered with Enter); resolves once the prompt is ready.
+ */
+export async function startUi(
+  early: Hooks,
+  opts: { cc: ClaudeCode; room: Room; fake: FakeAnthropic; channels: boolean; allow?: string[] },
+): Promise<{ ui: TmuxClaude; log: string; setup: ClaudeSetup }> {
+  const { room } = opts;
+  const project = room.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: opts.cc,
+    root: room.root,
+    project,
+    papoHome: room.voce.home,
+    fake: opts.fake,
+  });
+  const log = join(room.root, 'papo-stdio.jsonl');
+  papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  const ui = new TmuxClaude(setup.env, project, room.root);
+  const permissions = ['--permission-mode', 'default', '--allowedTools', 'mcp__papo', ...(opts.allow ?? [])];
+  if (opts.channels) {
+    ui.start(early, ['--dangerously-load-development-channels', 'server:papo', ...permissions]);
+    await ui.until(/I am using this for local development/, 30_000);
+    ui.keys('Enter');
+    await ui.until(/Channels \(experimental\) messages from server:papo/, 30_000);
+  } else {
+    ui.start(early, permissions);
+    await ui.until(/manual mode on/, 30_000);
+  }
+  return { ui, log, setup };
+}
+
+/** The channel notifications papo wrote to Claude Code (their params), from the recorder's log. */
+export function recordedPushes(log: string): Json[] {
+  return recordedLines(log)
+    .filter((l) => l.dir === 'out' && l.msg.method === 'notifications/claude/channel')
+    .map((l) => l.msg.params);
+}
+
+/**
+ * The `<channel>` tag Claude Code (2.1.332) makes of one papo push: papo's meta as attributes, in
+ * the order papo writes them (channelParams: from, msg_id, sender_kind, then reply_to and to when
+ * present; measured with `to`), the body on lines of its own.
+ */
+export function channelTag(
+  meta: { from: string; msgId: string; senderKind: 'agent' | 'human'; replyTo?: string; to?: string },
+  body: string,
+): string {
+  const attrs = [
+    `from="${meta.from}"`,
+    `msg_id="${meta.msgId}"`,
+    `sender_kind="${meta.senderKind}"`,
+    ...(meta.replyTo === undefined ? [] : [`reply_to="${meta.replyTo}"`]),
+    ...(meta.to === undefined ? [] : [`to="${meta.to}"`]),
+  ];
+  return `<channel source="papo" ${attrs.join(' ')}>\n${body}\n</channel>`;
 }

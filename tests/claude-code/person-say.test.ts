@@ -1,0 +1,94 @@
+// A person in the room, not an agent: colega's user runs `papo say` (the built binary, colega's
+// PAPO_HOME, beside colega's running agent). In Claude Code's UI with channels, the idle model gets
+// it as a <channel> user turn with sender_kind="human"; it answers with `send` and `reply_to`, and
+// colega's agent gets the answer. Skipped, with the reason, without Claude Code or tmux. See
+// docs/mcp.md, "Claude Code itself".
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { instructions } from '../../src/mcp/texts.js';
+import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
+import { makeRoom, startAgent, statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { type Json, startFakeAnthropic, systemTexts, userTexts } from './fake-anthropic.js';
+import {
+  type ClaudeCode,
+  channelTag,
+  claudeCode,
+  hasTmux,
+  recordedPushes,
+  startUi,
+  stopFirst,
+} from './helpers/claude.js';
+
+const cc = claudeCode();
+const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+
+const SAID = 'Please keep the v1 field names in the payment.confirmed webhook: our dashboards read them.';
+const REPLY = 'Understood: payment.confirmed keeps id, amount_cents, currency and confirmed_at as they are.';
+
+test('interactive: a person’s `papo say` reaches the idle model as a push with sender_kind="human"; the model answers it with reply_to', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const colega = startAgent(room, room.colega);
+  await colega.client.initialize();
+
+  const fake = await startFakeAnthropic([
+    { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__send', max_results: 1 } }] },
+    (body: Json) => {
+      const pushed = userTexts(body).find((x) => x.startsWith('<channel source="papo"')) ?? '';
+      const id = /msg_id="([0-9a-f]{10})"/.exec(pushed)?.[1] ?? 'missing';
+      return { tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: id } }] };
+    },
+    { text: 'Answered the person.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui, log } = await startUi(early, { cc: c, room, fake, channels: true });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  // As colega's user would, in a terminal, while colega's agent runs.
+  const started = Date.now();
+  const said = spawnSync(process.execPath, [PAPO_BIN, 'say', '--to', 'voce', SAID], {
+    env: userEnv(room.colega.home),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.diagnostic(`papo say took ${Date.now() - started} ms: ${said.stdout.trim()}`);
+  assert.equal(said.status, 0, said.stderr);
+  const saidId = /^delivered to voce \(msg ([0-9a-f]{10})\)$/m.exec(said.stdout)?.[1];
+  assert.ok(saidId !== undefined, said.stdout);
+
+  const tag = channelTag({ from: 'colega', msgId: saidId, senderKind: 'human', to: 'voce' }, SAID);
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && userTexts(r.body).includes(tag),
+    30_000,
+    'the model turn carrying the person’s push',
+  );
+  assert.equal(pushed.turn, 0, 'the push was not the first thing the model was asked');
+  const answer = await colega.client.waitFor(
+    (m) => m.method === 'notifications/claude/channel' && m.params?.meta?.from === 'voce',
+    30_000,
+    'the answer of voce',
+  );
+  assert.equal(answer.params.content, REPLY);
+  assert.equal(answer.params.meta.reply_to, saidId);
+  await ui.until(/← papo: Please keep the v1 field names/, 10_000);
+  await ui.until(/Answered the person\./, 10_000);
+
+  // papo pushed it once, as the person's: same name as colega's agent, another kind.
+  assert.deepEqual(recordedPushes(log), [
+    { content: SAID, meta: { from: 'colega', msg_id: saidId, sender_kind: 'human', to: 'voce' } },
+  ]);
+  // Measured on 2.1.332: a push that starts the session's first request comes without Claude Code's
+  // system entry (environment, deferred tool names, "# MCP Server Instructions"): the model reads the
+  // person's words before papo's instructions, which arrive with the next request.
+  const turns = fake.turnRequests().map((r) => systemTexts(r.body).join('\n'));
+  const papoSection = `## papo\n${instructions({ name: 'voce', roomId: room.roomId }, 'default')}`;
+  t.diagnostic(`papo's instructions in each request: ${turns.map((s) => s.includes(papoSection))}`);
+  assert.deepEqual(
+    turns.map((s) => s.includes(papoSection)),
+    [false, true, true],
+  );
+});
