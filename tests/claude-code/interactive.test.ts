@@ -8,22 +8,24 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
-import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
+import { callText, msgIdIn, statusUntil } from '../mcp/helpers/room.js';
+import { startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
+  answerOf,
+  answerPush,
   type ClaudeCode,
   claudeCode,
   claudeSetup,
-  hasTmux,
   papoInstall,
   recordedLines,
   recorderCommand,
-  stopFirst,
+  roomWithColleague,
   TmuxClaude,
+  uiSkip,
 } from './helpers/claude.js';
 
 const cc = claudeCode();
-const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+const skip = uiSkip(cc);
 
 const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
 const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
@@ -39,10 +41,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
     {
@@ -53,12 +52,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
         },
       ],
     },
-    (body: Json) => {
-      // Answer the message the channel turn carried.
-      const pushed = userTexts(body).find((x) => x.startsWith('<channel source="papo"')) ?? '';
-      const id = /msg_id="([0-9a-f]{10})"/.exec(pushed)?.[1] ?? 'missing';
-      return { tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: id } }] };
-    },
+    answerPush(REPLY),
     { text: 'Answered colega.' },
     // The second push: the model checks its inbox, then waits for more (colega writes meanwhile).
     { tools: [{ name: 'mcp__papo__inbox', input: {} }] },
@@ -94,11 +88,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
     'the model turn carrying the push',
   );
   assert.equal(pushedTurn.turn, 0, 'the push was not the first thing the model was asked');
-  const answer = await colega.client.waitFor(
-    (m) => m.method === 'notifications/claude/channel' && m.params?.meta?.from === 'voce',
-    30_000,
-    'the answer of voce',
-  );
+  const answer = await answerOf(colega);
   assert.equal(answer.params.content, REPLY);
   assert.equal(answer.params.meta.reply_to, askId);
   await ui.until(/← papo: Hi, notifications agent here/, 10_000);

@@ -8,20 +8,22 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { instructions } from '../../src/mcp/texts.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { makeRoom, startAgent, statusUntil, userEnv } from '../mcp/helpers/room.js';
-import { type Json, startFakeAnthropic, systemTexts, userTexts } from './fake-anthropic.js';
+import { statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { startFakeAnthropic, systemTexts, userTexts } from './fake-anthropic.js';
 import {
+  answerOf,
+  answerPush,
   type ClaudeCode,
   channelTag,
   claudeCode,
-  hasTmux,
   recordedPushes,
+  roomWithColleague,
   startUi,
-  stopFirst,
+  uiSkip,
 } from './helpers/claude.js';
 
 const cc = claudeCode();
-const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+const skip = uiSkip(cc);
 
 const SAID = 'Please keep the v1 field names in the payment.confirmed webhook: our dashboards read them.';
 const REPLY = 'Understood: payment.confirmed keeps id, amount_cents, currency and confirmed_at as they are.';
@@ -30,18 +32,11 @@ test('interactive: a person’s `papo say` reaches the idle model as a push with
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
     { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__send', max_results: 1 } }] },
-    (body: Json) => {
-      const pushed = userTexts(body).find((x) => x.startsWith('<channel source="papo"')) ?? '';
-      const id = /msg_id="([0-9a-f]{10})"/.exec(pushed)?.[1] ?? 'missing';
-      return { tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: id } }] };
-    },
+    answerPush(REPLY),
     { text: 'Answered the person.' },
   ]);
   early.after(() => fake.close());
@@ -67,11 +62,7 @@ test('interactive: a person’s `papo say` reaches the idle model as a push with
     'the model turn carrying the person’s push',
   );
   assert.equal(pushed.turn, 0, 'the push was not the first thing the model was asked');
-  const answer = await colega.client.waitFor(
-    (m) => m.method === 'notifications/claude/channel' && m.params?.meta?.from === 'voce',
-    30_000,
-    'the answer of voce',
-  );
+  const answer = await answerOf(colega);
   assert.equal(answer.params.content, REPLY);
   assert.equal(answer.params.meta.reply_to, saidId);
   await ui.until(/← papo: Please keep the v1 field names/, 10_000);

@@ -9,21 +9,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { NO_UNREAD } from '../../src/mcp/texts.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { callText, msgIdIn, statusUntil } from '../mcp/helpers/room.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
   channelTag,
   claudeCode,
-  hasTmux,
   processesWithEnv,
   recordedPushes,
+  roomWithColleague,
   startUi,
-  stopFirst,
+  uiSkip,
 } from './helpers/claude.js';
 
 const cc = claudeCode();
-const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+const skip = uiSkip(cc);
 
 const NEWS = 'Heads-up while you work: amount_cents is an integer, never a float; refunds are negative.';
 const REPLY = 'Noted: payments-api sends amount_cents as an integer and negative for refunds.';
@@ -65,10 +65,7 @@ test('interactive: a push that arrives while the model runs a tool reaches it af
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
     { tools: [{ name: 'Bash', input: { command: 'sleep 5', description: 'Run the slow test suite' } }] },

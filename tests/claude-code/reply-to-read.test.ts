@@ -11,12 +11,12 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { ALREADY_PUSHED, instructions, statusCounts, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { callText, msgIdIn, statusUntil, userEnv } from '../mcp/helpers/room.js';
 import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
-import { type ClaudeCode, claudeCode, hasTmux, startUi, stopFirst } from './helpers/claude.js';
+import { type ClaudeCode, claudeCode, roomWithColleague, startUi, uiSkip } from './helpers/claude.js';
 
 const cc = claudeCode();
-const skip = 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+const skip = uiSkip(cc);
 
 const A1 = 'First: which currency codes does payment.confirmed use?';
 const A2 = 'Second: and is confirmed_at in UTC?';
@@ -28,10 +28,7 @@ test('interactive: send with reply_to marks that message and the sender’s earl
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
     {

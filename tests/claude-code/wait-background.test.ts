@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { LIMITS, noNewMessages, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import type { McpProcess } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, type Room, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { callText, msgIdIn, type Room, statusUntil } from '../mcp/helpers/room.js';
 import {
   type FakeAnthropic,
   type Json,
@@ -31,8 +31,8 @@ import {
   papoInstall,
   recordedLines,
   recorderCommand,
+  roomWithColleague,
   runClaude,
-  stopFirst,
   TmuxClaude,
 } from './helpers/claude.js';
 
@@ -69,10 +69,7 @@ interface Scenario {
 /** A room, a Claude Code UI in tmux with papo behind the stdio recorder, the scripted model. */
 async function backgroundScenario(t: TestContext, s: Scenario): Promise<void> {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
     { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__wait', max_results: 1 } }] },
@@ -187,10 +184,7 @@ test('claude -p: no background rule; a 150 s wait answered after 130 s is its to
   timeout: 300_000,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeAnthropic([
     { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__wait', max_results: 1 } }] },
     { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: 150, from: 'colega' } }] },

@@ -8,9 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
 import { PAPO_BIN, ROOT } from '../../mcp/helpers/mcp-process.js';
-import type { Room } from '../../mcp/helpers/room.js';
-import { FAKE_API_KEY, type FakeAnthropic, type Json } from '../fake-anthropic.js';
+import { makeRoom, type Room, startAgent } from '../../mcp/helpers/room.js';
+import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
 export interface ClaudeCode {
   /** The `claude` executable. */
@@ -426,4 +427,39 @@ export function channelTag(
     ...(meta.to === undefined ? [] : [`to="${meta.to}"`]),
   ];
   return `<channel source="papo" ${attrs.join(' ')}>\n${body}\n</channel>`;
+}
+
+/** Why a test of the interactive UI skips (no Claude Code, or no tmux), or false when it can run. */
+export function uiSkip(cc: ClaudeCode | { skip: string }): string | false {
+  return 'skip' in cc ? cc.skip : hasTmux() ? false : 'tmux is not installed (apt-get install tmux)';
+}
+
+/**
+ * A room whose colleague (colega) is a plain `papo mcp` driven over stdio, initialized. `early`
+ * runs its hooks before the room's folder is removed (stopFirst).
+ */
+export async function roomWithColleague(t: Hooks): Promise<{ early: Hooks; room: Room; colega: McpProcess }> {
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const colega = startAgent(room, room.colega);
+  await colega.client.initialize();
+  return { early, room, colega };
+}
+
+/** A scripted model turn: answers the message its pushed <channel> turn carried, with send and reply_to. */
+export function answerPush(reply: string, to = 'colega'): (body: Json) => Json {
+  return (body: Json) => {
+    const pushed = userTexts(body).find((x) => x.startsWith('<channel source="papo"')) ?? '';
+    const id = /msg_id="([0-9a-f]{10})"/.exec(pushed)?.[1] ?? 'missing';
+    return { tools: [{ name: 'mcp__papo__send', input: { message: reply, to, reply_to: id } }] };
+  };
+}
+
+/** The push at the colleague of what `from` (voce's model) answered. */
+export function answerOf(colega: McpProcess, from = 'voce'): Promise<Json> {
+  return colega.client.waitFor(
+    (m) => m.method === 'notifications/claude/channel' && m.params?.meta?.from === from,
+    30_000,
+    `the answer of ${from}`,
+  );
 }
