@@ -391,7 +391,7 @@ function signalWarning(url: string, code: string, rawDetail: string): string {
   switch (code) {
     case 'unauthorized':
       return tokenMayTravel(url)
-        ? `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=${signalOriginOr(url)}=<token>\`), then to restart the session. Never ask for the token in this conversation.`
+        ? `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: \`claude mcp add ... -e PAPO_SIGNAL_TOKEN=${signalOriginOr(url)}=<token>\`), then to restart the session. Never ask for the token in this conversation.`
         : `WARNING: the signal server ${url} refused papo: it requires a token, and papo never sends one over ws:// to another machine. ${queued} Tell your user: the server needs TLS in front of it (a wss:// URL).`;
     case 'room_full':
       return `WARNING: the signal server ${url} says this room is full (${clip(detail)}); papo keeps trying. ${queued} Tell your user.`;
@@ -443,11 +443,11 @@ export function profileNotConfigured(profile: string): string {
 
 export const NOT_READY = {
   profileMissing: (profile: string) =>
-    `papo is not available: ${profileNotConfigured(profile)}. Tell your user to run \`papo new --name <their name>\` (to create a room) or \`papo join --name <their name>\` (to join one: it asks for the invite) in a terminal, with the same PAPO_HOME as this session, and then to restart this Claude Code session.`,
+    `papo is not available: ${profileNotConfigured(profile)}. Tell your user to run \`papo new --name <their name>\` (to create a room) or \`papo join --name <their name>\` (to join one: it asks for the invite) in a terminal, with the same PAPO_HOME as this session, and then to restart this session (in Claude Code, \`/mcp\` reconnects papo).`,
   profileLocked: (profile: string) =>
-    `papo is not available: ${PROFILE_LOCKED} ('${profile}'). Another Claude Code session probably uses it. Tell your user to close that session, or to give this project its own profile (\`papo new\`/\`papo join\` with \`--profile <name>\`, then \`papo install --profile <name>\`), and then to restart this session.`,
+    `papo is not available: ${PROFILE_LOCKED} ('${profile}'). Another agent session probably uses it. Tell your user to close that session, or to give this project its own profile (\`papo new\`/\`papo join\` with \`--profile <name>\`, then \`papo install --profile <name>\`), and then to restart this session (in Claude Code, \`/mcp\` reconnects papo).`,
   signalToken: (reason: string) =>
-    `papo is not available: ${reason}. Tell your user to fix PAPO_SIGNAL_TOKEN where Claude Code starts papo (\`claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN\`) and then to restart this session. Never ask for the token in this conversation.`,
+    `papo is not available: ${reason}. Tell your user to fix PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: \`claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN\`) and then to restart this session (in Claude Code, \`/mcp\` reconnects papo). Never ask for the token in this conversation.`,
   other: (reason: string) =>
     `papo is not available: ${reason}. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
   shuttingDown: 'papo is shutting down; this call was not carried out.',

@@ -14,10 +14,21 @@ export class ArgumentError extends Error {
 
 export type Args = Record<string, unknown>;
 
-/** Refuses arguments the tool does not take (catches `body` for `message`, and similar). */
+/**
+ * Arguments that agent clients add to every tool call on their own, not the model (ADR 0069):
+ * ignored, whatever their value. Gemini CLI adds `wait_for_previous` (0.61.0, measured in issue 16)
+ * and asks its model to set it on dependent calls.
+ */
+export const CLIENT_ADDED_ARGUMENTS: readonly string[] = ['wait_for_previous'];
+
+/**
+ * Refuses arguments the tool does not take (catches `body` for `message`, `timeout` for
+ * `timeout_seconds`, and similar), but for those a client adds by itself (CLIENT_ADDED_ARGUMENTS).
+ */
 export function checkKnown(tool: string, args: Args, known: readonly string[]): void {
   for (const key of Object.keys(args)) {
-    if (!known.includes(key)) throw new ArgumentError(ARGUMENT_ERRORS.unknownArgument(tool, key, known));
+    if (known.includes(key) || CLIENT_ADDED_ARGUMENTS.includes(key)) continue;
+    throw new ArgumentError(ARGUMENT_ERRORS.unknownArgument(tool, key, known));
   }
 }
 

@@ -21,6 +21,7 @@ import {
   statusUntil,
   toolUntil,
 } from './helpers/room.js';
+import { resultText } from './helpers/rpc-client.js';
 
 const HEADER_TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
 /** The mark after the header of a message that was pushed too (ADR 0066), as a regular expression. */
@@ -291,4 +292,28 @@ test('status asked the moment papo mcp starts waits for the room to show itself:
   t.diagnostic(`first status answered in ${Date.now() - started} ms`);
   assert.match(first, /^- colega \(agent\): online, working on: notifications/m);
   assert.doesNotMatch(first, /none known yet/);
+});
+
+test('an argument a client adds to every call (Gemini CLI’s wait_for_previous) is ignored; one a model makes up is still refused (ADR 0069)', async (t) => {
+  const room = await makeRoom(t);
+  const a = startAgent(room, room.voce);
+  const b = startAgent(room, room.colega);
+  await Promise.all([a.client.initialize(), b.client.initialize()]);
+  await statusUntil(a.client, /colega \(agent\): online/);
+  const own = { wait_for_previous: true };
+  assert.match(await callText(a.client, 'status', own), /^- colega \(agent\): online/m);
+  const id = msgIdIn(await callText(a.client, 'send', { message: 'Which currency codes?', ...own }));
+  assert.match(
+    await callText(b.client, 'wait', { timeout_seconds: 10, from: 'voce', ...own }),
+    /Which currency codes\?/,
+  );
+  assert.equal(await callText(b.client, 'inbox', { wait_for_previous: false }), 'No unread messages.');
+  assert.match(await callText(b.client, 'history', { limit: 5, ...own }), new RegExp(`\\(msg ${id}\\)`));
+  // A name the model made up still gets the helpful refusal.
+  const madeUp = await b.client.call('wait', { timeout: 10 });
+  assert.equal(madeUp.isError, true);
+  assert.match(
+    resultText(madeUp),
+    /^`wait` has no argument `timeout`\. Its arguments are: `timeout_seconds`, `from`\.$/,
+  );
 });

@@ -166,6 +166,23 @@ test('start-up failures use the book wording', () => {
   assert.match(texts.NOT_READY.profileMissing('default'), /profile 'default' is not configured/);
 });
 
+test('start-up failures say what to do in any agent client, and in Claude Code (ADR 0069)', () => {
+  assert.equal(
+    texts.NOT_READY.profileMissing('default'),
+    "papo is not available: profile 'default' is not configured. Tell your user to run `papo new --name <their name>` (to create a room) or `papo join --name <their name>` (to join one: it asks for the invite) in a terminal, with the same PAPO_HOME as this session, and then to restart this session (in Claude Code, `/mcp` reconnects papo).",
+  );
+  assert.equal(
+    texts.NOT_READY.profileLocked('default'),
+    "papo is not available: another papo server is already running with this profile ('default'). Another agent session probably uses it. Tell your user to close that session, or to give this project its own profile (`papo new`/`papo join` with `--profile <name>`, then `papo install --profile <name>`), and then to restart this session (in Claude Code, `/mcp` reconnects papo).",
+  );
+  assert.equal(
+    texts.NOT_READY.signalToken('PAPO_SIGNAL_TOKEN has no origin'),
+    'papo is not available: PAPO_SIGNAL_TOKEN has no origin. Tell your user to fix PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: `claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN`) and then to restart this session (in Claude Code, `/mcp` reconnects papo). Never ask for the token in this conversation.',
+  );
+  for (const text of Object.values(texts.NOT_READY).map((v) => (typeof v === 'string' ? v : v('x'))))
+    assert.doesNotMatch(text, /this Claude Code session|Another Claude Code session/);
+});
+
 test('instructions carry the seven rules and name the member and the room', () => {
   const text = texts.instructions({ name: 'voce', roomId: '7a2e64ec' }, 'default');
   assert.match(text, /"voce", a member of room 7a2e64ec/);
@@ -233,7 +250,7 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
     'WARNING: papo cannot reach the signal server wss://signal.example.test (connect ECONNREFUSED 192.0.2.7:7450), so it cannot meet the other members; it keeps trying. Messages stay queued and go out once it works. Tell your user: the server may be down, or not reachable from this network.',
   ]);
   assert.deepEqual(problem('unauthorized', 'a valid token is required'), [
-    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where Claude Code starts papo (`claude mcp add ... -e PAPO_SIGNAL_TOKEN=wss://signal.example.test=<token>`), then to restart the session. Never ask for the token in this conversation.',
+    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: `claude mcp add ... -e PAPO_SIGNAL_TOKEN=wss://signal.example.test=<token>`), then to restart the session. Never ask for the token in this conversation.',
   ]);
   // A token is never sent over ws:// to another machine (ADR 0060): the fix is TLS, not a token.
   assert.deepEqual(
