@@ -285,6 +285,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   restore(messages: Envelope[]): Promise<void> {
+    // Closed, the profile's lock may already be another process's: nothing is written any more.
+    if (this.#closed) return Promise.resolve();
     return this.#delivery.restore(messages);
   }
 
