@@ -22,6 +22,19 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
   }
 }
 
+/** Waits (30 s at most) until coturn holds no more relay sockets than `live`; says what it saw. */
+async function socketsBackTo(t: TestContext, turn: Coturn, live: number, when: string): Promise<void> {
+  const counts: number[] = [];
+  await until(
+    `relay sockets back to ${live}`,
+    () => {
+      counts.push(turn.relaySockets());
+      return (counts.at(-1) as number) <= live;
+    },
+    30_000,
+  ).finally(() => t.diagnostic(`relay sockets ${when}, every 100 ms: ${counts.join(' ')}`));
+}
+
 /**
  * A coturn with one static user and the bundle's user-quota of 12, and two relay-only agents
  * linked through it; `live` is what their one link holds on coturn. `voceEnv` adds to voce's env.
@@ -75,15 +88,7 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
   // Each say's allocations are given back when it ends: back to the live link's within seconds. An
   // allocation the agent made for a link that closed before naming it (its Allocate was in flight
   // when the say left) is an orphan, given back by the agent's sweep: 10 s old, every 10 s.
-  const counts: number[] = [];
-  await until(
-    `relay sockets back to ${live}`,
-    () => {
-      counts.push(turn.relaySockets());
-      return (counts.at(-1) as number) <= live;
-    },
-    30_000,
-  ).finally(() => t.diagnostic(`relay sockets after the last say, every 100 ms: ${counts.join(' ')}`));
+  await socketsBackTo(t, turn, live, 'after the last say');
   // The agents' own link was never disturbed.
   await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 5000);
 });
@@ -108,15 +113,7 @@ test('a relayed agent whose transport process is killed three times: papo mcp gi
   }
   // Without papo mcp giving them back, each killed transport's allocations would stay on coturn
   // for their lifetime (600 s): three more, at least, for ten minutes.
-  const counts: number[] = [];
-  await until(
-    `relay sockets back to ${live}`,
-    () => {
-      counts.push(turn.relaySockets());
-      return (counts.at(-1) as number) <= live;
-    },
-    30_000,
-  ).finally(() => t.diagnostic(`relay sockets after the third restart, every 100 ms: ${counts.join(' ')}`));
+  await socketsBackTo(t, turn, live, 'after the third restart');
   assert.match(a.stderr(), /gave back [1-9]\d* of \d+ TURN allocation\(s\) the ended transport process held/);
   // The agents still talk.
   const sent = await callText(a.client, 'send', { message: 'After three restarts.' });
