@@ -51,10 +51,14 @@ async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   }
 }
 
-function procStat(pid: number): { cpuTicks: number; rssKiB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime, in clock ticks, of a /proc .../stat line (process or thread). */
+function statTicks(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function procStat(pid: number): { cpuTicks: number; rssKiB: number } {
+  const cpuTicks = statTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return { cpuTicks, rssKiB };
@@ -65,9 +69,7 @@ function threadTicks(pid: number, comm: string): number {
   let ticks = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) ticks += statTicks(stat);
   }
   return ticks;
 }

@@ -12,7 +12,9 @@ import type { SignedFrame } from '../../src/client/frame-codec.js';
 import { encodeFrame, type MsgFrame, sealFrame } from '../../src/client/frames.js';
 import { createProfile } from '../../src/client/profile-store.js';
 import { FRAME_AAD, open, seal } from '../../src/client/room-crypto.js';
+import { CHANNEL_METHOD } from '../../src/mcp/channel-pump.js';
 import {
+  channelPushes,
   kill9,
   makeRoom,
   memberEnv,
@@ -27,7 +29,6 @@ import {
 import { RawPeer } from '../node/raw-peer.js';
 import { runChild } from '../support/run-child.js';
 
-const CHANNEL = 'notifications/claude/channel';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('forged, altered, replayed, re-keyed and unsigned frames never reach an agent, and the person sees why', {
@@ -46,10 +47,7 @@ test('forged, altered, replayed, re-keyed and unsigned frames never reach an age
   await attacker.linkTo(colegaNode);
   await attacker.linkTo(voceNode);
 
-  const pushes = () =>
-    colega.client.notifications
-      .filter((n) => n.method === CHANNEL)
-      .map((n) => String((n.params as { content?: unknown } | undefined)?.content));
+  const pushes = () => channelPushes(colega).map((p) => String(p.content));
   /** What colega's agent can read now: pushes so far and its unread messages (read, so consumed). */
   const handed = async () => `${pushes().join('\n')}\n${await tool(colega, 'inbox')}`;
   /** Sends bytes to colega, then a hello of ours, and waits for colega to answer it: by then the
@@ -173,7 +171,7 @@ test('forged, altered, replayed, re-keyed and unsigned frames never reach an age
   );
   assert.ok(
     colega.client.notifications.some(
-      (n) => n.method === CHANNEL && JSON.stringify(n.params).includes('"sender_kind":"human"'),
+      (n) => n.method === CHANNEL_METHOD && JSON.stringify(n.params).includes('"sender_kind":"human"'),
     ),
   );
 });

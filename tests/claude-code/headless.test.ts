@@ -18,6 +18,7 @@ import {
   claudeCode,
   claudeSetup,
   leftovers,
+  loadTools,
   papoInstall,
   recordedLines,
   recorderCommand,
@@ -85,7 +86,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   let askId = '';
   const fake = await startFakeAnthropic([
     // Claude Code defers MCP tools: the model loads their schemas with ToolSearch first.
-    { tools: [{ name: 'ToolSearch', input: { query: `select:${PAPO_TOOLS.join(',')}`, max_results: 5 } }] },
+    loadTools(...PAPO_TOOLS),
     { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: 60, from: 'colega' } }] },
     (body: Json) => {
       const waited = toolResults(body).at(-1)?.text ?? '';

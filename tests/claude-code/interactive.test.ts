@@ -16,6 +16,7 @@ import {
   type ClaudeCode,
   claudeCode,
   claudeSetup,
+  loadTools,
   papoInstall,
   recordedLines,
   recorderCommand,
@@ -44,14 +45,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
   const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
-    {
-      tools: [
-        {
-          name: 'ToolSearch',
-          input: { query: 'select:mcp__papo__send,mcp__papo__inbox,mcp__papo__wait', max_results: 3 },
-        },
-      ],
-    },
+    loadTools('mcp__papo__send', 'mcp__papo__inbox', 'mcp__papo__wait'),
     answerPush(REPLY),
     { text: 'Answered colega.' },
     // The second push: the model checks its inbox, then waits for more (colega writes meanwhile).

@@ -17,6 +17,7 @@ import {
   type ClaudeCode,
   claudeCode,
   claudeSetup,
+  loadTools,
   papoInstall,
   runClaude,
   stopFirst,
@@ -64,9 +65,7 @@ test('the model’s view of papo (instructions, tool names, the five tools after
   const c = cc as ClaudeCode;
   const early = stopFirst(t);
   const room = await makeRoom(t);
-  const fake = await startFakeAnthropic([
-    { tools: [{ name: 'ToolSearch', input: { query: `select:${PAPO_TOOLS.join(',')}`, max_results: 5 } }] },
-  ]);
+  const fake = await startFakeAnthropic([loadTools(...PAPO_TOOLS)]);
   early.after(() => fake.close());
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });

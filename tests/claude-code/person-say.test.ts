@@ -16,6 +16,7 @@ import {
   type ClaudeCode,
   channelTag,
   claudeCode,
+  loadTools,
   recordedPushes,
   roomWithColleague,
   startUi,
@@ -35,7 +36,7 @@ test('interactive: a person’s `papo say` reaches the idle model as a push with
   const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
-    { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__send', max_results: 1 } }] },
+    loadTools('mcp__papo__send'),
     answerPush(REPLY),
     { text: 'Answered the person.' },
   ]);

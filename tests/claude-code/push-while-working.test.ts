@@ -15,6 +15,7 @@ import {
   type ClaudeCode,
   channelTag,
   claudeCode,
+  loadTools,
   processesWithEnv,
   recordedPushes,
   roomWithColleague,
@@ -69,11 +70,7 @@ test('interactive: a push that arrives while the model runs a tool reaches it af
 
   const fake = await startFakeAnthropic([
     { tools: [{ name: 'Bash', input: { command: 'sleep 5', description: 'Run the slow test suite' } }] },
-    {
-      tools: [
-        { name: 'ToolSearch', input: { query: 'select:mcp__papo__send,mcp__papo__inbox', max_results: 2 } },
-      ],
-    },
+    loadTools('mcp__papo__send', 'mcp__papo__inbox'),
     (body: Json) => {
       // Answer the message the system entry carried.
       // (papo's instructions, in another system entry, name <channel source="papo"> too.)

@@ -13,7 +13,14 @@ import { ALREADY_PUSHED, instructions, statusCounts, UNTRUSTED_NOTICE } from '..
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, msgIdIn, statusUntil, userEnv } from '../mcp/helpers/room.js';
 import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
-import { type ClaudeCode, claudeCode, roomWithColleague, startUi, uiSkip } from './helpers/claude.js';
+import {
+  type ClaudeCode,
+  claudeCode,
+  loadTools,
+  roomWithColleague,
+  startUi,
+  uiSkip,
+} from './helpers/claude.js';
 
 const cc = claudeCode();
 const skip = uiSkip(cc);
@@ -31,17 +38,7 @@ test('interactive: send with reply_to marks that message and the sender’s earl
   const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
-    {
-      tools: [
-        {
-          name: 'ToolSearch',
-          input: {
-            query: 'select:mcp__papo__status,mcp__papo__history,mcp__papo__send,mcp__papo__inbox',
-            max_results: 4,
-          },
-        },
-      ],
-    },
+    loadTools('mcp__papo__status', 'mcp__papo__history', 'mcp__papo__send', 'mcp__papo__inbox'),
     { tools: [{ name: 'mcp__papo__status', input: {} }] },
     { tools: [{ name: 'mcp__papo__history', input: {} }] },
     (body: Json) => {

@@ -28,6 +28,7 @@ import {
   claudeCode,
   claudeSetup,
   hasTmux,
+  loadTools,
   papoInstall,
   recordedLines,
   recorderCommand,
@@ -72,7 +73,7 @@ async function backgroundScenario(t: TestContext, s: Scenario): Promise<void> {
   const { early, room, colega } = await roomWithColleague(t);
 
   const fake = await startFakeAnthropic([
-    { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__wait', max_results: 1 } }] },
+    loadTools('mcp__papo__wait'),
     { tools: [{ name: 'mcp__papo__wait', input: s.shortWait }] },
     { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: s.longSeconds, from: 'colega' } }] },
     { text: MOVED_NOTE },
@@ -186,7 +187,7 @@ test('claude -p: no background rule; a 150 s wait answered after 130 s is its to
   const c = cc as ClaudeCode;
   const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeAnthropic([
-    { tools: [{ name: 'ToolSearch', input: { query: 'select:mcp__papo__wait', max_results: 1 } }] },
+    loadTools('mcp__papo__wait'),
     { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: 150, from: 'colega' } }] },
     { text: GOT_IT },
   ]);

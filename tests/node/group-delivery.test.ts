@@ -4,10 +4,7 @@
 // gone; a message with `to` still reaches its recipient alone; and `papo forget` stops waiting for
 // a member who left for good.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import type { LogEntry } from '../../src/client/messages.js';
 import type { QueuedMessage } from '../../src/client/outbox.js';
 import { runChild } from '../support/run-child.js';
 import {
@@ -17,8 +14,10 @@ import {
   memberEnv,
   msgIdIn,
   PAPO_BIN,
+  pushedIds,
   type RoomMemberHome,
   readProfileJson,
+  readProfileLog,
   signalServer,
   spawnMcp,
   tool,
@@ -26,33 +25,12 @@ import {
   waitOnline,
 } from './helpers.js';
 
-const CHANNEL = 'notifications/claude/channel';
-
 function outbox(member: RoomMemberHome): QueuedMessage[] {
   return readProfileJson<QueuedMessage[]>(member, 'outbox.json', []);
 }
 
-function readLog(member: RoomMemberHome): LogEntry[] {
-  let text: string;
-  try {
-    text = readFileSync(join(member.profile.dir, 'log.jsonl'), 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as LogEntry);
-}
-
 function stored(member: RoomMemberHome, id: string): boolean {
-  return readLog(member).some((e) => e.ev === 'in' && e.msg.id === id);
-}
-
-function pushedIds(member: McpMember): string[] {
-  return member.client.notifications
-    .filter((n) => n.method === CHANNEL)
-    .map((n) => String((n.params?.meta as Record<string, unknown> | undefined)?.msg_id));
+  return readProfileLog(member).some((e) => e.ev === 'in' && e.msg.id === id);
 }
 
 /** Waits until `member`'s status shows `name` offline. */
@@ -126,7 +104,7 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   const inbox = await tool(terceiro, 'inbox');
   assert.match(inbox, /the contract is v2 now/);
   assert.match(inbox, /from=voce \(human\)/);
-  const entry = readLog(room.members.terceiro).find((e) => e.ev === 'in' && e.msg.id === id);
+  const entry = readProfileLog(room.members.terceiro).find((e) => e.ev === 'in' && e.msg.id === id);
   assert.equal(entry?.ev === 'in' && entry.msg.from, 'voce', 'the envelope as voce sent it');
   // colega is not handed it twice.
   assert.equal(pushedIds(colega).filter((x) => x === id).length, 1);
@@ -135,7 +113,7 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   const voce2 = await spawnMcp(t, room.members.voce.home);
   await waitFor('voce’s outbox cleared', () => outbox(room.members.voce).length === 0, 60_000);
   await waitFor('delivered to terceiro in voce’s log', () =>
-    readLog(room.members.voce).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'terceiro'),
+    readProfileLog(room.members.voce).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'terceiro'),
   );
   assert.match(await tool(voce2, 'status'), /Queued for delivery: 0\./);
   assert.equal(pushedIds(terceiro).filter((x) => x === id).length, 1, 'handed to terceiro once');
@@ -193,7 +171,7 @@ test('four members: a message to the room reaches both who were away; one with `
   // outbox.json is replaced a moment before the `delivered` line is appended to the log.
   const expected = [`${allId}:colega`, `${allId}:quarto`, `${allId}:terceiro`, `${onlyId}:terceiro`].sort();
   const delivered = () =>
-    readLog(room.members.voce)
+    readProfileLog(room.members.voce)
       .filter((e) => e.ev === 'delivered')
       .map((e) => (e.ev === 'delivered' ? `${e.id}:${e.by}` : ''))
       .sort();

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpStdioClient, type ToolResult, toolText } from '../../src/cli/stdio-client.js';
-import type { Envelope } from '../../src/client/messages.js';
+import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import { type OpenedMember, openMember } from '../../src/client/open-member.js';
 import { disableNativeCleanup } from '../../src/client/peer-link.js';
 import { createProfile, type Profile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
+import { CHANNEL_METHOD } from '../../src/mcp/channel-pump.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
 
 export { freePort } from '../../src/cli/free-port.js';
@@ -223,6 +224,32 @@ export function readProfileJson<T>(member: RoomMemberHome, file: string, fallbac
   } catch {
     return fallback;
   }
+}
+
+/** The entries of a member's log.jsonl (none when there is no log yet). */
+export function readProfileLog(member: RoomMemberHome): LogEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(join(member.profile.dir, 'log.jsonl'), 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as LogEntry);
+}
+
+/** The channel pushes a member's `papo mcp` wrote so far (their params). */
+export function channelPushes(member: McpMember): Record<string, unknown>[] {
+  return member.client.notifications
+    .filter((n) => n.method === CHANNEL_METHOD)
+    .map((n) => (n.params ?? {}) as Record<string, unknown>);
+}
+
+/** The msg_id of each push so far, in order. */
+export function pushedIds(member: McpMember): string[] {
+  return channelPushes(member).map((p) => String((p.meta as Record<string, unknown> | undefined)?.msg_id));
 }
 
 /** The ids of the messages in a member's inbox/ folder, oldest first. */

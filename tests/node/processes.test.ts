@@ -12,10 +12,10 @@ import {
   freePort,
   inboxIdsOnDisk,
   kill9,
-  type McpMember,
   makeRoom,
   memberEnv,
   msgIdIn,
+  pushedIds,
   type RoomMemberHome,
   readProfileJson,
   signalServer,
@@ -25,20 +25,12 @@ import {
   waitOnline,
 } from './helpers.js';
 
-const CHANNEL = 'notifications/claude/channel';
-
 function outboxIds(member: RoomMemberHome): string[] {
   return readProfileJson<Envelope[]>(member, 'outbox.json', []).map((m) => m.id);
 }
 
 function inboxIds(member: RoomMemberHome): string[] {
   return inboxIdsOnDisk(member);
-}
-
-function pushedIds(member: McpMember): string[] {
-  return member.client.notifications
-    .filter((n) => n.method === CHANNEL)
-    .map((n) => String((n.params?.meta as Record<string, unknown> | undefined)?.msg_id));
 }
 
 test('a message to an offline member is delivered when it comes back, after the sender was killed -9 right after send returned', {

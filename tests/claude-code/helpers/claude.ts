@@ -463,3 +463,13 @@ export function answerOf(colega: McpProcess, from = 'voce'): Promise<Json> {
     `the answer of ${from}`,
   );
 }
+
+/**
+ * The scripted model turn that loads papo's tools: Claude Code defers MCP tools, and the model
+ * gets their schemas by calling ToolSearch with `select:` and the full names (mcp__papo__send...).
+ */
+export function loadTools(...names: string[]): Json {
+  return {
+    tools: [{ name: 'ToolSearch', input: { query: `select:${names.join(',')}`, max_results: names.length } }],
+  };
+}
