@@ -41,10 +41,11 @@ export interface Messages {
   nextSteps(suffix: string): string[];
   installed(scope: string): string;
   openClaude: string;
-  claudeMissing: string;
   claudeFailed(status: string, scope: string): string;
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
+  clientMissing(exe: string): string;
+  badScope(label: string, scope: string, scopes: readonly string[]): string;
   badCount(value: string): string;
   logEmpty: string;
   logEmptyFollowing: string;
@@ -123,7 +124,9 @@ const en: Messages = {
   ],
   installed: (scope) => `papo is registered in Claude Code (scope ${scope}).`,
   openClaude: `Open Claude Code with:  ${CHANNELS}`,
-  claudeMissing: 'claude is not on PATH. Run this by hand:',
+  clientMissing: (exe) => `${exe} is not on PATH. Run this by hand:`,
+  badScope: (label, scope, scopes) =>
+    `${label} has no scope "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
   claudeFailed: (status, scope) =>
     `claude mcp add failed (${status}). If papo is already registered in this scope, remove it with "claude mcp remove papo --scope ${scope}" and run papo install again`,
   installProfileMissing: (profile) =>
@@ -232,7 +235,9 @@ const pt: Messages = {
   ],
   installed: (scope) => `O papo está registrado no Claude Code (escopo ${scope}).`,
   openClaude: `Abra o Claude Code com:  ${CHANNELS}`,
-  claudeMissing: 'O comando claude não está no PATH. Rode à mão:',
+  clientMissing: (exe) => `O comando ${exe} não está no PATH. Rode à mão:`,
+  badScope: (label, scope, scopes) =>
+    `${label} não tem o escopo "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
   claudeFailed: (status, scope) =>
     `claude mcp add falhou (${status}). Se o papo já estiver registrado nesse escopo, remova com "claude mcp remove papo --scope ${scope}" e rode papo install de novo`,
   installProfileMissing: (profile) =>

@@ -1,4 +1,4 @@
-// The real client: the pinned Claude Code (scripts/claude-code.mjs) with papo registered by
+// The real client: the pinned Claude Code (scripts/agent-cli.mjs) with papo registered by
 // `papo install`, its model replaced by the scripted fake Messages API (fake-anthropic.ts). Not a
 // client speaking Claude Code's protocol, Claude Code itself: what it runs, sends in `initialize`,
 // shows the model, and does with the model's tool calls. Skipped, with the reason, when Claude Code
@@ -49,7 +49,8 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
     type: 'stdio',
     command: PAPO_BIN,
     args: ['mcp'],
-    env: {},
+    // The profile's home written into the entry: Claude Code need not be started with PAPO_HOME.
+    env: { PAPO_HOME: room.voce.home },
   });
 
   const claude = (args: string[]) => {

@@ -26,7 +26,19 @@ test("install runs claude mcp add with exactly the book's arguments", (t) => {
   const claude = fakeClaude(dir);
   const r = papo(['install'], cleanEnv({ PAPO_HOME: home, ...claude.env }));
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(claude.recorded(), ['mcp', 'add', '--scope', 'local', 'papo', '--', PAPO, 'mcp']);
+  // PAPO_HOME written into the entry, so Claude Code need not be started with it.
+  assert.deepEqual(claude.recorded(), [
+    'mcp',
+    'add',
+    '-e',
+    `PAPO_HOME=${home}`,
+    '--scope',
+    'local',
+    'papo',
+    '--',
+    PAPO,
+    'mcp',
+  ]);
   assert.match(r.stdout, /registered in Claude Code \(scope local\)/);
 
   papo(['new', '--name', 'alice', '--profile', 'dados'], cleanEnv({ PAPO_HOME: home }));
@@ -35,6 +47,8 @@ test("install runs claude mcp add with exactly the book's arguments", (t) => {
     cleanEnv({ PAPO_HOME: home, ...claude.env }),
   );
   assert.equal(p.status, 0, p.stderr);
+  // Scope project is a committed .mcp.json: no personal path in it, a note instead.
+  assert.match(p.stdout, /PAPO_HOME is set/);
   assert.deepEqual(claude.recorded(), [
     'mcp',
     'add',
@@ -67,6 +81,8 @@ test('PAPO_INSTALL_COMMAND replaces the command part', (t) => {
   assert.deepEqual(claude.recorded(), [
     'mcp',
     'add',
+    '-e',
+    `PAPO_HOME=${join(dir, 'h')}`,
     '--scope',
     'user',
     'papo',
@@ -87,7 +103,12 @@ test('without claude on PATH the command is printed to run by hand', (t) => {
   const r = papo(['install', '--profile', 'w'], cleanEnv({ PAPO_HOME: join(dir, 'h'), PATH: dir }));
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^claude is not on PATH\. Run this by hand:$/m);
-  assert.ok(r.stdout.includes(`  claude mcp add --scope local papo -- ${PAPO} mcp --profile w\n`), r.stdout);
+  assert.ok(
+    r.stdout.includes(
+      `  claude mcp add -e PAPO_HOME=${join(dir, 'h')} --scope local papo -- ${PAPO} mcp --profile w\n`,
+    ),
+    r.stdout,
+  );
   assert.match(r.stderr, /profile 'w' is not configured yet/);
 });
 
@@ -107,7 +128,9 @@ test('--print shows the JSON entry', (t) => {
   const env = cleanEnv({ PAPO_HOME: join(dir, 'h') });
   const r = papo(['install', '--print'], env);
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), { mcpServers: { papo: { command: PAPO, args: ['mcp'] } } });
+  assert.deepEqual(JSON.parse(r.stdout), {
+    mcpServers: { papo: { command: PAPO, args: ['mcp'], env: { PAPO_HOME: join(dir, 'h') } } },
+  });
   const p = papo(['install', '--print', '--profile', 'dados'], {
     ...env,
     PAPO_INSTALL_COMMAND: "docker run -i --rm -e 'TZ=America/Sao_Paulo' papo",
@@ -117,6 +140,7 @@ test('--print shows the JSON entry', (t) => {
       papo: {
         command: 'docker',
         args: ['run', '-i', '--rm', '-e', 'TZ=America/Sao_Paulo', 'papo', 'mcp', '--profile', 'dados'],
+        env: { PAPO_HOME: join(dir, 'h') },
       },
     },
   });

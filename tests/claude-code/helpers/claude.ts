@@ -1,5 +1,5 @@
 // A real Claude Code for the tests in tests/claude-code/: the pinned version installed by
-// scripts/claude-code.mjs, run in a HOME of the test's own, against the scripted fake Messages API
+// scripts/agent-cli.mjs, run in a HOME of the test's own, against the scripted fake Messages API
 // (fake-anthropic.ts), with every other connection kept on this machine. Everything it starts is
 // stopped when the test ends.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -9,44 +9,19 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
-import { PAPO_BIN, ROOT } from '../../mcp/helpers/mcp-process.js';
+import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
 import { makeRoom, type Room, startAgent } from '../../mcp/helpers/room.js';
+import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
-export interface ClaudeCode {
-  /** The `claude` executable. */
-  bin: string;
-  /** Its folder, to put on PATH (papo install looks for `claude` there). */
-  binDir: string;
-  /** Its version, as `claude --version` reports it. */
-  version: string;
-}
-
-let installed: ClaudeCode | { skip: string } | undefined;
+export type ClaudeCode = AgentCli;
 
 /**
  * The pinned Claude Code, installed into its cache when it is not there yet (about 20 s and 400 MB
  * the first time), or `{ skip }` with one line saying why the tests cannot run.
  */
 export function claudeCode(): ClaudeCode | { skip: string } {
-  if (installed !== undefined) return installed;
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'claude-code.mjs')], {
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
-  const bin = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !existsSync(bin)) {
-    const why = r.error?.message ?? (r.stderr.trim().split('\n').pop() || `exit ${r.status}`);
-    installed = { skip: `Claude Code is not installed and could not be (${why})` };
-    return installed;
-  }
-  const v = spawnSync(bin, ['--version'], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: join(dirname(bin), '..', '..', 'version-home') },
-  });
-  installed = { bin, binDir: dirname(bin), version: v.stdout.trim().split(' ')[0] ?? '' };
-  return installed;
+  return agentCli('claude');
 }
 
 /** Is tmux there (the interactive tests drive Claude Code's terminal UI through it)? */

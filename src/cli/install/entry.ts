@@ -1,0 +1,95 @@
+// What an agent CLI runs to start papo's MCP server, with the environment it needs, for every
+// client `papo install` registers papo with (ADR 0070). Only the executable, the profile name and
+// non-secret settings are written into a client's configuration, never the room secret; secrets a
+// person keeps in variables (a signal token, TURN credentials) are passed by name, so that no
+// client's configuration file ever holds them.
+import { resolve } from 'node:path';
+import { papoHome } from '../../client/home.js';
+
+/** Variables papo mcp reads whose values may be written into a client's configuration. */
+export const PLAIN_VARIABLES = [
+  'PAPO_HOME',
+  'PAPO_SIGNAL',
+  'PAPO_ICE_POLICY',
+  'PAPO_LANG',
+  'PAPO_LOG',
+  'PAPO_MAX_SENDS_PER_10MIN',
+] as const;
+
+/** Variables that can hold a secret: the client passes them from its own environment, by name. */
+export const SECRET_VARIABLES = ['PAPO_SIGNAL_TOKEN', 'PAPO_ICE_SERVERS'] as const;
+
+export interface McpEntry {
+  /** The server's name in the client: always "papo". */
+  name: 'papo';
+  command: string;
+  args: string[];
+  /** Written as they are: PAPO_HOME (absolute) and the plain variables set where papo install ran. */
+  env: Record<string, string>;
+  /** Set where papo install ran and secret: the client must pass them on from its own environment. */
+  passEnv: string[];
+}
+
+/**
+ * The entry for `profile`: this papo (its absolute path) with `mcp [--profile p]`, or the command
+ * line in PAPO_INSTALL_COMMAND (a `docker run -i ...` inside a container, where the path of papo
+ * would mean nothing to the host). PAPO_HOME is written only when it is set, as an absolute path.
+ */
+export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
+  const profileArgs = profile === 'default' ? [] : ['--profile', profile];
+  const custom = env.PAPO_INSTALL_COMMAND?.trim();
+  let command: string;
+  let args: string[];
+  if (custom) {
+    const words = splitWords(custom);
+    command = words[0] ?? custom;
+    args = [...words.slice(1), 'mcp', ...profileArgs];
+  } else {
+    command = resolve(process.argv[1] ?? 'papo');
+    args = ['mcp', ...profileArgs];
+  }
+  const written: Record<string, string> = {};
+  for (const name of PLAIN_VARIABLES) {
+    const value = env[name];
+    if (value === undefined || value.trim() === '') continue;
+    written[name] = name === 'PAPO_HOME' ? papoHome(env) : value;
+  }
+  const passEnv = SECRET_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
+  return { name: 'papo', command, args, env: written, passEnv };
+}
+
+/** Splits a command line on blanks, honouring '...' and "..." quotes and backslash escapes. */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i);
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line.charAt(++i);
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line.charAt(++i);
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
