@@ -3,7 +3,7 @@
 // the pinned Claude Code when it is installed. The path rule and the NAT's mapping are unit-tested
 // at the end (on loopback the mapping never changes).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -245,6 +245,33 @@ test('a healthy room with a token and TURN over UDP, TCP and TLS: every check pa
   t.diagnostic(
     `doctor on loopback with 3 TURN allocations: ${ms} ms (process included), ${report.ms} ms of checks`,
   );
+});
+
+test("beside the profile's running papo mcp: doctor takes no lock and never shows up in the room", {
+  timeout: 60_000,
+}, async (t) => {
+  const url = await signal(t);
+  const home = profile(t, url);
+  const agent = spawn(process.execPath, [PAPO, 'mcp'], { env: env(home), stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => stop(agent));
+  agent.stdout.resume();
+  agent.stderr.resume();
+  // papo mcp opens the room once a client has said hello.
+  agent.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'doctor-test', version: '0' } } })}\n`,
+  );
+  const deadline = Date.now() + 20_000;
+  while (!/^papo_signal_peers 1$/m.test(await metrics(url))) {
+    assert.ok(Date.now() < deadline, 'papo mcp joined the room');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { code, report, stdout } = await doctorJson(env(home, { PAPO_ICE_SERVERS: '[]' }));
+  assert.equal(code, 0, stdout);
+  assert.equal(check(report, 'profile').status, 'ok');
+  const m = await metrics(url);
+  assert.match(m, /^papo_signal_peers 1$/m, 'the agent only');
+  assert.match(m, /^papo_signal_topics 1$/m);
+  assert.equal(agent.exitCode, null, 'papo mcp still runs');
 });
 
 test('signal server down: a failure with the fix for a room on this machine; exit 1', async (t) => {
