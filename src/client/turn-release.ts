@@ -312,7 +312,7 @@ export class TurnReleaseRelay {
  * undefined after a short wait): once more if no answer came, and once more with the server's
  * nonce after a 438 Stale Nonce. Resolves true when the server said yes.
  */
-async function giveBack(
+export async function giveBack(
   request: (message: Buffer) => Promise<Buffer | undefined>,
   credential: { username: string; realm: string; nonce: string; key: Buffer },
 ): Promise<boolean> {

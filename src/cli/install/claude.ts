@@ -1,8 +1,8 @@
 // Claude Code: `claude mcp add --scope <scope> papo -- <papo> mcp` (the book's papo install). Claude
 // Code passes its own environment to the servers it starts, so secrets need no mention; plain
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
-import { spawnSync } from 'node:child_process';
-import type { AgentClient } from './clients.js';
+import { spawn, spawnSync } from 'node:child_process';
+import type { AgentClient, Registration, RegistrationTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
 
 function addArgs(entry: McpEntry, scope: string): string[] {
@@ -47,4 +47,48 @@ export const claude: AgentClient = {
       scope === 'project' && entry.env.PAPO_HOME ? [t.installHomeNote(entry.env.PAPO_HOME)] : [];
     return [t.installed(scope), ...homeNote, t.openClaude];
   },
+  registration: registeredWithClaude,
 };
+
+/**
+ * `claude mcp get papo` (papo doctor, ADR 0072): exit 0 with the entry when papo is registered in
+ * a scope that applies here, "No MCP server named ..." and a non-zero exit when not. Claude Code
+ * checks the entry by starting it: beside the profile's papo mcp that one finds the profile locked.
+ */
+function registeredWithClaude(target: RegistrationTarget, exe: string): Promise<Registration | null> {
+  return new Promise((resolve) => {
+    let out = '';
+    const child = spawn(exe, ['mcp', 'get', 'papo'], {
+      cwd: target.cwd,
+      env: target.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: exe.endsWith('.cmd'),
+    });
+    child.stdout.on('data', (d) => {
+      if (out.length < 64_000) out += d;
+    });
+    child.stderr.on('data', (d) => {
+      if (out.length < 64_000) out += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(null);
+    }, target.timeoutMs);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
+      const text = out.replace(/\u001b\[[0-9;]*m/g, '');
+      const line = (name: string) => new RegExp(`^\\s*${name}:\\s*(.+)$`, 'm').exec(text)?.[1]?.trim();
+      if (status === 0) {
+        const detail = [line('Scope'), line('Status')].filter((x) => x !== undefined).join('; ');
+        resolve({ registered: true, detail: detail.slice(0, 200) });
+      } else if (/no mcp server/i.test(text)) {
+        resolve({ registered: false, detail: (text.trim().split('\n')[0] ?? '').slice(0, 200) });
+      } else resolve(null);
+    });
+  });
+}

@@ -44,6 +44,25 @@ export interface AgentClient {
    * start the client. Throws an Error whose message is one line with the fix.
    */
   install(entry: McpEntry, target: InstallTarget, exe: string): string[];
+  /**
+   * Whether papo is registered with the client found at `exe`, for `papo doctor` (ADR 0072), with
+   * one line of detail (where, and what the client says of it); null when the client could not
+   * tell (it failed, or did not answer in time). Absent: doctor does not ask this client.
+   */
+  registration?(target: RegistrationTarget, exe: string): Promise<Registration | null>;
+}
+
+export interface RegistrationTarget {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** How long the client may take to answer. */
+  timeoutMs: number;
+}
+
+export interface Registration {
+  registered: boolean;
+  /** One line, in the client's own words (no secret: papo's entry holds none, ADR 0070). */
+  detail: string;
 }
 
 /** In the order `papo install` looks for them when --client is not given: Claude Code first. */

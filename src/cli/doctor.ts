@@ -1,0 +1,560 @@
+// papo doctor's checks (ADR 0072): what it measures (the facts, language-free), the rule that says
+// whether the room can work from here, and the checklist a person or a script reads.
+import { PapoError } from '../client/errors.js';
+import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/ice-config.js';
+import { shortId } from '../client/identity.js';
+import { openProfile } from '../client/profile-store.js';
+import { deriveRoomKeys } from '../client/room-crypto.js';
+import { probeSignal, type SignalProbe } from '../client/signal-probe.js';
+import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/signal-token.js';
+import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/signal-url.js';
+import {
+  type AllocationResult,
+  type BindingResult,
+  mappingBehaviour,
+  probeTurn,
+  type StunDestination,
+  stunMappings,
+  turnTransportOf,
+} from '../client/turn-probe.js';
+import type { IceServer } from '../signal-protocol.js';
+import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
+import { errorText, type Lang } from './i18n.js';
+import { CLIENT_IDS, CLIENTS, findExecutable, type Registration } from './install/clients.js';
+
+/** Bounds of each check, in ms. */
+export const DOCTOR_TIMEOUTS = { signal: 5000, stun: 3000, turn: 5000, client: 10_000 } as const;
+
+/** Variables that turn Claude Code's channels off without a word (measured with Claude Code 2.1.197). */
+export const CHANNEL_KILLERS = [
+  'DISABLE_TELEMETRY',
+  'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+  'DO_NOT_TRACK',
+];
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface Check {
+  /** Stable for scripts: profile, signal, token, scope, ice, policy, stun, nat, turn, path, client, channels. */
+  id: string;
+  status: CheckStatus;
+  /** The column a person reads first ("signal", "TURN"...), in their language. */
+  label: string;
+  /** One line, in the person's language. */
+  text: string;
+  /** One line: what to do about a failure (or a warning). */
+  fix?: string;
+  /** What was measured, for scripts; never a secret. */
+  data?: Record<string, unknown>;
+}
+
+export interface DoctorFacts {
+  profile:
+    | { ok: true; profile: string; name: string; roomId: string; nodeId: string }
+    | { ok: false; profile: string; code: string; message: string };
+  /** The signal URL the member uses (PAPO_SIGNAL, else the room's), fit to show. */
+  signalUrl?: string;
+  /** The URL itself (for the origin in a fix); shown only through `signalUrl`. */
+  rawSignalUrl?: string;
+  loopback?: boolean;
+  /** PAPO_SIGNAL_TOKEN cannot be used for this server: its error, in the person's language. */
+  tokenProblem?: string;
+  tokenSent: boolean;
+  signal?: SignalProbe;
+  policy: IcePolicy | { invalid: string };
+  ice?: { ok: true; config: IceConfig } | { ok: false; message: string };
+  stun: BindingResult[];
+  turn: AllocationResult[];
+  clients: { id: string; label: string; registration: Registration | null }[];
+  channelsOff: string[];
+  ms: number;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  profile: string;
+  ms: number;
+  checks: Check[];
+  summary: Record<CheckStatus, number>;
+}
+
+/** The signal URL without a `token` query parameter or user info (never shown). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    for (const key of [...u.searchParams.keys()])
+      if (/token|secret|key|auth/i.test(key)) u.searchParams.set(key, '***');
+    const text = u.toString();
+    return u.pathname === '/' && u.search === '' ? text.replace(/\/$/, '') : text;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** The variables of CHANNEL_KILLERS set to something (Claude Code reads any non-empty value). */
+export function channelsOff(env: NodeJS.ProcessEnv): string[] {
+  return CHANNEL_KILLERS.filter((name) => (env[name] ?? '').trim() !== '');
+}
+
+function urlsOf(servers: readonly IceServer[]): string[] {
+  return servers.flatMap((s) => (typeof s.urls === 'string' ? [s.urls] : s.urls));
+}
+
+/**
+ * Where Binding requests go: every stun: URL and every TURN server over UDP (a TURN server answers
+ * Binding too, and papo's agent asks it: ADR 0058), each host:port once.
+ */
+export function stunDestinations(servers: readonly IceServer[]): StunDestination[] {
+  const out = new Map<string, StunDestination>();
+  for (const url of urlsOf(servers)) {
+    const parsed = parseIceUrl(url);
+    if (typeof parsed === 'string') continue;
+    if (parsed.scheme === 'turns' || (parsed.scheme === 'turn' && parsed.transport === 'tcp')) continue;
+    const key = `${parsed.host}:${parsed.port}`;
+    if (!out.has(key)) out.set(key, { url, host: parsed.host, port: parsed.port });
+  }
+  return [...out.values()];
+}
+
+/** Each TURN URL once, with the credentials of its server entry. */
+export function turnTargets(
+  servers: readonly IceServer[],
+): { url: string; username: string | undefined; credential: string | undefined }[] {
+  const seen = new Set<string>();
+  const out: { url: string; username: string | undefined; credential: string | undefined }[] = [];
+  for (const server of servers) {
+    for (const url of urlsOf([server])) {
+      if (turnTransportOf(url) === null || seen.has(url)) continue;
+      seen.add(url);
+      out.push({ url, username: server.username, credential: server.credential });
+    }
+  }
+  return out;
+}
+
+export interface PathInputs {
+  policy: IcePolicy;
+  /** The room's signal server is on this machine: its members meet through host candidates. */
+  loopback: boolean;
+  stunAnswered: boolean;
+  mapping: 'same' | 'varies' | 'unknown';
+  turnWorked: boolean;
+}
+
+export type PathVerdict =
+  | { ok: true; via: 'relay' | 'this-machine' | 'direct' | 'direct-nat-unknown' }
+  | { ok: false; why: 'relay-without-turn' | 'symmetric-without-turn' | 'no-stun-without-turn' };
+
+/**
+ * Whether a link can be made from here (ADR 0072): with PAPO_ICE_POLICY=relay only through a TURN
+ * allocation that worked; otherwise through one, or directly when the room meets on this machine
+ * (host candidates), or when a STUN server answered and the mapping did not change per
+ * destination (a symmetric NAT meets a colleague behind another NAT only through TURN).
+ */
+export function decidePath(i: PathInputs): PathVerdict {
+  if (i.turnWorked) return { ok: true, via: 'relay' };
+  if (i.policy === 'relay') return { ok: false, why: 'relay-without-turn' };
+  if (i.loopback) return { ok: true, via: 'this-machine' };
+  if (i.mapping === 'varies') return { ok: false, why: 'symmetric-without-turn' };
+  if (!i.stunAnswered) return { ok: false, why: 'no-stun-without-turn' };
+  return { ok: true, via: i.mapping === 'same' ? 'direct' : 'direct-nat-unknown' };
+}
+
+export interface GatherOptions {
+  home: string;
+  profile: string;
+  env: NodeJS.ProcessEnv;
+  lang: Lang;
+  cwd: string;
+  /** Told what runs now, for a person at a terminal. */
+  progress?: (what: 'signal' | 'network' | 'clients') => void;
+}
+
+/** Runs every check, each bounded in time, the independent ones at once. */
+export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
+  const started = Date.now();
+  const { env } = o;
+  const clientsDone = registrations(o);
+  const policyText = env.PAPO_ICE_POLICY?.trim().toLowerCase() ?? '';
+  const policy: DoctorFacts['policy'] =
+    policyText === 'relay'
+      ? 'relay'
+      : policyText === '' || policyText === 'all'
+        ? 'all'
+        : { invalid: env.PAPO_ICE_POLICY ?? '' };
+  const facts: DoctorFacts = {
+    profile: { ok: false, profile: o.profile, code: 'profile_missing', message: '' },
+    tokenSent: false,
+    policy,
+    stun: [],
+    turn: [],
+    clients: [],
+    channelsOff: channelsOff(env),
+    ms: 0,
+  };
+  let nodeId: string | undefined;
+  try {
+    const p = await openProfile({ home: o.home, profile: o.profile });
+    nodeId = p.identity.nodeId;
+    facts.profile = {
+      ok: true,
+      profile: p.profile,
+      name: p.name,
+      roomId: deriveRoomKeys(p.secret).roomId,
+      nodeId: shortId(p.identity.nodeId),
+    };
+    const url = effectiveSignalUrl(p.signalUrl, env);
+    facts.rawSignalUrl = url;
+    facts.signalUrl = displayUrl(url);
+    facts.loopback = isLoopbackSignalUrl(url);
+  } catch (err) {
+    const code = err instanceof PapoError ? err.code : 'error';
+    facts.profile = {
+      ok: false,
+      profile: o.profile,
+      code,
+      message: errorText(err, o.lang, { profile: o.profile }),
+    };
+  }
+  let welcome: IceServer[] | undefined;
+  if (facts.rawSignalUrl !== undefined) {
+    o.progress?.('signal');
+    let token: string | undefined;
+    try {
+      token = signalTokenFor(facts.rawSignalUrl, env);
+    } catch (err) {
+      facts.tokenProblem = errorText(err, o.lang);
+    }
+    facts.tokenSent = token !== undefined && tokenMayTravel(facts.rawSignalUrl);
+    facts.signal = await probeSignal({
+      url: facts.rawSignalUrl,
+      token,
+      peer: nodeId,
+      timeoutMs: DOCTOR_TIMEOUTS.signal,
+    });
+    if (facts.signal.outcome === 'welcome') welcome = facts.signal.iceServers;
+  }
+  try {
+    facts.ice = { ok: true, config: resolveIceConfig({ env: { ...env, PAPO_ICE_POLICY: '' }, welcome }) };
+  } catch (err) {
+    facts.ice = { ok: false, message: errorText(err, o.lang) };
+  }
+  if (facts.ice.ok && facts.profile.ok) {
+    o.progress?.('network');
+    const servers = facts.ice.config.servers;
+    [facts.stun, facts.turn] = await Promise.all([
+      stunMappings(stunDestinations(servers), DOCTOR_TIMEOUTS.stun),
+      Promise.all(
+        turnTargets(servers).map((x) => probeTurn(x.url, x.username, x.credential, DOCTOR_TIMEOUTS.turn)),
+      ),
+    ]);
+  }
+  o.progress?.('clients');
+  facts.clients = await clientsDone;
+  facts.ms = Date.now() - started;
+  return facts;
+}
+
+/** Each agent CLI whose module can tell, and whose executable is on PATH. */
+async function registrations(o: GatherOptions): Promise<DoctorFacts['clients']> {
+  const asked = CLIENT_IDS.flatMap((id) => {
+    const client = CLIENTS[id];
+    const exe = findExecutable(client.executables, o.env);
+    if (client.registration === undefined || exe === null) return [];
+    return [{ client, exe, ask: client.registration.bind(client) }];
+  });
+  return Promise.all(
+    asked.map(async ({ client, exe, ask }) => ({
+      id: client.id,
+      label: client.label,
+      registration: await ask({ cwd: o.cwd, env: o.env, timeoutMs: DOCTOR_TIMEOUTS.client }, exe).catch(
+        () => null,
+      ),
+    })),
+  );
+}
+
+/** The checklist, in the order a person reads it. */
+export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
+  const t = doctorTexts(lang);
+  const checks: Check[] = [];
+  const add = (c: Omit<Check, 'label'> & { label?: string }) =>
+    checks.push({ ...c, label: c.label ?? t.label(c.id) });
+  const suffix = f.profile.profile === 'default' ? '' : ` --profile ${f.profile.profile}`;
+
+  if (f.profile.ok) {
+    add({
+      id: 'profile',
+      status: 'ok',
+      text: t.profileOk(f.profile.profile, f.profile.name, f.profile.roomId),
+      data: { profile: f.profile.profile, name: f.profile.name, roomId: f.profile.roomId },
+    });
+  } else {
+    add({
+      id: 'profile',
+      status: 'fail',
+      text: f.profile.message,
+      fix: t.profileFix(suffix),
+      data: { profile: f.profile.profile, code: f.profile.code },
+    });
+  }
+
+  const origin = originOf(f.rawSignalUrl);
+  if (f.signalUrl !== undefined && f.signal !== undefined) {
+    const s = f.signal;
+    const data = { url: f.signalUrl, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
+    if (s.outcome === 'welcome' || s.outcome === 'unauthorized') {
+      add({ id: 'signal', status: 'ok', text: t.signalOk(f.signalUrl, s.ms), data });
+    } else if (s.outcome === 'unreachable') {
+      add({
+        id: 'signal',
+        status: 'fail',
+        text: t.signalUnreachable(f.signalUrl, s.detail),
+        fix: f.loopback ? t.signalLocalFix(suffix) : t.signalFix,
+        data: { ...data, detail: s.detail },
+      });
+    } else {
+      add({
+        id: 'signal',
+        status: 'fail',
+        text:
+          s.outcome === 'refused'
+            ? t.signalRefused(f.signalUrl, s.detail)
+            : t.signalNotPapo(f.signalUrl, s.detail),
+        fix: s.outcome === 'refused' ? t.signalRefusedFix : t.signalNotPapoFix,
+        data: { ...data, detail: s.detail },
+      });
+    }
+    // The token.
+    if (f.tokenProblem !== undefined) {
+      add({
+        id: 'token',
+        status: 'fail',
+        text: f.tokenProblem,
+        fix: t.tokenInvalidFix,
+        data: { outcome: 'invalid' },
+      });
+    } else if (s.outcome === 'welcome') {
+      add({
+        id: 'token',
+        status: 'ok',
+        text: f.tokenSent ? t.tokenAccepted : t.tokenNotNeeded,
+        data: { outcome: f.tokenSent ? 'accepted' : 'not_needed' },
+      });
+    } else if (s.outcome === 'unauthorized') {
+      const mayTravel = f.rawSignalUrl !== undefined && tokenMayTravel(f.rawSignalUrl);
+      add({
+        id: 'token',
+        status: 'fail',
+        text: f.tokenSent ? t.tokenRefused : t.tokenRequired,
+        fix: f.tokenSent ? t.tokenRefusedFix(origin) : mayTravel ? t.tokenSetFix(origin) : t.tokenTlsFix,
+        data: { outcome: f.tokenSent ? 'refused' : 'required' },
+      });
+    } else {
+      add({ id: 'token', status: 'skip', text: t.notChecked, data: { outcome: 'not_checked' } });
+    }
+    add(
+      f.loopback
+        ? {
+            id: 'scope',
+            status: 'warn',
+            text: t.scopeLoopback(f.signalUrl),
+            fix: t.scopeFix(suffix),
+            data: { loopback: true },
+          }
+        : { id: 'scope', status: 'ok', text: t.scopeShared, data: { loopback: false } },
+    );
+  }
+
+  // ICE servers and policy.
+  if (f.ice !== undefined) {
+    if (f.ice.ok) {
+      const servers = f.ice.config.servers.map((s) => ({
+        urls: urlsOf([s]),
+        credentials: s.username !== undefined && s.credential !== undefined,
+      }));
+      const list = servers
+        .map((s) => s.urls.join(', ') + (s.credentials ? t.withCredentials : ''))
+        .join('; ');
+      add({
+        id: 'ice',
+        status: 'ok',
+        text: t.iceServers(f.ice.config.source, list),
+        data: { source: f.ice.config.source, servers },
+      });
+    } else {
+      add({ id: 'ice', status: 'fail', text: f.ice.message, fix: t.iceFix, data: { valid: false } });
+    }
+  }
+  if (typeof f.policy === 'string') {
+    add({ id: 'policy', status: 'ok', text: t.policy(f.policy), data: { policy: f.policy } });
+  } else {
+    add({
+      id: 'policy',
+      status: 'fail',
+      text: t.policyInvalid(f.policy.invalid),
+      fix: t.policyFix,
+      data: { valid: false },
+    });
+  }
+
+  // STUN, the NAT's mapping, TURN, and the verdict.
+  const networkChecked = f.ice?.ok === true && f.profile.ok;
+  const turnWorked = f.turn.some((r) => r.outcome === 'allocated');
+  const answered = f.stun.filter((r) => r.mapped !== undefined);
+  const mapping = mappingBehaviour(f.stun);
+  if (networkChecked) {
+    if (f.stun.length === 0) add({ id: 'stun', status: 'skip', text: t.stunNone, data: { results: [] } });
+    else if (answered.length > 0) {
+      const first = answered[0] as BindingResult;
+      add({
+        id: 'stun',
+        status: 'ok',
+        text: t.stunOk(first.mapped ?? '', first.url, first.ms ?? 0, answered.length, f.stun.length),
+        data: { results: f.stun },
+      });
+    } else {
+      const detail = f.stun.map((r) => `${r.url}: ${r.error ?? '?'}`).join('; ');
+      add(
+        f.loopback
+          ? { id: 'stun', status: 'skip', text: t.stunNotNeeded(detail), data: { results: f.stun } }
+          : {
+              id: 'stun',
+              status: 'warn',
+              text: t.stunNoAnswer(detail),
+              fix: t.stunFix,
+              data: { results: f.stun },
+            },
+      );
+    }
+    if (mapping.verdict === 'same')
+      add({
+        id: 'nat',
+        status: 'ok',
+        text: t.natSame(mapping.destinations),
+        data: { mapping: 'same', destinations: mapping.destinations },
+      });
+    else if (mapping.verdict === 'varies')
+      add({
+        id: 'nat',
+        status: 'warn',
+        text: t.natVaries(answered.map((r) => `${r.destination} → ${r.mapped}`).join(', ')),
+        fix: t.natFix,
+        data: { mapping: 'varies', destinations: mapping.destinations },
+      });
+    else
+      add({
+        id: 'nat',
+        status: 'skip',
+        text: t.natUnknown,
+        data: { mapping: 'unknown', destinations: mapping.destinations },
+      });
+
+    const source = f.ice?.ok ? f.ice.config.source : 'default';
+    if (f.turn.length === 0)
+      add({ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } });
+    for (const r of f.turn) add(turnCheck(r, turnWorked, source, t));
+
+    const policy = typeof f.policy === 'string' ? f.policy : 'all';
+    const verdict = decidePath({
+      policy,
+      loopback: f.loopback === true,
+      stunAnswered: answered.length > 0,
+      mapping: mapping.verdict,
+      turnWorked,
+    });
+    add(
+      verdict.ok
+        ? { id: 'path', status: 'ok', text: t.pathOk(verdict.via), data: { ok: true, via: verdict.via } }
+        : {
+            id: 'path',
+            status: 'fail',
+            text: t.pathFail(verdict.why),
+            fix: t.pathFix(verdict.why),
+            data: { ok: false, why: verdict.why },
+          },
+    );
+  }
+
+  // The agent CLIs and Claude Code's channels.
+  for (const c of f.clients) {
+    const r = c.registration;
+    add({
+      id: 'client',
+      label: c.label,
+      status: r?.registered === true ? 'ok' : 'warn',
+      text:
+        r === null ? t.clientUnknown(c.id) : r.registered ? t.clientRegistered(r.detail) : t.clientMissing,
+      ...(r?.registered === true ? {} : { fix: t.clientFix(c.id, suffix) }),
+      data: { client: c.id, registered: r?.registered ?? null, ...(r ? { detail: r.detail } : {}) },
+    });
+  }
+  add(
+    f.channelsOff.length === 0
+      ? { id: 'channels', status: 'ok', text: t.channelsOk, data: { variables: [] } }
+      : {
+          id: 'channels',
+          status: 'warn',
+          text: t.channelsOff(f.channelsOff),
+          fix: t.channelsFix(f.channelsOff),
+          data: { variables: f.channelsOff },
+        },
+  );
+
+  const summary: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
+  for (const c of checks) summary[c.status] += 1;
+  return { ok: summary.fail === 0, profile: f.profile.profile, ms: f.ms, checks, summary };
+}
+
+function turnCheck(r: AllocationResult, anyWorked: boolean, source: string, t: DoctorTexts): Check {
+  const data: Record<string, unknown> = { ...r };
+  const label = t.label('turn');
+  const base = { id: 'turn', label, data };
+  switch (r.outcome) {
+    case 'allocated':
+      return r.released
+        ? { ...base, status: 'ok', text: t.turnAllocated(r.url, r.relayed ?? '?', r.ms ?? 0) }
+        : {
+            ...base,
+            status: 'warn',
+            text: t.turnNotReleased(r.url, r.relayed ?? '?', r.ms ?? 0),
+            fix: t.turnNotReleasedFix,
+          };
+    case 'refused':
+      return {
+        ...base,
+        status: 'fail',
+        text: t.turnRefused(r.url, r.code ?? 0, r.detail ?? ''),
+        fix: t.turnRefusedFix(r.code ?? 0, source),
+      };
+    case 'unsupported':
+      return {
+        ...base,
+        status: 'warn',
+        text: t.turnUnsupported(r.url, r.detail ?? ''),
+        fix: t.turnUnsupportedFix,
+      };
+    default:
+      // A URL this network cannot reach is a failure only when no other TURN URL worked.
+      return {
+        ...base,
+        status: anyWorked ? 'warn' : 'fail',
+        text:
+          r.outcome === 'untrusted'
+            ? t.turnUntrusted(r.url, r.detail ?? '')
+            : t.turnUnreachable(r.url, r.detail ?? ''),
+        fix: r.outcome === 'untrusted' ? t.turnUntrustedFix : t.turnUnreachableFix(r.transport),
+      };
+  }
+}
+
+function originOf(url: string | undefined): string {
+  if (url === undefined) return '';
+  try {
+    return signalOrigin(url);
+  } catch {
+    return url;
+  }
+}
