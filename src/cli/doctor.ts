@@ -263,13 +263,13 @@ async function registrations(o: GatherOptions): Promise<DoctorFacts['clients']> 
     const client = CLIENTS[id];
     const exe = findExecutable(client.executables, o.env);
     if (client.registration === undefined || exe === null) return [];
-    return [{ client, exe, ask: client.registration.bind(client) }];
+    return [{ client, ask: client.registration.bind(client) }];
   });
   return Promise.all(
-    asked.map(async ({ client, exe, ask }) => ({
+    asked.map(async ({ client, ask }) => ({
       id: client.id,
       label: client.label,
-      registration: await ask({ cwd: o.cwd, env: o.env, timeoutMs: DOCTOR_TIMEOUTS.client }, exe).catch(
+      registration: await ask({ cwd: o.cwd, env: o.env, timeoutMs: DOCTOR_TIMEOUTS.client }).catch(
         () => null,
       ),
     })),

@@ -1,9 +1,11 @@
 // Claude Code: `claude mcp add --scope <scope> papo -- <papo> mcp` (the book's papo install). Claude
 // Code passes its own environment to the servers it starts, so secrets need no mention; plain
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
+import { commandLine, registrationIn, upwards, userHome } from './registration.js';
 
 function addArgs(entry: McpEntry, scope: string): string[] {
   const env = scope === 'project' ? [] : Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
@@ -51,44 +53,20 @@ export const claude: AgentClient = {
 };
 
 /**
- * `claude mcp get papo` (papo doctor, ADR 0072): exit 0 with the entry when papo is registered in
- * a scope that applies here, "No MCP server named ..." and a non-zero exit when not. Claude Code
- * checks the entry by starting it: beside the profile's papo mcp that one finds the profile locked.
+ * Claude Code's three scopes, read from its files (papo doctor, ADR 0072): local is
+ * `projects[<folder>].mcpServers` in ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json), project
+ * is the folder's .mcp.json, user is the top-level `mcpServers`; the nearest folder first, as
+ * Claude Code looks.
  */
-function registeredWithClaude(target: RegistrationTarget, exe: string): Promise<Registration | null> {
-  return new Promise((resolve) => {
-    let out = '';
-    const child = spawn(exe, ['mcp', 'get', 'papo'], {
-      cwd: target.cwd,
-      env: target.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: exe.endsWith('.cmd'),
-    });
-    child.stdout.on('data', (d) => {
-      if (out.length < 64_000) out += d;
-    });
-    child.stderr.on('data', (d) => {
-      if (out.length < 64_000) out += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve(null);
-    }, target.timeoutMs);
-    child.on('error', () => {
-      clearTimeout(timer);
-      resolve(null);
-    });
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
-      const text = out.replace(/\u001b\[[0-9;]*m/g, '');
-      const line = (name: string) => new RegExp(`^\\s*${name}:\\s*(.+)$`, 'm').exec(text)?.[1]?.trim();
-      if (status === 0) {
-        const detail = [line('Scope'), line('Status')].filter((x) => x !== undefined).join('; ');
-        resolve({ registered: true, detail: detail.slice(0, 200) });
-      } else if (/no mcp server/i.test(text)) {
-        resolve({ registered: false, detail: (text.trim().split('\n')[0] ?? '').slice(0, 200) });
-      } else resolve(null);
-    });
-  });
+async function registeredWithClaude(target: RegistrationTarget): Promise<Registration> {
+  const config = join(target.env.CLAUDE_CONFIG_DIR || userHome(target.env), '.claude.json');
+  const dirs = upwards(target.cwd);
+  return registrationIn(
+    [
+      ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
+      ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
+      { scope: 'user', file: config, keys: ['mcpServers', 'papo'] },
+    ],
+    commandLine,
+  );
 }

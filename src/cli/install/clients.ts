@@ -45,11 +45,11 @@ export interface AgentClient {
    */
   install(entry: McpEntry, target: InstallTarget, exe: string): string[];
   /**
-   * Whether papo is registered with the client found at `exe`, for `papo doctor` (ADR 0072), with
-   * one line of detail (where, and what the client says of it); null when the client could not
-   * tell (it failed, or did not answer in time). Absent: doctor does not ask this client.
+   * Whether papo is registered with the client, for `papo doctor` (ADR 0072), read from the
+   * client's configuration files (running the client to ask would start papo mcp), with one line
+   * of detail: the scope, the file and what the entry runs.
    */
-  registration?(target: RegistrationTarget, exe: string): Promise<Registration | null>;
+  registration?(target: RegistrationTarget): Promise<Registration | null>;
 }
 
 export interface RegistrationTarget {
