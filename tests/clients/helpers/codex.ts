@@ -131,12 +131,13 @@ function spawnCodex(
   t: Hooks,
   setup: CodexSetup,
   args: string[],
-  opts: { cwd: string; env?: Record<string, string> },
+  opts: { cwd: string; env?: Record<string, string>; stdin?: 'pipe' },
 ): ChildProcess {
   const child = spawn(setup.cli.bin, args, {
     cwd: opts.cwd,
     env: { ...setup.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // codex exec reads more of the prompt from a stdin that is not closed.
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
   t.after(() => stopGroup(child));
@@ -238,7 +239,7 @@ export async function codexTurn(
  * No model request is made.
  */
 export async function mcpServerStatus(t: Hooks, setup: CodexSetup, cwd: string): Promise<Json[]> {
-  const child = spawnCodex(t, setup, ['app-server', ...codexModelArgs(setup.fake)], { cwd });
+  const child = spawnCodex(t, setup, ['app-server', ...codexModelArgs(setup.fake)], { cwd, stdin: 'pipe' });
   child.stdin?.on('error', () => {});
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => {
