@@ -140,14 +140,19 @@ test('headless: codex exec waits for a colleague with papo’s wait and answers 
   assert.ok(sent?.text.endsWith(delivered('colega', msgIdIn(sent?.text ?? ''))), sent?.text);
   t.diagnostic(`refused outside connections: ${setup.connects.join(', ') || 'none'}`);
   t.diagnostic(
-    `other requests: ${fake.requests.filter((r) => r.kind !== 'turn').map((r) => `${r.method} ${r.path}`)}`,
+    `other requests: ${
+      fake.requests
+        .filter((r) => r.kind !== 'turn')
+        .map((r) => `${r.method} ${r.path}`)
+        .join(', ') || 'none'
+    }`,
   );
   assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived codex exec');
 });
 
 const TOKEN = 'codex-test-token-not-secret';
 
-test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves papo’s tools only, lets a call run 1210 s', {
+test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves papo’s tools only, reads tool_timeout_sec 1210', {
   skip,
 }, async (t) => {
   const early = stopFirst(t);
