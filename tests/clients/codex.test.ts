@@ -19,6 +19,7 @@ import { functionOutputs, type Json, namespaceTools, papoCall, startFakeOpenAI }
 import {
   codexCli,
   codexSetup,
+  codexTurn,
   mcpServerStatus,
   mcpToolCalls,
   papoInstallCodex,
@@ -85,11 +86,15 @@ test('headless: codex exec waits for a colleague with papo’s wait and answers 
     { text: 'Agreed the webhook fields with colega.' },
   ]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
-  papoInstallCodex(project, setup.env);
-
-  const run = runCodex(early, setup, { cwd: project, prompt: PROMPT, timeoutMs: 120_000 });
+  // The helper a test with several clients uses: setup, papo install, one codex exec turn.
+  const run = codexTurn(early, {
+    cli,
+    root: room.root,
+    project: room.voce.project,
+    papoHome: room.voce.home,
+    fake,
+    prompt: PROMPT,
+  });
   // Codex started voce's papo: once it is online, colega writes (wait returns a message already
   // waiting at once, so the order of the two does not matter).
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
@@ -138,7 +143,7 @@ test('headless: codex exec waits for a colleague with papo’s wait and answers 
   const sent = functionOutputs(third).at(-1);
   assert.equal(sent?.name, 'send');
   assert.ok(sent?.text.endsWith(delivered('colega', msgIdIn(sent?.text ?? ''))), sent?.text);
-  t.diagnostic(`refused outside connections: ${setup.connects.join(', ') || 'none'}`);
+  t.diagnostic(`refused outside connections: ${result.connects.join(', ') || 'none'}`);
   t.diagnostic(
     `other requests: ${
       fake.requests
