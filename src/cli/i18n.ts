@@ -44,6 +44,14 @@ export interface Messages {
   claudeFailed(status: string, scope: string): string;
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
+  codexInstalled(path: string): string;
+  codexTimeout(seconds: number): string;
+  codexApproval(tools: readonly string[]): string;
+  codexPassEnv(names: readonly string[]): string;
+  openCodex: string;
+  codexFailed(status: string, said: string): string;
+  codexNoEntry(path: string): string;
+  codexThenAdd(path: string): string;
   clientMissing(exe: string): string;
   badScope(label: string, scope: string, scopes: readonly string[]): string;
   badCount(value: string): string;
@@ -133,6 +141,19 @@ const en: Messages = {
     `note: profile '${profile}' is not configured yet — run papo new or papo join before opening Claude Code`,
   installHomeNote: (home) =>
     `note: PAPO_HOME is set (${home}); Claude Code must start papo with the same PAPO_HOME`,
+  codexInstalled: (path) => `papo is registered in Codex CLI (${path}, [mcp_servers.papo]).`,
+  codexTimeout: (seconds) =>
+    `  tool_timeout_sec = ${seconds}: Codex ends a tool call after 300 s otherwise, and wait can take up to 1200 s.`,
+  codexApproval: (tools) =>
+    `  ${tools.join(', ')} run without asking (approval_mode "approve", for these papo tools only): codex exec refuses tools that need approval. Other MCP servers are unchanged.`,
+  codexPassEnv: (names) =>
+    `  ${names.join(', ')} passed on from the environment Codex runs in (env_vars); the value is not written.`,
+  openCodex: 'Open Codex in the project folder:  codex',
+  codexFailed: (status, said) =>
+    `codex mcp add failed (${status})${said ? `: ${said}` : ''}. Check that codex runs (codex --version) and that CODEX_HOME, if set, is an existing folder, then run papo install --client codex again`,
+  codexNoEntry: (path) =>
+    `codex mcp add ran, but papo could not add its settings to [mcp_servers.papo] in ${path}; nothing else was changed. Add them by hand (papo install --client codex --print shows the entry)`,
+  codexThenAdd: (path) => `Then add these lines under [mcp_servers.papo] in ${path}:`,
   badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
   logEmpty: "(nothing in this room's log yet: it fills once your agent's papo mcp sends or receives)",
   logEmptyFollowing: "(nothing in this room's log yet; waiting for messages — Ctrl-C to stop)",
@@ -244,6 +265,19 @@ const pt: Messages = {
     `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o Claude Code`,
   installHomeNote: (home) =>
     `aviso: PAPO_HOME está definido (${home}); o Claude Code precisa iniciar o papo com o mesmo PAPO_HOME`,
+  codexInstalled: (path) => `O papo está registrado no Codex CLI (${path}, [mcp_servers.papo]).`,
+  codexTimeout: (seconds) =>
+    `  tool_timeout_sec = ${seconds}: sem isso o Codex encerra uma chamada de ferramenta após 300 s, e o wait pode levar até 1200 s.`,
+  codexApproval: (tools) =>
+    `  ${tools.join(', ')} rodam sem pedir aprovação (approval_mode "approve", só para essas ferramentas do papo): o codex exec recusa ferramentas que pedem aprovação. Os outros servidores MCP não mudam.`,
+  codexPassEnv: (names) =>
+    `  ${names.join(', ')} repassado do ambiente em que o Codex roda (env_vars); o valor não é gravado.`,
+  openCodex: 'Abra o Codex na pasta do projeto:  codex',
+  codexFailed: (status, said) =>
+    `codex mcp add falhou (${status})${said ? `: ${said}` : ''}. Verifique se o codex roda (codex --version) e se CODEX_HOME, quando definido, é uma pasta que existe; depois rode papo install --client codex de novo`,
+  codexNoEntry: (path) =>
+    `o codex mcp add rodou, mas o papo não conseguiu acrescentar suas configurações em [mcp_servers.papo] de ${path}; nada mais foi alterado. Acrescente à mão (papo install --client codex --print mostra a entrada)`,
+  codexThenAdd: (path) => `Depois acrescente estas linhas sob [mcp_servers.papo] em ${path}:`,
   badCount: (value) =>
     `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
   logEmpty: '(nada no log desta sala ainda: ele se preenche quando o papo mcp do seu agente envia ou recebe)',

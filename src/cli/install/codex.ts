@@ -1,15 +1,169 @@
-// codex: filled in by the session that proves papo with the real client (issue 16).
-import type { AgentClient } from './clients.js';
+// Codex CLI: `codex mcp add papo --env K=V... -- <papo> mcp` writes [mcp_servers.papo] into
+// $CODEX_HOME/config.toml (default ~/.codex/config.toml), replacing an entry of that name. It has no
+// flag for the three settings papo needs, so they are then added to papo's table, and only there:
+//   - tool_timeout_sec = 1210: Codex ends a tool call after 300 s by default, and `wait` may take
+//     up to 1200 s;
+//   - env_vars = [...]: Codex starts MCP servers with a small fixed environment (HOME, PATH), not
+//     its own; secrets (PAPO_SIGNAL_TOKEN, PAPO_ICE_SERVERS) are passed on by name, never written;
+//   - tools.<tool>.approval_mode = "approve" for papo's tools that are not read-only (send, wait,
+//     inbox): `codex exec` refuses them otherwise ("requires approval, but approval policy is
+//     never"), and the interactive UI asks before each call. Read-only tools run without it.
+// The file is then read back by `codex mcp get papo --json`; if Codex does not see the settings,
+// the file is put back as `codex mcp add` left it.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { TOOLS } from '../../mcp/tool-list.js';
+import type { AgentClient, InstallTarget } from './clients.js';
+import { type McpEntry, shellQuote } from './entry.js';
+
+/** Seconds Codex lets one papo tool call run: `wait` takes up to 1200 s, plus a margin. */
+export const CODEX_TOOL_TIMEOUT_SEC = 1210;
+
+/** papo's tools that Codex asks approval for (those not marked read-only). */
+export const CODEX_APPROVED_TOOLS: readonly string[] = TOOLS.filter(
+  (tool) => tool.annotations.readOnlyHint !== true,
+).map((tool) => tool.name);
+
+/** The configuration file Codex reads and `codex mcp add` writes. */
+export function codexConfigPath(env: NodeJS.ProcessEnv): string {
+  const home = env.CODEX_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.codex');
+  return join(home, 'config.toml');
+}
+
+/** A TOML basic string (JSON's escapes are a subset of TOML's). */
+const str = (value: string): string => JSON.stringify(value);
+const strArray = (values: readonly string[]): string => `[${values.map(str).join(', ')}]`;
+/** A TOML key: bare when it can be. */
+const key = (name: string): string => (/^[A-Za-z0-9_-]+$/.test(name) ? name : str(name));
+
+/** The lines papo adds to its table after `codex mcp add`. */
+function extraLines(entry: McpEntry): string[] {
+  const approvals = CODEX_APPROVED_TOOLS.map((name) => `${key(name)} = { approval_mode = "approve" }`);
+  return [
+    `tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
+    ...(entry.passEnv.length > 0 ? [`env_vars = ${strArray(entry.passEnv)}`] : []),
+    `tools = { ${approvals.join(', ')} }`,
+  ];
+}
+
+/** papo's whole entry, as it ends up in config.toml. */
+function tomlEntry(entry: McpEntry): string[] {
+  const env = Object.entries(entry.env);
+  return [
+    `[mcp_servers.${entry.name}]`,
+    `command = ${str(entry.command)}`,
+    `args = ${strArray(entry.args)}`,
+    ...extraLines(entry),
+    ...(env.length > 0
+      ? ['', `[mcp_servers.${entry.name}.env]`, ...env.map(([k, v]) => `${key(k)} = ${str(v)}`)]
+      : []),
+  ];
+}
+
+function addArgs(entry: McpEntry): string[] {
+  const env = Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+  return ['mcp', 'add', entry.name, ...env, '--', entry.command, ...entry.args];
+}
+
+/** The header of papo's table as Codex writes it (`[mcp_servers.papo]`, spaces and quotes allowed). */
+function headerPattern(name: string): RegExp {
+  return new RegExp(
+    `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*(?:${name}|"${name}"|'${name}')[ \\t]*\\][ \\t]*(?:#.*)?$`,
+    'm',
+  );
+}
+
+/** Writes `text` to `path` through a temporary file in the same folder, keeping the file's mode. */
+function writeAtomically(path: string, text: string): void {
+  const mode = statSync(path).mode & 0o777;
+  const tmp = `${path}.papo-${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode });
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw err;
+  }
+}
+
+function run(exe: string, args: string[], target: InstallTarget) {
+  return spawnSync(exe, args, {
+    env: target.env,
+    cwd: target.cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
+  });
+}
+
+/** Does Codex read papo's entry with the settings papo added? */
+function codexSees(exe: string, entry: McpEntry, target: InstallTarget): boolean {
+  const r = run(exe, ['mcp', 'get', entry.name, '--json'], target);
+  if (r.error || r.status !== 0) return false;
+  try {
+    const got = JSON.parse(r.stdout);
+    const envVars: unknown[] = got?.transport?.env_vars ?? [];
+    return (
+      got?.tool_timeout_sec === CODEX_TOOL_TIMEOUT_SEC &&
+      entry.passEnv.every((name) => envVars.includes(name)) &&
+      got?.transport?.command === entry.command
+    );
+  } catch {
+    return false;
+  }
+}
 
 export const codex: AgentClient = {
   id: 'codex',
-  label: 'codex',
-  executables: ['codex'],
+  label: 'Codex CLI',
+  executables: process.platform === 'win32' ? ['codex', 'codex.cmd'] : ['codex'],
   scopes: ['user'],
-  print() {
-    return ['(not yet)'];
+  print(entry, target) {
+    return [`# ${codexConfigPath(target.env)}`, ...tomlEntry(entry)];
   },
-  install() {
-    throw new Error('papo install --client codex is not built yet');
+  byHand(entry, target) {
+    return [
+      `  ${['codex', ...addArgs(entry)].map(shellQuote).join(' ')}`,
+      '',
+      target.t.codexThenAdd(codexConfigPath(target.env)),
+      '',
+      ...extraLines(entry).map((line) => `  ${line}`),
+    ];
+  },
+  install(entry, target, exe) {
+    const { t } = target;
+    const path = codexConfigPath(target.env);
+    const added = run(exe, addArgs(entry), target);
+    if (added.error || added.status !== 0) {
+      const status = added.error ? added.error.message : `exit ${added.status ?? added.signal}`;
+      const said = `${added.stderr ?? ''}`
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !l.startsWith('WARNING:'))
+        .slice(0, 3)
+        .join(' / ');
+      throw new Error(t.codexFailed(status, said));
+    }
+    const before = readFileSync(path, 'utf8');
+    const header = headerPattern(entry.name).exec(before);
+    if (header === null) throw new Error(t.codexNoEntry(path));
+    const at = header.index + header[0].length;
+    const eol = before.includes('\r\n') ? '\r\n' : '\n';
+    writeAtomically(path, `${before.slice(0, at)}${eol}${extraLines(entry).join(eol)}${before.slice(at)}`);
+    if (!codexSees(exe, entry, target)) {
+      writeAtomically(path, before);
+      throw new Error(t.codexNoEntry(path));
+    }
+    return [
+      t.codexInstalled(path),
+      t.codexTimeout(CODEX_TOOL_TIMEOUT_SEC),
+      t.codexApproval(CODEX_APPROVED_TOOLS),
+      ...(entry.passEnv.length > 0 ? [t.codexPassEnv(entry.passEnv)] : []),
+      t.openCodex,
+    ];
   },
 };

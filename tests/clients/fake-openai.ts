@@ -1,0 +1,321 @@
+// A scripted stand-in for the OpenAI Responses API, so that a real Codex CLI runs against a model
+// whose every answer the test wrote. Codex is pointed at it with a model provider of its own
+// (codexModelArgs in helpers/codex.ts: base_url http://127.0.0.1:<port>/v1, wire_api "responses").
+//
+// The model's turns are a list: each request of the main loop (POST /v1/responses offering tools)
+// takes the next turn, answered as the streamed server-sent events of the Responses API
+// (response.created, then per output item response.output_item.added, its deltas —
+// output_text.delta, or function_call_arguments.delta in two pieces and .done — and
+// response.output_item.done, then response.completed with the usage). Codex shows an MCP server's
+// tools as a namespace (`mcp__papo`) holding plain function tools (`wait`, `send`...), and the
+// model calls one with a function_call item naming both (papoCall builds one). When the list is
+// used up, the model says FALLBACK_TEXT and stops. Requests without tools (a title, a compaction)
+// get SIDE_TEXT and use no turn. Every request is recorded with its body; anything else is
+// answered 404 and recorded too, so a new endpoint shows in the log.
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON from Codex, inspected by the tests.
+export type Json = any;
+
+export interface ToolCall {
+  /** The function's name: `wait`, or `exec_command` for one of Codex's own tools. */
+  name: string;
+  /** The namespace of an MCP server's tools (`mcp__papo`); absent for Codex's own tools. */
+  namespace?: string;
+  input: Json;
+  /** The call_id; one is made up when absent. */
+  callId?: string;
+}
+
+/** One answer of the model: some text, then function calls. */
+export interface Turn {
+  text?: string;
+  tools?: ToolCall[];
+}
+
+/** A turn, or a function of the request that makes it (to answer what the conversation holds). */
+export type ScriptedTurn = Turn | ((body: Json) => Turn);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body, or the raw text when it was not JSON. */
+  body: Json;
+  kind: 'turn' | 'side' | 'unknown';
+  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
+  turn?: number;
+  at: number;
+}
+
+export interface FakeOpenAI {
+  /** http://127.0.0.1:<port>/v1 — the model provider's base_url. */
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** The main-loop requests (those that offered tools), in order. */
+  turnRequests(): RecordedRequest[];
+  /** Appends turns to the script. */
+  script(...turns: ScriptedTurn[]): void;
+  /** Resolves with the first request (recorded or future) matching `pred`. */
+  waitForRequest(
+    pred: (r: RecordedRequest) => boolean,
+    timeoutMs: number,
+    what?: string,
+  ): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+export const FALLBACK_TEXT = 'Done.';
+export const SIDE_TEXT = 'papo test';
+/** A placeholder key Codex sends as its bearer token; the fake accepts any. */
+export const FAKE_OPENAI_KEY = 'sk-fake-key-for-local-tests';
+export const FAKE_OPENAI_MODEL = 'fake-codex-model';
+
+/** A call of one of papo's tools, as Codex's model makes it. */
+export function papoCall(name: string, input: Json = {}, server = 'papo'): ToolCall {
+  return { name, namespace: `mcp__${server}`, input };
+}
+
+/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
+export function isMainLoop(body: Json): boolean {
+  return Array.isArray(body?.tools) && body.tools.length > 0;
+}
+
+export async function startFakeOpenAI(turns: ScriptedTurn[] = []): Promise<FakeOpenAI> {
+  const script: ScriptedTurn[] = [...turns];
+  let nextTurn = 0;
+  let ids = 0;
+  const newId = () => `${++ids}`;
+  const requests: RecordedRequest[] = [];
+  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
+
+  const record = (r: RecordedRequest): void => {
+    requests.push(r);
+    for (const w of [...waiters]) {
+      if (w.pred(r)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(r);
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: Json = raw;
+      try {
+        body = raw === '' ? null : JSON.parse(raw);
+      } catch {}
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
+      if (req.method === 'POST' && path === '/v1/responses') {
+        let turn: Turn;
+        if (isMainLoop(body)) {
+          const index = nextTurn < script.length ? nextTurn++ : -1;
+          record({ ...base, kind: 'turn', turn: index });
+          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
+          turn = typeof scripted === 'function' ? scripted(body) : scripted;
+        } else {
+          record({ ...base, kind: 'side' });
+          turn = { text: SIDE_TEXT };
+        }
+        answer(res, body, turn, newId);
+      } else {
+        record({ ...base, kind: 'unknown' });
+        json(res, 404, {
+          error: { type: 'invalid_request_error', message: `fake: no ${req.method} ${path}` },
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
+    script: (...more) => {
+      script.push(...more);
+    },
+    waitForRequest(pred, timeoutMs, what = 'request') {
+      const seen = requests.find(pred);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          pred,
+          resolve: (r: RecordedRequest) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          const seenPaths = requests.map((r) => `${r.kind} ${r.method} ${r.path}`).join(', ');
+          reject(new Error(`fake OpenAI API: timed out waiting for ${what}; got: ${seenPaths}`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, value: Json): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The output items of a turn, as the completed response carries them. */
+function outputItems(turn: Turn, newId: () => string): Json[] {
+  const out: Json[] = [];
+  if (turn.text !== undefined) {
+    out.push({
+      type: 'message',
+      id: `msg_fake_${newId()}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+    });
+  }
+  for (const call of turn.tools ?? []) {
+    out.push({
+      type: 'function_call',
+      id: `fc_fake_${newId()}`,
+      call_id: call.callId ?? `call_fake_${newId()}`,
+      name: call.name,
+      ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+      arguments: JSON.stringify(call.input),
+      status: 'completed',
+    });
+  }
+  return out;
+}
+
+function answer(res: ServerResponse, body: Json, turn: Turn, newId: () => string): void {
+  const output = outputItems(turn, newId);
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
+  const response = {
+    id: `resp_fake_${newId()}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: typeof body?.model === 'string' ? body.model : FAKE_OPENAI_MODEL,
+    status: 'in_progress',
+    output: [] as Json[],
+  };
+  if (body?.stream !== true) {
+    json(res, 200, { ...response, status: 'completed', output, usage });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let seq = 0;
+  const event = (type: string, data: Json): void => {
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  };
+  event('response.created', { response });
+  event('response.in_progress', { response });
+  output.forEach((item, output_index) => {
+    if (item.type === 'message') {
+      const text = item.content[0].text as string;
+      event('response.output_item.added', {
+        output_index,
+        item: { ...item, status: 'in_progress', content: [] },
+      });
+      const part = { type: 'output_text', text: '', annotations: [] };
+      event('response.content_part.added', { output_index, item_id: item.id, content_index: 0, part });
+      event('response.output_text.delta', { output_index, item_id: item.id, content_index: 0, delta: text });
+      event('response.output_text.done', { output_index, item_id: item.id, content_index: 0, text });
+      event('response.content_part.done', {
+        output_index,
+        item_id: item.id,
+        content_index: 0,
+        part: { ...part, text },
+      });
+    } else {
+      event('response.output_item.added', {
+        output_index,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      });
+      // In two pieces, as the real API streams a call's arguments in fragments.
+      const args = item.arguments as string;
+      const cut = Math.floor(args.length / 2);
+      for (const delta of [args.slice(0, cut), args.slice(cut)])
+        event('response.function_call_arguments.delta', { output_index, item_id: item.id, delta });
+      event('response.function_call_arguments.done', { output_index, item_id: item.id, arguments: args });
+    }
+    event('response.output_item.done', { output_index, item });
+  });
+  event('response.completed', { response: { ...response, status: 'completed', output, usage } });
+  res.end();
+}
+
+/** The text of a function_call_output's output (a string, or input_text parts). */
+function outputText(output: Json): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output))
+    return output
+      .filter((p: Json) => typeof p?.text === 'string')
+      .map((p: Json) => p.text)
+      .join('\n');
+  if (typeof output?.content === 'string') return output.content;
+  return JSON.stringify(output);
+}
+
+/**
+ * The function call results a request carries, in order, with the call they answer. Codex puts a
+ * "Wall time: … Output:" part before an MCP tool's own text; `text` holds every part.
+ */
+export function functionOutputs(
+  body: Json,
+): { callId: string; name: string; namespace?: string; arguments: Json; text: string }[] {
+  const calls = new Map<string, Json>();
+  const out: { callId: string; name: string; namespace?: string; arguments: Json; text: string }[] = [];
+  for (const item of body?.input ?? []) {
+    if (item?.type === 'function_call') calls.set(item.call_id, item);
+    if (item?.type !== 'function_call_output') continue;
+    const call = calls.get(item.call_id);
+    let args: Json = call?.arguments;
+    try {
+      args = JSON.parse(call?.arguments);
+    } catch {}
+    out.push({
+      callId: item.call_id,
+      name: call?.name ?? '',
+      ...(call?.namespace === undefined ? {} : { namespace: call.namespace }),
+      arguments: args,
+      text: outputText(item.output),
+    });
+  }
+  return out;
+}
+
+/** The text of every message of `role` (user, developer) in a request's input. */
+export function inputTexts(body: Json, role = 'user'): string[] {
+  const out: string[] = [];
+  for (const item of body?.input ?? []) {
+    if (item?.type !== 'message' || item.role !== role) continue;
+    if (typeof item.content === 'string') out.push(item.content);
+    else for (const part of item.content ?? []) if (typeof part?.text === 'string') out.push(part.text);
+  }
+  return out;
+}
+
+/** The tools of an MCP server's namespace (`mcp__papo`) that a request offers the model. */
+export function namespaceTools(body: Json, namespace: string): Json[] {
+  const ns = (body?.tools ?? []).find((tool: Json) => tool?.type === 'namespace' && tool.name === namespace);
+  return ns?.tools ?? [];
+}

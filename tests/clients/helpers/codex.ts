@@ -1,0 +1,295 @@
+// A real Codex CLI for the tests in tests/clients/: the pinned version installed by
+// scripts/agent-cli.mjs, with a CODEX_HOME and a HOME of the test's own, papo registered by
+// `papo install --client codex`, its model replaced by the scripted fake Responses API
+// (fake-openai.ts), and every other connection sent to a proxy that refuses it. Everything it
+// starts is stopped when the test ends.
+//
+// For a test with several clients, one headless turn of Codex in a project:
+//
+//   const fake = await startFakeOpenAI([...turns]);
+//   const run = await codexTurn(t, { cli, root, project, papoHome, fake, prompt });
+//   // run: { code, stdout, stderr, events (the --json lines), connects, ms, setup }
+//
+// codexTurn(t, opts) = codexSetup (CODEX_HOME under `root`, the environment) + papoInstallCodex
+// (papo install --client codex with PAPO_HOME=papoHome, unless opts.setup is given, to run a
+// second turn in the same CODEX_HOME) + runCodex (`codex exec --json` in `project`, stdin closed).
+// `t` is node:test's context or stopFirst(t) of tests/claude-code/helpers/claude.ts; the hooks
+// stop Codex's process group, then any `papo mcp` it left.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { leftovers, refusingProxy, stopGroup } from '../../claude-code/helpers/claude.js';
+import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
+import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import { FAKE_OPENAI_KEY, FAKE_OPENAI_MODEL, type FakeOpenAI, type Json } from '../fake-openai.js';
+
+interface Hooks {
+  after: (fn: () => Promise<void> | void) => void;
+}
+
+/** The pinned Codex CLI (about 15 s and 420 MB the first time), or `{ skip }` with the reason. */
+export function codexCli(): AgentCli | { skip: string } {
+  return agentCli('codex');
+}
+
+/** The variable holding the fake's key (the model provider's env_key). */
+const KEY_VAR = 'PAPO_TEST_OPENAI_KEY';
+
+/**
+ * `-c` overrides that point Codex at the fake: a model provider of its own ("papo-fake") with the
+ * Responses wire API. On the command line, so that config.toml holds only what papo install wrote.
+ */
+export function codexModelArgs(fake: FakeOpenAI): string[] {
+  const provider = 'model_providers.papo-fake';
+  return [
+    ['model', FAKE_OPENAI_MODEL],
+    ['model_provider', 'papo-fake'],
+    [`${provider}.name`, 'papo fake'],
+    [`${provider}.base_url`, fake.url],
+    [`${provider}.wire_api`, 'responses'],
+    [`${provider}.env_key`, KEY_VAR],
+  ].flatMap(([k, v]) => ['-c', `${k}=${JSON.stringify(v)}`]);
+}
+
+export interface CodexSetup {
+  cli: AgentCli;
+  /** CODEX_HOME (config.toml, sessions, logs). */
+  codexHome: string;
+  /** HOME of Codex, empty. */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  fake: FakeOpenAI;
+  /** Where Codex tried to go past the machine (all refused). */
+  connects: string[];
+}
+
+/** A CODEX_HOME and HOME for Codex under `root`, and the environment to run it (and papo install) in. */
+export async function codexSetup(
+  t: Hooks,
+  opts: { cli: AgentCli; root: string; fake: FakeOpenAI; papoHome?: string; name?: string },
+): Promise<CodexSetup> {
+  const base = join(opts.root, opts.name ?? 'codex');
+  const codexHome = join(base, 'codex-home');
+  const home = join(base, 'home');
+  mkdirSync(codexHome, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const proxy = await refusingProxy(t);
+  if (opts.papoHome !== undefined) {
+    const papoHome = opts.papoHome;
+    // After Codex is stopped (hooks registered later run first): the MCP servers it left.
+    t.after(async () => {
+      await leftovers(papoHome);
+    });
+  }
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: home,
+    CODEX_HOME: codexHome,
+    LANG: 'C.UTF-8',
+    [KEY_VAR]: FAKE_OPENAI_KEY,
+    HTTPS_PROXY: proxy.url,
+    https_proxy: proxy.url,
+    HTTP_PROXY: proxy.url,
+    http_proxy: proxy.url,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    GIT_SSH_COMMAND: 'false',
+    ...(opts.papoHome === undefined ? {} : { PAPO_HOME: opts.papoHome }),
+  };
+  return { cli: opts.cli, codexHome, home, env, fake: opts.fake, connects: proxy.connects };
+}
+
+/** Runs `papo install --client codex` in `project` as the user would; returns what it printed. */
+export function papoInstallCodex(
+  project: string,
+  env: NodeJS.ProcessEnv,
+  extra: Record<string, string> = {},
+): string {
+  const r = spawnSync(process.execPath, [PAPO_BIN, 'install', '--client', 'codex'], {
+    cwd: project,
+    env: { ...env, ...extra },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0)
+    throw new Error(`papo install --client codex exited ${r.status}: ${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+export interface CodexRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The JSON lines of `codex exec --json` (thread.started, item.completed, turn.completed...). */
+  events: Json[];
+  /** How long the run took. */
+  ms: number;
+}
+
+/** Spawns `codex args...` in its own process group, stopped by `t` (and after `timeoutMs`). */
+function spawnCodex(
+  t: Hooks,
+  setup: CodexSetup,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; stdin?: 'pipe' },
+): ChildProcess {
+  const child = spawn(setup.cli.bin, args, {
+    cwd: opts.cwd,
+    env: { ...setup.env, ...opts.env },
+    // codex exec reads more of the prompt from a stdin that is not closed.
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => stopGroup(child));
+  return child;
+}
+
+/**
+ * One headless turn: `codex exec --json --skip-git-repo-check <prompt>` in `cwd`, against the fake,
+ * to its end. `env` adds variables to Codex's environment (not to its configuration).
+ */
+export async function runCodex(
+  t: Hooks,
+  setup: CodexSetup,
+  opts: { cwd: string; prompt: string; timeoutMs: number; env?: Record<string, string>; args?: string[] },
+): Promise<CodexRun> {
+  const started = Date.now();
+  const child = spawnCodex(
+    t,
+    setup,
+    [
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      ...codexModelArgs(setup.fake),
+      ...(opts.args ?? []),
+      opts.prompt,
+    ],
+    opts,
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  const events = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+  return { code, stdout, stderr, events, ms: Date.now() - started };
+}
+
+/** The MCP tool calls of a run (item.completed of type mcp_tool_call). */
+export function mcpToolCalls(run: CodexRun): Json[] {
+  return run.events
+    .filter((e) => e.type === 'item.completed' && e.item?.type === 'mcp_tool_call')
+    .map((e) => e.item);
+}
+
+/**
+ * codexSetup + papoInstallCodex + runCodex: one headless turn of Codex in `project`, with papo
+ * registered for the member whose PAPO_HOME is `papoHome`. Pass `setup` (from an earlier call's
+ * result) to run another turn in the same CODEX_HOME without installing again.
+ */
+export async function codexTurn(
+  t: Hooks,
+  opts: {
+    cli: AgentCli;
+    root: string;
+    project: string;
+    papoHome: string;
+    fake: FakeOpenAI;
+    prompt: string;
+    timeoutMs?: number;
+    /** Added to Codex's environment and to papo install's (PAPO_SIGNAL_TOKEN...). */
+    env?: Record<string, string>;
+    setup?: CodexSetup;
+    name?: string;
+  },
+): Promise<CodexRun & { setup: CodexSetup; connects: string[] }> {
+  let setup = opts.setup;
+  if (setup === undefined) {
+    setup = await codexSetup(t, {
+      cli: opts.cli,
+      root: opts.root,
+      fake: opts.fake,
+      papoHome: opts.papoHome,
+      ...(opts.name === undefined ? {} : { name: opts.name }),
+    });
+    papoInstallCodex(opts.project, setup.env, opts.env);
+  }
+  const run = await runCodex(t, setup, {
+    cwd: opts.project,
+    prompt: opts.prompt,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+  });
+  return { ...run, setup, connects: setup.connects };
+}
+
+/**
+ * What Codex's app server says of its MCP servers once a thread has started them
+ * (`mcpServerStatus/list` with the thread's id): runtimeStatus "connected", serverInfo, tools.
+ * No model request is made.
+ */
+export async function mcpServerStatus(t: Hooks, setup: CodexSetup, cwd: string): Promise<Json[]> {
+  const child = spawnCodex(t, setup, ['app-server', ...codexModelArgs(setup.fake)], { cwd, stdin: 'pipe' });
+  child.stdin?.on('error', () => {});
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const pending = new Map<number, (m: Json) => void>();
+  const ready = new Set<string>();
+  let buffer = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      let m: Json;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (m.method === 'mcpServer/startupStatus/updated' && m.params?.status === 'ready')
+        ready.add(m.params.name);
+      if (m.id !== undefined) pending.get(m.id)?.(m);
+    }
+  });
+  let id = 0;
+  const request = (method: string, params: Json): Promise<Json> =>
+    new Promise((resolve, reject) => {
+      const mine = ++id;
+      const timer = setTimeout(
+        () => reject(new Error(`codex app-server: no answer to ${method}; ${stderr}`)),
+        60_000,
+      );
+      pending.set(mine, (m) => {
+        clearTimeout(timer);
+        if (m.error) reject(new Error(`${method}: ${JSON.stringify(m.error)}`));
+        else resolve(m.result);
+      });
+      child.stdin?.write(`${JSON.stringify({ id: mine, method, params })}\n`);
+    });
+  try {
+    await request('initialize', { clientInfo: { name: 'papo-test', version: '0' }, capabilities: null });
+    child.stdin?.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+    const started = await request('thread/start', { cwd });
+    const threadId = started?.thread?.id;
+    // The thread starts its MCP servers in the background: wait for papo to be ready.
+    for (let i = 0; i < 200 && !ready.has('papo'); i++) await new Promise((r) => setTimeout(r, 100));
+    const list = await request('mcpServerStatus/list', { threadId });
+    return list?.data ?? [];
+  } finally {
+    child.stdin?.end();
+    await stopGroup(child);
+  }
+}
