@@ -245,3 +245,27 @@ test('what Qwen Code shows the model of papo: no server instructions, each toolâ
   if (process.env.PAPO_QWEN_VIEW)
     writeFileSync(process.env.PAPO_QWEN_VIEW, JSON.stringify(fake.requests, null, 2));
 });
+
+test('a secret reaches papo mcp from Qwen Codeâ€™s own environment, never written in settings.json', {
+  skip,
+}, async (t) => {
+  const c = cli as AgentCli;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const fake = await startFakeChatCompletions();
+  early.after(() => fake.close());
+  const project = room.voce.project;
+  const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const secret = `${room.signalUrl}=tok-qwen-inherited-51c2`;
+  const dump = join(room.root, 'papo-env.txt');
+  const env = { ...setup.env, PAPO_SIGNAL_TOKEN: secret };
+  papoInstallFor('qwen', project, env, ['--scope', 'user'], {
+    PAPO_INSTALL_COMMAND: `/bin/sh -c 'env > "$0"; exec "$@"' ${dump} ${process.execPath} ${PAPO_BIN}`,
+  });
+  const settings = readFileSync(join(setup.home, '.qwen', 'settings.json'), 'utf8');
+  assert.ok(!settings.includes('tok-qwen-inherited'), 'the secret was written into settings.json');
+  const r = spawnSync(c.bin, ['mcp', 'list'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
+  assert.match(r.stdout, /papo: .* - Connected/, `${r.stdout}${r.stderr}`);
+  assert.ok(readFileSync(dump, 'utf8').split('\n').includes(`PAPO_SIGNAL_TOKEN=${secret}`));
+  assert.deepEqual(await leftovers(room.voce.home), []);
+});
