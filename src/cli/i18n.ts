@@ -54,6 +54,17 @@ export interface Messages {
   codexThenAdd(path: string): string;
   clientMissing(exe: string): string;
   badScope(label: string, scope: string, scopes: readonly string[]): string;
+  /** papo install into a client's configuration file (opencode, Qwen Code; ADR 0070). */
+  installedIn(label: string, scope: string, file: string): string;
+  installHomeNoteFor(label: string, home: string): string;
+  installTimeout(seconds: number): string;
+  installOpen(label: string, command: string): string;
+  printAddTo(file: string): string;
+  opencodeAllowed(names: string): string;
+  opencodeNotJson(file: string): string;
+  opencodeUnreadable(file: string, why: string): string;
+  qwenTrusted: string;
+  qwenFailed(status: string, scope: string): string;
   badCount(value: string): string;
   logEmpty: string;
   logEmptyFollowing: string;
@@ -137,6 +148,22 @@ const en: Messages = {
     `${label} has no scope "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
   claudeFailed: (status, scope) =>
     `claude mcp add failed (${status}). If papo is already registered in this scope, remove it with "claude mcp remove papo --scope ${scope}" and run papo install again`,
+  installedIn: (label, scope, file) => `papo is registered in ${label} (scope ${scope}), in ${file}.`,
+  installHomeNoteFor: (label, home) =>
+    `note: PAPO_HOME is set (${home}) but not written in a project's file; ${label} must start papo with the same PAPO_HOME`,
+  installTimeout: (seconds) =>
+    `A call of papo's tools may last ${seconds} s (timeout), so that a long wait (up to 1200 s) is not cut short.`,
+  installOpen: (label, command) => `Open ${label} in this folder:  ${command}`,
+  printAddTo: (file) => `Add to ${file}:`,
+  opencodeAllowed: (names) =>
+    `papo's tools are allowed to run without asking (permission: ${names}), so that opencode run can use them even where your configuration asks before every tool; no other tool or server is affected.`,
+  opencodeNotJson: (file) =>
+    `${file} is not plain JSON (comments?), and papo install does not rewrite it: add papo's entry by hand (papo install --client opencode --print shows it)`,
+  opencodeUnreadable: (file, why) => `cannot read ${file} (${why})`,
+  qwenTrusted:
+    "papo's entry is trusted (trust: true): Qwen Code runs papo's tools without asking, which qwen -p needs; no other server is affected.",
+  qwenFailed: (status, scope) =>
+    `qwen mcp add failed (${status}). Check that qwen runs, or remove papo with "qwen mcp remove --scope ${scope} papo" and run papo install again`,
   installProfileMissing: (profile) =>
     `note: profile '${profile}' is not configured yet — run papo new or papo join before opening Claude Code`,
   installHomeNote: (home) =>
@@ -261,6 +288,22 @@ const pt: Messages = {
     `${label} não tem o escopo "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
   claudeFailed: (status, scope) =>
     `claude mcp add falhou (${status}). Se o papo já estiver registrado nesse escopo, remova com "claude mcp remove papo --scope ${scope}" e rode papo install de novo`,
+  installedIn: (label, scope, file) => `O papo está registrado no ${label} (escopo ${scope}), em ${file}.`,
+  installHomeNoteFor: (label, home) =>
+    `aviso: PAPO_HOME está definido (${home}) mas não vai no arquivo do projeto; o ${label} precisa iniciar o papo com o mesmo PAPO_HOME`,
+  installTimeout: (seconds) =>
+    `Uma chamada das ferramentas do papo pode durar ${seconds} s (timeout), para que um wait longo (até 1200 s) não seja cortado.`,
+  installOpen: (label, command) => `Abra o ${label} nesta pasta:  ${command}`,
+  printAddTo: (file) => `Acrescente a ${file}:`,
+  opencodeAllowed: (names) =>
+    `As ferramentas do papo podem rodar sem pedir confirmação (permission: ${names}), para que o opencode run as use mesmo onde a sua configuração pede confirmação antes de cada ferramenta; nenhuma outra ferramenta ou servidor muda.`,
+  opencodeNotJson: (file) =>
+    `${file} não é JSON puro (tem comentários?), e o papo install não o reescreve: acrescente a entrada do papo à mão (papo install --client opencode --print mostra qual)`,
+  opencodeUnreadable: (file, why) => `não consigo ler ${file} (${why})`,
+  qwenTrusted:
+    'A entrada do papo é confiável (trust: true): o Qwen Code roda as ferramentas do papo sem pedir confirmação, o que o qwen -p exige; nenhum outro servidor muda.',
+  qwenFailed: (status, scope) =>
+    `qwen mcp add falhou (${status}). Confira se o qwen roda, ou remova o papo com "qwen mcp remove --scope ${scope} papo" e rode papo install de novo`,
   installProfileMissing: (profile) =>
     `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o Claude Code`,
   installHomeNote: (home) =>

@@ -1,15 +1,142 @@
-// opencode: filled in by the session that proves papo with the real client (issue 16).
-import type { AgentClient } from './clients.js';
+// opencode: no command registers a server without asking (`opencode mcp add` is interactive), so papo
+// install edits its configuration file (measured with opencode 1.18.33, tests/clients/opencode.test.ts):
+//   scope project: <project>/opencode.json (or opencode.jsonc when that is the one there), the file
+//     opencode reads in that folder; scope user: $XDG_CONFIG_HOME/opencode/opencode.json (~/.config/…;
+//     opencode.jsonc when there: opencode writes one itself on its first run, and it is read last).
+// papo's entry is `mcp.papo = {type: "local", command: [papo, "mcp", ...], environment, timeout}`.
+// opencode passes its own environment to the servers it starts; secrets are written as opencode's
+// "{env:NAME}" references, never as values. `timeout` (ms) is how long a tool call may run (without
+// it, opencode's default, reset by papo's progress notifications). opencode allows every tool by
+// default, but a configuration that says `"permission": {"*": "ask"}` makes `opencode run` refuse
+// papo's calls ("auto-rejecting"): papo's five tools, and only they, are allowed by name.
+// The file is rewritten whole (every other key kept, in order), atomically, with its mode; a file
+// that is not plain JSON (JSONC comments) is left alone, with an error saying what to add by hand.
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { TOOL_NAMES } from '../../mcp/tool-list.js';
+import type { Messages } from '../i18n.js';
+import type { AgentClient, InstallTarget } from './clients.js';
+import type { McpEntry } from './entry.js';
+
+/** How long a call of papo's tools may run: papo's longest wait (1200 s) and a margin. */
+export const OPENCODE_TOOL_TIMEOUT_MS = 1_210_000;
+
+/** The names opencode gives papo's tools (server name, "_", tool name), allowed in `permission`. */
+export const OPENCODE_TOOL_NAMES = TOOL_NAMES.map((name) => `papo_${name}`);
+
+type JsonObject = Record<string, unknown>;
+
+/** The configuration file of `scope`: the .jsonc when it exists, else the .json (created if missing). */
+export function opencodeConfigFile(target: Pick<InstallTarget, 'scope' | 'cwd' | 'env'>): string {
+  const dir =
+    target.scope === 'user'
+      ? join(target.env.XDG_CONFIG_HOME || join(target.env.HOME || homedir(), '.config'), 'opencode')
+      : target.cwd;
+  const jsonc = join(dir, 'opencode.jsonc');
+  return exists(jsonc) ? jsonc : join(dir, 'opencode.json');
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** papo's entry under `mcp`: plain values written (not in scope project), secrets as references. */
+export function opencodeEntry(entry: McpEntry, scope: string): JsonObject {
+  const environment: Record<string, string> = scope === 'project' ? {} : { ...entry.env };
+  for (const name of entry.passEnv) environment[name] = `{env:${name}}`;
+  return {
+    type: 'local',
+    command: [entry.command, ...entry.args],
+    ...(Object.keys(environment).length > 0 ? { environment } : {}),
+    enabled: true,
+    timeout: OPENCODE_TOOL_TIMEOUT_MS,
+  };
+}
+
+/** `config` with papo's entry and papo's permissions set, every other key kept. */
+export function withPapo(config: JsonObject, entry: McpEntry, scope: string): JsonObject {
+  const out: JsonObject = { ...config };
+  const mcp = isObject(config.mcp) ? { ...config.mcp } : {};
+  mcp[entry.name] = opencodeEntry(entry, scope);
+  out.mcp = mcp;
+  // A string permission ("ask") is opencode's shorthand for {"*": "ask"}. The last matching rule
+  // wins, so papo's names go after the others.
+  const permission: JsonObject =
+    typeof config.permission === 'string'
+      ? { '*': config.permission }
+      : isObject(config.permission)
+        ? { ...config.permission }
+        : {};
+  for (const name of OPENCODE_TOOL_NAMES) delete permission[name];
+  for (const name of OPENCODE_TOOL_NAMES) permission[name] = 'allow';
+  out.permission = permission;
+  return out;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readConfig(file: string, t: Messages): { config: JsonObject; mode: number | null } {
+  let text: string;
+  let mode: number;
+  try {
+    text = readFileSync(file, 'utf8');
+    mode = statSync(file).mode & 0o777;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, mode: null };
+    throw new Error(t.opencodeUnreadable(file, (err as Error).message));
+  }
+  if (text.trim() === '') return { config: {}, mode };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(t.opencodeNotJson(file));
+  }
+  if (!isObject(parsed)) throw new Error(t.opencodeNotJson(file));
+  return { config: parsed, mode };
+}
+
+/** Writes `text` to `file` through a temporary file in the same folder, renamed over it. */
+function writeAtomically(file: string, text: string, mode: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.papo-${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode });
+  chmodSync(tmp, mode); // the umask does not narrow a kept mode
+  renameSync(tmp, file);
+}
 
 export const opencode: AgentClient = {
   id: 'opencode',
   label: 'opencode',
   executables: ['opencode'],
-  scopes: ['user'],
-  print() {
-    return ['(not yet)'];
+  scopes: ['project', 'user'],
+  print(entry, target) {
+    const file = opencodeConfigFile(target);
+    return [target.t.printAddTo(file), JSON.stringify(withPapo({}, entry, target.scope), null, 2)];
   },
-  install() {
-    throw new Error('papo install --client opencode is not built yet');
+  install(entry, target) {
+    const { t, scope } = target;
+    const file = opencodeConfigFile(target);
+    const { config, mode } = readConfig(file, t);
+    const base = mode === null ? { $schema: 'https://opencode.ai/config.json', ...config } : config;
+    writeAtomically(file, `${JSON.stringify(withPapo(base, entry, scope), null, 2)}\n`, mode ?? 0o600);
+    const homeNote =
+      scope === 'project' && entry.env.PAPO_HOME
+        ? [t.installHomeNoteFor('opencode', entry.env.PAPO_HOME)]
+        : [];
+    return [
+      t.installedIn('opencode', scope, file),
+      t.opencodeAllowed(OPENCODE_TOOL_NAMES.join(', ')),
+      t.installTimeout(OPENCODE_TOOL_TIMEOUT_MS / 1000),
+      ...homeNote,
+      t.installOpen('opencode', 'opencode'),
+    ];
   },
 };

@@ -1,15 +1,96 @@
-// qwen: filled in by the session that proves papo with the real client (issue 16).
-import type { AgentClient } from './clients.js';
+// Qwen Code: `qwen mcp add --scope <scope> -e K=V... --timeout <ms> --trust papo <papo> -- mcp ...`
+// writes mcpServers.papo into .qwen/settings.json of the project (scope project) or ~/.qwen/ (user),
+// and replaces papo's entry when it is there (measured with Qwen Code 0.15.10,
+// tests/clients/qwen.test.ts). `--` keeps papo's own arguments (--profile) from being read as qwen's.
+//   - trust: true for papo's entry only: without it `qwen -p` refuses every papo tool that is not
+//     read-only ("requires user approval but cannot execute in non-interactive mode").
+//   - timeout (ms) is how long a tool call may run, 600 s by default and not reset by progress
+//     notifications: papo's wait lasts up to 1200 s.
+//   - Qwen Code passes its whole environment to the servers it starts (no variable dropped, whatever
+//     its name), so secrets need no mention; its "$NAME" expansion of settings would leave the text
+//     "$NAME" in place when the variable is not set, so none is written.
+import { spawnSync } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentClient, InstallTarget } from './clients.js';
+import { type McpEntry, shellQuote } from './entry.js';
+
+/** How long a call of papo's tools may run: papo's longest wait (1200 s) and a margin. */
+export const QWEN_TOOL_TIMEOUT_MS = 1_210_000;
+
+/** The settings file `qwen mcp add --scope <scope>` writes. */
+export function qwenSettingsFile(target: Pick<InstallTarget, 'scope' | 'cwd' | 'env'>): string {
+  const dir = target.scope === 'user' ? target.env.HOME || homedir() : target.cwd;
+  return join(dir, '.qwen', 'settings.json');
+}
+
+function plainEnv(entry: McpEntry, scope: string): Record<string, string> {
+  return scope === 'project' ? {} : entry.env;
+}
+
+function addArgs(entry: McpEntry, scope: string): string[] {
+  const env = Object.entries(plainEnv(entry, scope)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  return [
+    'mcp',
+    'add',
+    '--scope',
+    scope,
+    ...env,
+    '--timeout',
+    String(QWEN_TOOL_TIMEOUT_MS),
+    '--trust',
+    entry.name,
+    entry.command,
+    '--',
+    ...entry.args,
+  ];
+}
 
 export const qwen: AgentClient = {
   id: 'qwen',
-  label: 'qwen',
+  label: 'Qwen Code',
   executables: ['qwen'],
-  scopes: ['user'],
-  print() {
-    return ['(not yet)'];
+  scopes: ['project', 'user'],
+  print(entry, target) {
+    const env = plainEnv(entry, target.scope);
+    const json = {
+      mcpServers: {
+        [entry.name]: {
+          command: entry.command,
+          args: entry.args,
+          ...(Object.keys(env).length > 0 ? { env } : {}),
+          timeout: QWEN_TOOL_TIMEOUT_MS,
+          trust: true,
+        },
+      },
+    };
+    return [target.t.printAddTo(qwenSettingsFile(target)), JSON.stringify(json, null, 2)];
   },
-  install() {
-    throw new Error('papo install --client qwen is not built yet');
+  byHand(entry, target) {
+    return [`  ${['qwen', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`];
+  },
+  install(entry, target, exe) {
+    const { t, scope } = target;
+    const result = spawnSync(exe, addArgs(entry, scope), {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: target.env,
+      cwd: target.cwd,
+      timeout: 120_000,
+    });
+    if (result.error || result.status !== 0) {
+      const status = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
+      throw new Error(t.qwenFailed(status, scope));
+    }
+    const homeNote =
+      scope === 'project' && entry.env.PAPO_HOME
+        ? [t.installHomeNoteFor('Qwen Code', entry.env.PAPO_HOME)]
+        : [];
+    return [
+      t.installedIn('Qwen Code', scope, qwenSettingsFile(target)),
+      t.qwenTrusted,
+      t.installTimeout(QWEN_TOOL_TIMEOUT_MS / 1000),
+      ...homeNote,
+      t.installOpen('Qwen Code', 'qwen'),
+    ];
   },
 };

@@ -1,0 +1,307 @@
+// A scripted stand-in for the OpenAI Chat Completions API, so that a real opencode or Qwen Code runs
+// against a model whose every answer the test wrote. The client is pointed at it with a base URL of
+// http://127.0.0.1:<port>/v1 and any API key.
+//
+// The model's turns are a list: each request of the main loop (one that offers tools) takes the
+// next turn, answered as the streamed server-sent events of the API (`data: {chat.completion.chunk}`
+// lines: the role, the text, each tool call as a first delta with its id and name and then its
+// arguments in two pieces, the finish_reason, a usage chunk when stream_options.include_usage asks
+// for it, then `data: [DONE]`), or as one chat.completion object when the request does not stream.
+// When the list is used up, the model says FALLBACK_TEXT and stops. Side requests (a title, a
+// summary: no tools offered) get a short text answer and do not use a turn; `side` may answer them
+// otherwise (Qwen Code asks for JSON). GET /v1/models lists one model. Every request is recorded
+// with its body; anything else is answered 404 and recorded too, so a new endpoint shows in the log.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON from the clients, inspected by the tests.
+export type Json = any;
+
+export interface ToolCall {
+  name: string;
+  /** The arguments, sent as their JSON text. */
+  args: Json;
+  /** The tool call id; one is made up when absent. */
+  id?: string;
+}
+
+/** One answer of the model: some text, then tool calls (finish_reason tool_calls when there are any). */
+export interface Turn {
+  text?: string;
+  tools?: ToolCall[];
+}
+
+/** A turn, or a function of the request that makes it (to answer what the conversation holds). */
+export type ScriptedTurn = Turn | ((body: Json) => Turn);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body, or the raw text when it was not JSON. */
+  body: Json;
+  /** Which kind of answer it got. */
+  kind: 'turn' | 'side' | 'models' | 'unknown';
+  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
+  turn?: number;
+  at: number;
+}
+
+export interface FakeChatCompletions {
+  /** http://127.0.0.1:<port>/v1 — the client's base URL. */
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** The main-loop requests (those that offered tools), in order. */
+  turnRequests(): RecordedRequest[];
+  /** Appends turns to the script. */
+  script(...turns: ScriptedTurn[]): void;
+  /** Resolves with the first request (recorded or future) matching `pred`. */
+  waitForRequest(
+    pred: (r: RecordedRequest) => boolean,
+    timeoutMs: number,
+    what?: string,
+  ): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+export const FALLBACK_TEXT = 'Done.';
+export const SIDE_TEXT = 'papo test';
+
+/** A placeholder key the clients are given; the fake accepts any. */
+export const FAKE_API_KEY = 'sk-fake-key-for-local-tests';
+
+export const FAKE_MODEL = 'papo-fake-model';
+
+/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
+export function isMainLoop(body: Json): boolean {
+  return Array.isArray(body?.tools) && body.tools.length > 0;
+}
+
+export interface FakeOptions {
+  /** The answer to a side request (default: SIDE_TEXT). */
+  side?: (body: Json) => Turn;
+}
+
+export async function startFakeChatCompletions(
+  turns: ScriptedTurn[] = [],
+  opts: FakeOptions = {},
+): Promise<FakeChatCompletions> {
+  const script: ScriptedTurn[] = [...turns];
+  let nextTurn = 0;
+  let ids = 0;
+  const requests: RecordedRequest[] = [];
+  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
+
+  const record = (r: RecordedRequest): void => {
+    requests.push(r);
+    for (const w of [...waiters]) {
+      if (w.pred(r)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(r);
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: Json = raw;
+      try {
+        body = raw === '' ? null : JSON.parse(raw);
+      } catch {}
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
+      if (req.method === 'GET' && path === '/v1/models') {
+        record({ ...base, kind: 'models' });
+        json(res, 200, {
+          object: 'list',
+          data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'papo' }],
+        });
+      } else if (req.method === 'POST' && path === '/v1/chat/completions') {
+        let turn: Turn;
+        if (isMainLoop(body)) {
+          const index = nextTurn < script.length ? nextTurn++ : -1;
+          record({ ...base, kind: 'turn', turn: index });
+          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
+          turn = typeof scripted === 'function' ? scripted(body) : scripted;
+        } else {
+          record({ ...base, kind: 'side' });
+          turn = opts.side ? opts.side(body) : { text: SIDE_TEXT };
+        }
+        answer(req, res, body, turn, () => `${++ids}`);
+      } else {
+        record({ ...base, kind: 'unknown' });
+        json(res, 404, {
+          error: { message: `fake: no ${req.method} ${path}`, type: 'invalid_request_error', code: null },
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
+    script: (...more) => {
+      script.push(...more);
+    },
+    waitForRequest(pred, timeoutMs, what = 'request') {
+      const seen = requests.find(pred);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          pred,
+          resolve: (r: RecordedRequest) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          const seenPaths = requests.map((r) => `${r.kind} ${r.path}`).join(', ');
+          reject(new Error(`fake Chat Completions API: timed out waiting for ${what}; got: ${seenPaths}`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, value: Json): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Json,
+  turn: Turn,
+  newId: () => string,
+): void {
+  const id = `chatcmpl-fake-${newId()}`;
+  const model = typeof body?.model === 'string' ? body.model : FAKE_MODEL;
+  const created = Math.floor(Date.now() / 1000);
+  const calls = (turn.tools ?? []).map((t) => ({
+    id: t.id ?? `call_fake_${newId()}`,
+    type: 'function' as const,
+    function: { name: t.name, arguments: JSON.stringify(t.args) },
+  }));
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (body?.stream !== true) {
+    json(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: turn.text ?? null,
+            ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          },
+          finish_reason: finish,
+        },
+      ],
+      usage,
+    });
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const chunk = (delta: Json, finishReason: string | null = null): void => {
+    const data = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    };
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  chunk({ role: 'assistant', content: '' });
+  if (turn.text !== undefined) chunk({ content: turn.text });
+  calls.forEach((call, index) => {
+    chunk({
+      tool_calls: [
+        { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+      ],
+    });
+    // In two pieces, as the real API streams a call's arguments in fragments.
+    const args = call.function.arguments;
+    const cut = Math.floor(args.length / 2);
+    chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, cut) } }] });
+    chunk({ tool_calls: [{ index, function: { arguments: args.slice(cut) } }] });
+  });
+  chunk({}, finish);
+  if (body?.stream_options?.include_usage === true) {
+    const data = { id, object: 'chat.completion.chunk', created, model, choices: [], usage };
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+  res.write('data: [DONE]\n\n');
+  res.end();
+  req.resume();
+}
+
+/** The text of a message's content (a string, or text parts). */
+export function contentText(content: Json): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p: Json) => p?.type === 'text' && typeof p.text === 'string')
+    .map((p: Json) => p.text)
+    .join('\n');
+}
+
+/** The text of every message of `role` in a request. */
+export function textsOf(body: Json, role: 'system' | 'user' | 'assistant' | 'tool'): string[] {
+  return (body?.messages ?? []).filter((m: Json) => m.role === role).map((m: Json) => contentText(m.content));
+}
+
+/** The tool results of a request (role "tool" messages), with their call id and text. */
+export function toolResults(body: Json): { callId: string; text: string }[] {
+  return (body?.messages ?? [])
+    .filter((m: Json) => m.role === 'tool')
+    .map((m: Json) => ({ callId: m.tool_call_id, text: contentText(m.content) }));
+}
+
+/** The tool calls the assistant made in a request's history, in order, with parsed arguments. */
+export function toolCalls(body: Json): { id: string; name: string; args: Json }[] {
+  const out: { id: string; name: string; args: Json }[] = [];
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'assistant') continue;
+    for (const c of m.tool_calls ?? []) {
+      let args: Json = c.function?.arguments;
+      try {
+        args = JSON.parse(args);
+      } catch {}
+      out.push({ id: c.id, name: c.function?.name, args });
+    }
+  }
+  return out;
+}
+
+/** The tools a request offers: name, description and parameters. */
+export function toolsOffered(body: Json): { name: string; description: string; parameters: Json }[] {
+  return (body?.tools ?? []).map((t: Json) => ({
+    name: t.function?.name,
+    description: t.function?.description ?? '',
+    parameters: t.function?.parameters,
+  }));
+}

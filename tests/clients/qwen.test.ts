@@ -1,0 +1,271 @@
+// The real Qwen Code (the pinned version, scripts/agent-cli.mjs) with papo registered by
+// `papo install --client qwen`, its model the scripted fake Chat Completions API. Skipped, with the
+// reason, when Qwen Code cannot be installed. See src/cli/install/qwen.ts for what papo registers and
+// why, and the last test for what Qwen Code shows the model of papo.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
+import { TOOLS } from '../../src/mcp/tool-list.js';
+import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
+import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import type { AgentCli } from '../support/agent-cli.js';
+import {
+  type Json,
+  startFakeChatCompletions,
+  textsOf,
+  toolResults,
+  toolsOffered,
+} from './fake-chat-completions.js';
+import { papoInstallFor } from './helpers/common.js';
+import { qwenCli, qwenSetup, qwenTurn } from './helpers/qwen.js';
+
+const cli = qwenCli();
+const skip = 'skip' in cli ? cli.skip : false;
+const PAPO_TOOLS = TOOLS.map((tool) => `mcp__papo__${tool.name}`);
+
+test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list shows it connected', {
+  skip,
+}, async (t) => {
+  const c = cli as AgentCli;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const fake = await startFakeChatCompletions();
+  early.after(() => fake.close());
+  const project = room.voce.project;
+  const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const out = papoInstallFor('qwen', project, setup.env, ['--profile', 'default']);
+  const file = join(project, '.qwen', 'settings.json');
+  assert.match(out, new RegExp(`^papo is registered in Qwen Code \\(scope project\\), in ${file}\\.$`, 'm'));
+  const written = JSON.parse(readFileSync(file, 'utf8'));
+  // Scope project: no personal value (PAPO_HOME) in the project's file.
+  assert.deepEqual(Object.keys(written.mcpServers), ['papo']);
+  assert.deepEqual(written.mcpServers.papo, {
+    command: PAPO_BIN,
+    args: ['mcp'],
+    timeout: 1_210_000,
+    trust: true,
+  });
+  // Again, and in scope user with papo's --profile after `--`: papo's entry replaced, not doubled.
+  papoInstallFor('qwen', project, setup.env);
+  // (Qwen Code adds "$version" to the file it rewrites; papo's part stays as it was.)
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).mcpServers, written.mcpServers);
+  papoInstallFor('qwen', project, setup.env, ['--scope', 'user', '--profile', 'dados']);
+  const user = JSON.parse(readFileSync(join(setup.home, '.qwen', 'settings.json'), 'utf8'));
+  assert.deepEqual(user.mcpServers.papo, {
+    command: PAPO_BIN,
+    args: ['mcp', '--profile', 'dados'],
+    env: { PAPO_HOME: room.voce.home },
+    timeout: 1_210_000,
+    trust: true,
+  });
+  assert.equal(user.general.disableAutoUpdate, true, 'qwen mcp add lost the other settings');
+  spawnSync(c.bin, ['mcp', 'remove', '--scope', 'user', 'papo'], {
+    cwd: project,
+    env: setup.env,
+    timeout: 60_000,
+  });
+
+  const r = spawnSync(c.bin, ['mcp', 'list'], {
+    cwd: project,
+    env: setup.env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: Qwen Code colours its listing
+  const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+  assert.ok(plain.split('\n').includes(`✓ papo: ${PAPO_BIN} mcp (stdio) - Connected`), plain);
+  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived qwen mcp list');
+  assert.deepEqual(fake.turnRequests(), [], 'qwen mcp list asked the model something');
+  t.diagnostic(`Qwen Code ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
+});
+
+const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
+const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
+
+test('headless: qwen -p loads papo’s tools, waits for a colleague and answers with send and reply_to', {
+  skip,
+}, async (t) => {
+  const c = cli as AgentCli;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const colega = startAgent(room, room.colega);
+  await colega.client.initialize();
+  const fake = await startFakeChatCompletions([
+    // Qwen Code defers MCP tools: the model loads their schemas with tool_search first.
+    { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__wait,mcp__papo__send' } }] },
+    { tools: [{ name: 'mcp__papo__wait', args: { timeout_seconds: 60, from: 'colega' } }] },
+    (body: Json) => {
+      const waited = toolResults(body).at(-1)?.text ?? '';
+      const id = /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(waited)?.[1] ?? 'missing';
+      return { tools: [{ name: 'mcp__papo__send', args: { message: REPLY, to: 'colega', reply_to: id } }] };
+    },
+    { text: 'Agreed the webhook fields with colega.' },
+  ]);
+  early.after(() => fake.close());
+  const log = join(room.root, 'papo-stdio.jsonl');
+  const run = qwenTurn(early, {
+    cli: c,
+    root: room.root,
+    project: room.voce.project,
+    papoHome: room.voce.home,
+    fake,
+    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
+  });
+
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  for (let i = 0; !recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'); i++) {
+    if (i > 240) throw new Error('the model never called wait');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const sentAt = Date.now();
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
+  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${Date.now() - sentAt} ms`);
+  assert.ok(answer.includes(REPLY), answer);
+  assert.match(answer, new RegExp(`\\[msg_id=[0-9a-f]{10} from=voce \\(agent\\)[^\\]]*reply_to=${askId}`));
+
+  const result = await run;
+  t.diagnostic(`Qwen Code ${c.version} run took ${result.ms} ms`);
+  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+  assert.match(result.stdout, /Agreed the webhook fields with colega\./);
+
+  const turns = fake.turnRequests().map((r) => r.body);
+  assert.equal(turns.length, 4, `model turns: ${turns.length}`);
+  const [, second, third, fourth] = turns as [Json, Json, Json, Json];
+  const waited = toolResults(third).at(-1)?.text ?? '';
+  assert.ok(waited.startsWith(UNTRUSTED_NOTICE), waited);
+  assert.ok(waited.includes(`[msg_id=${askId} from=colega (agent)`), waited);
+  assert.ok(waited.includes(ASK), waited);
+  assert.ok(
+    toolsOffered(second).some((x) => x.name === 'mcp__papo__wait'),
+    'wait not loaded by tool_search',
+  );
+  const sent = toolResults(fourth).at(-1)?.text ?? '';
+  assert.equal(sent, delivered('colega', msgIdIn(sent)));
+
+  const fromClient = recordedLines(log)
+    .filter((l) => l.dir === 'in')
+    .map((l) => l.msg);
+  const initialize = fromClient.find((m) => m.method === 'initialize');
+  t.diagnostic(`Qwen Code's initialize: ${JSON.stringify(initialize?.params)}`);
+  // Qwen Code adds nothing of its own to papo's arguments.
+  const calls = fromClient.filter((m) => m.method === 'tools/call').map((m) => m.params.arguments);
+  assert.deepEqual(calls, [
+    { timeout_seconds: 60, from: 'colega' },
+    { message: REPLY, to: 'colega', reply_to: askId },
+  ]);
+  t.diagnostic(
+    `side requests: ${fake.requests.filter((r) => r.kind !== 'turn').map((r) => `${r.kind} ${r.path}`)}`,
+  );
+  t.diagnostic(`refused outside connections: ${result.setup.refused.join(', ') || 'none'}`);
+  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived qwen -p');
+});
+
+/** The first line of a description as Qwen Code 0.15.10 lists a deferred tool (160 characters at most). */
+function deferredLine(name: string, description: string): string {
+  const first = (description.split('\n')[0] ?? '').trim();
+  const shown = first.length > 160 ? `${first.slice(0, 159)}…` : first;
+  return `- ${JSON.stringify(name)}: ${JSON.stringify(shown)}`;
+}
+
+test('what Qwen Code shows the model of papo: no server instructions, each tool’s first line until tool_search loads it whole', {
+  skip,
+}, async (t) => {
+  const c = cli as AgentCli;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const fake = await startFakeChatCompletions([
+    { tools: [{ name: 'tool_search', args: { query: `select:${PAPO_TOOLS.join(',')}` } }] },
+    { text: 'Loaded.' },
+  ]);
+  early.after(() => fake.close());
+  const result = await qwenTurn(early, {
+    cli: c,
+    root: room.root,
+    project: room.voce.project,
+    papoHome: room.voce.home,
+    fake,
+    prompt: 'Load the papo tools.',
+  });
+  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+  const [first, second] = fake.turnRequests().map((r) => r.body) as [Json, Json];
+  const system = textsOf(first, 'system').join('\n');
+  const everything = JSON.stringify(first);
+
+  // papo's instructions (InitializeResult.instructions) reach the model nowhere.
+  const papoInstructions = instructions({ name: 'voce', roomId: room.roomId }, 'default');
+  for (const line of papoInstructions.split('\n').filter((l) => l.length > 40))
+    assert.ok(
+      !everything.includes(JSON.stringify(line).slice(1, -1)),
+      `an instruction reached the model: ${line}`,
+    );
+  // Before tool_search: papo's tools are not offered, only listed by name with the first line of
+  // their description. Whatever papo's model texts say, these 150 characters must carry it.
+  assert.deepEqual(
+    toolsOffered(first)
+      .map((x) => x.name)
+      .filter((n) => n.startsWith('mcp__papo__')),
+    [],
+  );
+  for (const tool of TOOLS) {
+    const name = `mcp__papo__${tool.name}`;
+    assert.ok(
+      system.includes(deferredLine(name, tool.description)),
+      `${name}'s line is not in the system prompt`,
+    );
+    const firstLine = (tool.description.split('\n')[0] ?? '').trim();
+    assert.ok(
+      system.includes(JSON.stringify(firstLine.slice(0, 150)).slice(1, -1)),
+      `${name}: 150 characters`,
+    );
+  }
+  // tool_search answers with each schema whole (papo's description and parameters), and the next
+  // request offers the five tools.
+  const searched = toolResults(second).at(-1)?.text ?? '';
+  const functions = [...searched.matchAll(/<function>(.*?)<\/function>/g)].map((m) => JSON.parse(m[1] ?? ''));
+  for (const tool of TOOLS) {
+    const name = `mcp__papo__${tool.name}`;
+    const shown = functions.find((f) => f.name === name);
+    assert.ok(shown !== undefined, `${name} not in the tool_search result`);
+    assert.equal(shown.description, tool.description);
+    assert.deepEqual(shown.parametersJsonSchema ?? shown.parameters, tool.inputSchema);
+    const offered = toolsOffered(second).find((x) => x.name === name);
+    assert.equal(offered?.description, tool.description);
+  }
+  const section = system.slice(system.indexOf('## Deferred Tools'));
+  t.diagnostic(
+    `Qwen Code ${c.version}, deferred tools as the model sees them:\n${section.slice(0, section.indexOf('\n---'))}`,
+  );
+  if (process.env.PAPO_QWEN_VIEW)
+    writeFileSync(process.env.PAPO_QWEN_VIEW, JSON.stringify(fake.requests, null, 2));
+});
+
+test('a secret reaches papo mcp from Qwen Code’s own environment, never written in settings.json', {
+  skip,
+}, async (t) => {
+  const c = cli as AgentCli;
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
+  const fake = await startFakeChatCompletions();
+  early.after(() => fake.close());
+  const project = room.voce.project;
+  const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const secret = `${room.signalUrl}=tok-qwen-inherited-51c2`;
+  const dump = join(room.root, 'papo-env.txt');
+  const env = { ...setup.env, PAPO_SIGNAL_TOKEN: secret };
+  papoInstallFor('qwen', project, env, ['--scope', 'user'], {
+    PAPO_INSTALL_COMMAND: `/bin/sh -c 'env > "$0"; exec "$@"' ${dump} ${process.execPath} ${PAPO_BIN}`,
+  });
+  const settings = readFileSync(join(setup.home, '.qwen', 'settings.json'), 'utf8');
+  assert.ok(!settings.includes('tok-qwen-inherited'), 'the secret was written into settings.json');
+  const r = spawnSync(c.bin, ['mcp', 'list'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
+  assert.match(r.stdout, /papo: .* - Connected/, `${r.stdout}${r.stderr}`);
+  assert.ok(readFileSync(dump, 'utf8').split('\n').includes(`PAPO_SIGNAL_TOKEN=${secret}`));
+  assert.deepEqual(await leftovers(room.voce.home), []);
+});
