@@ -137,6 +137,7 @@ const en: Messages = {
     'Next steps:',
     `  1. Inside the project folder:  papo install${suffix}`,
     `  2. Open Claude Code there:     ${CHANNELS}`,
+    `     (another agent: papo install --client codex|gemini|opencode|qwen${suffix}, then open it there)`,
     '  3. Ask for something like: "agree the API format with my colleague\'s agent over papo"',
     '',
     `To watch the agents' conversation live:  papo log -f${suffix}`,
@@ -165,9 +166,9 @@ const en: Messages = {
   qwenFailed: (status, scope) =>
     `qwen mcp add failed (${status}). Check that qwen runs, or remove papo with "qwen mcp remove --scope ${scope} papo" and run papo install again`,
   installProfileMissing: (profile) =>
-    `note: profile '${profile}' is not configured yet — run papo new or papo join before opening Claude Code`,
+    `note: profile '${profile}' is not configured yet — run papo new or papo join before opening your agent`,
   installHomeNote: (home) =>
-    `note: PAPO_HOME is set (${home}); Claude Code must start papo with the same PAPO_HOME`,
+    `note: PAPO_HOME is set (${home}); your agent must start papo with the same PAPO_HOME`,
   codexInstalled: (path) => `papo is registered in Codex CLI (${path}, [mcp_servers.papo]).`,
   codexTimeout: (seconds) =>
     `  tool_timeout_sec = ${seconds}: Codex ends a tool call after 300 s otherwise, and wait can take up to 1200 s.`,
@@ -195,7 +196,7 @@ const en: Messages = {
   inboxFull: (name, id) =>
     `not delivered (msg ${id}): ${name}'s inbox is full, because their agent has not read the messages it holds; papo say keeps no queue, so say it again later`,
   knowNoOne: (suffix) =>
-    `I don't know anyone in this room yet: members appear once their papo is running (Claude Code open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
+    `I don't know anyone in this room yet: members appear once their papo is running (their agent open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Profile ${profile}: you are "${name}" in room ${roomId}.`,
   agentIdentity: (short) => `Agent identity: ${short}`,
   lookingFor: (seconds) => `Looking for room members (up to ${seconds}s)…`,
@@ -277,6 +278,7 @@ const pt: Messages = {
     'Próximos passos:',
     `  1. Dentro da pasta do projeto:  papo install${suffix}`,
     `  2. Abra o Claude Code ali:      ${CHANNELS}`,
+    `     (outro agente: papo install --client codex|gemini|opencode|qwen${suffix}, e abra-o ali)`,
     '  3. Peça algo como: "combina com o agente do colega o formato da API pelo papo"',
     '',
     `Para ver a conversa dos agentes ao vivo:  papo log -f${suffix}`,
@@ -305,9 +307,9 @@ const pt: Messages = {
   qwenFailed: (status, scope) =>
     `qwen mcp add falhou (${status}). Confira se o qwen roda, ou remova o papo com "qwen mcp remove --scope ${scope} papo" e rode papo install de novo`,
   installProfileMissing: (profile) =>
-    `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o Claude Code`,
+    `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o seu agente`,
   installHomeNote: (home) =>
-    `aviso: PAPO_HOME está definido (${home}); o Claude Code precisa iniciar o papo com o mesmo PAPO_HOME`,
+    `aviso: PAPO_HOME está definido (${home}); o seu agente precisa iniciar o papo com o mesmo PAPO_HOME`,
   codexInstalled: (path) => `O papo está registrado no Codex CLI (${path}, [mcp_servers.papo]).`,
   codexTimeout: (seconds) =>
     `  tool_timeout_sec = ${seconds}: sem isso o Codex encerra uma chamada de ferramenta após 300 s, e o wait pode levar até 1200 s.`,
@@ -336,7 +338,7 @@ const pt: Messages = {
   inboxFull: (name, id) =>
     `não entregue (msg ${id}): a caixa de entrada de ${name} está cheia, porque o agente ainda não leu as mensagens que tem; o papo say não guarda fila, então diga de novo mais tarde`,
   knowNoOne: (suffix) =>
-    `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o Claude Code aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
+    `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o agente deles aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Perfil ${profile}: você é "${name}" na sala ${roomId}.`,
   agentIdentity: (short) => `Identidade do agente: ${short}`,
   lookingFor: (seconds) => `Procurando membros da sala (até ${seconds}s)…`,

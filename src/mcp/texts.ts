@@ -108,7 +108,7 @@ export const PARAM_DESCRIPTIONS = {
   },
   wait: {
     timeout_seconds:
-      'How long to wait, from 1 to 1200 seconds. Default 110. Claude Code moves a call that runs longer than 2 minutes to the background; its result then reaches you later, as a task notification.',
+      'How long to wait, from 1 to 1200 seconds. Default 110, which every client lets run. Some clients stop or move longer calls: Claude Code moves a call that runs longer than 2 minutes to the background, and its result then reaches you later, as a task notification.',
     from: 'Only return messages from this member.',
   },
   history: {
@@ -399,7 +399,7 @@ function signalWarning(url: string, code: string, rawDetail: string): string {
   switch (code) {
     case 'unauthorized':
       return tokenMayTravel(url)
-        ? `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: \`claude mcp add ... -e PAPO_SIGNAL_TOKEN=${signalOriginOr(url)}=<token>\`), then to restart the session. Never ask for the token in this conversation.`
+        ? `WARNING: the signal server ${url} refused papo: it requires a valid token. ${queued} Tell your user to set PAPO_SIGNAL_TOKEN=${signalOriginOr(url)}=<token> in the environment their agent starts from and to run \`papo install\` again there (it passes the variable on by name, never its value), then to restart the session. Never ask for the token in this conversation.`
         : `WARNING: the signal server ${url} refused papo: it requires a token, and papo never sends one over ws:// to another machine. ${queued} Tell your user: the server needs TLS in front of it (a wss:// URL).`;
     case 'room_full':
       return `WARNING: the signal server ${url} says this room is full (${clip(detail)}); papo keeps trying. ${queued} Tell your user.`;
@@ -455,7 +455,7 @@ export const NOT_READY = {
   profileLocked: (profile: string) =>
     `papo is not available: ${PROFILE_LOCKED} ('${profile}'). Another agent session probably uses it. Tell your user to close that session, or to give this project its own profile (\`papo new\`/\`papo join\` with \`--profile <name>\`, then \`papo install --profile <name>\`), and then to restart this session (in Claude Code, \`/mcp\` reconnects papo).`,
   signalToken: (reason: string) =>
-    `papo is not available: ${reason}. Tell your user to fix PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: \`claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN\`) and then to restart this session (in Claude Code, \`/mcp\` reconnects papo). Never ask for the token in this conversation.`,
+    `papo is not available: ${reason}. Tell your user to set PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN in the environment their agent starts from, to run \`papo install\` again there (it passes the variable on by name, never its value), and then to restart this session (in Claude Code, \`/mcp\` reconnects papo). Never ask for the token in this conversation.`,
   other: (reason: string) =>
     `papo is not available: ${reason}. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
   shuttingDown: 'papo is shutting down; this call was not carried out.',

@@ -147,7 +147,12 @@ test('bad options: --scope, -n', (t) => {
   const home = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: home });
   papo(['new', '--name', 'alice'], env);
-  refusedUnchanged(home, ['install', '--scope', 'global'], env, /Claude Code has no scope "global": use --scope local, --scope user, --scope project/);
+  refusedUnchanged(
+    home,
+    ['install', '--scope', 'global'],
+    env,
+    /Claude Code has no scope "global": use --scope local, --scope user, --scope project/,
+  );
   for (const n of ['0', '-1', 'x', '1.5'])
     refusedUnchanged(home, ['log', '-n', n], env, /-n must be a whole number/);
 });

@@ -46,7 +46,7 @@ test("wait's default stays under Claude Code's 2 minutes, and its texts say what
   assert.ok(texts.LIMITS.waitDefaultSeconds + 10 <= texts.LIMITS.claudeCodeBackgroundSeconds);
   assert.equal(
     texts.PARAM_DESCRIPTIONS.wait.timeout_seconds,
-    'How long to wait, from 1 to 1200 seconds. Default 110. Claude Code moves a call that runs longer than 2 minutes to the background; its result then reaches you later, as a task notification.',
+    'How long to wait, from 1 to 1200 seconds. Default 110, which every client lets run. Some clients stop or move longer calls: Claude Code moves a call that runs longer than 2 minutes to the background, and its result then reaches you later, as a task notification.',
   );
   assert.equal(
     texts.WAIT_ERRORS.timeout,
@@ -178,7 +178,7 @@ test('start-up failures say what to do in any agent client, and in Claude Code (
   );
   assert.equal(
     texts.NOT_READY.signalToken('PAPO_SIGNAL_TOKEN has no origin'),
-    'papo is not available: PAPO_SIGNAL_TOKEN has no origin. Tell your user to fix PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: `claude mcp add ... -e PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN`) and then to restart this session (in Claude Code, `/mcp` reconnects papo). Never ask for the token in this conversation.',
+    'papo is not available: PAPO_SIGNAL_TOKEN has no origin. Tell your user to set PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN in the environment their agent starts from, to run `papo install` again there (it passes the variable on by name, never its value), and then to restart this session (in Claude Code, `/mcp` reconnects papo). Never ask for the token in this conversation.',
   );
   for (const text of Object.values(texts.NOT_READY).map((v) => (typeof v === 'string' ? v : v('x'))))
     assert.doesNotMatch(text, /this Claude Code session|Another Claude Code session/);
@@ -251,7 +251,7 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
     'WARNING: papo cannot reach the signal server wss://signal.example.test (connect ECONNREFUSED 192.0.2.7:7450), so it cannot meet the other members; it keeps trying. Messages stay queued and go out once it works. Tell your user: the server may be down, or not reachable from this network.',
   ]);
   assert.deepEqual(problem('unauthorized', 'a valid token is required'), [
-    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN where their agent starts papo (for Claude Code: `claude mcp add ... -e PAPO_SIGNAL_TOKEN=wss://signal.example.test=<token>`), then to restart the session. Never ask for the token in this conversation.',
+    'WARNING: the signal server wss://signal.example.test refused papo: it requires a valid token. Messages stay queued and go out once it works. Tell your user to set PAPO_SIGNAL_TOKEN=wss://signal.example.test=<token> in the environment their agent starts from and to run `papo install` again there (it passes the variable on by name, never its value), then to restart the session. Never ask for the token in this conversation.',
   ]);
   // A token is never sent over ws:// to another machine (ADR 0060): the fix is TLS, not a token.
   assert.deepEqual(
