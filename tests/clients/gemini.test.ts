@@ -146,8 +146,10 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
     if (i > 240) throw new Error('the model never called wait');
     await new Promise((r) => setTimeout(r, 250));
   }
+  const asked = Date.now();
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
+  t.diagnostic(`round trip: colega's send to voce's answer ${Date.now() - asked} ms`);
   assert.ok(answer.includes(REPLY), answer);
   assert.match(answer, new RegExp(`from=voce \\(agent\\)[^\\n]*reply_to=${askId}`));
 
