@@ -215,6 +215,8 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
   const sent: string = functionResponses(third).at(-1)?.response.output ?? '';
   assert.equal(sent, `<untrusted_context>\n${delivered('colega', msgIdIn(sent))}\n</untrusted_context>`);
   t.diagnostic(`refused outside connections: ${result.setup.connects.join(', ') || 'none'}`);
+  // Without privacy.usageStatisticsEnabled false, Gemini CLI 0.61.0 CONNECTs play.googleapis.com:443.
+  assert.deepEqual(result.setup.connects, []);
   t.diagnostic(
     `side requests: ${fake.requests
       .filter((r) => r.kind !== 'turn')
