@@ -52,6 +52,14 @@ export interface Messages {
   codexFailed(status: string, said: string): string;
   codexNoEntry(path: string): string;
   codexThenAdd(path: string): string;
+  geminiInstalled(scope: string, file: string): string;
+  /** Why papo's entry in Gemini CLI has trust, timeout and env references (one line each). */
+  geminiEntryNotes(passEnv: readonly string[]): string[];
+  geminiFolderTrust: string;
+  geminiHomeNote(home: string): string;
+  openGemini: string;
+  geminiFailed(status: string): string;
+  geminiNotJson(file: string, why: string): string;
   clientMissing(exe: string): string;
   badScope(label: string, scope: string, scopes: readonly string[]): string;
   /** papo install into a client's configuration file (opencode, Qwen Code; ADR 0070). */
@@ -182,6 +190,24 @@ const en: Messages = {
   codexNoEntry: (path) =>
     `codex mcp add ran, but papo could not add its settings to [mcp_servers.papo] in ${path}; nothing else was changed. Add them by hand (papo install --client codex --print shows the entry)`,
   codexThenAdd: (path) => `Then add these lines under [mcp_servers.papo] in ${path}:`,
+  geminiInstalled: (scope, file) => `papo is registered in Gemini CLI (scope ${scope}, ${file}).`,
+  geminiEntryNotes: (passEnv) => [
+    '  "trust": true — Gemini CLI runs papo\'s five tools (send, wait, inbox, history, status) without asking each time; it applies to papo\'s entry only, no other server or tool (headless runs, gemini -p, refuse tools that need a confirmation).',
+    '  "timeout": 1210000 — milliseconds Gemini CLI lets one papo call run (its default is 10 minutes): a wait of up to 20 minutes is never cut.',
+    ...passEnv.map(
+      (name) =>
+        `  "${name}": "$${name}" — a reference, not the value: Gemini CLI hides variables whose names hold TOKEN, KEY or SECRET from the servers it starts, and passes this one to papo from its own environment. Start gemini with ${name} set.`,
+    ),
+  ],
+  geminiFolderTrust:
+    'Gemini CLI starts MCP servers only in folders you trust: the first time you open gemini in this folder, answer its "Do you trust the files in this folder?" with "Trust folder" (or later: /permissions trust). papo install does not trust any folder for you. Headless runs: gemini --skip-trust -p "..." trusts the folder for that run only.',
+  geminiHomeNote: (home) =>
+    `note: PAPO_HOME is set (${home}) but not written in the project's settings (they may be shared); Gemini CLI must start papo with the same PAPO_HOME`,
+  openGemini: 'Open Gemini CLI in this folder with:  gemini',
+  geminiFailed: (status) =>
+    `gemini mcp add failed (${status}); add papo by hand: papo install --client gemini --print`,
+  geminiNotJson: (file, why) =>
+    `${file} is not plain JSON (${why}), so papo install leaves it as it is: add the entry of papo install --client gemini --print by hand`,
   badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
   logEmpty: "(nothing in this room's log yet: it fills once your agent's papo mcp sends or receives)",
   logEmptyFollowing: "(nothing in this room's log yet; waiting for messages — Ctrl-C to stop)",
@@ -323,6 +349,24 @@ const pt: Messages = {
   codexNoEntry: (path) =>
     `o codex mcp add rodou, mas o papo não conseguiu acrescentar suas configurações em [mcp_servers.papo] de ${path}; nada mais foi alterado. Acrescente à mão (papo install --client codex --print mostra a entrada)`,
   codexThenAdd: (path) => `Depois acrescente estas linhas sob [mcp_servers.papo] em ${path}:`,
+  geminiInstalled: (scope, file) => `O papo está registrado no Gemini CLI (escopo ${scope}, ${file}).`,
+  geminiEntryNotes: (passEnv) => [
+    '  "trust": true — o Gemini CLI roda as cinco ferramentas do papo (send, wait, inbox, history, status) sem pedir confirmação a cada vez; vale só para a entrada do papo, nenhum outro servidor ou ferramenta (execuções headless, gemini -p, recusam ferramentas que pedem confirmação).',
+    '  "timeout": 1210000 — milissegundos que o Gemini CLI deixa uma chamada ao papo durar (o padrão dele é 10 minutos): um wait de até 20 minutos nunca é cortado.',
+    ...passEnv.map(
+      (name) =>
+        `  "${name}": "$${name}" — uma referência, não o valor: o Gemini CLI esconde dos servidores que inicia as variáveis cujo nome tem TOKEN, KEY ou SECRET, e passa esta ao papo a partir do próprio ambiente. Inicie o gemini com ${name} definido.`,
+    ),
+  ],
+  geminiFolderTrust:
+    'O Gemini CLI só inicia servidores MCP em pastas em que você confia: na primeira vez que abrir o gemini nesta pasta, responda ao "Do you trust the files in this folder?" com "Trust folder" (ou depois: /permissions trust). O papo install não marca nenhuma pasta como confiável por você. Execuções headless: gemini --skip-trust -p "..." confia na pasta só naquela execução.',
+  geminiHomeNote: (home) =>
+    `aviso: PAPO_HOME está definido (${home}) mas não é escrito nas configurações do projeto (elas podem ser compartilhadas); o Gemini CLI precisa iniciar o papo com o mesmo PAPO_HOME`,
+  openGemini: 'Abra o Gemini CLI nesta pasta com:  gemini',
+  geminiFailed: (status) =>
+    `gemini mcp add falhou (${status}); adicione o papo à mão: papo install --client gemini --print`,
+  geminiNotJson: (file, why) =>
+    `${file} não é JSON puro (${why}), então o papo install não mexe nele: adicione à mão a entrada de papo install --client gemini --print`,
   badCount: (value) =>
     `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
   logEmpty: '(nada no log desta sala ainda: ele se preenche quando o papo mcp do seu agente envia ou recebe)',

@@ -1,15 +1,145 @@
-// gemini: filled in by the session that proves papo with the real client (issue 16).
-import type { AgentClient } from './clients.js';
+// Gemini CLI: `gemini mcp add --scope <user|project> ... papo <papo> mcp`, which writes papo's entry
+// under mcpServers in ~/.gemini/settings.json (user; $GEMINI_CLI_HOME instead of HOME when set) or
+// <project>/.gemini/settings.json (project), keeping every other key and the file's comments, and
+// replacing papo's entry when it is there. Measured with Gemini CLI 0.61.0 (tests/clients/gemini.test.ts):
+// - "trust": true on papo's entry: its tools run without a confirmation, which headless runs
+//   (gemini -p) refuse to ask for. Papo's entry only; never folder trust, never a global setting.
+// - "timeout": 1210000 (ms): Gemini CLI cuts a tool call after the entry's timeout, 10 min by
+//   default; papo's `wait` runs up to 1200 s.
+// - Gemini CLI starts MCP servers with its environment minus every variable whose name holds TOKEN,
+//   KEY, SECRET, AUTH... (PAPO_SIGNAL_TOKEN), but expands "$NAME" in the entry's env from its own
+//   environment: secrets are written as such references, never as values.
+// - It starts stdio servers only in a trusted folder: the person trusts the project folder when
+//   Gemini CLI asks (papo install says so and trusts nothing itself).
+// `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, so a
+// PAPO_INSTALL_COMMAND with options of its own (docker run -i --rm -e ...) is written into the file
+// directly instead, the same entry.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { AgentClient, InstallTarget } from './clients.js';
+import { type McpEntry, shellQuote } from './entry.js';
+
+/** Milliseconds: longer than papo's longest `wait` (1200 s), with a margin for the answer. */
+export const GEMINI_TIMEOUT_MS = 1_210_000;
+
+/** The `mcpServers.papo` object papo install writes. */
+export function geminiEntry(entry: McpEntry, scope: string): Record<string, unknown> {
+  const env: Record<string, string> = scope === 'project' ? {} : { ...entry.env };
+  for (const name of entry.passEnv) env[name] = `$${name}`;
+  return {
+    command: entry.command,
+    args: entry.args,
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+    timeout: GEMINI_TIMEOUT_MS,
+    trust: true,
+  };
+}
+
+/** The settings file of `scope`. */
+export function geminiSettingsFile(target: Pick<InstallTarget, 'scope' | 'cwd' | 'env'>): string {
+  if (target.scope === 'project') return join(target.cwd, '.gemini', 'settings.json');
+  const home = target.env.GEMINI_CLI_HOME || target.env.HOME || target.env.USERPROFILE || '';
+  return join(home, '.gemini', 'settings.json');
+}
+
+/** Options of `gemini mcp add` (0.61.0) that it would take from papo's command line. */
+const ADD_OPTIONS =
+  /^-(d|s|t|e|H|h|-debug|-scope|-transport|-type|-env|-header|-timeout|-trust|-description|-include-tools|-exclude-tools|-help)(=|$)/;
+
+/** Can `gemini mcp add` carry this command line as it is? */
+function addCarries(entry: McpEntry): boolean {
+  return ![entry.command, ...entry.args].some((word) => ADD_OPTIONS.test(word));
+}
+
+function addArgs(entry: McpEntry, scope: string): string[] {
+  const env = Object.entries((geminiEntry(entry, scope).env ?? {}) as Record<string, string>);
+  return [
+    'mcp',
+    'add',
+    '--scope',
+    scope,
+    ...env.flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    '--timeout',
+    String(GEMINI_TIMEOUT_MS),
+    '--trust',
+    entry.name,
+    entry.command,
+    ...entry.args,
+  ];
+}
+
+/** Writes papo's entry into `file`, keeping every other key and the file's mode; atomic. */
+function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarget['t']): void {
+  let text = '';
+  let mode = 0o600;
+  try {
+    text = readFileSync(file, 'utf8');
+    mode = statSync(file).mode & 0o777;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  let settings: Record<string, unknown> = {};
+  if (text.trim() !== '') {
+    try {
+      settings = JSON.parse(text);
+    } catch (err) {
+      throw new Error(t.geminiNotJson(file, (err as Error).message));
+    }
+    if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+      throw new Error(t.geminiNotJson(file, 'not an object'));
+  }
+  const servers = settings.mcpServers;
+  settings.mcpServers = {
+    ...(typeof servers === 'object' && servers !== null ? servers : {}),
+    papo: entry,
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.papo-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, file);
+}
 
 export const gemini: AgentClient = {
   id: 'gemini',
-  label: 'gemini',
-  executables: ['gemini'],
-  scopes: ['user'],
-  print() {
-    return ['(not yet)'];
+  label: 'Gemini CLI',
+  executables: process.platform === 'win32' ? ['gemini', 'gemini.cmd'] : ['gemini'],
+  // user first: the project's .gemini/settings.json is usually committed and shared.
+  scopes: ['user', 'project'],
+  print(entry, target) {
+    const json = { mcpServers: { [entry.name]: geminiEntry(entry, target.scope) } };
+    return [`# ${geminiSettingsFile(target)}`, JSON.stringify(json, null, 2)];
   },
-  install() {
-    throw new Error('papo install --client gemini is not built yet');
+  byHand(entry, target) {
+    if (!addCarries(entry)) return this.print(entry, target);
+    return [`  ${['gemini', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`];
+  },
+  install(entry, target, exe) {
+    const { t, scope } = target;
+    const file = geminiSettingsFile(target);
+    if (addCarries(entry)) {
+      const result = spawnSync(exe, addArgs(entry, scope), {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: target.env,
+        cwd: target.cwd,
+        shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
+      });
+      if (result.error || result.status !== 0)
+        throw new Error(
+          t.geminiFailed(result.error ? result.error.message : `exit ${result.status ?? result.signal}`),
+        );
+    } else {
+      writeEntry(file, geminiEntry(entry, scope), t);
+    }
+    const homeNote =
+      scope === 'project' && entry.env.PAPO_HOME ? [t.geminiHomeNote(entry.env.PAPO_HOME)] : [];
+    return [
+      t.geminiInstalled(scope, file),
+      ...t.geminiEntryNotes(entry.passEnv),
+      ...homeNote,
+      t.geminiFolderTrust,
+      t.openGemini,
+    ];
   },
 };

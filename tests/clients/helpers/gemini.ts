@@ -1,0 +1,158 @@
+// A real Gemini CLI for the tests: the pinned version (scripts/agent-cli.mjs), in a HOME of the
+// test's own, against the scripted fake Gemini API (../fake-gemini.ts), every other connection sent
+// to a proxy that refuses it. Everything it starts is stopped when the test ends.
+//
+//   geminiTurn(t, { cli, root, project, papoHome, fake, prompt, env?, timeoutMs? })
+//     → Promise<{ code, stdout, stderr, output, setup }>
+//
+// runs ONE headless turn (`gemini --skip-trust -p <prompt> -o json`) in `project`, with papo
+// registered there by `papo install --client gemini` (scope user, in the HOME under `root`), the
+// member's PAPO_HOME `papoHome`, and `env` added to Gemini CLI's environment (PAPO_SIGNAL_TOKEN,
+// PAPO_INSTALL_COMMAND...). `output` is Gemini CLI's JSON result ({ response, stats, ... }) or null.
+// The turn ends when the scripted model answers without a function call. `t` is a test context, or
+// the hooks of stopFirst (../../claude-code/helpers/claude.ts) when a room's folder is involved.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { leftovers, refusingProxy, stopGroup } from '../../claude-code/helpers/claude.js';
+import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
+import type { AgentCli } from '../../support/agent-cli.js';
+import { FAKE_GEMINI_KEY, type FakeGemini, type Json } from '../fake-gemini.js';
+
+interface Hooks {
+  after: (fn: () => Promise<void> | void) => void;
+}
+
+export interface GeminiSetup {
+  /** HOME of Gemini CLI (its ~/.gemini/). */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Where Gemini CLI tried to go past the machine (all refused). */
+  connects: string[];
+}
+
+/**
+ * Gemini CLI's settings before papo install: the API key auth (with GOOGLE_GEMINI_BASE_URL, the
+ * fake), no usage statistics, no telemetry, no update check or notification.
+ */
+export const BASE_SETTINGS = {
+  security: { auth: { selectedType: 'gemini-api-key' } },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+};
+
+/** A HOME for Gemini CLI under `root` (root/gemini-home) and the environment to run it in. */
+export async function geminiSetup(
+  t: Hooks,
+  opts: { cli: AgentCli; root: string; papoHome: string; fake: FakeGemini; env?: Record<string, string> },
+): Promise<GeminiSetup> {
+  const home = join(opts.root, 'gemini-home');
+  const settings = join(home, '.gemini', 'settings.json');
+  if (!existsSync(settings)) {
+    mkdirSync(dirname(settings), { recursive: true });
+    writeFileSync(settings, `${JSON.stringify(BASE_SETTINGS, null, 2)}\n`);
+  }
+  const proxy = await refusingProxy(t);
+  // After Gemini CLI is stopped (hooks registered later run first in stopFirst): its MCP servers.
+  t.after(async () => {
+    await leftovers(opts.papoHome);
+  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    PAPO_HOME: opts.papoHome,
+    GOOGLE_GEMINI_BASE_URL: opts.fake.url,
+    GEMINI_API_KEY: FAKE_GEMINI_KEY,
+    HTTPS_PROXY: proxy.url,
+    https_proxy: proxy.url,
+    HTTP_PROXY: proxy.url,
+    http_proxy: proxy.url,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    GIT_SSH_COMMAND: 'false',
+    ...opts.env,
+  };
+  return { home, env, connects: proxy.connects };
+}
+
+/** Runs `papo install --client gemini [args]` in `project` as the user would; returns its stdout. */
+export function installPapo(project: string, env: NodeJS.ProcessEnv, args: string[] = []): string {
+  const r = spawnSync(process.execPath, [PAPO_BIN, 'install', '--client', 'gemini', ...args], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`papo install exited ${r.status}: ${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** Runs `gemini args...` to its end, in its own process group, killed whole if it overruns. */
+export async function runGemini(
+  t: Hooks,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('gemini', args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => stopGroup(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+export interface GeminiTurn {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Gemini CLI's `-o json` result, or null when stdout held none. */
+  output: Json | null;
+  setup: GeminiSetup;
+}
+
+/** One headless turn of Gemini CLI in `project` with papo registered (see the top of this file). */
+export async function geminiTurn(
+  t: Hooks,
+  opts: {
+    cli: AgentCli;
+    root: string;
+    project: string;
+    papoHome: string;
+    fake: FakeGemini;
+    prompt: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+  },
+): Promise<GeminiTurn> {
+  const setup = await geminiSetup(t, opts);
+  installPapo(opts.project, setup.env);
+  // --skip-trust: this run trusts the project folder, as the person does once in Gemini CLI's dialog;
+  // without it a headless run refuses to start at all, and no stdio MCP server runs.
+  const r = await runGemini(t, ['--skip-trust', '-p', opts.prompt, '-o', 'json'], {
+    cwd: opts.project,
+    env: setup.env,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+  });
+  const start = r.stdout.indexOf('{');
+  let output: Json | null = null;
+  try {
+    output = start === -1 ? null : JSON.parse(r.stdout.slice(start));
+  } catch {}
+  return { ...r, output, setup };
+}
