@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { TOOLS } from '../../mcp/tool-list.js';
 import type { AgentClient, InstallTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
+import { commandLine } from './registration.js';
 
 /** Seconds Codex lets one papo tool call run: `wait` takes up to 1200 s, plus a margin. */
 export const CODEX_TOOL_TIMEOUT_SEC = 1210;
@@ -123,6 +124,31 @@ export const codex: AgentClient = {
   label: 'Codex CLI',
   executables: process.platform === 'win32' ? ['codex', 'codex.cmd'] : ['codex'],
   scopes: ['user'],
+  async registration(target) {
+    const file = codexConfigPath(target.env);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return { registered: false, detail: '' };
+    }
+    const header = headerPattern('papo').exec(text);
+    if (header === null) return { registered: false, detail: '' };
+    // The table's own lines, up to the next table: `command` and `args` are TOML basic strings.
+    const body = text.slice(header.index + header[0].length).split(/^[ \t]*\[/m)[0] ?? '';
+    const value = (name: string) => {
+      const m = new RegExp(`^[ \\t]*${name}[ \\t]*=[ \\t]*(.+)$`, 'm').exec(body);
+      try {
+        return m?.[1] === undefined ? undefined : JSON.parse(m[1]);
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      registered: true,
+      detail: `scope user (${file}): ${commandLine({ command: value('command'), args: value('args') })}`,
+    };
+  },
   print(entry, target) {
     return [`# ${codexConfigPath(target.env)}`, ...tomlEntry(entry)];
   },

@@ -19,6 +19,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync
 import { dirname, join } from 'node:path';
 import type { AgentClient, InstallTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
+import { commandLine, registrationIn } from './registration.js';
 
 /** Milliseconds: longer than papo's longest `wait` (1200 s), with a margin for the answer. */
 export const GEMINI_TIMEOUT_MS = 1_210_000;
@@ -107,6 +108,14 @@ export const gemini: AgentClient = {
   executables: process.platform === 'win32' ? ['gemini', 'gemini.cmd'] : ['gemini'],
   // user first: the project's .gemini/settings.json is usually committed and shared.
   scopes: ['user', 'project'],
+  async registration(target) {
+    const place = (scope: string) => ({
+      scope,
+      file: geminiSettingsFile({ ...target, scope }),
+      keys: ['mcpServers', 'papo'],
+    });
+    return registrationIn([place('project'), place('user')], commandLine);
+  },
   print(entry, target) {
     const json = { mcpServers: { [entry.name]: geminiEntry(entry, target.scope) } };
     return [`# ${geminiSettingsFile(target)}`, JSON.stringify(json, null, 2)];

@@ -18,6 +18,7 @@ import { TOOL_NAMES } from '../../mcp/tool-list.js';
 import type { Messages } from '../i18n.js';
 import type { AgentClient, InstallTarget } from './clients.js';
 import type { McpEntry } from './entry.js';
+import { commandLine, registrationIn, upwards } from './registration.js';
 
 /** How long a call of papo's tools may run: papo's longest wait (1200 s) and a margin. */
 export const OPENCODE_TOOL_TIMEOUT_MS = 1_210_000;
@@ -117,6 +118,18 @@ export const opencode: AgentClient = {
   label: 'opencode',
   executables: ['opencode'],
   scopes: ['project', 'user'],
+  async registration(target) {
+    // opencode reads the project's files from the folder upwards, then the user's.
+    const project = upwards(target.cwd).flatMap((d) =>
+      ['opencode.json', 'opencode.jsonc'].map((f) => ({
+        scope: 'project',
+        file: join(d, f),
+        keys: ['mcp', 'papo'],
+      })),
+    );
+    const user = opencodeConfigFile({ ...target, scope: 'user' });
+    return registrationIn([...project, { scope: 'user', file: user, keys: ['mcp', 'papo'] }], commandLine);
+  },
   print(entry, target) {
     const file = opencodeConfigFile(target);
     return [target.t.printAddTo(file), JSON.stringify(withPapo({}, entry, target.scope), null, 2)];

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient, InstallTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
+import { commandLine, registrationIn } from './registration.js';
 
 /** How long a call of papo's tools may run: papo's longest wait (1200 s) and a margin. */
 export const QWEN_TOOL_TIMEOUT_MS = 1_210_000;
@@ -51,6 +52,14 @@ export const qwen: AgentClient = {
   label: 'Qwen Code',
   executables: ['qwen'],
   scopes: ['project', 'user'],
+  async registration(target) {
+    const place = (scope: string) => ({
+      scope,
+      file: qwenSettingsFile({ ...target, scope }),
+      keys: ['mcpServers', 'papo'],
+    });
+    return registrationIn([place('project'), place('user')], commandLine);
+  },
   print(entry, target) {
     const env = plainEnv(entry, target.scope);
     const json = {
