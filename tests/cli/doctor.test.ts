@@ -348,6 +348,32 @@ test("a TURN secret that differs from coturn's: the allocation is refused (401),
   assert.equal(await relaySocketsGone(turn), 0);
 });
 
+test('coturn down: every TURN URL handed out answers nothing, a failure per URL with the fix; exit 1', {
+  timeout: 60_000,
+}, async (t) => {
+  // A real coturn's ports and secret, then coturn stopped: the signal server still hands them out.
+  const turn = await startCoturn();
+  const urls = `turn:127.0.0.1:${turn.port}?transport=udp turn:127.0.0.1:${turn.port}?transport=tcp`;
+  await turn.close();
+  const url = await signal(t, { PAPO_TURN_URLS: urls, PAPO_TURN_SECRET: turn.secret });
+  const home = profile(t, url);
+  const { code, report, stdout } = await doctorJson(env(home));
+  assert.equal(code, 1, stdout);
+  const turns = report.checks.filter((c) => c.id === 'turn');
+  assert.deepEqual(
+    turns.map((c) => [c.status, c.data?.transport, c.data?.outcome]),
+    [
+      ['fail', 'udp', 'unreachable'],
+      ['fail', 'tcp', 'unreachable'],
+    ],
+  );
+  assert.match(turns[0]?.text ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp: no allocation \(/);
+  assert.match(turns[1]?.fix ?? '', /^this network may block TURN over TCP to that server: is it running\?/);
+  const plain = await doctor(env(home), []);
+  assert.equal(plain.code, 1);
+  assert.match(plain.stdout, /no allocation/);
+});
+
 test('PAPO_ICE_POLICY=relay with no TURN server: no path, a failure; an invalid policy is one too', async (t) => {
   const url = await signal(t);
   const home = profile(t, url);
