@@ -6,7 +6,7 @@ import { startSignalServer } from '../../src/signal-server/server.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient, StunError } from '../nat/stun.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
-import { getText, hex32, sample, TestClient } from './helpers.js';
+import { hex32, metricsOf, sample, TestClient } from './helpers.js';
 
 const SECRET = 'fixture-turn-secret';
 let coturn: Coturn;
@@ -27,6 +27,7 @@ test('coturn accepts the credentials of a welcome message and refuses expired on
       PAPO_TURN_SECRET: SECRET,
       PAPO_TURN_URLS: `turn:127.0.0.1:${port}?transport=udp`,
       PAPO_TURN_TTL: '300',
+      PAPO_SIGNAL_METRICS: '127.0.0.1:0',
     },
   });
   try {
@@ -61,7 +62,7 @@ test('coturn accepts the credentials of a welcome message and refuses expired on
         allocate(forged.username, forged.credential),
         (e) => e instanceof StunError && e.code === 401,
       );
-      assert.equal(sample((await getText(server.url, '/metrics')).body, 'papo_signal_connections'), 1);
+      assert.equal(sample(await metricsOf(server), 'papo_signal_connections'), 1);
     } finally {
       await c.close();
     }

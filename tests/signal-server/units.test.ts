@@ -97,7 +97,7 @@ test('TURN REST credentials follow coturn use-auth-secret', () => {
 });
 
 test('a member gets the same TURN username on every connection within a step, valid for at least the ttl', () => {
-  const turn = { secret: 'secret', urls: ['turn:t.example:3478'], stunUrls: [], ttlSeconds: 86_400 };
+  const turn = { ...DEFAULTS.turn, secret: 'secret', urls: ['turn:t.example:3478'] };
   const at = (ms: number) => iceServersFor(turn, 'abcdef0123', ms)[0];
   const t0 = Date.UTC(2026, 11, 1, 12, 0, 5);
   const first = at(t0);
