@@ -69,13 +69,13 @@ export async function startRedis(): Promise<{ url: string; child: ChildProcess }
  */
 export async function startCliSignal(
   env: NodeJS.ProcessEnv,
-): Promise<{ url: string; metricsUrl: string | undefined; child: ChildProcess }> {
+): Promise<{ url: string; metricsUrl: string | undefined; child: ChildProcess; startLines: string }> {
   const child = spawn(process.execPath, [CLI, 'signal', '--host', '127.0.0.1', '--port', '0'], {
     env: { PATH: process.env.PATH, PAPO_SIGNAL_METRICS: '127.0.0.1:0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The start lines come in order; the `store:` line is the last of them.
-  const m = await waitForOutput(child, /listening on (wss?:\/\/[^\s]+)\/v1\/ws[\s\S]*?store: /);
+  const m = await waitForOutput(child, /^[\s\S]*?listening on (wss?:\/\/[^\s]+)\/v1\/ws[\s\S]*?store: [^\n]*\n/);
   const metrics = /metrics on (http:\/\/[^\s]+)\/metrics/.exec(m[0]);
-  return { url: m[1] as string, metricsUrl: metrics?.[1], child };
+  return { url: m[1] as string, metricsUrl: metrics?.[1], child, startLines: m[0] };
 }
