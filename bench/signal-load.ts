@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const metricsPort = await freePort();
   const url = `ws://127.0.0.1:${port}`;
   const http = `http://127.0.0.1:${port}`;
-  // /metrics is served on its own loopback listener (ADR 0073).
+  // /metrics is served on its own loopback listener (ADR 0075).
   const metricsHttp = `http://127.0.0.1:${metricsPort}`;
   const heap = HEAP_MB !== undefined ? [`--max-old-space-size=${HEAP_MB}`] : [];
   const server: ChildProcess = spawn(

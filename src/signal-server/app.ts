@@ -1,5 +1,6 @@
 // The hono app: GET / (what this is), GET /healthz, GET /metrics (only with PAPO_SIGNAL_METRICS_TOKEN,
-// ADR 0073; otherwise on the metrics listener's app alone), and the protocol v1 WebSocket at /v1/ws. Each socket is policed here (token, connection limits, size, rate, topic limit, message
+// ADR 0075; otherwise on the metrics listener's app alone), and the protocol v1 WebSocket at
+// /v1/ws. Each socket is policed here (token, connection limits, size, rate, topic limit, message
 // shape); the hub only moves messages. A refusal is always an `error` message, plus a close when
 // the socket must go. Nothing here logs message contents or full topics.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

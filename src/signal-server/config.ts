@@ -61,7 +61,7 @@ export interface SignalConfig {
   /** How often the TLS files are looked at for a renewal. */
   tlsReloadMs: number;
   /**
-   * The metrics listener (ADR 0073): an address, 'off', or undefined when PAPO_SIGNAL_METRICS is
+   * The metrics listener (ADR 0075): an address, 'off', or undefined when PAPO_SIGNAL_METRICS is
    * not set (then `papo signal` uses DEFAULT_METRICS and an embedder none).
    */
   metrics: ListenAddress | 'off' | undefined;

@@ -1,5 +1,6 @@
-// Counters for GET /metrics (the metrics listener, ADR 0073), in the Prometheus text exposition format (version 0.0.4). Plain
-// numbers in one object: no client library, nothing allocated per message.
+// Counters for GET /metrics (on the metrics listener, ADR 0075), in the Prometheus text exposition
+// format (version 0.0.4). Plain numbers in one object: no client library, nothing allocated per
+// message.
 import type { SignalErrorCode } from '../signal-protocol.js';
 
 export interface Gauges {

@@ -81,7 +81,7 @@ function check(report: JsonReport, id: string): JsonCheck {
   return c;
 }
 
-/** Each test server's metrics listener (ADR 0073: the signal port has no /metrics). */
+/** Each test server's metrics listener (ADR 0075: the signal port has no /metrics). */
 const metricsUrls = new Map<string, string | undefined>();
 
 async function signal(t: T, extra: Record<string, string> = {}) {

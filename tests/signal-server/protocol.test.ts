@@ -264,7 +264,7 @@ describe('liveness, HTTP and metrics', () => {
     assert.deepEqual(await getText(s.url, '/healthz'), { status: 200, body: 'ok\n' });
     assert.equal((await getText(s.url, '/v1/ws')).status, 426);
     assert.equal((await getText(s.url, '/nope')).status, 404);
-    // The signal port is the public one: no /metrics there without a metrics token (ADR 0073).
+    // The signal port is the public one: no /metrics there without a metrics token (ADR 0075).
     assert.equal((await getText(s.url, '/metrics')).status, 404);
     assert.notEqual(s.metricsUrl, undefined);
     assert.notEqual(new URL(s.metricsUrl as string).port, String(s.port));
