@@ -75,7 +75,10 @@ export async function startCliSignal(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The start lines come in order; the `store:` line is the last of them.
-  const m = await waitForOutput(child, /^[\s\S]*?listening on (wss?:\/\/[^\s]+)\/v1\/ws[\s\S]*?store: [^\n]*\n/);
+  const m = await waitForOutput(
+    child,
+    /^[\s\S]*?listening on (wss?:\/\/[^\s]+)\/v1\/ws[\s\S]*?store: [^\n]*\n/,
+  );
   const metrics = /metrics on (http:\/\/[^\s]+)\/metrics/.exec(m[0]);
   return { url: m[1] as string, metricsUrl: metrics?.[1], child, startLines: m[0] };
 }
