@@ -123,14 +123,17 @@ function refused(text: string): Record<string, number> {
 
 async function main(): Promise<void> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const url = `ws://127.0.0.1:${port}`;
   const http = `http://127.0.0.1:${port}`;
+  // /metrics is served on its own loopback listener (ADR 0075).
+  const metricsHttp = `http://127.0.0.1:${metricsPort}`;
   const heap = HEAP_MB !== undefined ? [`--max-old-space-size=${HEAP_MB}`] : [];
   const server: ChildProcess = spawn(
     process.execPath,
     [...heap, BIN, 'signal', '--host', '127.0.0.1', '--port', String(port)],
     {
-      env: { PATH: process.env.PATH, ...LIMITS },
+      env: { PATH: process.env.PATH, PAPO_SIGNAL_METRICS: `127.0.0.1:${metricsPort}`, ...LIMITS },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -248,7 +251,7 @@ async function main(): Promise<void> {
     await canary;
     await sleep(1500);
     const end = rssKiB(pid);
-    const text = await metricsText(http);
+    const text = await metricsText(metricsHttp);
     console.log(
       `canary rooms served during the load: ${canaryOk}, failed: ${canaryFail}; /healthz failures: ${healthFail}`,
     );

@@ -29,11 +29,20 @@ export type SignalErrorCode =
   | 'unknown_peer'
   | 'unauthorized';
 
+/**
+ * Why a welcome lacks something a member might expect; a client ignores notes it does not know.
+ * `turn_limited`: the server hands out TURN credentials but not to this connection now (no token
+ * is required and this address has had its share of TURN identities lately; STUN only).
+ */
+export type WelcomeNote = 'turn_limited';
+
 // server -> client
 export interface WelcomeMessage {
   t: 'welcome';
   v: number;
   iceServers: IceServer[];
+  /** Present only when not empty. */
+  notes?: WelcomeNote[];
 }
 export interface PeersMessage {
   t: 'peers';

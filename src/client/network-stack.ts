@@ -64,8 +64,16 @@ export class NetworkStack {
       bridges.close();
       throw err;
     }
-    signal.on('welcome', (servers) => {
+    let turnLimitedSaid = false;
+    signal.on('welcome', (servers, notes) => {
       void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+      // The server has TURN but gave this address its share already (no token required there).
+      if (notes.includes('turn_limited') && !turnLimitedSaid) {
+        turnLimitedSaid = true;
+        log(
+          'signal server: no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
+        );
+      }
     });
     const allowLink = deniedLinks(env);
     const mesh = new Mesh({

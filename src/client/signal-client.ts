@@ -59,8 +59,11 @@ export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
 const REFUSALS: ReadonlySet<string> = new Set(['unauthorized', 'rate_limited', 'room_full', 'topic_limit']);
 
 export interface SignalClientEvents {
-  /** A welcome arrived (each (re)connection); the list may be empty. */
-  welcome: [iceServers: IceServer[]];
+  /**
+   * A welcome arrived (each (re)connection); the list may be empty. `notes` say why something is
+   * missing (e.g. `turn_limited`: no TURN credentials for now); unknown notes are passed on too.
+   */
+  welcome: [iceServers: IceServer[], notes: string[]];
   /** The server answered our join with who else is on the topic (each (re)connection). */
   peers: [peers: string[]];
   joined: [peer: string];
@@ -357,7 +360,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         if (iceServers === undefined) return false;
         clearTimeout(this.#welcomeTimer);
         this.#iceServers = iceServers;
-        this.emit('welcome', iceServers);
+        this.emit('welcome', iceServers, welcomeNotes(m.notes));
         this.#write({ t: 'join', topic: this.topic, peer: this.localId });
         return true;
       }
@@ -429,4 +432,10 @@ function classifyLoss(reason: string): { code: SignalProblemCode; detail: string
   // Some other HTTP answer, or a WebSocket that never says welcome: not a papo signal server v1.
   if (/^HTTP \d/.test(reason) || reason === 'no welcome') return { code: 'not_papo', detail: reason };
   return { code: 'unreachable', detail: reason };
+}
+
+/** The welcome's optional `notes`: short codes only (they may end up in a log). */
+export function welcomeNotes(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((n): n is string => typeof n === 'string' && /^[a-z_]{1,40}$/.test(n)).slice(0, 8);
 }

@@ -6,11 +6,12 @@
 import WebSocket from 'ws';
 import { type IceServer, SIGNAL_MAX_MESSAGE_BYTES } from '../signal-protocol.js';
 import { validateIceServers } from './ice-config.js';
-import { signalSocketUrl } from './signal-client.js';
+import { signalSocketUrl, welcomeNotes } from './signal-client.js';
 import { tokenMayTravel } from './signal-token.js';
 
 export type SignalProbe =
-  | { outcome: 'welcome'; ms: number; iceServers: IceServer[] }
+  /** `notes`: the welcome's (e.g. `turn_limited`: the server has TURN but gave this address none now). */
+  | { outcome: 'welcome'; ms: number; iceServers: IceServer[]; notes: string[] }
   /** The server answered and refused: an `unauthorized` error, or HTTP 401/403. */
   | { outcome: 'unauthorized'; ms: number; detail: string }
   /** Another refusal (rate_limited...), an HTTP answer that is not an upgrade, or no welcome. */
@@ -88,7 +89,8 @@ export function probeSignal(options: SignalProbeOptions): Promise<SignalProbe> {
       }
       if (m?.t === 'welcome') {
         const iceServers = validateIceServers(m.iceServers ?? []);
-        if (iceServers !== undefined) return finish({ outcome: 'welcome', ms, iceServers });
+        if (iceServers !== undefined)
+          return finish({ outcome: 'welcome', ms, iceServers, notes: welcomeNotes(m.notes) });
         return finish({ outcome: 'not_papo', ms, detail: 'a welcome with malformed ICE servers' });
       }
       if (m?.t === 'error') {

@@ -1,11 +1,12 @@
-// The hono app: GET / (what this is), GET /healthz, GET /metrics, and the protocol v1 WebSocket at
+// The hono app: GET / (what this is), GET /healthz, GET /metrics (only with PAPO_SIGNAL_METRICS_TOKEN,
+// ADR 0075; otherwise on the metrics listener's app alone), and the protocol v1 WebSocket at
 // /v1/ws. Each socket is policed here (token, connection limits, size, rate, topic limit, message
 // shape); the hub only moves messages. A refusal is always an `error` message, plus a close when
 // the socket must go. Nothing here logs message contents or full topics.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { type WebSocket, WebSocketServer } from 'ws';
 import {
   type ErrorMessage,
@@ -20,7 +21,7 @@ import type { Hub, JoinResult, Member } from './hub.js';
 import { AddressCounter, addressKey, clientAddress, TokenBucket } from './limits.js';
 import type { Metrics } from './metrics.js';
 import { parseClientMessage } from './parse.js';
-import { iceServersFor } from './turn-credentials.js';
+import { TurnIssuer } from './turn-credentials.js';
 
 /** Close codes (RFC 6455 section 7.4.1). */
 export const CLOSE = {
@@ -45,8 +46,10 @@ export interface SignalAppDeps {
 }
 
 export interface SignalApp {
-  /** The HTTP routes (GET /, /healthz, /metrics, and a 426 for a plain GET of /v1/ws). */
+  /** The HTTP routes (GET /, /healthz, /metrics with its token, and a 426 for a plain GET of /v1/ws). */
   app: Hono;
+  /** The metrics listener's routes: GET /metrics (with the token when one is set) and /healthz. */
+  metricsApp: Hono;
   /** The node:http 'upgrade' handler for the protocol's WebSocket. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket with `code` and waits until the hub has dropped them. */
@@ -101,6 +104,18 @@ function sameSecret(expected: string, given: string | undefined): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** GET /metrics: the token when one is set (on any listener); 401 otherwise. */
+function metricsRoute(app: Hono, token: string | undefined, render: () => string): void {
+  app.get('/metrics', (c) => {
+    if (token !== undefined && !sameSecret(token, bearer(c.req.header('authorization')))) {
+      c.header('WWW-Authenticate', 'Bearer realm="papo signal metrics"');
+      return c.text('a metrics token is required (Authorization: Bearer)\n', 401);
+    }
+    c.header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
+    return c.body(render());
+  });
+}
+
 function bearer(header: string | undefined): string | undefined {
   const m = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
   return m?.[1]?.trim();
@@ -117,6 +132,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
 
   const connections = new Set<Connection>();
   const addresses = new AddressCounter();
+  const turn = new TurnIssuer(config.turn, config.token !== undefined);
   let nextId = 1;
   let stopping = false;
 
@@ -124,15 +140,23 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     c.text(
       `papo signal server\n\nA WebSocket rendezvous for papo rooms (signal protocol v${SIGNAL_VERSION} at ${SIGNAL_PATH}).\n` +
         'It forwards sealed WebRTC offers, answers and ICE candidates between members of a room and keeps nothing.\n' +
-        'Health: /healthz. Metrics: /metrics.\n',
+        'Health: /healthz.\n',
     ),
   );
-  app.get('/healthz', (c) => (hub.healthy() ? c.text('ok\n') : c.text('shared store unreachable\n', 503)));
-  app.get('/metrics', (c) => {
+  const healthz = (c: Context) =>
+    hub.healthy() ? c.text('ok\n') : c.text('shared store unreachable\n', 503);
+  app.get('/healthz', healthz);
+  const render = () => {
     const { topics, peers } = hub.counts();
-    c.header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    return c.body(metrics.render({ connections: connections.size, topics, peers }));
-  });
+    metrics.turnIssued = turn.issued;
+    metrics.turnLimited = turn.limited;
+    return metrics.render({ connections: connections.size, topics, peers });
+  };
+  // The signal port is the public one: /metrics there only for a scraper holding the token.
+  if (config.metricsToken !== undefined) metricsRoute(app, config.metricsToken, render);
+  const metricsApp = new Hono();
+  metricsRoute(metricsApp, config.metricsToken, render);
+  metricsApp.get('/healthz', healthz);
 
   const run = (conn: Connection, step: () => void | Promise<void>): void => {
     const fail = (err: unknown) => {
@@ -261,11 +285,9 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     metrics.connectionsAccepted++;
     byWebSocket.set(ws, conn);
     ws.on('pong', onPong);
-    const welcome: WelcomeMessage = {
-      t: 'welcome',
-      v: SIGNAL_VERSION,
-      iceServers: iceServersFor(config.turn, tag),
-    };
+    const ice = turn.forWelcome(address, tag);
+    const welcome: WelcomeMessage = { t: 'welcome', v: SIGNAL_VERSION, iceServers: ice.iceServers };
+    if (ice.notes.length > 0) welcome.notes = ice.notes;
     conn.sendText(JSON.stringify(welcome));
     return conn;
   };
@@ -318,7 +340,8 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     const authorized =
       config.token === undefined ||
       sameSecret(config.token, bearer(header('authorization')) ?? query.get('token') ?? undefined);
-    // Optional `?peer=<node id>`: its short form tags the TURN username (coturn's logs).
+    // Optional `?peer=<node id>`: its short form tags the TURN username, the member's one TURN
+    // identity (coturn's logs and user-quota; the unit of the per-address credential limit).
     const hint = query.get('peer');
     const tag = hint !== null && PEER_PATTERN.test(hint) ? hint.slice(0, 10) : randomBytes(5).toString('hex');
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -364,5 +387,5 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     await Promise.all(all.map((conn) => conn.chain));
   };
 
-  return { app, upgrade, shutdown, connectionCount: () => connections.size };
+  return { app, metricsApp, upgrade, shutdown, connectionCount: () => connections.size };
 }

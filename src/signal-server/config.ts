@@ -11,6 +11,19 @@ export interface TurnConfig {
   stunUrls: string[];
   /** Lifetime of a minted credential, in seconds. */
   ttlSeconds: number;
+  /**
+   * Without a signal token: TURN identities (distinct `?peer=` tags) one client address (an IPv6
+   * /ipv6Prefix) is given credentials for within `windowMs`; 0 = no limit. Past it the welcome
+   * carries STUN only and the note `turn_limited` (ADR 0074). With a token there is no such limit.
+   */
+  perAddress: number;
+  windowMs: number;
+}
+
+/** Where GET /metrics is served apart from the signal port. */
+export interface ListenAddress {
+  host: string;
+  port: number;
 }
 
 export interface SignalConfig {
@@ -43,6 +56,20 @@ export interface SignalConfig {
   redisTtlMs: number;
   redisPrefix: string;
   turn: TurnConfig;
+  /** PEM files: the signal port then speaks https and wss (ADR 0073). */
+  tls: { certFile: string; keyFile: string } | undefined;
+  /** How often the TLS files are looked at for a renewal. */
+  tlsReloadMs: number;
+  /**
+   * The metrics listener (ADR 0075): an address, 'off', or undefined when PAPO_SIGNAL_METRICS is
+   * not set (then `papo signal` uses DEFAULT_METRICS and an embedder none).
+   */
+  metrics: ListenAddress | 'off' | undefined;
+  /**
+   * When set, GET /metrics needs `Authorization: Bearer <it>` on the metrics listener, and the
+   * signal port serves /metrics too (with the token only). Unset: the signal port has no /metrics.
+   */
+  metricsToken: string | undefined;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -66,8 +93,34 @@ export const DEFAULTS: SignalConfig = {
   redisUrl: undefined,
   redisTtlMs: 30_000,
   redisPrefix: 'papo:v1:',
-  turn: { secret: undefined, urls: [], stunUrls: [], ttlSeconds: 86_400 },
+  turn: {
+    secret: undefined,
+    urls: [],
+    stunUrls: [],
+    ttlSeconds: 86_400,
+    perAddress: 20,
+    windowMs: 600_000,
+  },
+  tls: undefined,
+  tlsReloadMs: 5_000,
+  metrics: undefined,
+  metricsToken: undefined,
 };
+
+/** `papo signal`'s metrics listener when PAPO_SIGNAL_METRICS is not set (Prometheus' port range). */
+export const DEFAULT_METRICS: ListenAddress = { host: '127.0.0.1', port: 9464 };
+
+/** `host:port`, `[v6]:port` or a bare port (loopback); 'off' turns the listener off. */
+export function parseListen(name: string, raw: string): ListenAddress | 'off' {
+  if (/^(off|false|no|none)$/i.test(raw)) return 'off';
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw) ?? /^()()(\d{1,5})$/.exec(raw);
+  const port = m === null ? Number.NaN : Number(m[3]);
+  if (m === null || !Number.isInteger(port) || port > 65535) {
+    throw new RangeError(`${name} must be host:port, a port, or off`);
+  }
+  const host = m[1] || m[2] || DEFAULT_METRICS.host;
+  return { host, port };
+}
 
 /** An empty variable means "not set", like PAPO_SIGNAL= elsewhere in papo. */
 function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -114,6 +167,20 @@ function trustProxy(env: NodeJS.ProcessEnv): number {
   return int(env, 'PAPO_SIGNAL_TRUST_PROXY', 0, 0, 16);
 }
 
+/** Both files or neither (the flags --tls-cert/--tls-key go through here too). */
+export function tlsFiles(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): { certFile: string; keyFile: string } | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    throw new RangeError(
+      'a TLS certificate and its key go together: set both PAPO_SIGNAL_TLS_CERT and PAPO_SIGNAL_TLS_KEY (or --tls-cert and --tls-key)',
+    );
+  }
+  return { certFile, keyFile };
+}
+
 /** Reads every PAPO_SIGNAL_* / PAPO_TURN_* / PAPO_STUN_* variable; a bad value throws RangeError. */
 export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
   const d = DEFAULTS;
@@ -135,6 +202,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
   for (const url of list(env, 'PAPO_STUN_URLS')) {
     if (!/^stuns?:/.test(url)) throw new RangeError('PAPO_STUN_URLS must hold stun: or stuns: URLs');
   }
+  const metricsRaw = read(env, 'PAPO_SIGNAL_METRICS');
   return {
     host: read(env, 'PAPO_SIGNAL_HOST') ?? d.host,
     port: int(env, 'PAPO_SIGNAL_PORT', d.port, 0, 65535),
@@ -171,6 +239,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
       urls: list(env, 'PAPO_TURN_URLS'),
       stunUrls: list(env, 'PAPO_STUN_URLS'),
       ttlSeconds: Math.round(seconds(env, 'PAPO_TURN_TTL', d.turn.ttlSeconds * 1000, 1000) / 1000),
+      perAddress: int(env, 'PAPO_TURN_CREDENTIALS_PER_ADDRESS', d.turn.perAddress, 0, 1_000_000),
+      windowMs: seconds(env, 'PAPO_TURN_CREDENTIALS_WINDOW', d.turn.windowMs, 1000),
     },
+    tls: tlsFiles(read(env, 'PAPO_SIGNAL_TLS_CERT'), read(env, 'PAPO_SIGNAL_TLS_KEY')),
+    tlsReloadMs: seconds(env, 'PAPO_SIGNAL_TLS_RELOAD', d.tlsReloadMs, 50),
+    metrics: metricsRaw === undefined ? undefined : parseListen('PAPO_SIGNAL_METRICS', metricsRaw),
+    metricsToken: read(env, 'PAPO_SIGNAL_METRICS_TOKEN'),
   };
 }

@@ -1,5 +1,6 @@
-// Counters for GET /metrics, in the Prometheus text exposition format (version 0.0.4). Plain
-// numbers in one object: no client library, nothing allocated per message.
+// Counters for GET /metrics (on the metrics listener, ADR 0075), in the Prometheus text exposition
+// format (version 0.0.4). Plain numbers in one object: no client library, nothing allocated per
+// message.
 import type { SignalErrorCode } from '../signal-protocol.js';
 
 export interface Gauges {
@@ -16,6 +17,9 @@ export class Metrics {
   bytesSent = 0;
   pingTimeouts = 0;
   slowClientsClosed = 0;
+  /** Welcomes that carried TURN credentials, and those that did not for the per-address limit. */
+  turnIssued = 0;
+  turnLimited = 0;
   readonly refused = new Map<SignalErrorCode, number>();
 
   refuse(code: SignalErrorCode): void {
@@ -68,6 +72,15 @@ export class Metrics {
       'counter',
       'Sockets closed because what waited to be sent to them passed PAPO_SIGNAL_MAX_BUFFERED_BYTES (a client that stops reading).',
       [['', this.slowClientsClosed]],
+    );
+    metric(
+      'papo_signal_turn_credentials_total',
+      'counter',
+      'Welcomes by TURN outcome: issued (credentials), limited (the per-address limit; STUN only).',
+      [
+        ['{outcome="issued"}', this.turnIssued],
+        ['{outcome="limited"}', this.turnLimited],
+      ],
     );
     metric('papo_signal_bytes_received_total', 'counter', 'WebSocket payload bytes received.', [
       ['', this.bytesReceived],

@@ -2,13 +2,15 @@
 // (DESIGN.md: a `papo mcp` whose room uses a loopback URL starts one in-process when the port is
 // free). A factory that returns a handle, like trystero's relays: tests pass port 0.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { type AddressInfo, isIP } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { CLOSE, createSignalApp } from './app.js';
-import { configFromEnv, type SignalConfig } from './config.js';
+import { configFromEnv, type ListenAddress, type SignalConfig } from './config.js';
 import { type Hub, MemoryHub } from './hub.js';
 import { Metrics } from './metrics.js';
 import { RedisHub } from './redis-hub.js';
+import { type LoadedPair, loadPair, TlsReloader } from './tls.js';
 
 export interface SignalServerOptions {
   /** Listen address; default PAPO_SIGNAL_HOST, else 127.0.0.1. */
@@ -21,11 +23,20 @@ export interface SignalServerOptions {
   config?: Partial<SignalConfig>;
   /** Operational log lines (never message contents); default: silent. */
   log?: (line: string) => void;
+  /**
+   * The metrics listener when PAPO_SIGNAL_METRICS is not set (`papo signal` passes DEFAULT_METRICS;
+   * embedders none). Such a default that cannot bind is logged; an explicit one is an error.
+   */
+  defaultMetrics?: ListenAddress;
 }
 
 export interface SignalServerHandle {
-  /** ws://host:port (no path; clients connect to `${url}/v1/ws`). */
+  /** ws://host:port, or wss:// with TLS (no path; clients connect to `${url}/v1/ws`). */
   url: string;
+  /** http://host:port of the metrics listener (GET /metrics), when there is one. */
+  metricsUrl: string | undefined;
+  /** The leaf certificate in use (serial, expiry), with TLS. */
+  tls: LoadedPair | undefined;
   host: string;
   port: number;
   config: SignalConfig;
@@ -58,25 +69,58 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
           metrics,
           log,
         });
+  // Read before anything listens: a missing, unreadable or mismatched file stops the start.
+  let pair: LoadedPair | undefined;
+  try {
+    pair = config.tls === undefined ? undefined : loadPair(config.tls);
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
   const signal = createSignalApp({ config, hub, metrics, log });
-  const server = createAdaptorServer({ fetch: signal.app.fetch }) as Server;
+  const server = (
+    pair === undefined
+      ? createAdaptorServer({ fetch: signal.app.fetch })
+      : createAdaptorServer({
+          fetch: signal.app.fetch,
+          createServer: createHttpsServer,
+          serverOptions: { cert: pair.cert, key: pair.key },
+        })
+  ) as Server;
   server.on('upgrade', signal.upgrade);
+  const metricsAt =
+    config.metrics === undefined
+      ? options.defaultMetrics
+      : config.metrics === 'off'
+        ? undefined
+        : config.metrics;
+  const metricsServer =
+    metricsAt === undefined ? undefined : (createAdaptorServer({ fetch: signal.metricsApp.fetch }) as Server);
 
   try {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => {
-        server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve();
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      server.listen(config.port, config.host);
-    });
+    await listen(server, config.port, config.host);
+    if (metricsServer !== undefined && metricsAt !== undefined) {
+      try {
+        await listen(metricsServer, metricsAt.port, metricsAt.host);
+      } catch (err) {
+        const at = `${metricsAt.host}:${metricsAt.port}`;
+        const e = err as NodeJS.ErrnoException;
+        if (config.metrics !== undefined) {
+          const wrapped = new Error(
+            `the metrics address ${at} (PAPO_SIGNAL_METRICS): ${e.code ?? e.message}`,
+          );
+          Object.assign(wrapped, { code: e.code, metrics: true });
+          throw wrapped;
+        }
+        // The default address taken (another `papo signal` on this machine): serve without metrics.
+        log(
+          `metrics: ${at} not available (${e.code ?? e.message}); no metrics listener (set PAPO_SIGNAL_METRICS)`,
+        );
+        metricsServer.close();
+      }
+    }
   } catch (err) {
+    if (server.listening) server.close();
     await signal.shutdown();
     await hub.close();
     throw err;
@@ -84,18 +128,42 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
   // Errors after start (e.g. EMFILE on accept) must not crash the process.
   server.on('error', (err) => log(`server error: ${err.message}`));
   server.on('clientError', (_err, socket) => socket.destroy());
+  // A TLS handshake that fails (a client that does not trust the certificate) is the client's
+  // problem; 'tlsClientError' is ignored rather than logged per attempt.
+  if (pair !== undefined) server.on('tlsClientError', () => {});
+  metricsServer?.on('error', (err) => log(`metrics server error: ${err.message}`));
+  const reloader =
+    config.tls === undefined
+      ? undefined
+      : new TlsReloader(
+          config.tls,
+          config.tlsReloadMs,
+          (context, loaded) => {
+            (server as unknown as HttpsServer).setSecureContext(context);
+            handle.tls = loaded;
+          },
+          log,
+        );
 
   const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const metricsAddress = metricsServer?.listening ? (metricsServer.address() as AddressInfo) : undefined;
   let closing: Promise<void> | undefined;
-  return {
-    url: `ws://${urlHost}:${address.port}`,
+  const handle: SignalServerHandle = {
+    url: `${pair === undefined ? 'ws' : 'wss'}://${urlHost(address)}:${address.port}`,
+    metricsUrl:
+      metricsAddress === undefined ? undefined : `http://${urlHost(metricsAddress)}:${metricsAddress.port}`,
+    tls: pair,
     host: address.address,
     port: address.port,
     config,
     metrics,
     close() {
       closing ??= (async () => {
+        reloader?.stop();
+        if (metricsServer?.listening) {
+          metricsServer.close();
+          metricsServer.closeAllConnections();
+        }
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         await signal.shutdown(CLOSE.goingAway);
         server.closeAllConnections();
@@ -105,4 +173,25 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
       return closing;
     },
   };
+  return handle;
+}
+
+function urlHost(address: AddressInfo): string {
+  return isIP(address.address) === 6 ? `[${address.address}]` : address.address;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
 }

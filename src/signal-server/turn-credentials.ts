@@ -3,7 +3,7 @@
 // recomputes the HMAC with its `static-auth-secret` and refuses the username once the expiry passes,
 // so the signal server hands out relay access that ends by itself and stores nothing.
 import { createHmac } from 'node:crypto';
-import type { IceServer } from '../signal-protocol.js';
+import type { IceServer, WelcomeNote } from '../signal-protocol.js';
 import type { TurnConfig } from './config.js';
 
 export interface TurnCredential {
@@ -47,4 +47,88 @@ export function iceServersFor(turn: TurnConfig, tag: string, nowMs: number = Dat
     servers.push({ urls: turn.urls, username, credential });
   }
   return servers;
+}
+
+export interface WelcomeIce {
+  iceServers: IceServer[];
+  notes: WelcomeNote[];
+}
+
+/**
+ * Who gets TURN credentials (ADR 0074). With a signal token every connection that gets a welcome
+ * presented it, and each gets credentials. Without one, anyone who reaches /v1/ws would get relay
+ * access, so a client address (an IPv4 address, an IPv6 prefix: the connection limits' key) is
+ * given credentials for at most `perAddress` TURN identities per `windowMs`. An identity is the
+ * `?peer=` tag: a member that reconnects (same tag) within the window is given its credential
+ * again without counting twice, so a redialling member is never limited by itself.
+ */
+export class TurnIssuer {
+  /** address → tag → when it was last given a credential (ms); Map order = oldest first. */
+  readonly #given = new Map<string, Map<string, number>>();
+  #lastSweep = 0;
+  issued = 0;
+  limited = 0;
+
+  constructor(
+    private readonly turn: TurnConfig,
+    private readonly tokenRequired: boolean,
+    /** Addresses tracked at most (the oldest forgotten first): bounds memory under many /64s. */
+    private readonly maxAddresses = 100_000,
+  ) {}
+
+  get enabled(): boolean {
+    return this.turn.secret !== undefined && this.turn.urls.length > 0;
+  }
+
+  /** The ICE servers for the welcome of a connection from `address` with TURN identity `tag`. */
+  forWelcome(address: string, tag: string, nowMs: number = Date.now()): WelcomeIce {
+    if (!this.enabled) return { iceServers: iceServersFor(this.turn, tag, nowMs), notes: [] };
+    if (this.tokenRequired || this.turn.perAddress === 0 || this.#allow(address, tag, nowMs)) {
+      this.issued++;
+      return { iceServers: iceServersFor(this.turn, tag, nowMs), notes: [] };
+    }
+    this.limited++;
+    const stunOnly: IceServer[] = this.turn.stunUrls.length > 0 ? [{ urls: this.turn.stunUrls }] : [];
+    return { iceServers: stunOnly, notes: ['turn_limited'] };
+  }
+
+  #allow(address: string, tag: string, now: number): boolean {
+    const cutoff = now - this.turn.windowMs;
+    if (now - this.#lastSweep > this.turn.windowMs) this.#sweep(cutoff, now);
+    let tags = this.#given.get(address);
+    if (tags === undefined) {
+      tags = new Map();
+    } else {
+      for (const [t, at] of tags) {
+        if (at > cutoff) break; // insertion order is time order: the rest are newer
+        tags.delete(t);
+      }
+      this.#given.delete(address); // re-inserted below: most recently used last
+    }
+    let allowed = true;
+    if (tags.has(tag)) tags.delete(tag);
+    else if (tags.size >= this.turn.perAddress) allowed = false;
+    if (allowed) tags.set(tag, now);
+    if (tags.size > 0) this.#given.set(address, tags);
+    while (this.#given.size > this.maxAddresses) {
+      const oldest = this.#given.keys().next().value;
+      if (oldest === undefined) break;
+      this.#given.delete(oldest);
+    }
+    return allowed;
+  }
+
+  #sweep(cutoff: number, now: number): void {
+    this.#lastSweep = now;
+    for (const [address, tags] of this.#given) {
+      let newest = 0;
+      for (const at of tags.values()) newest = at;
+      if (newest <= cutoff) this.#given.delete(address);
+    }
+  }
+
+  /** Addresses tracked now (tests, metrics). */
+  get trackedAddresses(): number {
+    return this.#given.size;
+  }
 }

@@ -23,8 +23,8 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
 }
 
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url.replace(/^ws/, 'http')}/metrics`)).text();
+async function metric(metricsUrl: string | undefined, name: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? Number.NaN : Number(line.slice(name.length + 1));
 }
@@ -87,8 +87,8 @@ test('a client that stops reading is closed once its send buffer passes the limi
 
   // The others hear it leave: the server dropped the socket it could not deliver to.
   assert.ok(closedAfterMs !== undefined, 'the client that stopped reading was closed');
-  assert.equal(await metric(server.url, 'papo_signal_slow_clients_closed_total'), 1);
-  assert.equal(await metric(server.url, 'papo_signal_connections'), senders.length);
+  assert.equal(await metric(server.metricsUrl, 'papo_signal_slow_clients_closed_total'), 1);
+  assert.equal(await metric(server.metricsUrl, 'papo_signal_connections'), senders.length);
   // Unbounded, the server held about the whole stream (this test: +150 MB and more). Bounded, it
   // holds 1 MiB for the slow client plus what it parses on its way through.
   assert.ok(growth < 60 * 2 ** 20, `the server grew by ${mb(growth)}`);

@@ -81,14 +81,18 @@ function check(report: JsonReport, id: string): JsonCheck {
   return c;
 }
 
+/** Each test server's metrics listener (ADR 0075: the signal port has no /metrics). */
+const metricsUrls = new Map<string, string | undefined>();
+
 async function signal(t: T, extra: Record<string, string> = {}) {
   const s = await startCliSignal(extra);
   t.after(() => stop(s.child, 'SIGTERM'));
+  metricsUrls.set(s.url, s.metricsUrl);
   return s.url;
 }
 
 async function metrics(signalUrl: string): Promise<string> {
-  const res = await fetch(`${signalUrl.replace(/^ws/, 'http')}/metrics`);
+  const res = await fetch(`${metricsUrls.get(signalUrl)}/metrics`);
   return res.text();
 }
 

@@ -4,6 +4,7 @@ import { resolveIceConfig } from '../../src/client/ice-config.js';
 import { Mesh } from '../../src/client/mesh.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
 import { SignalClient } from '../../src/client/signal-client.js';
+import { DEFAULTS } from '../../src/signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
 import { LOOPBACK_ICE, once, orderedIds, remoteMesh, startTurn, until } from './helpers.js';
 
@@ -163,7 +164,7 @@ test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_PO
     port: 0,
     env: {},
     config: {
-      turn: { secret: turn.secret, urls: [`turn:127.0.0.1:${turn.port}`], stunUrls: [], ttlSeconds: 600 },
+      turn: { ...DEFAULTS.turn, secret: turn.secret, urls: [`turn:127.0.0.1:${turn.port}`], ttlSeconds: 600 },
     },
   });
   t.after(() => srv.close());

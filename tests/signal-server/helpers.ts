@@ -97,6 +97,17 @@ export async function getText(base: string, path: string): Promise<{ status: num
   return { status: res.status, body: await res.text() };
 }
 
+/** The metrics listener a test server opens (loopback, any free port). */
+export const TEST_METRICS = { host: '127.0.0.1', port: 0 } as const;
+
+/** GET /metrics from the server's metrics listener (started with `metrics: TEST_METRICS`). */
+export async function metricsOf(server: { metricsUrl: string | undefined }): Promise<string> {
+  if (server.metricsUrl === undefined) throw new Error('this server has no metrics listener');
+  const res = await fetch(`${server.metricsUrl}/metrics`);
+  if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  return res.text();
+}
+
 /** The value of one sample in Prometheus text (`name` or `name{labels}`). */
 export function sample(metricsText: string, name: string): number {
   const line = metricsText.split('\n').find((l) => l.startsWith(`${name} `));

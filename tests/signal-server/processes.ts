@@ -62,12 +62,23 @@ export async function startRedis(): Promise<{ url: string; child: ChildProcess }
   return { url: `redis://127.0.0.1:${port}`, child };
 }
 
-/** `papo signal --port 0` as a child process; resolves once it says where it listens. */
-export async function startCliSignal(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+/**
+ * `papo signal --port 0` as a child process; resolves once it has said where it listens. Its metrics
+ * listener is on a free loopback port (PAPO_SIGNAL_METRICS=127.0.0.1:0) unless `env` says otherwise,
+ * so that parallel tests do not compete for the default 9464.
+ */
+export async function startCliSignal(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; metricsUrl: string | undefined; child: ChildProcess; startLines: string }> {
   const child = spawn(process.execPath, [CLI, 'signal', '--host', '127.0.0.1', '--port', '0'], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, PAPO_SIGNAL_METRICS: '127.0.0.1:0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const m = await waitForOutput(child, /listening on (ws:\/\/[^\s]+)\/v1\/ws/);
-  return { url: m[1] as string, child };
+  // The start lines come in order; the `store:` line is the last of them.
+  const m = await waitForOutput(
+    child,
+    /^[\s\S]*?listening on (wss?:\/\/[^\s]+)\/v1\/ws[\s\S]*?store: [^\n]*\n/,
+  );
+  const metrics = /metrics on (http:\/\/[^\s]+)\/metrics/.exec(m[0]);
+  return { url: m[1] as string, metricsUrl: metrics?.[1], child, startLines: m[0] };
 }

@@ -6,7 +6,7 @@ import { WebSocket } from 'ws';
 import { SIGNAL_MAX_MESSAGE_BYTES } from '../../src/signal-protocol.js';
 import type { SignalConfig } from '../../src/signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { getText, hex32, sample, TestClient } from './helpers.js';
+import { getText, hex32, metricsOf, sample, TEST_METRICS, TestClient } from './helpers.js';
 
 const open: { close(): Promise<void> }[] = [];
 after(async () => {
@@ -14,7 +14,12 @@ after(async () => {
 });
 
 async function server(config: Partial<SignalConfig> = {}): Promise<SignalServerHandle> {
-  const s = await startSignalServer({ host: '127.0.0.1', port: 0, env: {}, config });
+  const s = await startSignalServer({
+    host: '127.0.0.1',
+    port: 0,
+    env: {},
+    config: { metrics: TEST_METRICS, ...config },
+  });
   open.push(s);
   return s;
 }
@@ -159,7 +164,7 @@ describe('refusals', () => {
     assert.equal((await fresh.next()).t, 'peers');
     assert.equal(c.ws.readyState, WebSocket.OPEN);
 
-    const metrics = (await getText(s.url, '/metrics')).body;
+    const metrics = await metricsOf(s);
     for (const code of ['bad_request', 'too_large', 'unknown_peer', 'topic_limit', 'room_full']) {
       assert.ok(sample(metrics, `papo_signal_messages_refused_total{code="${code}"}`) >= 1, code);
     }
@@ -186,7 +191,7 @@ describe('refusals', () => {
     assert.equal((await c.closed).code, 1008);
     bystander.send({ t: 'join', topic, peer: hex32() });
     assert.equal((await bystander.next()).t, 'peers');
-    const metrics = (await getText(s.url, '/metrics')).body;
+    const metrics = await metricsOf(s);
     assert.ok(sample(metrics, 'papo_signal_messages_refused_total{code="rate_limited"}') > 10);
   });
 
@@ -248,24 +253,56 @@ describe('liveness, HTTP and metrics', () => {
     assert.equal(alive.ws.readyState, WebSocket.OPEN);
     alive.send({ t: 'join', topic: hex32(), peer: hex32() });
     assert.equal((await alive.next()).t, 'peers');
-    const metrics = (await getText(s.url, '/metrics')).body;
+    const metrics = await metricsOf(s);
     assert.equal(sample(metrics, 'papo_signal_ping_timeouts_total'), 1);
     assert.equal(sample(metrics, 'papo_signal_connections'), 1);
   });
 
-  test('GET /, /healthz, /metrics and a plain GET of the socket path', async () => {
+  test('GET /, /healthz and a plain GET of the socket path; /metrics only on the metrics listener', async () => {
     const s = await server();
     assert.match((await getText(s.url, '/')).body, /papo signal server/);
     assert.deepEqual(await getText(s.url, '/healthz'), { status: 200, body: 'ok\n' });
     assert.equal((await getText(s.url, '/v1/ws')).status, 426);
     assert.equal((await getText(s.url, '/nope')).status, 404);
-    const res = await fetch(`${s.url.replace('ws', 'http')}/metrics`);
+    // The signal port is the public one: no /metrics there without a metrics token (ADR 0075).
+    assert.equal((await getText(s.url, '/metrics')).status, 404);
+    assert.notEqual(s.metricsUrl, undefined);
+    assert.notEqual(new URL(s.metricsUrl as string).port, String(s.port));
+    const res = await fetch(`${s.metricsUrl}/metrics`);
+    assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    assert.match(await res.text(), /^papo_signal_connections 0$/m);
+    assert.deepEqual(await getText(s.metricsUrl as string, '/healthz'), { status: 200, body: 'ok\n' });
+  });
+
+  test('with PAPO_SIGNAL_METRICS_TOKEN, /metrics needs the token on both listeners', async () => {
+    const token = 'metrics-token-for-tests';
+    const s = await server({ metricsToken: token });
+    for (const base of [s.url.replace(/^ws/, 'http'), s.metricsUrl as string]) {
+      for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: token }]) {
+        const res = await fetch(`${base}/metrics`, { headers });
+        assert.equal(res.status, 401, `${base} ${JSON.stringify(headers)}`);
+        assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+        assert.doesNotMatch(await res.text(), /papo_signal_|metrics-token/);
+      }
+      const ok = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(ok.status, 200);
+      assert.match(await ok.text(), /^papo_signal_connections 0$/m);
+    }
+  });
+
+  test('without a metrics listener (an embedder, or PAPO_SIGNAL_METRICS=off) /metrics is nowhere', async () => {
+    for (const config of [{ metrics: undefined }, { metrics: 'off' as const }]) {
+      const s = await startSignalServer({ host: '127.0.0.1', port: 0, env: {}, config });
+      open.push(s);
+      assert.equal(s.metricsUrl, undefined);
+      assert.equal((await getText(s.url, '/metrics')).status, 404);
+    }
   });
 
   test('/metrics counts move as clients work', async () => {
     const s = await server();
-    const before = (await getText(s.url, '/metrics')).body;
+    const before = await metricsOf(s);
     assert.equal(sample(before, 'papo_signal_connections'), 0);
     assert.equal(sample(before, 'papo_signal_messages_forwarded_total'), 0);
     const topic = hex32();
@@ -280,7 +317,7 @@ describe('liveness, HTTP and metrics', () => {
     await b.next((m) => m.t === 'signal');
     a.send('nonsense');
     await a.error('bad_request');
-    const m = (await getText(s.url, '/metrics')).body;
+    const m = await metricsOf(s);
     assert.equal(sample(m, 'papo_signal_connections'), 2);
     assert.equal(sample(m, 'papo_signal_connections_accepted_total'), 2);
     assert.equal(sample(m, 'papo_signal_topics'), 1);

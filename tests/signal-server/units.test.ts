@@ -1,9 +1,14 @@
 // Pure parts: settings from the environment, the token bucket, the client address, credentials.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { configFromEnv, DEFAULTS } from '../../src/signal-server/config.js';
+import { configFromEnv, DEFAULTS, parseListen } from '../../src/signal-server/config.js';
 import { AddressCounter, addressKey, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
-import { iceServersFor, mintTurnCredential, stableExpiry } from '../../src/signal-server/turn-credentials.js';
+import {
+  iceServersFor,
+  mintTurnCredential,
+  stableExpiry,
+  TurnIssuer,
+} from '../../src/signal-server/turn-credentials.js';
 
 test('an empty environment gives the documented defaults', () => {
   const c = configFromEnv({});
@@ -97,7 +102,7 @@ test('TURN REST credentials follow coturn use-auth-secret', () => {
 });
 
 test('a member gets the same TURN username on every connection within a step, valid for at least the ttl', () => {
-  const turn = { secret: 'secret', urls: ['turn:t.example:3478'], stunUrls: [], ttlSeconds: 86_400 };
+  const turn = { ...DEFAULTS.turn, secret: 'secret', urls: ['turn:t.example:3478'] };
   const at = (ms: number) => iceServersFor(turn, 'abcdef0123', ms)[0];
   const t0 = Date.UTC(2026, 11, 1, 12, 0, 5);
   const first = at(t0);
@@ -113,4 +118,64 @@ test('a member gets the same TURN username on every connection within a step, va
   }
   // A short ttl steps by a quarter of it (75 s here), at least a minute.
   assert.equal(stableExpiry(300, 1_700_000_000_000), 1_700_000_325);
+});
+
+test('the TLS, metrics and TURN credential settings', () => {
+  const c = configFromEnv({
+    PAPO_SIGNAL_TLS_CERT: '/etc/papo/fullchain.pem',
+    PAPO_SIGNAL_TLS_KEY: '/etc/papo/privkey.pem',
+    PAPO_SIGNAL_TLS_RELOAD: '2',
+    PAPO_SIGNAL_METRICS: '0.0.0.0:9100',
+    PAPO_SIGNAL_METRICS_TOKEN: 'scrape',
+    PAPO_TURN_CREDENTIALS_PER_ADDRESS: '5',
+    PAPO_TURN_CREDENTIALS_WINDOW: '60',
+  });
+  assert.deepEqual(c.tls, { certFile: '/etc/papo/fullchain.pem', keyFile: '/etc/papo/privkey.pem' });
+  assert.equal(c.tlsReloadMs, 2000);
+  assert.deepEqual(c.metrics, { host: '0.0.0.0', port: 9100 });
+  assert.equal(c.metricsToken, 'scrape');
+  assert.equal(c.turn.perAddress, 5);
+  assert.equal(c.turn.windowMs, 60_000);
+  assert.equal(configFromEnv({ PAPO_SIGNAL_METRICS: 'off' }).metrics, 'off');
+  assert.deepEqual(parseListen('X', '9464'), { host: '127.0.0.1', port: 9464 });
+  assert.deepEqual(parseListen('X', '[::1]:9464'), { host: '::1', port: 9464 });
+  assert.deepEqual(parseListen('X', 'localhost:0'), { host: 'localhost', port: 0 });
+  for (const bad of ['nope', '1.2.3.4:99999', ':9464', '[::1]'])
+    assert.throws(() => parseListen('X', bad), RangeError);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_TLS_CERT: '/a.pem' }), /set both/);
+  assert.throws(() => configFromEnv({ PAPO_SIGNAL_TLS_KEY: '/a.key' }), /set both/);
+  assert.throws(() => configFromEnv({ PAPO_TURN_CREDENTIALS_PER_ADDRESS: '-1' }), RangeError);
+  assert.throws(() => configFromEnv({ PAPO_TURN_CREDENTIALS_WINDOW: '0.5' }), RangeError);
+});
+
+test('TURN identities per address: a sliding window, a redial free, memory bounded', () => {
+  const turn = {
+    ...DEFAULTS.turn,
+    secret: 's',
+    urls: ['turn:t.example:3478'],
+    perAddress: 2,
+    windowMs: 600_000,
+  };
+  const issuer = new TurnIssuer(turn, false, 3);
+  const t0 = 1_000_000_000;
+  const has = (address: string, tag: string, now: number) =>
+    issuer.forWelcome(address, tag, now).iceServers.some((s) => s.username !== undefined);
+  assert.equal(has('a', 'm1', t0), true);
+  assert.equal(has('a', 'm2', t0 + 1000), true);
+  assert.equal(has('a', 'm3', t0 + 2000), false);
+  assert.deepEqual(issuer.forWelcome('a', 'm3', t0 + 2000).notes, ['turn_limited']);
+  assert.equal(has('a', 'm1', t0 + 3000), true, 'a redial of an identity given one');
+  // m2 was last given one at t0+1000: its slot frees at t0+601000; m1's (refreshed) later.
+  assert.equal(has('a', 'm3', t0 + 600_500), false);
+  assert.equal(has('a', 'm3', t0 + 601_500), true);
+  assert.equal(has('a', 'm4', t0 + 601_600), false);
+  // Only `maxAddresses` addresses are remembered, the least recent forgotten first.
+  for (const address of ['b', 'c', 'd', 'e']) has(address, 'x', t0 + 700_000);
+  assert.equal(issuer.trackedAddresses, 3);
+  // With a token required, or no TURN configured, there is no limit to apply.
+  const withToken = new TurnIssuer(turn, true);
+  for (let i = 0; i < 10; i++) assert.equal(withToken.forWelcome('a', `m${i}`, t0).notes.length, 0);
+  const noTurn = new TurnIssuer({ ...turn, secret: undefined }, false);
+  for (let i = 0; i < 10; i++)
+    assert.deepEqual(noTurn.forWelcome('a', `m${i}`, t0), { iceServers: [], notes: [] });
 });
