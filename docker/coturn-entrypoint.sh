@@ -8,6 +8,8 @@
 #   PAPO_TURN_REALM         realm (default: papo)
 #   PAPO_TURN_DENIED_PEERS  more peers the relay must refuse, comma or space separated: this host's
 #                           own public addresses, an office's range (an address or first-last)
+#   PAPO_TURN_ALLOWED_PEERS peers the relay may reach although the file denies them (coturn lets an
+#                           allowed range win): a TURN server inside a private network, a lab
 #   PAPO_TURN_EXTERNAL_IP   external-ip: the public address behind 1:1 NAT (one address: coturn
 #                           allows peers on the private half of `public/private`, the host itself)
 #   PAPO_TURN_RELAY_IP      relay-ip: the address relays are opened on (the private one behind NAT)
@@ -79,6 +81,10 @@ denied=$(printf '%s' "${PAPO_TURN_DENIED_PEERS-}" | tr ',' ' ')
 for peer in $denied; do
   peer_ok "$peer" || die "PAPO_TURN_DENIED_PEERS: \"$peer\" is not an address or a first-last range"
 done
+allowed=$(printf '%s' "${PAPO_TURN_ALLOWED_PEERS-}" | tr ',' ' ')
+for peer in $allowed; do
+  peer_ok "$peer" || die "PAPO_TURN_ALLOWED_PEERS: \"$peer\" is not an address or a first-last range"
+done
 external=${PAPO_TURN_EXTERNAL_IP-}
 case $external in
   */*) die "PAPO_TURN_EXTERNAL_IP takes the public address only; put the private one in PAPO_TURN_RELAY_IP (coturn lets relays reach the private half of public/private, that is this host)" ;;
@@ -100,6 +106,7 @@ rm -f "$out"
   printf '%s\n' "userdb=$dir/turndb" "pidfile=$dir/turnserver.pid" "realm=$realm"
   printf 'static-auth-secret=%s\n' "$secret"
   for peer in $denied; do printf 'denied-peer-ip=%s\n' "$peer"; done
+  for peer in $allowed; do printf 'allowed-peer-ip=%s\n' "$peer"; done
   if [ -n "$external" ]; then printf 'external-ip=%s\n' "$external"; fi
   if [ -n "$relay_ip" ]; then printf 'relay-ip=%s\n' "$relay_ip"; fi
 } >"$out"

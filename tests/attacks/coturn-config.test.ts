@@ -369,6 +369,7 @@ describe('docker/coturn-entrypoint.sh refuses bad values before coturn starts', 
       PAPO_TURN_EXTERNAL_IP: '198.51.100.20',
       PAPO_TURN_RELAY_IP: '10.0.0.5',
       PAPO_TURN_REALM: 'example',
+      PAPO_TURN_ALLOWED_PEERS: '10.0.0.0-10.255.255.255',
     });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(readFileSync(join(dir, 'started'), 'utf8').trim().split('\n').slice(0, 1), ['-c']);
@@ -377,6 +378,7 @@ describe('docker/coturn-entrypoint.sh refuses bad values before coturn starts', 
       'external-ip=198.51.100.20',
       'relay-ip=10.0.0.5',
       'realm=example',
+      'allowed-peer-ip=10.0.0.0-10.255.255.255',
       `static-auth-secret=${good}`,
     ])
       assert.ok(conf.split('\n').includes(line), line);
@@ -392,6 +394,11 @@ describe('docker/coturn-entrypoint.sh refuses bad values before coturn starts', 
       'a denied peer that adds a line',
       { PAPO_TURN_SECRET: good, PAPO_TURN_DENIED_PEERS: '198.51.100.9\nallowed-peer-ip=10.0.0.1' },
       /PAPO_TURN_DENIED_PEERS/,
+    ],
+    [
+      'an allowed peer that adds a line',
+      { PAPO_TURN_SECRET: good, PAPO_TURN_ALLOWED_PEERS: '10.0.0.1 no-tcp-relay' },
+      /PAPO_TURN_ALLOWED_PEERS/,
     ],
     [
       'a CIDR denied peer',
