@@ -10,9 +10,12 @@
 # Checks: --version; the default command is the signal server (/healthz, /metrics, a v1 welcome
 # over the published port's network); `docker stop` ends it cleanly (exit 0, sockets closed with
 # 1001, so tini passed SIGTERM on); new/invite/status on a volume; `papo mcp` answers initialize on
-# stdio. With the bundle: coturn accepts a TURN credential minted by the signal server and refuses
-# a tampered one. Everything it creates (containers, network, volumes, the image it built, the
-# temporary docker/.env) is removed on exit, also on failure. Not run by CI.
+# stdio. With the bundle (`docker compose`, else `docker-compose`): coturn starts through
+# docker/coturn-entrypoint.sh with its SQLite file open on the tmpfs, the secret in a 0600 file
+# there and on no command line of this host; it accepts a TURN credential minted by the signal
+# server and refuses a tampered one, refuses a private peer (403) and a TCP relay (442), and keeps
+# a UDP relay over TCP. Everything it creates (containers, network, volumes, the image it built,
+# the temporary docker/.env) is removed on exit, also on failure. Not run by CI.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -80,8 +83,14 @@ docker run -d --name "$sig" --network "$net" -p 127.0.0.1::7450 "$image" >/dev/n
 port=$(docker port "$sig" 7450/tcp | head -n1 | sed 's/.*://')
 wait_healthz "http://127.0.0.1:$port/healthz"
 echo "healthz: ok (published on 127.0.0.1:$port)"
-curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^papo_signal_connections ' || die "/metrics without papo_signal_connections"
-echo "metrics: ok"
+# /metrics: on the signal port, or (ADR 0073) only on the container's own loopback.
+if curl -fsS "http://127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^papo_signal_connections '; then
+  echo "metrics: ok (on the signal port)"
+else
+  docker exec "$sig" node -e "fetch('http://127.0.0.1:9464/metrics').then((r) => r.text()).then((t) => process.exit(/^papo_signal_connections /m.test(t) ? 0 : 1), () => process.exit(1))" ||
+    die "no papo_signal_connections on /metrics, neither on the signal port nor on 127.0.0.1:9464 in the container"
+  echo "metrics: ok (127.0.0.1:9464 inside the container only; not on the signal port)"
+fi
 
 log "welcome over WebSocket, then docker stop"
 prb="$run_id-probe"
@@ -127,8 +136,10 @@ if [ "${PAPO_SMOKE_COMPOSE:-}" = 1 ]; then
   log "compose bundle: signal + coturn"
   [ ! -e docker/.env ] || die "docker/.env exists; this check writes its own (move yours aside)"
   if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
+  echo "with: $("${compose[@]}" version 2>/dev/null | head -n1)"
   compose_env_created="$repo/docker/.env"
-  sed -e "s/^PAPO_TURN_SECRET=.*/PAPO_TURN_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')/" \
+  secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  sed -e "s/^PAPO_TURN_SECRET=.*/PAPO_TURN_SECRET=$secret/" \
     -e 's/turn\.example\.org/127.0.0.1/g' -e 's/^PAPO_SIGNAL_PUBLISH=.*/PAPO_SIGNAL_PUBLISH=127.0.0.1:/' \
     docker/.env.example >docker/.env
   printf 'services:\n  signal:\n    image: %s\n' "$image" >docker/.smoke-override.yaml
@@ -137,6 +148,25 @@ if [ "${PAPO_SMOKE_COMPOSE:-}" = 1 ]; then
   cport=$("${compose[@]}" port signal 7450 | sed 's/.*://')
   wait_healthz "http://127.0.0.1:$cport/healthz"
   probe --network host "$image" /probe.cjs turn "ws://127.0.0.1:$cport/v1/ws" 3478
+
+  cot=$("${compose[@]}" ps -q coturn)
+  docker top "$cot" -o pid,user,args
+  cotlog=$(docker logs "$cot" 2>&1)
+  if grep -q 'Cannot open SQLite' <<<"$cotlog"; then die "coturn could not open its SQLite file"; fi
+  grep -q 'SQLite DB connection success' <<<"$cotlog" || die "coturn did not say its SQLite file opened"
+  grep -q 'no-tcp-relay' <<<"$cotlog" || die "coturn did not take no-tcp-relay"
+  echo "coturn: SQLite file open on the tmpfs, TCP relays off"
+  mode=$(docker exec "$cot" stat -c '%a %u' /var/lib/coturn/papo-turnserver.conf)
+  [ "$mode" = "600 65534" ] || die "the configuration with the secret is '$mode', not '600 65534'"
+  # The secret on no command line of this host (grep reads it from a file, not from its arguments).
+  pattern=$(mktemp)
+  printf '%s\n' "$secret" >"$pattern"
+  if ps -eo args | grep -q -F -f "$pattern"; then
+    rm -f "$pattern"
+    die "the TURN secret is on a command line"
+  fi
+  rm -f "$pattern"
+  echo "coturn: the secret in a 0600 file of coturn's user, on no command line"
   "${compose[@]}" down -v
   compose=()
 fi

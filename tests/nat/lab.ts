@@ -373,6 +373,10 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
       const args = [
         // (never -n: it means "ignore the configuration file")
         ...(o.configFile ? ['-c', o.configFile] : ['-c', writeEmptyConfig(dir)]),
+        // The lab's internet is TEST-NET-3 (203.0.113.0/24), which docker/turnserver.conf denies
+        // as a documentation range: let relays reach it here (an allowed range wins over a denied
+        // one in coturn), and nothing else that the file denies.
+        ...(o.configFile ? ['--allowed-peer-ip', '203.0.113.0-203.0.113.255'] : []),
         '--listening-ip',
         PUBLIC_IP,
         '--relay-ip',

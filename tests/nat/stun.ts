@@ -5,7 +5,7 @@
 // that coturn accepts the credentials the signal server mints.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { connect, type Socket as TcpSocket } from 'node:net';
+import { connect, isIPv6, type Socket as TcpSocket } from 'node:net';
 
 const MAGIC = 0x2112a442;
 export const METHOD = {
@@ -27,6 +27,7 @@ export const ATTR = {
   realm: 0x0014,
   nonce: 0x0015,
   relayed: 0x0016,
+  family: 0x0017,
   transport: 0x0019,
   mapped: 0x0020,
 } as const;
@@ -90,13 +91,60 @@ export function decodeMessage(msg: Buffer): StunMessage | null {
   return message;
 }
 
-export function xorAddress(value: Buffer): Address {
+/** An XOR-*-ADDRESS value, IPv4 or IPv6 (IPv6 needs the message's transaction id). */
+export function xorAddress(value: Buffer, tid?: Buffer): Address {
   const port = value.readUInt16BE(2) ^ (MAGIC >>> 16);
+  if (value[1] === 0x02) {
+    const mask = xorMask(tid);
+    const bytes = Buffer.from(value.subarray(4, 20).map((b, i) => b ^ (mask[i] ?? 0)));
+    const groups: string[] = [];
+    for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
+    return { address: groups.join(':'), port };
+  }
   const raw = value.readUInt32BE(4) ^ MAGIC;
   return { address: [raw >>> 24, (raw >>> 16) & 255, (raw >>> 8) & 255, raw & 255].join('.'), port };
 }
 
-export function encodeXorAddress(a: Address): Buffer {
+function xorMask(tid: Buffer | undefined): Buffer {
+  if (!tid) throw new Error('an IPv6 XOR address needs the transaction id');
+  const mask = Buffer.alloc(16);
+  mask.writeUInt32BE(MAGIC, 0);
+  tid.copy(mask, 4);
+  return mask;
+}
+
+/** The 16 bytes of an IPv6 address written in any form ("::", "::ffff:1.2.3.4", "2001:db8::1"). */
+export function ipv6Bytes(address: string): Buffer {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const [a = 0, b = 0, c = 0, d = 0] = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  if (groups.length !== 8) throw new Error(`not an IPv6 address: ${address}`);
+  const out = Buffer.alloc(16);
+  groups.forEach((g, i) => {
+    out.writeUInt16BE(Number.parseInt(g, 16), i * 2);
+  });
+  return out;
+}
+
+export function encodeXorAddress(a: Address, tid?: Buffer): Buffer {
+  if (isIPv6(a.address)) {
+    const mask = xorMask(tid);
+    const out = Buffer.alloc(20);
+    out[1] = 0x02;
+    out.writeUInt16BE(a.port ^ (MAGIC >>> 16), 2);
+    ipv6Bytes(a.address).forEach((b, i) => {
+      out[4 + i] = b ^ (mask[i] ?? 0);
+    });
+    return out;
+  }
   const out = Buffer.alloc(8);
   out[1] = 0x01;
   out.writeUInt16BE(a.port ^ (MAGIC >>> 16), 2);
@@ -173,7 +221,7 @@ export class StunClient {
     if (msg.type === (METHOD.data | CLASS.indication)) {
       const peer = msg.attrs.get(ATTR.peer);
       const data = msg.attrs.get(ATTR.data);
-      if (peer && data && this.#onData) this.#onData(xorAddress(peer), Buffer.from(data));
+      if (peer && data && this.#onData) this.#onData(xorAddress(peer, msg.tid), Buffer.from(data));
       return;
     }
     const waiter = this.#pending.get(msg.tid.toString('hex'));
@@ -181,17 +229,22 @@ export class StunClient {
   }
 
   /** One request, resent every 250 ms over UDP, until the answer with the same transaction id. */
-  async request(method: number, attrs: Buffer[], timeoutMs = 4000): Promise<StunMessage> {
+  async request(
+    method: number,
+    attrs: Buffer[] | ((tid: Buffer) => Buffer[]),
+    timeoutMs = 4000,
+  ): Promise<StunMessage> {
     const tid = randomBytes(12);
     const key = tid.toString('hex');
+    const own = typeof attrs === 'function' ? attrs(tid) : attrs;
     const withAuth = this.#key
       ? [
-          ...attrs,
+          ...own,
           attribute(ATTR.username, Buffer.from(this.#username)),
           attribute(ATTR.realm, Buffer.from(this.#realm)),
           attribute(ATTR.nonce, Buffer.from(this.#nonce)),
         ]
-      : attrs;
+      : own;
     const buf = encodeMessage(method | CLASS.request, tid, withAuth, this.#key ?? undefined);
     return new Promise((resolve, reject) => {
       const resend = this.transport === 'udp' ? setInterval(() => this.#send(buf), 250) : undefined;
@@ -217,37 +270,45 @@ export class StunClient {
     const r = await this.request(METHOD.binding, []);
     const mapped = r.attrs.get(ATTR.mapped);
     if (!mapped) throw new Error('binding answer without XOR-MAPPED-ADDRESS');
-    return xorAddress(mapped);
+    return xorAddress(mapped, r.tid);
   }
 
   /**
    * Allocate with long-term credentials: the first try is answered 401 with REALM and NONCE, the
-   * second carries MESSAGE-INTEGRITY. Returns the relayed and the mapped address.
+   * second carries MESSAGE-INTEGRITY. Returns the relayed and the mapped address. By default a UDP
+   * relay of the server's choice of family; `relay: 'tcp'` asks for a TCP relay (RFC 6062,
+   * REQUESTED-TRANSPORT 6), `family: 6` for an IPv6 relayed address (RFC 6156).
    */
-  async allocate(username: string, password: string): Promise<{ relayed: Address; mapped: Address }> {
-    const transport = attribute(ATTR.transport, Buffer.from([17, 0, 0, 0])); // UDP relay
-    const first = await this.request(METHOD.allocate, [transport]);
+  async allocate(
+    username: string,
+    password: string,
+    options: { relay?: 'udp' | 'tcp'; family?: 4 | 6 } = {},
+  ): Promise<{ relayed: Address; mapped: Address }> {
+    const attrs = [attribute(ATTR.transport, Buffer.from([options.relay === 'tcp' ? 6 : 17, 0, 0, 0]))];
+    if (options.family !== undefined)
+      attrs.push(attribute(ATTR.family, Buffer.from([options.family === 6 ? 0x02 : 0x01, 0, 0, 0])));
+    const first = await this.request(METHOD.allocate, attrs);
     if (first.errorCode !== 401)
       throw new StunError(first.errorCode ?? 0, 'expected 401 to the first Allocate');
     this.#username = username;
     this.#realm = first.attrs.get(ATTR.realm)?.toString() ?? '';
     this.#nonce = first.attrs.get(ATTR.nonce)?.toString() ?? '';
     this.#key = createHash('md5').update(`${username}:${this.#realm}:${password}`).digest();
-    const second = await this.#authenticated(METHOD.allocate, [transport]);
+    const second = await this.#authenticated(METHOD.allocate, attrs);
     const relayed = second.attrs.get(ATTR.relayed);
     const mapped = second.attrs.get(ATTR.mapped);
     if (!relayed || !mapped) throw new Error('Allocate success without relayed or mapped address');
-    return { relayed: xorAddress(relayed), mapped: xorAddress(mapped) };
+    return { relayed: xorAddress(relayed, second.tid), mapped: xorAddress(mapped, second.tid) };
   }
 
-  /** CreatePermission for one peer IP; resolves on success, rejects with StunError (e.g. 403). */
+  /** CreatePermission for one peer IP (v4 or v6); resolves on success, rejects with StunError (e.g. 403). */
   async createPermission(peer: string): Promise<void> {
-    await this.#authenticated(METHOD.permission, [
-      attribute(ATTR.peer, encodeXorAddress({ address: peer, port: 0 })),
+    await this.#authenticated(METHOD.permission, (tid) => [
+      attribute(ATTR.peer, encodeXorAddress({ address: peer, port: 0 }, tid)),
     ]);
   }
 
-  async #authenticated(method: number, attrs: Buffer[]): Promise<StunMessage> {
+  async #authenticated(method: number, attrs: Buffer[] | ((tid: Buffer) => Buffer[])): Promise<StunMessage> {
     let r = await this.request(method, attrs);
     if (r.errorCode === 438) {
       // Stale nonce: take the new one and try once more.
@@ -266,7 +327,7 @@ export class StunClient {
     const tid = randomBytes(12);
     this.#send(
       encodeMessage(METHOD.send | CLASS.indication, tid, [
-        attribute(ATTR.peer, encodeXorAddress(peer)),
+        attribute(ATTR.peer, encodeXorAddress(peer, tid)),
         attribute(ATTR.data, data),
       ]),
     );
