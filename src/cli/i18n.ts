@@ -235,7 +235,7 @@ const en: Messages = {
       case 'unauthorized':
         return tokenMayTravel(url)
           ? `warning: the signal server ${url} refused the connection: it requires a token (set PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>)`
-          : `warning: the signal server ${url} refused the connection: it requires a token, and papo never sends one over ws:// to another machine (put TLS in front of it and use wss://)`;
+          : `warning: the signal server ${url} refused the connection: it requires a token, and papo never sends one over ws:// to another machine (give it TLS, papo signal --tls-cert/--tls-key or a proxy in front, and use wss://)`;
       case 'room_full':
         return `warning: the signal server ${url} says this room is full (${detail})`;
       case 'rate_limited':
@@ -395,7 +395,7 @@ const pt: Messages = {
       case 'unauthorized':
         return tokenMayTravel(url)
           ? `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token (defina PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>)`
-          : `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token, e o papo nunca manda um token por ws:// a outra máquina (ponha TLS na frente dele e use wss://)`;
+          : `aviso: o servidor de sinalização ${url} recusou a conexão: ele exige um token, e o papo nunca manda um token por ws:// a outra máquina (dê TLS a ele, papo signal --tls-cert/--tls-key ou um proxy na frente, e use wss://)`;
       case 'room_full':
         return `aviso: o servidor de sinalização ${url} diz que esta sala está cheia (${detail})`;
       case 'rate_limited':
