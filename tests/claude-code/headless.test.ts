@@ -123,6 +123,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
     if (i > 240) throw new Error('the model never called wait');
     await new Promise((r) => setTimeout(r, 250));
   }
+  const asked = Date.now();
   askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const answer = await colega.client.waitFor(
     (m) => m.method === 'notifications/claude/channel' && m.params?.meta?.from === 'voce',
@@ -131,6 +132,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   );
   assert.equal(answer.params.content, REPLY);
   assert.equal(answer.params.meta.reply_to, askId);
+  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${Date.now() - asked} ms`);
 
   const result = await run;
   t.diagnostic(`claude -p ran ${Date.now() - started} ms`);
