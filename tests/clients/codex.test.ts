@@ -10,21 +10,13 @@ import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOL_NAMES } from '../../src/mcp/tool-list.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { leftovers, stopFirst } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { runChild } from '../support/run-child.js';
 import { functionOutputs, type Json, namespaceTools, papoCall, startFakeOpenAI } from './fake-openai.js';
-import {
-  codexCli,
-  codexSetup,
-  codexTurn,
-  mcpServerStatus,
-  mcpToolCalls,
-  papoInstallCodex,
-  runCodex,
-} from './helpers/codex.js';
+import { codexCli, codexSetup, codexTurn, mcpServerStatus, mcpToolCalls, runCodex } from './helpers/codex.js';
 
 const found = codexCli();
 const skip = 'skip' in found ? found.skip : false;
@@ -48,7 +40,7 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
   const project = room.voce.project;
   const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
 
-  const out = papoInstallCodex(project, setup.env);
+  const out = papoInstallFor('codex', project, setup.env);
   assert.match(out, /^papo is registered in Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m);
 
   const list = spawnSync(cli.bin, ['mcp', 'list'], { cwd: project, env: setup.env, encoding: 'utf8' });
@@ -199,7 +191,7 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   );
   assert.equal(other.status, 0, other.stderr);
   // papo install sees the token where it runs, and writes its name only.
-  papoInstallCodex(project, setup.env, { PAPO_SIGNAL_TOKEN: bound });
+  papoInstallFor('codex', project, setup.env, [], { PAPO_SIGNAL_TOKEN: bound });
   const config = readFileSync(join(setup.codexHome, 'config.toml'), 'utf8');
   assert.ok(!config.includes(TOKEN), 'the token was written into config.toml');
   assert.match(config, /^env_vars = \["PAPO_SIGNAL_TOKEN"\]$/m);

@@ -9,11 +9,12 @@ import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { declarations, functionResponses, type Json, startFakeGemini, userTexts } from './fake-gemini.js';
-import { geminiSetup, geminiTurn, installPapo } from './helpers/gemini.js';
+import { geminiSetup, geminiTurn } from './helpers/gemini.js';
 
 const cli = agentCli('gemini');
 const skip = 'skip' in cli ? cli.skip : false;
@@ -31,7 +32,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   const project = room.voce.project;
   const setup = await geminiSetup(early, { cli: c, root: room.root, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
-  const out = installPapo(project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  const out = papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
   const settingsFile = join(setup.home, '.gemini', 'settings.json');
   assert.match(
     out,
@@ -75,7 +76,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   assert.deepEqual(fake.turnRequests(), [], 'gemini mcp list asked the model something');
 
   // Again: papo's entry is replaced, not doubled, and nothing else changes.
-  installPapo(project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
   assert.deepEqual(JSON.parse(readFileSync(settingsFile, 'utf8')), settings);
   t.diagnostic(
     `Gemini CLI ${c.version}; refused outside connections: ${setup.connects.join(', ') || 'none'}`,

@@ -10,10 +10,11 @@ import { test } from 'node:test';
 import { OPENCODE_TOOL_NAMES } from '../../src/cli/install/opencode.js';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -21,7 +22,6 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { papoInstallFor } from './helpers/common.js';
 import { opencodeCli, opencodeSetup, opencodeTurn } from './helpers/opencode.js';
 
 const cli = opencodeCli();

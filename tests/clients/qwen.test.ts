@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -20,7 +21,6 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { papoInstallFor } from './helpers/common.js';
 import { qwenCli, qwenSetup, qwenTurn } from './helpers/qwen.js';
 
 const cli = qwenCli();

@@ -11,12 +11,18 @@
 //     output, JSON events, duration and setup (HOME, environment, refused connections). Everything
 //     it starts is stopped after `t` (hooks registered before makeRoom's: pass stopFirst(t)).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { leftovers } from '../../claude-code/helpers/claude.js';
+import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import {
+  type ClientRun,
+  clientEnv,
+  type Hooks,
+  leftovers,
+  papoInstallFor,
+  runClient,
+} from '../../support/client-run.js';
+import { gateProxy } from '../../support/gate-proxy.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions, type Json } from '../fake-chat-completions.js';
-import { type ClientRun, type Hooks, papoInstallFor, runClient } from './common.js';
-import { gateProxy } from './gate-proxy.js';
 
 /** The pinned opencode, installed into its cache when needed, or `{ skip }` with the reason. */
 export function opencodeCli(): AgentCli | { skip: string } {
@@ -88,24 +94,16 @@ export async function opencodeSetup(
     await leftovers(opts.papoHome);
   });
   const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    ...clientEnv(opts.cli.binDir, proxy.url),
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
-    LANG: 'C.UTF-8',
     PAPO_HOME: opts.papoHome,
-    HTTPS_PROXY: proxy.url,
-    HTTP_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    http_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-    GIT_SSH_COMMAND: 'false',
   };
   const setup = { home, env, refused: proxy.refused };
   setups.set(home, setup);
