@@ -10,9 +10,9 @@ import { test } from 'node:test';
 import { OPENCODE_TOOL_NAMES } from '../../src/cli/install/opencode.js';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand, roomWithColleague } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { makeRoom, msgIdIn } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import {
@@ -22,6 +22,7 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
+import { askWhileWaiting, replyToWaited } from './helpers/exchange.js';
 import { opencodeCli, opencodeSetup, opencodeTurn } from './helpers/opencode.js';
 
 const cli = opencodeCli();
@@ -81,17 +82,10 @@ test('headless: opencode run waits for a colleague through papo and answers with
   skip,
 }, async (t) => {
   const c = cli as AgentCli;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeChatCompletions([
     { tools: [{ name: 'papo_wait', args: { timeout_seconds: 60, from: 'colega' } }] },
-    (body: Json) => {
-      const waited = toolResults(body).at(-1)?.text ?? '';
-      const id = /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(waited)?.[1] ?? 'missing';
-      return { tools: [{ name: 'papo_send', args: { message: REPLY, to: 'colega', reply_to: id } }] };
-    },
+    replyToWaited('papo_send', REPLY),
     { text: 'Agreed the webhook fields with colega.' },
   ]);
   early.after(() => fake.close());
@@ -107,15 +101,8 @@ test('headless: opencode run waits for a colleague through papo and answers with
   });
 
   // opencode started voce's papo: once the model's wait is running, colega writes.
-  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
-  for (let i = 0; !recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'); i++) {
-    if (i > 240) throw new Error('the model never called wait');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const sentAt = Date.now();
-  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
-  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${Date.now() - sentAt} ms`);
+  const { askId, answer, ms } = await askWhileWaiting(colega, log, ASK);
+  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${ms} ms`);
   assert.ok(answer.includes(REPLY), answer);
   assert.match(answer, new RegExp(`\\[msg_id=[0-9a-f]{10} from=voce \\(agent\\)[^\\]]*reply_to=${askId}`));
 
