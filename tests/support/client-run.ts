@@ -5,6 +5,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
+import { gateProxy } from './gate-proxy.js';
 
 /** node:test's context, or stopFirst(t): where the stops are registered. */
 export interface Hooks {
@@ -24,22 +25,45 @@ export function stopFirst(t: Hooks): Hooks {
   return { after: (fn) => void fns.push(fn) };
 }
 
+export interface ClientSandbox {
+  /** The environment every client runs in, before its own variables. */
+  env: NodeJS.ProcessEnv;
+  /** Where the client tried to go past the machine (all refused), as "CONNECT host:port"... */
+  refused: string[];
+}
+
 /**
- * The environment every client runs in, before its own variables: its bin folder and node on PATH,
- * a UTF-8 locale, HTTP(S) through `proxy` except for loopback, and no git over SSH.
+ * What every client runs in: a proxy that refuses every connection but to `allow` (host:port; for
+ * a client that sends even loopback through its proxy), and an environment with the client's bin
+ * folder and node on PATH, `home` as HOME, a UTF-8 locale, HTTP(S) through the proxy except for
+ * loopback, no git over SSH, and PAPO_HOME when given. With `papoHome`, the papo mcp servers left
+ * under it are ended and named after `t` (after the client is stopped: hooks registered later, in
+ * stopFirst, run first).
  */
-export function clientEnv(binDir: string, proxy: string): NodeJS.ProcessEnv {
-  return {
-    PATH: `${binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+export async function clientSandbox(
+  t: Hooks,
+  opts: { binDir: string; home: string; papoHome?: string; allow?: string[] },
+): Promise<ClientSandbox> {
+  const proxy = await gateProxy(t, opts.allow ?? []);
+  const papoHome = opts.papoHome;
+  if (papoHome !== undefined)
+    t.after(async () => {
+      await leftovers(papoHome);
+    });
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${opts.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: opts.home,
     LANG: 'C.UTF-8',
-    HTTPS_PROXY: proxy,
-    https_proxy: proxy,
-    HTTP_PROXY: proxy,
-    http_proxy: proxy,
+    HTTPS_PROXY: proxy.url,
+    https_proxy: proxy.url,
+    HTTP_PROXY: proxy.url,
+    http_proxy: proxy.url,
     NO_PROXY: '127.0.0.1,localhost',
     no_proxy: '127.0.0.1,localhost',
     GIT_SSH_COMMAND: 'false',
+    ...(papoHome === undefined ? {} : { PAPO_HOME: papoHome }),
   };
+  return { env, refused: proxy.refused };
 }
 
 /**

@@ -2,7 +2,7 @@
 // fake model API) and refuses everything else, recording where the client tried to go. Some clients
 // send even 127.0.0.1 through their proxy (Qwen Code 0.15.10 gives the OpenAI SDK an undici
 // ProxyAgent built from HTTPS_PROXY, which does not read NO_PROXY), so refusing all would also
-// refuse the fake; the others get refusingProxy, which lets nothing through.
+// refuse the fake. tests/support/client-run.ts (clientSandbox) starts one for every client.
 import { createServer, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { Hooks } from './client-run.js';
@@ -83,10 +83,4 @@ export async function gateProxy(t: Hooks, allowed: string[]): Promise<GateProxy>
       }),
   );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused, passed };
-}
-
-/** A proxy that refuses everything, stopped after `t`; `connects` holds where the client tried to go. */
-export async function refusingProxy(t: Hooks): Promise<{ url: string; connects: string[] }> {
-  const proxy = await gateProxy(t, []);
-  return { url: proxy.url, connects: proxy.refused };
 }

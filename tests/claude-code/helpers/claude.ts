@@ -10,8 +10,7 @@ import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
 import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
 import { makeRoom, type Room, startAgent } from '../../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
-import { clientEnv, type Hooks, leftovers, papoInstallWith, stopFirst } from '../../support/client-run.js';
-import { refusingProxy } from '../../support/gate-proxy.js';
+import { clientSandbox, type Hooks, papoInstallWith, stopFirst } from '../../support/client-run.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
 export type ClaudeCode = AgentCli;
@@ -74,22 +73,17 @@ export async function claudeSetup(
   const home = join(opts.root, 'claude-home');
   mkdirSync(home, { recursive: true });
   seedClaudeJson(home, opts.project, opts.cc.version);
-  const proxy = await refusingProxy(t);
   // After Claude Code is stopped (hooks registered later run first, see stopFirst): its MCP servers.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
-  });
+  const sandbox = await clientSandbox(t, { binDir: opts.cc.binDir, home, papoHome: opts.papoHome });
   const env: NodeJS.ProcessEnv = {
-    ...clientEnv(opts.cc.binDir, proxy.url),
-    HOME: home,
+    ...sandbox.env,
     TERM: 'xterm-256color',
-    PAPO_HOME: opts.papoHome,
     ANTHROPIC_BASE_URL: opts.fake.url,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
     DISABLE_AUTOUPDATER: '1',
   };
-  return { home, env, connects: proxy.connects };
+  return { home, env, connects: sandbox.refused };
 }
 
 /** The recorder's compiled script (helpers/record-stdio.ts). */

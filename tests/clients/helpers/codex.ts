@@ -20,15 +20,13 @@ import { join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import {
   type ClientRun,
-  clientEnv,
+  clientSandbox,
   type Hooks,
-  leftovers,
   papoInstallFor,
   runClient,
   spawnGroup,
   stopGroup,
 } from '../../support/client-run.js';
-import { refusingProxy } from '../../support/gate-proxy.js';
 import { FAKE_OPENAI_KEY, FAKE_OPENAI_MODEL, type FakeOpenAI, type Json } from '../fake-openai.js';
 
 /** The pinned Codex CLI (about 15 s and 420 MB the first time), or `{ skip }` with the reason. */
@@ -77,22 +75,18 @@ export async function codexSetup(
   const home = join(base, 'home');
   mkdirSync(codexHome, { recursive: true });
   mkdirSync(home, { recursive: true });
-  const proxy = await refusingProxy(t);
-  if (opts.papoHome !== undefined) {
-    const papoHome = opts.papoHome;
-    // After Codex is stopped (hooks registered later run first): the MCP servers it left.
-    t.after(async () => {
-      await leftovers(papoHome);
-    });
-  }
+  // After Codex is stopped (hooks registered later run first): the MCP servers it left.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    ...(opts.papoHome === undefined ? {} : { papoHome: opts.papoHome }),
+  });
   const env: NodeJS.ProcessEnv = {
-    ...clientEnv(opts.cli.binDir, proxy.url),
-    HOME: home,
+    ...sandbox.env,
     CODEX_HOME: codexHome,
     [KEY_VAR]: FAKE_OPENAI_KEY,
-    ...(opts.papoHome === undefined ? {} : { PAPO_HOME: opts.papoHome }),
   };
-  return { cli: opts.cli, codexHome, home, env, fake: opts.fake, connects: proxy.connects };
+  return { cli: opts.cli, codexHome, home, env, fake: opts.fake, connects: sandbox.refused };
 }
 
 export interface CodexRun extends ClientRun {

@@ -16,13 +16,11 @@ import { dirname, join } from 'node:path';
 import type { AgentCli } from '../../support/agent-cli.js';
 import {
   type ClientRun,
-  clientEnv,
+  clientSandbox,
   type Hooks,
-  leftovers,
   papoInstallFor,
   runClient,
 } from '../../support/client-run.js';
-import { refusingProxy } from '../../support/gate-proxy.js';
 import { FAKE_GEMINI_KEY, type FakeGemini, type Json } from '../fake-gemini.js';
 
 export interface GeminiSetup {
@@ -55,21 +53,16 @@ export async function geminiSetup(
     mkdirSync(dirname(settings), { recursive: true });
     writeFileSync(settings, `${JSON.stringify(BASE_SETTINGS, null, 2)}\n`);
   }
-  const proxy = await refusingProxy(t);
   // After Gemini CLI is stopped (hooks registered later run first in stopFirst): its MCP servers.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
-  });
+  const sandbox = await clientSandbox(t, { binDir: opts.cli.binDir, home, papoHome: opts.papoHome });
   const env: NodeJS.ProcessEnv = {
-    ...clientEnv(opts.cli.binDir, proxy.url),
-    HOME: home,
+    ...sandbox.env,
     TERM: 'xterm-256color',
-    PAPO_HOME: opts.papoHome,
     GOOGLE_GEMINI_BASE_URL: opts.fake.url,
     GEMINI_API_KEY: FAKE_GEMINI_KEY,
     ...opts.env,
   };
-  return { home, env, connects: proxy.connects };
+  return { home, env, connects: sandbox.refused };
 }
 
 export interface GeminiTurn extends ClientRun {

@@ -15,13 +15,11 @@ import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import {
   type ClientRun,
-  clientEnv,
+  clientSandbox,
   type Hooks,
-  leftovers,
   papoInstallFor,
   runClient,
 } from '../../support/client-run.js';
-import { gateProxy } from '../../support/gate-proxy.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions, type Json } from '../fake-chat-completions.js';
 
 /** The pinned opencode, installed into its cache when needed, or `{ skip }` with the reason. */
@@ -88,24 +86,24 @@ export async function opencodeSetup(
       2,
     )}\n`,
   );
-  const proxy = await gateProxy(t, [new URL(opts.fake.url).host]);
-  // After opencode is stopped: the papo mcp it started must be gone.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
+  // Only the fake let through; after opencode is stopped, the papo mcp it started must be gone.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    papoHome: opts.papoHome,
+    allow: [new URL(opts.fake.url).host],
   });
   const env: NodeJS.ProcessEnv = {
-    ...clientEnv(opts.cli.binDir, proxy.url),
-    HOME: home,
+    ...sandbox.env,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
-    PAPO_HOME: opts.papoHome,
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
   };
-  const setup = { home, env, refused: proxy.refused };
+  const setup = { home, env, refused: sandbox.refused };
   setups.set(home, setup);
   return setup;
 }

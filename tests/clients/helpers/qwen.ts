@@ -17,13 +17,11 @@ import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import {
   type ClientRun,
-  clientEnv,
+  clientSandbox,
   type Hooks,
-  leftovers,
   papoInstallFor,
   runClient,
 } from '../../support/client-run.js';
-import { gateProxy } from '../../support/gate-proxy.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions } from '../fake-chat-completions.js';
 
 /** The pinned Qwen Code, installed into its cache when needed, or `{ skip }` with the reason. */
@@ -59,19 +57,20 @@ export async function qwenSetup(
       2,
     )}\n`,
   );
-  const proxy = await gateProxy(t, [new URL(opts.fake.url).host]);
-  t.after(async () => {
-    await leftovers(opts.papoHome);
+  // Only the fake let through; after Qwen Code is stopped, the papo mcp it started must be gone.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    papoHome: opts.papoHome,
+    allow: [new URL(opts.fake.url).host],
   });
   const env: NodeJS.ProcessEnv = {
-    ...clientEnv(opts.cli.binDir, proxy.url),
-    HOME: home,
-    PAPO_HOME: opts.papoHome,
+    ...sandbox.env,
     OPENAI_BASE_URL: opts.fake.url,
     OPENAI_API_KEY: FAKE_API_KEY,
     OPENAI_MODEL: FAKE_MODEL,
   };
-  const setup = { home, env, refused: proxy.refused };
+  const setup = { home, env, refused: sandbox.refused };
   setups.set(home, setup);
   return setup;
 }
