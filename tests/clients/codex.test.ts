@@ -17,15 +17,11 @@ import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { runChild } from '../support/run-child.js';
 import { functionOutputs, type Json, namespaceTools, papoCall, startFakeOpenAI } from './fake-openai.js';
 import { codexCli, codexSetup, codexTurn, mcpServerStatus, mcpToolCalls, runCodex } from './helpers/codex.js';
-import { colegaMsgId, tokenSignalServer } from './helpers/exchange.js';
+import { ASK, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
 
 const found = codexCli();
 const skip = 'skip' in found ? found.skip : false;
 const cli = found as AgentCli;
-
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-const PROMPT = 'Agree the payment webhook fields with the notifications agent over papo.';
 
 test('papo install --client codex: codex mcp list shows papo; Codex’s app server has it connected with its 5 tools', {
   skip,

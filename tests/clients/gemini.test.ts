@@ -13,7 +13,7 @@ import { makeRoom, msgIdIn, startAgent } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { declarations, functionResponses, type Json, startFakeGemini, userTexts } from './fake-gemini.js';
-import { askWhileWaiting, colegaMsgId, tokenSignalServer } from './helpers/exchange.js';
+import { ASK, askWhileWaiting, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
 import { geminiSetup, geminiTurn } from './helpers/gemini.js';
 
 const cli = agentCli('gemini');
@@ -84,8 +84,6 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
 });
 
 const TOKEN = 'signal-token-for-this-test-only';
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
 
 test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, waits for a colleague and answers with send, through a signal server that requires a token', {
   skip,
@@ -131,7 +129,7 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     env: { PAPO_SIGNAL_TOKEN: memberToken, PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 

@@ -22,7 +22,7 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { askWhileWaiting, replyToWaited } from './helpers/exchange.js';
+import { ASK, askWhileWaiting, PROMPT, REPLY, replyToWaited } from './helpers/exchange.js';
 import { opencodeCli, opencodeSetup, opencodeTurn } from './helpers/opencode.js';
 
 const cli = opencodeCli();
@@ -75,9 +75,6 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
   t.diagnostic(`opencode ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
 
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-
 test('headless: opencode run waits for a colleague through papo and answers with send and reply_to', {
   skip,
 }, async (t) => {
@@ -96,7 +93,7 @@ test('headless: opencode run waits for a colleague through papo and answers with
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 

@@ -21,7 +21,7 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { askWhileWaiting, replyToWaited } from './helpers/exchange.js';
+import { ASK, askWhileWaiting, PROMPT, REPLY, replyToWaited } from './helpers/exchange.js';
 import { qwenCli, qwenSetup, qwenTurn } from './helpers/qwen.js';
 
 const cli = qwenCli();
@@ -91,9 +91,6 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   t.diagnostic(`Qwen Code ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
 
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-
 test('headless: qwen -p loads papo’s tools, waits for a colleague and answers with send and reply_to', {
   skip,
 }, async (t) => {
@@ -114,7 +111,7 @@ test('headless: qwen -p loads papo’s tools, waits for a colleague and answers 
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 

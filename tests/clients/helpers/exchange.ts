@@ -10,6 +10,11 @@ import { callText, msgIdIn, type Room, statusUntil } from '../../mcp/helpers/roo
 import type { Hooks } from '../../support/client-run.js';
 import { type Json, type Turn, toolResults } from '../fake-chat-completions.js';
 
+/** colega's question, voce's model's answer, and what voce's user asked for. */
+export const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
+export const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
+export const PROMPT = 'Agree the payment webhook fields with the notifications agent over papo.';
+
 /** The msg_id of colega's message in a wait/inbox result ('missing' when there is none). */
 export function colegaMsgId(text: string): string {
   return /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(text)?.[1] ?? 'missing';
