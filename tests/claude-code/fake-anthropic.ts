@@ -9,12 +9,11 @@
 // Claude Code's side requests (a title, a quota probe: no tools offered) get a short text answer
 // and do not use a turn. count_tokens gets a rough count. Every request is recorded with its body;
 // anything else is answered 404 and recorded too, so a new endpoint shows in the log.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type Exchange,
   FALLBACK_TEXT,
   isMainLoop,
   type Json,
-  sendJson as json,
   type ModelRequest,
   type Scripted,
   type ScriptedModel,
@@ -66,7 +65,7 @@ export function startFakeAnthropic(turns: ScriptedTurn[] = []): Promise<FakeAnth
           ex.record('side');
           turn = { text: SIDE_TEXT };
         }
-        answer(ex.req, ex.res, ex.body, turn, ex.newId);
+        answer(ex, turn);
       } else
         ex.notFound({ type: 'error', error: { type: 'not_found_error', message: `fake: no ${ex.path}` } });
     },
@@ -82,13 +81,8 @@ function blocks(turn: Turn, newId: () => string): Json[] {
   return out;
 }
 
-function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Json,
-  turn: Turn,
-  newId: () => string,
-): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { req, res, body, newId } = ex;
   const content = blocks(turn, newId);
   const stopReason = (turn.tools ?? []).length > 0 ? 'tool_use' : 'end_turn';
   const message = {
@@ -103,7 +97,7 @@ function answer(
   };
   res.setHeader('request-id', `req_fake_${newId()}`);
   if (body?.stream !== true) {
-    json(res, 200, {
+    ex.json(200, {
       ...message,
       content,
       stop_reason: stopReason,

@@ -11,12 +11,11 @@
 // summary: no tools offered) get a short text answer and do not use a turn; `side` may answer them
 // otherwise (Qwen Code asks for JSON). GET /v1/models lists one model. Every request is recorded
 // with its body; anything else is answered 404 and recorded too, so a new endpoint shows in the log.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type Exchange,
   FALLBACK_TEXT,
   isMainLoop,
   type Json,
-  sendJson as json,
   type ModelRequest,
   type Scripted,
   type ScriptedModel,
@@ -82,7 +81,7 @@ export function startFakeChatCompletions(
           ex.record('side');
           turn = opts.side ? opts.side(ex.body) : { text: SIDE_TEXT };
         }
-        answer(ex.req, ex.res, ex.body, turn, ex.newId);
+        answer(ex, turn);
       } else
         ex.notFound({
           error: { message: `fake: no ${ex.method} ${ex.path}`, type: 'invalid_request_error', code: null },
@@ -91,13 +90,8 @@ export function startFakeChatCompletions(
   });
 }
 
-function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Json,
-  turn: Turn,
-  newId: () => string,
-): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { req, res, body, newId } = ex;
   const id = `chatcmpl-fake-${newId()}`;
   const model = typeof body?.model === 'string' ? body.model : FAKE_MODEL;
   const created = Math.floor(Date.now() / 1000);
@@ -109,7 +103,7 @@ function answer(
   const finish = calls.length > 0 ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
   if (body?.stream !== true) {
-    json(res, 200, {
+    ex.json(200, {
       id,
       object: 'chat.completion',
       created,

@@ -12,12 +12,11 @@
 // used up, the model says FALLBACK_TEXT and stops. Requests without tools (a title, a compaction)
 // get SIDE_TEXT and use no turn. Every request is recorded with its body; anything else is
 // answered 404 and recorded too, so a new endpoint shows in the log.
-import type { ServerResponse } from 'node:http';
 import {
+  type Exchange,
   FALLBACK_TEXT,
   isMainLoop,
   type Json,
-  sendJson as json,
   type ModelRequest,
   type Scripted,
   type ScriptedModel,
@@ -74,7 +73,7 @@ export function startFakeOpenAI(turns: ScriptedTurn[] = []): Promise<FakeOpenAI>
           ex.record('side');
           turn = { text: SIDE_TEXT };
         }
-        answer(ex.res, ex.body, turn, ex.newId);
+        answer(ex, turn);
       } else
         ex.notFound({
           error: { type: 'invalid_request_error', message: `fake: no ${ex.method} ${ex.path}` },
@@ -109,7 +108,8 @@ function outputItems(turn: Turn, newId: () => string): Json[] {
   return out;
 }
 
-function answer(res: ServerResponse, body: Json, turn: Turn, newId: () => string): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { res, body, newId } = ex;
   const output = outputItems(turn, newId);
   const usage = {
     input_tokens: 10,
@@ -127,7 +127,7 @@ function answer(res: ServerResponse, body: Json, turn: Turn, newId: () => string
     output: [] as Json[],
   };
   if (body?.stream !== true) {
-    json(res, 200, { ...response, status: 'completed', output, usage });
+    ex.json(200, { ...response, status: 'completed', output, usage });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -87,7 +87,7 @@ export function isMainLoop(body: Json): boolean {
   return Array.isArray(body?.tools) && body.tools.length > 0;
 }
 
-export function sendJson(res: ServerResponse, status: number, value: Json): void {
+function sendJson(res: ServerResponse, status: number, value: Json): void {
   const text = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
