@@ -59,13 +59,7 @@ export function startFakeAnthropic(turns: ScriptedTurn[] = []): Promise<FakeAnth
         ex.record('count_tokens');
         ex.json(200, { input_tokens: Math.ceil(ex.raw.length / 4) });
       } else if (ex.method === 'POST' && ex.path === '/v1/messages') {
-        let turn: Turn;
-        if (isMainLoop(ex.body)) turn = ex.nextTurn();
-        else {
-          ex.record('side');
-          turn = { text: SIDE_TEXT };
-        }
-        answer(ex, turn);
+        answer(ex, ex.turn(isMainLoop(ex.body)));
       } else
         ex.notFound({ type: 'error', error: { type: 'not_found_error', message: `fake: no ${ex.path}` } });
     },

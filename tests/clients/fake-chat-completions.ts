@@ -75,13 +75,8 @@ export function startFakeChatCompletions(
           data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'papo' }],
         });
       } else if (ex.method === 'POST' && ex.path === '/v1/chat/completions') {
-        let turn: Turn;
-        if (isMainLoop(ex.body)) turn = ex.nextTurn();
-        else {
-          ex.record('side');
-          turn = opts.side ? opts.side(ex.body) : { text: SIDE_TEXT };
-        }
-        answer(ex, turn);
+        const side = opts.side;
+        answer(ex, ex.turn(isMainLoop(ex.body), side && (() => side(ex.body))));
       } else
         ex.notFound({
           error: { message: `fake: no ${ex.method} ${ex.path}`, type: 'invalid_request_error', code: null },

@@ -73,14 +73,11 @@ export function startFakeGemini(turns: ScriptedTurn[] = []): Promise<FakeGemini>
         ex.method === 'POST' &&
         (action === 'streamGenerateContent' || action === 'generateContent')
       ) {
-        let turn: Turn;
-        if (offersTools(ex.body)) turn = ex.nextTurn();
-        else {
-          ex.record('side');
+        const turn = ex.turn(offersTools(ex.body), () => {
           // The router's classifier and other side requests ask for JSON of a schema: one that fits.
           const schema = ex.body?.generationConfig?.responseJsonSchema;
-          turn = { text: schema === undefined ? SIDE_TEXT : JSON.stringify(fitting(schema)) };
-        }
+          return { text: schema === undefined ? SIDE_TEXT : JSON.stringify(fitting(schema)) };
+        });
         const answer = response(turn, ex.newId);
         if (action === 'generateContent') {
           ex.json(200, answer);

@@ -67,13 +67,7 @@ export function startFakeOpenAI(turns: ScriptedTurn[] = []): Promise<FakeOpenAI>
     turns,
     route(ex) {
       if (ex.method === 'POST' && ex.path === '/v1/responses') {
-        let turn: Turn;
-        if (isMainLoop(ex.body)) turn = ex.nextTurn();
-        else {
-          ex.record('side');
-          turn = { text: SIDE_TEXT };
-        }
-        answer(ex, turn);
+        answer(ex, ex.turn(isMainLoop(ex.body)));
       } else
         ex.notFound({
           error: { type: 'invalid_request_error', message: `fake: no ${ex.method} ${ex.path}` },

@@ -63,8 +63,12 @@ export interface Exchange<T, K extends string> {
   body: Json;
   /** Records the request with its kind. */
   record(kind: K): void;
-  /** Records a main-loop request (kind 'turn') and returns its turn: the next scripted one, or the fallback. */
-  nextTurn(): T;
+  /**
+   * The turn that answers the request: for a main-loop request (`main`), recorded as kind 'turn',
+   * the next scripted one or the fallback; for any other, recorded as 'side', `side()` (SIDE_TEXT
+   * unless given), which uses no turn.
+   */
+  turn(main: boolean, side?: () => T): T;
   /** A fresh id (1, 2...) for the answer's objects. */
   newId(): string;
   json(status: number, value: Json): void;
@@ -79,7 +83,7 @@ export interface ScriptedModelOptions<T, K extends string> {
   basePath?: string;
   turns: Scripted<T>[];
   /** Answers the request; what it does not know it answers with `ex.notFound(...)`. */
-  route(ex: Exchange<T, K | 'turn' | 'unknown'>): void;
+  route(ex: Exchange<T, K | 'turn' | 'side' | 'unknown'>): void;
 }
 
 /** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
@@ -95,8 +99,8 @@ function sendJson(res: ServerResponse, status: number, value: Json): void {
 
 export async function startScriptedModel<T extends { text?: string }, K extends string>(
   opts: ScriptedModelOptions<T, K>,
-): Promise<ScriptedModel<T, ModelRequest<K | 'turn' | 'unknown'>>> {
-  type R = ModelRequest<K | 'turn' | 'unknown'>;
+): Promise<ScriptedModel<T, ModelRequest<K | 'turn' | 'side' | 'unknown'>>> {
+  type R = ModelRequest<K | 'turn' | 'side' | 'unknown'>;
   const script: Scripted<T>[] = [...opts.turns];
   let nextTurn = 0;
   let ids = 0;
@@ -129,7 +133,7 @@ export async function startScriptedModel<T extends { text?: string }, K extends 
       const query = q === -1 ? '' : url.slice(q + 1);
       const method = req.method ?? '';
       const base = { method, path, query, headers: req.headers, body, at: Date.now() };
-      const ex: Exchange<T, K | 'turn' | 'unknown'> = {
+      const ex: Exchange<T, K | 'turn' | 'side' | 'unknown'> = {
         req,
         res,
         method,
@@ -138,7 +142,11 @@ export async function startScriptedModel<T extends { text?: string }, K extends 
         raw,
         body,
         record: (kind) => record({ ...base, kind }),
-        nextTurn: () => {
+        turn: (main, side) => {
+          if (!main) {
+            record({ ...base, kind: 'side' });
+            return side ? side() : ({ text: SIDE_TEXT } as T);
+          }
           const index = nextTurn < script.length ? nextTurn++ : -1;
           record({ ...base, kind: 'turn', turn: index });
           const scripted = index === -1 ? ({ text: FALLBACK_TEXT } as T) : (script[index] as Scripted<T>);
