@@ -5,28 +5,24 @@
 // is given back before the probe returns (a Refresh with LIFETIME 0, RFC 8656 §7; over TCP and TLS
 // the connection is closed as well, which ends it too). Nothing here is secret in what it returns:
 // no username, credential or key leaves this module.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { parseIceUrl } from './ice-config.js';
+import {
+  addressOf,
+  isStun,
+  longTermKey,
+  STUN_ATTR,
+  STUN_METHOD,
+  stunAttr,
+  stunAttribute,
+  stunMessage,
+} from './stun-message.js';
 import { giveBack } from './turn-release.js';
 
-const MAGIC = 0x2112a442;
-const BINDING = 0x0001;
-const ALLOCATE = 0x0003;
-const ATTR = {
-  mappedPlain: 0x0001,
-  username: 0x0006,
-  integrity: 0x0008,
-  errorCode: 0x0009,
-  realm: 0x0014,
-  nonce: 0x0015,
-  relayed: 0x0016,
-  transport: 0x0019,
-  mapped: 0x0020,
-} as const;
+export { addressOf };
 
 export type TurnTransport = 'udp' | 'tcp' | 'tls';
 
@@ -79,77 +75,17 @@ export function turnTransportOf(url: string): TurnTransport | null {
   return parsed.transport === 'tcp' ? 'tcp' : 'udp';
 }
 
-function attr(type: number, value: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(type, 0);
-  head.writeUInt16BE(value.length, 2);
-  return Buffer.concat([head, value, Buffer.alloc((4 - (value.length % 4)) % 4)]);
-}
-
-/** A STUN request; signed with MESSAGE-INTEGRITY when `key` is given. */
-function request(method: number, attrs: Buffer[], key?: Buffer): Buffer {
-  const body = Buffer.concat(attrs);
-  const header = Buffer.alloc(20);
-  header.writeUInt16BE(method, 0);
-  header.writeUInt16BE(body.length + (key ? 24 : 0), 2);
-  header.writeUInt32BE(MAGIC, 4);
-  randomBytes(12).copy(header, 8);
-  const unsigned = Buffer.concat([header, body]);
-  if (!key) return unsigned;
-  const mac = createHmac('sha1', key).update(unsigned).digest();
-  return Buffer.concat([unsigned, attr(ATTR.integrity, mac)]);
-}
-
-function isStun(buf: Buffer): boolean {
-  return buf.length >= 20 && (buf[0] ?? 0) < 0x40 && buf.readUInt32BE(4) === MAGIC;
-}
-
-function attribute(message: Buffer, type: number): Buffer | undefined {
-  const end = Math.min(message.length, 20 + message.readUInt16BE(2));
-  let at = 20;
-  while (at + 4 <= end) {
-    const t = message.readUInt16BE(at);
-    const length = message.readUInt16BE(at + 2);
-    if (at + 4 + length > end) return undefined;
-    if (t === type) return message.subarray(at + 4, at + 4 + length);
-    at += 4 + ((length + 3) & ~3);
-  }
-  return undefined;
-}
-
-/** "ip:port" of an (XOR-)MAPPED/RELAYED-ADDRESS value, IPv4 or IPv6. */
-export function addressOf(value: Buffer, xor: boolean, tid: Buffer): string | undefined {
-  if (value.length < 8) return undefined;
-  const port = value.readUInt16BE(2) ^ (xor ? MAGIC >>> 16 : 0);
-  if (value[1] === 0x01) {
-    const ip = (value.readUInt32BE(4) ^ (xor ? MAGIC : 0)) >>> 0;
-    return `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}:${port}`;
-  }
-  if (value[1] === 0x02 && value.length >= 20) {
-    const mask = Buffer.alloc(16);
-    if (xor) {
-      mask.writeUInt32BE(MAGIC, 0);
-      tid.copy(mask, 4);
-    }
-    const bytes = Buffer.from(value.subarray(4, 20).map((b, i) => b ^ (mask[i] ?? 0)));
-    const groups: string[] = [];
-    for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
-    return `[${groups.join(':')}]:${port}`;
-  }
-  return undefined;
-}
-
 /** The mapped address of a Binding or Allocate success. */
 function mappedOf(message: Buffer): string | undefined {
   const tid = message.subarray(8, 20);
-  const xor = attribute(message, ATTR.mapped);
+  const xor = stunAttribute(message, STUN_ATTR.mapped);
   if (xor) return addressOf(xor, true, tid);
-  const plain = attribute(message, ATTR.mappedPlain);
+  const plain = stunAttribute(message, STUN_ATTR.mappedPlain);
   return plain ? addressOf(plain, false, tid) : undefined;
 }
 
 function errorOf(message: Buffer): { code: number; reason: string } | undefined {
-  const value = attribute(message, ATTR.errorCode);
+  const value = stunAttribute(message, STUN_ATTR.errorCode);
   if (value === undefined || value.length < 4) return undefined;
   const code = ((value[2] ?? 0) & 7) * 100 + (value[3] ?? 0);
   // The reason phrase comes from the server: shown to a person, so kept short and printable.
@@ -208,7 +144,7 @@ export async function stunMappings(
         const ip = await resolve4(d.host, timeoutMs);
         if (ip === undefined) return { url: d.url, error: 'cannot resolve the host (IPv4)' };
         const destination = `${ip}:${d.port}`;
-        const message = request(BINDING, []);
+        const message = stunMessage(STUN_METHOD.binding, []);
         const tid = message.subarray(8, 20);
         const answer = await new Promise<Buffer | undefined>((resolve) => {
           const onMessage = (m: Buffer) => {
@@ -393,8 +329,8 @@ export async function probeTurn(
     return { url, transport, outcome: untrusted ? 'untrusted' : 'unreachable', detail: detail.slice(0, 160) };
   }
   try {
-    const wantUdp = attr(ATTR.transport, Buffer.from([17, 0, 0, 0]));
-    const first = await channel.ask(request(ALLOCATE, [wantUdp]), left());
+    const wantUdp = stunAttr(STUN_ATTR.transport, Buffer.from([17, 0, 0, 0]));
+    const first = await channel.ask(stunMessage(STUN_METHOD.allocate, [wantUdp]), left());
     if (first === undefined)
       return {
         url,
@@ -402,8 +338,8 @@ export async function probeTurn(
         outcome: 'unreachable',
         detail: `no answer within ${Math.round(timeoutMs / 1000)} s`,
       };
-    const realm = attribute(first, ATTR.realm)?.toString('utf8');
-    let nonce = attribute(first, ATTR.nonce)?.toString('utf8');
+    const realm = stunAttribute(first, STUN_ATTR.realm)?.toString('utf8');
+    let nonce = stunAttribute(first, STUN_ATTR.nonce)?.toString('utf8');
     const firstError = errorOf(first);
     if (firstError?.code !== 401 || realm === undefined || nonce === undefined) {
       // A server that allocates without credentials is not what papo meets; report it as it is.
@@ -415,21 +351,21 @@ export async function probeTurn(
         detail: firstError?.reason ?? 'unexpected answer to an Allocate',
       };
     }
-    const key = createHash('md5').update(`${username}:${realm}:${credential}`).digest();
+    const key = longTermKey(username, realm, credential);
     const signed = (n: string) =>
-      request(
-        ALLOCATE,
+      stunMessage(
+        STUN_METHOD.allocate,
         [
           wantUdp,
-          attr(ATTR.username, Buffer.from(username, 'utf8')),
-          attr(ATTR.realm, Buffer.from(realm, 'utf8')),
-          attr(ATTR.nonce, Buffer.from(n, 'utf8')),
+          stunAttr(STUN_ATTR.username, Buffer.from(username, 'utf8')),
+          stunAttr(STUN_ATTR.realm, Buffer.from(realm, 'utf8')),
+          stunAttr(STUN_ATTR.nonce, Buffer.from(n, 'utf8')),
         ],
         key,
       );
     let answer = await channel.ask(signed(nonce), left());
     if (answer !== undefined && errorOf(answer)?.code === 438) {
-      nonce = attribute(answer, ATTR.nonce)?.toString('utf8') ?? nonce;
+      nonce = stunAttribute(answer, STUN_ATTR.nonce)?.toString('utf8') ?? nonce;
       answer = await channel.ask(signed(nonce), left());
     }
     const ms = Date.now() - started;
@@ -445,7 +381,7 @@ export async function probeTurn(
       return { url, transport, outcome: 'refused', code: e?.code ?? 0, detail: e?.reason ?? '', ms };
     }
     const tid = answer.subarray(8, 20);
-    const relayedValue = attribute(answer, ATTR.relayed);
+    const relayedValue = stunAttribute(answer, STUN_ATTR.relayed);
     const relayed = relayedValue ? addressOf(relayedValue, true, tid) : undefined;
     const mapped = mappedOf(answer);
     const released = await giveBack((m) => channel.ask(m, 500), { username, realm, nonce, key });

@@ -20,22 +20,19 @@
 // long-term key), and when the transport dies without closing, the member's process binds the
 // same client port again, which makes the same 5-tuple for the server, and sends the Refresh itself
 // (releaseGrant below).
-import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP } from 'node:net';
+import {
+  addressOf,
+  isStun,
+  longTermKey,
+  STUN_ATTR,
+  STUN_METHOD,
+  stunAttr,
+  stunAttribute,
+  stunMessage,
+} from './stun-message.js';
 
-const MAGIC = 0x2112a442;
-const ALLOCATE = 0x0003;
-const REFRESH = 0x0004;
-const ATTR = {
-  username: 0x0006,
-  integrity: 0x0008,
-  errorCode: 0x0009,
-  lifetime: 0x000d,
-  realm: 0x0014,
-  nonce: 0x0015,
-  relayed: 0x0016,
-} as const;
 /** How long a release waits for the server's answer to each Refresh (sent at most twice). */
 const RELEASE_WAIT_MS = 500;
 /** Agent sockets served at once: a room is a few links; anything past this is not papo's agent. */
@@ -250,10 +247,10 @@ export class TurnReleaseRelay {
   #sniffRequest(flow: Flow, datagram: Buffer): void {
     if (!isStun(datagram)) return;
     const type = datagram.readUInt16BE(0);
-    if (type !== ALLOCATE && type !== REFRESH) return;
-    const username = attribute(datagram, ATTR.username);
-    const realm = attribute(datagram, ATTR.realm);
-    const nonce = attribute(datagram, ATTR.nonce);
+    if (type !== STUN_METHOD.allocate && type !== STUN_METHOD.refresh) return;
+    const username = stunAttribute(datagram, STUN_ATTR.username);
+    const realm = stunAttribute(datagram, STUN_ATTR.realm);
+    const nonce = stunAttribute(datagram, STUN_ATTR.nonce);
     if (username === undefined || realm === undefined || nonce === undefined) return;
     flow.username = username.toString('utf8');
     flow.realm = realm.toString('utf8');
@@ -323,8 +320,8 @@ export async function giveBack(
     // No answer (a busy server, a lost datagram): once more, then the server's expiry decides.
     if (answer === undefined) continue;
     // 438 Stale Nonce: once more with the nonce the server gave.
-    const code = attribute(answer, ATTR.errorCode);
-    const fresh = attribute(answer, ATTR.nonce);
+    const code = stunAttribute(answer, STUN_ATTR.errorCode);
+    const fresh = stunAttribute(answer, STUN_ATTR.nonce);
     if (answer.readUInt16BE(0) === 0x0114 && code !== undefined && code[2] === 4 && code[3] === 38 && fresh) {
       nonce = fresh.toString('utf8');
       continue;
@@ -378,16 +375,12 @@ export async function releaseGrant(grant: TurnGrant): Promise<'released' | 'port
   }
 }
 
-/** The long-term credential's key (RFC 8489 §9.2.2): MD5(username ":" realm ":" password). */
-function longTermKey(username: string, realm: string, password: string): Buffer {
-  return createHash('md5').update(`${username}:${realm}:${password}`).digest();
-}
-
 /** The relayed address ("ip:port") granted by an Allocate success response, else undefined. */
 export function allocatedAddress(message: Buffer): string | undefined {
   if (!isStun(message) || message.readUInt16BE(0) !== 0x0103) return undefined;
-  const relayed = attribute(message, ATTR.relayed);
-  return relayed === undefined ? undefined : xorAddress(relayed);
+  const relayed = stunAttribute(message, STUN_ATTR.relayed);
+  // IPv4 only: an IPv6 allocation is not given back.
+  return relayed?.[1] === 0x01 ? addressOf(relayed, true, message.subarray(8, 20)) : undefined;
 }
 
 /**
@@ -406,57 +399,18 @@ export function bindAgentSocket(label: string, log: (line: string) => void): Pro
   });
 }
 
-function isStun(buf: Buffer): boolean {
-  return buf.length >= 20 && (buf[0] ?? 0) < 0x40 && buf.readUInt32BE(4) === MAGIC;
-}
-
-/** The value of the first attribute of `type`, or undefined. */
-function attribute(message: Buffer, type: number): Buffer | undefined {
-  const end = Math.min(message.length, 20 + message.readUInt16BE(2));
-  let at = 20;
-  while (at + 4 <= end) {
-    const t = message.readUInt16BE(at);
-    const length = message.readUInt16BE(at + 2);
-    if (at + 4 + length > end) return undefined;
-    if (t === type) return message.subarray(at + 4, at + 4 + length);
-    at += 4 + ((length + 3) & ~3);
-  }
-  return undefined;
-}
-
-/** "ip:port" of an XOR-RELAYED-ADDRESS (IPv4; an IPv6 one is not given back). */
-function xorAddress(value: Buffer): string | undefined {
-  if (value.length < 8 || value[1] !== 0x01) return undefined;
-  const port = value.readUInt16BE(2) ^ (MAGIC >>> 16);
-  const ip = (value.readUInt32BE(4) ^ MAGIC) >>> 0;
-  return `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}:${port}`;
-}
-
-function attr(type: number, value: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(type, 0);
-  head.writeUInt16BE(value.length, 2);
-  return Buffer.concat([head, value, Buffer.alloc((4 - (value.length % 4)) % 4)]);
-}
-
 /** A Refresh request with LIFETIME 0, signed with the long-term credential (RFC 8656 §7). */
 export function refreshZero(username: string, realm: string, nonce: string, key: Buffer): Buffer {
-  const body = Buffer.concat([
-    attr(ATTR.lifetime, Buffer.alloc(4)),
-    attr(ATTR.username, Buffer.from(username, 'utf8')),
-    attr(ATTR.realm, Buffer.from(realm, 'utf8')),
-    attr(ATTR.nonce, Buffer.from(nonce, 'utf8')),
-  ]);
-  const header = Buffer.alloc(20);
-  header.writeUInt16BE(REFRESH, 0);
-  // The length covers MESSAGE-INTEGRITY (24 bytes) when the HMAC is computed (RFC 8489 §14.5).
-  header.writeUInt16BE(body.length + 24, 2);
-  header.writeUInt32BE(MAGIC, 4);
-  randomBytes(12).copy(header, 8);
-  const hmac = createHmac('sha1', key)
-    .update(Buffer.concat([header, body]))
-    .digest();
-  return Buffer.concat([header, body, attr(ATTR.integrity, hmac)]);
+  return stunMessage(
+    STUN_METHOD.refresh,
+    [
+      stunAttr(STUN_ATTR.lifetime, Buffer.alloc(4)),
+      stunAttr(STUN_ATTR.username, Buffer.from(username, 'utf8')),
+      stunAttr(STUN_ATTR.realm, Buffer.from(realm, 'utf8')),
+      stunAttr(STUN_ATTR.nonce, Buffer.from(nonce, 'utf8')),
+    ],
+    key,
+  );
 }
 
 /** The relayed address ("ip:port") of a local ICE candidate line, if it is a relay candidate. */

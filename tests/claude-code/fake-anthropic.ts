@@ -9,11 +9,19 @@
 // Claude Code's side requests (a title, a quota probe: no tools offered) get a short text answer
 // and do not use a turn. count_tokens gets a rough count. Every request is recorded with its body;
 // anything else is answered 404 and recorded too, so a new endpoint shows in the log.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type Exchange,
+  FALLBACK_TEXT,
+  isMainLoop,
+  type Json,
+  type ModelRequest,
+  type Scripted,
+  type ScriptedModel,
+  SIDE_TEXT,
+  startScriptedModel,
+} from '../support/scripted-model.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON from Claude Code, inspected by the tests.
-export type Json = any;
+export type { Json };
 
 export interface ToolUse {
   name: string;
@@ -29,141 +37,33 @@ export interface Turn {
 }
 
 /** A turn, or a function of the request that makes it (to answer what the conversation holds). */
-export type ScriptedTurn = Turn | ((body: Json) => Turn);
+export type ScriptedTurn = Scripted<Turn>;
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body, or the raw text when it was not JSON. */
-  body: Json;
-  /** Which kind of answer it got. */
-  kind: 'turn' | 'side' | 'count_tokens' | 'unknown';
-  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
-  turn?: number;
-  at: number;
-}
+export type RecordedRequest = ModelRequest<'turn' | 'side' | 'count_tokens' | 'unknown'>;
 
-export interface FakeAnthropic {
-  /** http://127.0.0.1:<port> — Claude Code's ANTHROPIC_BASE_URL. */
-  url: string;
-  readonly requests: RecordedRequest[];
-  /** The main-loop requests (those that offered tools), in order. */
-  turnRequests(): RecordedRequest[];
-  /** Appends turns to the script. */
-  script(...turns: ScriptedTurn[]): void;
-  /** Resolves with the first request (recorded or future) matching `pred`. */
-  waitForRequest(
-    pred: (r: RecordedRequest) => boolean,
-    timeoutMs: number,
-    what?: string,
-  ): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+export type FakeAnthropic = ScriptedModel<Turn, RecordedRequest>;
 
-export const FALLBACK_TEXT = 'Done.';
-export const SIDE_TEXT = 'papo test';
+export { FALLBACK_TEXT, isMainLoop, SIDE_TEXT };
 
 /** A placeholder key Claude Code is given; the fake accepts any. */
 export const FAKE_API_KEY = 'sk-ant-fake-key-for-local-tests';
 
 export const FAKE_MODEL = 'claude-fake-test-model';
 
-/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
-export function isMainLoop(body: Json): boolean {
-  return Array.isArray(body?.tools) && body.tools.length > 0;
-}
-
-export async function startFakeAnthropic(turns: ScriptedTurn[] = []): Promise<FakeAnthropic> {
-  const script: ScriptedTurn[] = [...turns];
-  let nextTurn = 0;
-  let ids = 0;
-  const requests: RecordedRequest[] = [];
-  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
-
-  const record = (r: RecordedRequest): void => {
-    requests.push(r);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Json = raw;
-      try {
-        body = raw === '' ? null : JSON.parse(raw);
-      } catch {}
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
-      if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
-        record({ ...base, kind: 'count_tokens' });
-        json(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
-      } else if (req.method === 'POST' && path === '/v1/messages') {
-        let turn: Turn;
-        if (isMainLoop(body)) {
-          const index = nextTurn < script.length ? nextTurn++ : -1;
-          record({ ...base, kind: 'turn', turn: index });
-          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
-          turn = typeof scripted === 'function' ? scripted(body) : scripted;
-        } else {
-          record({ ...base, kind: 'side' });
-          turn = { text: SIDE_TEXT };
-        }
-        answer(req, res, body, turn, () => `${++ids}`);
-      } else {
-        record({ ...base, kind: 'unknown' });
-        json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no ${path}` } });
-      }
-    });
+export function startFakeAnthropic(turns: ScriptedTurn[] = []): Promise<FakeAnthropic> {
+  return startScriptedModel<Turn, RecordedRequest['kind']>({
+    api: 'Anthropic API',
+    turns,
+    route(ex) {
+      if (ex.method === 'POST' && ex.path === '/v1/messages/count_tokens') {
+        ex.record('count_tokens');
+        ex.json(200, { input_tokens: Math.ceil(ex.raw.length / 4) });
+      } else if (ex.method === 'POST' && ex.path === '/v1/messages') {
+        answer(ex, ex.turn(isMainLoop(ex.body)));
+      } else
+        ex.notFound({ type: 'error', error: { type: 'not_found_error', message: `fake: no ${ex.path}` } });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
-    script: (...more) => {
-      script.push(...more);
-    },
-    waitForRequest(pred, timeoutMs, what = 'request') {
-      const seen = requests.find(pred);
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = {
-          pred,
-          resolve: (r: RecordedRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          const seenPaths = requests.map((r) => `${r.kind} ${r.path}`).join(', ');
-          reject(new Error(`fake Anthropic API: timed out waiting for ${what}; got: ${seenPaths}`));
-        }, timeoutMs);
-        waiters.push(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function json(res: ServerResponse, status: number, value: Json): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** The content blocks of a turn, as the final Message carries them. */
@@ -175,13 +75,8 @@ function blocks(turn: Turn, newId: () => string): Json[] {
   return out;
 }
 
-function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Json,
-  turn: Turn,
-  newId: () => string,
-): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { req, res, body, newId } = ex;
   const content = blocks(turn, newId);
   const stopReason = (turn.tools ?? []).length > 0 ? 'tool_use' : 'end_turn';
   const message = {
@@ -196,7 +91,7 @@ function answer(
   };
   res.setHeader('request-id', `req_fake_${newId()}`);
   if (body?.stream !== true) {
-    json(res, 200, {
+    ex.json(200, {
       ...message,
       content,
       stop_reason: stopReason,

@@ -12,18 +12,16 @@ import { delivered, instructions } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { leftovers, runClient, stopFirst } from '../support/client-run.js';
 import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
   claudeCode,
   claudeSetup,
-  leftovers,
   loadTools,
   papoInstall,
   recordedLines,
   recorderCommand,
-  runClaude,
-  stopFirst,
   streamEvents,
 } from './helpers/claude.js';
 
@@ -103,8 +101,9 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 
   const started = Date.now();
-  const run = runClaude(
+  const run = runClient(
     early,
+    'claude',
     [
       '-p',
       'Agree the payment webhook fields with the notifications agent over papo.',

@@ -12,16 +12,9 @@ import { test } from 'node:test';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { ROOT } from '../mcp/helpers/mcp-process.js';
 import { makeRoom } from '../mcp/helpers/room.js';
+import { runClient, stopFirst } from '../support/client-run.js';
 import { FALLBACK_TEXT, type Json, startFakeAnthropic } from './fake-anthropic.js';
-import {
-  type ClaudeCode,
-  claudeCode,
-  claudeSetup,
-  loadTools,
-  papoInstall,
-  runClaude,
-  stopFirst,
-} from './helpers/claude.js';
+import { type ClaudeCode, claudeCode, claudeSetup, loadTools, papoInstall } from './helpers/claude.js';
 
 const cc = claudeCode();
 const skip = 'skip' in cc ? cc.skip : false;
@@ -70,11 +63,16 @@ test('the model’s view of papo (instructions, tool names, the five tools after
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   papoInstall(project, setup.env);
-  const result = await runClaude(early, ['-p', 'What can papo do?', '--allowedTools', 'mcp__papo'], {
-    cwd: project,
-    env: setup.env,
-    timeoutMs: 60_000,
-  });
+  const result = await runClient(
+    early,
+    'claude',
+    ['-p', 'What can papo do?', '--allowedTools', 'mcp__papo'],
+    {
+      cwd: project,
+      env: setup.env,
+      timeoutMs: 60_000,
+    },
+  );
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout.trim(), FALLBACK_TEXT);
 

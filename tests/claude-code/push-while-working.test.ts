@@ -10,13 +10,13 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { NO_UNREAD } from '../../src/mcp/texts.js';
 import { callText, msgIdIn, statusUntil } from '../mcp/helpers/room.js';
+import { processesWithEnv } from '../support/client-run.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
   channelTag,
   claudeCode,
   loadTools,
-  processesWithEnv,
   recordedPushes,
   roomWithColleague,
   startUi,

@@ -15,6 +15,7 @@ import { type TestContext, test } from 'node:test';
 import { LIMITS, noNewMessages, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import type { McpProcess } from '../mcp/helpers/mcp-process.js';
 import { callText, msgIdIn, type Room, statusUntil } from '../mcp/helpers/room.js';
+import { runClient } from '../support/client-run.js';
 import {
   type FakeAnthropic,
   type Json,
@@ -33,7 +34,6 @@ import {
   recordedLines,
   recorderCommand,
   roomWithColleague,
-  runClaude,
   TmuxClaude,
 } from './helpers/claude.js';
 
@@ -195,8 +195,9 @@ test('claude -p: no background rule; a 150 s wait answered after 130 s is its to
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   papoInstall(project, setup.env);
-  const run = runClaude(
+  const run = runClient(
     early,
+    'claude',
     ['-p', 'Agree the webhook fields with colega over papo.', '--allowedTools', 'mcp__papo'],
     { cwd: project, env: setup.env, timeoutMs: 240_000 },
   );

@@ -19,6 +19,7 @@ import { startCliSignal, stop } from '../signal-server/processes.js';
 import { type AgentClient, agentCli } from '../support/agent-cli.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
 import { runChild } from '../support/run-child.js';
+import { localhostCert } from '../support/tls-cert.js';
 import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
 
 type T = { after: (fn: () => unknown) => void };
@@ -98,33 +99,10 @@ async function metrics(signalUrl: string): Promise<string> {
 
 /** coturn with UDP, TCP and a TLS listener whose self-signed certificate names localhost. */
 async function coturnWithTls(t: T): Promise<Coturn & { cert: string }> {
-  const dir = tempDir(t, 'papo-doctor-cert-');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const turn = await startCoturn({ tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') } });
+  const tls = localhostCert(tempDir(t, 'papo-doctor-cert-'));
+  const turn = await startCoturn({ tls });
   t.after(() => turn.close());
-  return { ...turn, cert: join(dir, 'cert.pem') };
+  return { ...turn, cert: tls.cert };
 }
 
 function turnUrls(turn: Coturn): string {

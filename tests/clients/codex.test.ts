@@ -9,34 +9,19 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOL_NAMES } from '../../src/mcp/tool-list.js';
-import { startSignalServer } from '../../src/signal-server/server.js';
-import { leftovers, stopFirst } from '../claude-code/helpers/claude.js';
+import { roomWithColleague } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { runChild } from '../support/run-child.js';
 import { functionOutputs, type Json, namespaceTools, papoCall, startFakeOpenAI } from './fake-openai.js';
-import {
-  codexCli,
-  codexSetup,
-  codexTurn,
-  mcpServerStatus,
-  mcpToolCalls,
-  papoInstallCodex,
-  runCodex,
-} from './helpers/codex.js';
+import { codexCli, codexSetup, codexTurn, mcpServerStatus, mcpToolCalls, runCodex } from './helpers/codex.js';
+import { ASK, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
 
 const found = codexCli();
 const skip = 'skip' in found ? found.skip : false;
 const cli = found as AgentCli;
-
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-const PROMPT = 'Agree the payment webhook fields with the notifications agent over papo.';
-
-/** The msg_id of colega's message in a wait/inbox result. */
-const askIdIn = (text: string) =>
-  /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(text)?.[1] ?? 'missing';
 
 test('papo install --client codex: codex mcp list shows papo; Codex’s app server has it connected with its 5 tools', {
   skip,
@@ -48,7 +33,7 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
   const project = room.voce.project;
   const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
 
-  const out = papoInstallCodex(project, setup.env);
+  const out = papoInstallFor('codex', project, setup.env);
   assert.match(out, /^papo is registered in Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m);
 
   const list = spawnSync(cli.bin, ['mcp', 'list'], { cwd: project, env: setup.env, encoding: 'utf8' });
@@ -73,14 +58,11 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
 test('headless: codex exec waits for a colleague with papo’s wait and answers with send and reply_to', {
   skip,
 }, async (t) => {
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeOpenAI([
     { tools: [papoCall('wait', { timeout_seconds: 60, from: 'colega' })] },
     (body: Json) => {
-      const id = askIdIn(functionOutputs(body).at(-1)?.text ?? '');
+      const id = colegaMsgId(functionOutputs(body).at(-1)?.text ?? '');
       return { tools: [papoCall('send', { message: REPLY, to: 'colega', reply_to: id })] };
     },
     { text: 'Agreed the webhook fields with colega.' },
@@ -164,12 +146,7 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   const room = await makeRoom(t);
   // The room's signal server requires a token: started before any papo mcp, on the room's port,
   // so that no embedded server takes it.
-  const signal = await startSignalServer({
-    host: '127.0.0.1',
-    port: Number(new URL(room.signalUrl).port),
-    env: { PAPO_SIGNAL_TOKEN: TOKEN },
-  });
-  t.after(() => signal.close());
+  await tokenSignalServer(t, room, TOKEN);
   const bound = `${room.signalUrl}=${TOKEN}`;
   // Without the token, voce's papo is refused: what Codex must pass on.
   const refused = await runChild(process.execPath, [PAPO_BIN, 'status', '--timeout', '2'], {
@@ -199,7 +176,7 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   );
   assert.equal(other.status, 0, other.stderr);
   // papo install sees the token where it runs, and writes its name only.
-  papoInstallCodex(project, setup.env, { PAPO_SIGNAL_TOKEN: bound });
+  papoInstallFor('codex', project, setup.env, [], { PAPO_SIGNAL_TOKEN: bound });
   const config = readFileSync(join(setup.codexHome, 'config.toml'), 'utf8');
   assert.ok(!config.includes(TOKEN), 'the token was written into config.toml');
   assert.match(config, /^env_vars = \["PAPO_SIGNAL_TOKEN"\]$/m);

@@ -10,16 +10,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { type Json, startFakeAnthropic, toolResults } from '../claude-code/fake-anthropic.js';
-import {
-  claudeSetup,
-  loadTools,
-  papoInstall,
-  runClaude,
-  stopFirst,
-  streamEvents,
-} from '../claude-code/helpers/claude.js';
+import { claudeSetup, loadTools, papoInstall, streamEvents } from '../claude-code/helpers/claude.js';
 import { makeRoom, papo } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
+import { runClient, stopFirst } from '../support/client-run.js';
 import { functionResponses, startFakeGemini } from './fake-gemini.js';
 import { functionOutputs, papoCall, startFakeOpenAI } from './fake-openai.js';
 import { codexTurn, mcpToolCalls } from './helpers/codex.js';
@@ -113,8 +107,9 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
       prompt: PROMPT,
       timeoutMs: 180_000,
     }),
-    runClaude(
+    runClient(
       early,
+      'claude',
       ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'mcp__papo'],
       { cwd: observa.project, env: claudeEnv.env, timeoutMs: 180_000 },
     ),

@@ -11,11 +11,19 @@
 // summary: no tools offered) get a short text answer and do not use a turn; `side` may answer them
 // otherwise (Qwen Code asks for JSON). GET /v1/models lists one model. Every request is recorded
 // with its body; anything else is answered 404 and recorded too, so a new endpoint shows in the log.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type Exchange,
+  FALLBACK_TEXT,
+  isMainLoop,
+  type Json,
+  type ModelRequest,
+  type Scripted,
+  type ScriptedModel,
+  SIDE_TEXT,
+  startScriptedModel,
+} from '../support/scripted-model.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON from the clients, inspected by the tests.
-export type Json = any;
+export type { Json };
 
 export interface ToolCall {
   name: string;
@@ -32,163 +40,53 @@ export interface Turn {
 }
 
 /** A turn, or a function of the request that makes it (to answer what the conversation holds). */
-export type ScriptedTurn = Turn | ((body: Json) => Turn);
+export type ScriptedTurn = Scripted<Turn>;
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body, or the raw text when it was not JSON. */
-  body: Json;
-  /** Which kind of answer it got. */
-  kind: 'turn' | 'side' | 'models' | 'unknown';
-  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
-  turn?: number;
-  at: number;
-}
+export type RecordedRequest = ModelRequest<'turn' | 'side' | 'models' | 'unknown'>;
 
-export interface FakeChatCompletions {
-  /** http://127.0.0.1:<port>/v1 — the client's base URL. */
-  url: string;
-  readonly requests: RecordedRequest[];
-  /** The main-loop requests (those that offered tools), in order. */
-  turnRequests(): RecordedRequest[];
-  /** Appends turns to the script. */
-  script(...turns: ScriptedTurn[]): void;
-  /** Resolves with the first request (recorded or future) matching `pred`. */
-  waitForRequest(
-    pred: (r: RecordedRequest) => boolean,
-    timeoutMs: number,
-    what?: string,
-  ): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+/** `url` is http://127.0.0.1:<port>/v1, the client's base URL. */
+export type FakeChatCompletions = ScriptedModel<Turn, RecordedRequest>;
 
-export const FALLBACK_TEXT = 'Done.';
-export const SIDE_TEXT = 'papo test';
+export { FALLBACK_TEXT, isMainLoop, SIDE_TEXT };
 
 /** A placeholder key the clients are given; the fake accepts any. */
 export const FAKE_API_KEY = 'sk-fake-key-for-local-tests';
 
 export const FAKE_MODEL = 'papo-fake-model';
 
-/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
-export function isMainLoop(body: Json): boolean {
-  return Array.isArray(body?.tools) && body.tools.length > 0;
-}
-
 export interface FakeOptions {
   /** The answer to a side request (default: SIDE_TEXT). */
   side?: (body: Json) => Turn;
 }
 
-export async function startFakeChatCompletions(
+export function startFakeChatCompletions(
   turns: ScriptedTurn[] = [],
   opts: FakeOptions = {},
 ): Promise<FakeChatCompletions> {
-  const script: ScriptedTurn[] = [...turns];
-  let nextTurn = 0;
-  let ids = 0;
-  const requests: RecordedRequest[] = [];
-  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
-
-  const record = (r: RecordedRequest): void => {
-    requests.push(r);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Json = raw;
-      try {
-        body = raw === '' ? null : JSON.parse(raw);
-      } catch {}
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
-      if (req.method === 'GET' && path === '/v1/models') {
-        record({ ...base, kind: 'models' });
-        json(res, 200, {
+  return startScriptedModel<Turn, RecordedRequest['kind']>({
+    api: 'Chat Completions API',
+    basePath: '/v1',
+    turns,
+    route(ex) {
+      if (ex.method === 'GET' && ex.path === '/v1/models') {
+        ex.record('models');
+        ex.json(200, {
           object: 'list',
           data: [{ id: FAKE_MODEL, object: 'model', created: 0, owned_by: 'papo' }],
         });
-      } else if (req.method === 'POST' && path === '/v1/chat/completions') {
-        let turn: Turn;
-        if (isMainLoop(body)) {
-          const index = nextTurn < script.length ? nextTurn++ : -1;
-          record({ ...base, kind: 'turn', turn: index });
-          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
-          turn = typeof scripted === 'function' ? scripted(body) : scripted;
-        } else {
-          record({ ...base, kind: 'side' });
-          turn = opts.side ? opts.side(body) : { text: SIDE_TEXT };
-        }
-        answer(req, res, body, turn, () => `${++ids}`);
-      } else {
-        record({ ...base, kind: 'unknown' });
-        json(res, 404, {
-          error: { message: `fake: no ${req.method} ${path}`, type: 'invalid_request_error', code: null },
+      } else if (ex.method === 'POST' && ex.path === '/v1/chat/completions') {
+        const side = opts.side;
+        answer(ex, ex.turn(isMainLoop(ex.body), side && (() => side(ex.body))));
+      } else
+        ex.notFound({
+          error: { message: `fake: no ${ex.method} ${ex.path}`, type: 'invalid_request_error', code: null },
         });
-      }
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
-    script: (...more) => {
-      script.push(...more);
-    },
-    waitForRequest(pred, timeoutMs, what = 'request') {
-      const seen = requests.find(pred);
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = {
-          pred,
-          resolve: (r: RecordedRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          const seenPaths = requests.map((r) => `${r.kind} ${r.path}`).join(', ');
-          reject(new Error(`fake Chat Completions API: timed out waiting for ${what}; got: ${seenPaths}`));
-        }, timeoutMs);
-        waiters.push(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
-function json(res: ServerResponse, status: number, value: Json): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Json,
-  turn: Turn,
-  newId: () => string,
-): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { req, res, body, newId } = ex;
   const id = `chatcmpl-fake-${newId()}`;
   const model = typeof body?.model === 'string' ? body.model : FAKE_MODEL;
   const created = Math.floor(Date.now() / 1000);
@@ -200,7 +98,7 @@ function answer(
   const finish = calls.length > 0 ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
   if (body?.stream !== true) {
-    json(res, 200, {
+    ex.json(200, {
       id,
       object: 'chat.completion',
       created,

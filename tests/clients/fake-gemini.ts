@@ -17,11 +17,17 @@
 // do not use a turn.
 // countTokens gets a rough count. Every request is recorded with its body; anything else is answered
 // 404 and recorded too, so a new endpoint shows in the log.
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  FALLBACK_TEXT,
+  type Json,
+  type ModelRequest,
+  type Scripted,
+  type ScriptedModel,
+  SIDE_TEXT,
+  startScriptedModel,
+} from '../support/scripted-model.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON from Gemini CLI, inspected by the tests.
-export type Json = any;
+export type { Json };
 
 export interface FunctionCall {
   name: string;
@@ -37,41 +43,15 @@ export interface Turn {
 }
 
 /** A turn, or a function of the request that makes it (to answer what the conversation holds). */
-export type ScriptedTurn = Turn | ((body: Json) => Turn);
+export type ScriptedTurn = Scripted<Turn>;
 
-export interface RecordedRequest {
-  method: string;
-  /** The path without the query (/v1beta/models/gemini-x:streamGenerateContent). */
-  path: string;
-  query: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body, or the raw text when it was not JSON. */
-  body: Json;
-  kind: 'turn' | 'side' | 'count_tokens' | 'unknown';
-  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
-  turn?: number;
-  at: number;
-}
+/** `path` is without the query (/v1beta/models/gemini-x:streamGenerateContent), `query` after it. */
+export type RecordedRequest = ModelRequest<'turn' | 'side' | 'count_tokens' | 'unknown'>;
 
-export interface FakeGemini {
-  /** http://127.0.0.1:<port> — Gemini CLI's GOOGLE_GEMINI_BASE_URL. */
-  url: string;
-  readonly requests: RecordedRequest[];
-  /** The main-loop requests, in order. */
-  turnRequests(): RecordedRequest[];
-  /** Appends turns to the script. */
-  script(...turns: ScriptedTurn[]): void;
-  /** Resolves with the first request (recorded or future) matching `pred`. */
-  waitForRequest(
-    pred: (r: RecordedRequest) => boolean,
-    timeoutMs: number,
-    what?: string,
-  ): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+/** `url` is http://127.0.0.1:<port>, Gemini CLI's GOOGLE_GEMINI_BASE_URL. */
+export type FakeGemini = ScriptedModel<Turn, RecordedRequest>;
 
-export const FALLBACK_TEXT = 'Done.';
-export const SIDE_TEXT = 'papo test';
+export { FALLBACK_TEXT, SIDE_TEXT };
 /** A placeholder key Gemini CLI is given; the fake accepts any. */
 export const FAKE_GEMINI_KEY = 'fake-gemini-key-for-local-tests';
 
@@ -80,109 +60,35 @@ export function offersTools(body: Json): boolean {
   return (body?.tools ?? []).some((t: Json) => (t.functionDeclarations ?? []).length > 0);
 }
 
-export async function startFakeGemini(turns: ScriptedTurn[] = []): Promise<FakeGemini> {
-  const script: ScriptedTurn[] = [...turns];
-  let nextTurn = 0;
-  let ids = 0;
-  const requests: RecordedRequest[] = [];
-  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
-
-  const record = (r: RecordedRequest): void => {
-    requests.push(r);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Json = raw;
-      try {
-        body = raw === '' ? null : JSON.parse(raw);
-      } catch {}
-      const [path = '/', query = ''] = (req.url ?? '/').split('?');
-      const base = { method: req.method ?? '', path, query, headers: req.headers, body, at: Date.now() };
-      const action = /^\/v1beta\/models\/[^/:]+:(\w+)$/.exec(path)?.[1];
-      if (req.method === 'POST' && action === 'countTokens') {
-        record({ ...base, kind: 'count_tokens' });
-        json(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
+export function startFakeGemini(turns: ScriptedTurn[] = []): Promise<FakeGemini> {
+  return startScriptedModel<Turn, RecordedRequest['kind']>({
+    api: 'Gemini API',
+    turns,
+    route(ex) {
+      const action = /^\/v1beta\/models\/[^/:]+:(\w+)$/.exec(ex.path)?.[1];
+      if (ex.method === 'POST' && action === 'countTokens') {
+        ex.record('count_tokens');
+        ex.json(200, { totalTokens: Math.ceil(ex.raw.length / 4) });
       } else if (
-        req.method === 'POST' &&
+        ex.method === 'POST' &&
         (action === 'streamGenerateContent' || action === 'generateContent')
       ) {
-        let turn: Turn;
-        if (offersTools(body)) {
-          const index = nextTurn < script.length ? nextTurn++ : -1;
-          record({ ...base, kind: 'turn', turn: index });
-          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
-          turn = typeof scripted === 'function' ? scripted(body) : scripted;
-        } else {
-          record({ ...base, kind: 'side' });
+        const turn = ex.turn(offersTools(ex.body), () => {
           // The router's classifier and other side requests ask for JSON of a schema: one that fits.
-          const schema = body?.generationConfig?.responseJsonSchema;
-          turn = { text: schema === undefined ? SIDE_TEXT : JSON.stringify(fitting(schema)) };
-        }
-        const answer = response(turn, () => `${++ids}`);
+          const schema = ex.body?.generationConfig?.responseJsonSchema;
+          return { text: schema === undefined ? SIDE_TEXT : JSON.stringify(fitting(schema)) };
+        });
+        const answer = response(turn, ex.newId);
         if (action === 'generateContent') {
-          json(res, 200, answer);
+          ex.json(200, answer);
           return;
         }
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
-        res.end();
-      } else {
-        record({ ...base, kind: 'unknown' });
-        json(res, 404, { error: { code: 404, message: `fake: no ${path}`, status: 'NOT_FOUND' } });
-      }
-    });
+        ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        ex.res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
+        ex.res.end();
+      } else ex.notFound({ error: { code: 404, message: `fake: no ${ex.path}`, status: 'NOT_FOUND' } });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
-    script: (...more) => {
-      script.push(...more);
-    },
-    waitForRequest(pred, timeoutMs, what = 'request') {
-      const seen = requests.find(pred);
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = {
-          pred,
-          resolve: (r: RecordedRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          const seenPaths = requests.map((r) => `${r.kind} ${r.path}`).join(', ');
-          reject(new Error(`fake Gemini API: timed out waiting for ${what}; got: ${seenPaths}`));
-        }, timeoutMs);
-        waiters.push(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function json(res: ServerResponse, status: number, value: Json): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** A value of a (Gemini-style, upper-case types) JSON schema: strings SIDE_TEXT, numbers 1. */

@@ -12,11 +12,19 @@
 // used up, the model says FALLBACK_TEXT and stops. Requests without tools (a title, a compaction)
 // get SIDE_TEXT and use no turn. Every request is recorded with its body; anything else is
 // answered 404 and recorded too, so a new endpoint shows in the log.
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type Exchange,
+  FALLBACK_TEXT,
+  isMainLoop,
+  type Json,
+  type ModelRequest,
+  type Scripted,
+  type ScriptedModel,
+  SIDE_TEXT,
+  startScriptedModel,
+} from '../support/scripted-model.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON from Codex, inspected by the tests.
-export type Json = any;
+export type { Json };
 
 export interface ToolCall {
   /** The function's name: `wait`, or `exec_command` for one of Codex's own tools. */
@@ -35,39 +43,14 @@ export interface Turn {
 }
 
 /** A turn, or a function of the request that makes it (to answer what the conversation holds). */
-export type ScriptedTurn = Turn | ((body: Json) => Turn);
+export type ScriptedTurn = Scripted<Turn>;
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body, or the raw text when it was not JSON. */
-  body: Json;
-  kind: 'turn' | 'side' | 'unknown';
-  /** For kind 'turn': the index of the scripted turn used, or -1 for the fallback. */
-  turn?: number;
-  at: number;
-}
+export type RecordedRequest = ModelRequest<'turn' | 'side' | 'unknown'>;
 
-export interface FakeOpenAI {
-  /** http://127.0.0.1:<port>/v1 — the model provider's base_url. */
-  url: string;
-  readonly requests: RecordedRequest[];
-  /** The main-loop requests (those that offered tools), in order. */
-  turnRequests(): RecordedRequest[];
-  /** Appends turns to the script. */
-  script(...turns: ScriptedTurn[]): void;
-  /** Resolves with the first request (recorded or future) matching `pred`. */
-  waitForRequest(
-    pred: (r: RecordedRequest) => boolean,
-    timeoutMs: number,
-    what?: string,
-  ): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+/** `url` is http://127.0.0.1:<port>/v1, the model provider's base_url. */
+export type FakeOpenAI = ScriptedModel<Turn, RecordedRequest>;
 
-export const FALLBACK_TEXT = 'Done.';
-export const SIDE_TEXT = 'papo test';
+export { FALLBACK_TEXT, isMainLoop, SIDE_TEXT };
 /** A placeholder key Codex sends as its bearer token; the fake accepts any. */
 export const FAKE_OPENAI_KEY = 'sk-fake-key-for-local-tests';
 export const FAKE_OPENAI_MODEL = 'fake-codex-model';
@@ -77,101 +60,20 @@ export function papoCall(name: string, input: Json = {}, server = 'papo'): ToolC
   return { name, namespace: `mcp__${server}`, input };
 }
 
-/** Is this a main-loop request (the agent's own turn)? Side requests offer no tools. */
-export function isMainLoop(body: Json): boolean {
-  return Array.isArray(body?.tools) && body.tools.length > 0;
-}
-
-export async function startFakeOpenAI(turns: ScriptedTurn[] = []): Promise<FakeOpenAI> {
-  const script: ScriptedTurn[] = [...turns];
-  let nextTurn = 0;
-  let ids = 0;
-  const newId = () => `${++ids}`;
-  const requests: RecordedRequest[] = [];
-  const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
-
-  const record = (r: RecordedRequest): void => {
-    requests.push(r);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Json = raw;
-      try {
-        body = raw === '' ? null : JSON.parse(raw);
-      } catch {}
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const base = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
-      if (req.method === 'POST' && path === '/v1/responses') {
-        let turn: Turn;
-        if (isMainLoop(body)) {
-          const index = nextTurn < script.length ? nextTurn++ : -1;
-          record({ ...base, kind: 'turn', turn: index });
-          const scripted = index === -1 ? { text: FALLBACK_TEXT } : (script[index] as ScriptedTurn);
-          turn = typeof scripted === 'function' ? scripted(body) : scripted;
-        } else {
-          record({ ...base, kind: 'side' });
-          turn = { text: SIDE_TEXT };
-        }
-        answer(res, body, turn, newId);
-      } else {
-        record({ ...base, kind: 'unknown' });
-        json(res, 404, {
-          error: { type: 'invalid_request_error', message: `fake: no ${req.method} ${path}` },
+export function startFakeOpenAI(turns: ScriptedTurn[] = []): Promise<FakeOpenAI> {
+  return startScriptedModel<Turn, RecordedRequest['kind']>({
+    api: 'OpenAI API',
+    basePath: '/v1',
+    turns,
+    route(ex) {
+      if (ex.method === 'POST' && ex.path === '/v1/responses') {
+        answer(ex, ex.turn(isMainLoop(ex.body)));
+      } else
+        ex.notFound({
+          error: { type: 'invalid_request_error', message: `fake: no ${ex.method} ${ex.path}` },
         });
-      }
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    turnRequests: () => requests.filter((r) => r.kind === 'turn'),
-    script: (...more) => {
-      script.push(...more);
-    },
-    waitForRequest(pred, timeoutMs, what = 'request') {
-      const seen = requests.find(pred);
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = {
-          pred,
-          resolve: (r: RecordedRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          const seenPaths = requests.map((r) => `${r.kind} ${r.method} ${r.path}`).join(', ');
-          reject(new Error(`fake OpenAI API: timed out waiting for ${what}; got: ${seenPaths}`));
-        }, timeoutMs);
-        waiters.push(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function json(res: ServerResponse, status: number, value: Json): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** The output items of a turn, as the completed response carries them. */
@@ -200,7 +102,8 @@ function outputItems(turn: Turn, newId: () => string): Json[] {
   return out;
 }
 
-function answer(res: ServerResponse, body: Json, turn: Turn, newId: () => string): void {
+function answer(ex: Exchange<Turn, RecordedRequest['kind']>, turn: Turn): void {
+  const { res, body, newId } = ex;
   const output = outputItems(turn, newId);
   const usage = {
     input_tokens: 10,
@@ -218,7 +121,7 @@ function answer(res: ServerResponse, body: Json, turn: Turn, newId: () => string
     output: [] as Json[],
   };
   if (body?.stream !== true) {
-    json(res, 200, { ...response, status: 'completed', output, usage });
+    ex.json(200, { ...response, status: 'completed', output, usage });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

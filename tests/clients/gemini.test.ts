@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { startSignalServer } from '../../src/signal-server/server.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
+import { makeRoom, msgIdIn, startAgent } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import { declarations, functionResponses, type Json, startFakeGemini, userTexts } from './fake-gemini.js';
-import { geminiSetup, geminiTurn, installPapo } from './helpers/gemini.js';
+import { ASK, askWhileWaiting, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
+import { geminiSetup, geminiTurn } from './helpers/gemini.js';
 
 const cli = agentCli('gemini');
 const skip = 'skip' in cli ? cli.skip : false;
@@ -31,7 +32,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   const project = room.voce.project;
   const setup = await geminiSetup(early, { cli: c, root: room.root, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
-  const out = installPapo(project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  const out = papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
   const settingsFile = join(setup.home, '.gemini', 'settings.json');
   assert.match(
     out,
@@ -75,7 +76,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   assert.deepEqual(fake.turnRequests(), [], 'gemini mcp list asked the model something');
 
   // Again: papo's entry is replaced, not doubled, and nothing else changes.
-  installPapo(project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
   assert.deepEqual(JSON.parse(readFileSync(settingsFile, 'utf8')), settings);
   t.diagnostic(
     `Gemini CLI ${c.version}; refused outside connections: ${setup.connects.join(', ') || 'none'}`,
@@ -83,8 +84,6 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
 });
 
 const TOKEN = 'signal-token-for-this-test-only';
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
 
 test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, waits for a colleague and answers with send, through a signal server that requires a token', {
   skip,
@@ -95,12 +94,7 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
   const room = await makeRoom(t);
   // The room's signal server requires a token: papo mcp reaches it only with PAPO_SIGNAL_TOKEN,
   // which Gemini CLI hides from MCP servers unless papo's entry passes it by reference.
-  const signal = await startSignalServer({
-    host: '127.0.0.1',
-    port: Number(new URL(room.signalUrl).port),
-    env: { PAPO_SIGNAL_TOKEN: TOKEN },
-  });
-  early.after(() => signal.close());
+  await tokenSignalServer(early, room, TOKEN);
   const memberToken = `${room.signalUrl}=${TOKEN}`;
   const colega = startAgent(room, room.colega, { PAPO_SIGNAL_TOKEN: memberToken });
   await colega.client.initialize();
@@ -113,8 +107,7 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
       ],
     },
     (body: Json) => {
-      const waited = JSON.stringify(functionResponses(body).at(-1)?.response ?? '');
-      const id = /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(waited)?.[1] ?? 'missing';
+      const id = colegaMsgId(JSON.stringify(functionResponses(body).at(-1)?.response ?? ''));
       return {
         calls: [
           {
@@ -136,20 +129,13 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     env: { PAPO_SIGNAL_TOKEN: memberToken, PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 
   // Gemini CLI started voce's papo: once it is online and the model waits, colega writes.
-  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
-  for (let i = 0; !recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'); i++) {
-    if (i > 240) throw new Error('the model never called wait');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const asked = Date.now();
-  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
-  t.diagnostic(`round trip: colega's send to voce's answer ${Date.now() - asked} ms`);
+  const { askId, answer, ms } = await askWhileWaiting(colega, log, ASK);
+  t.diagnostic(`round trip: colega's send to voce's answer ${ms} ms`);
   assert.ok(answer.includes(REPLY), answer);
   assert.match(answer, new RegExp(`from=voce \\(agent\\)[^\\n]*reply_to=${askId}`));
 

@@ -10,10 +10,11 @@ import { test } from 'node:test';
 import { OPENCODE_TOOL_NAMES } from '../../src/cli/install/opencode.js';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand, roomWithColleague } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { makeRoom, msgIdIn } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -21,7 +22,7 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { papoInstallFor } from './helpers/common.js';
+import { ASK, askWhileWaiting, PROMPT, REPLY, replyToWaited } from './helpers/exchange.js';
 import { opencodeCli, opencodeSetup, opencodeTurn } from './helpers/opencode.js';
 
 const cli = opencodeCli();
@@ -74,24 +75,14 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
   t.diagnostic(`opencode ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
 
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-
 test('headless: opencode run waits for a colleague through papo and answers with send and reply_to', {
   skip,
 }, async (t) => {
   const c = cli as AgentCli;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeChatCompletions([
     { tools: [{ name: 'papo_wait', args: { timeout_seconds: 60, from: 'colega' } }] },
-    (body: Json) => {
-      const waited = toolResults(body).at(-1)?.text ?? '';
-      const id = /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(waited)?.[1] ?? 'missing';
-      return { tools: [{ name: 'papo_send', args: { message: REPLY, to: 'colega', reply_to: id } }] };
-    },
+    replyToWaited('papo_send', REPLY),
     { text: 'Agreed the webhook fields with colega.' },
   ]);
   early.after(() => fake.close());
@@ -102,20 +93,13 @@ test('headless: opencode run waits for a colleague through papo and answers with
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 
   // opencode started voce's papo: once the model's wait is running, colega writes.
-  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
-  for (let i = 0; !recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'); i++) {
-    if (i > 240) throw new Error('the model never called wait');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const sentAt = Date.now();
-  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
-  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${Date.now() - sentAt} ms`);
+  const { askId, answer, ms } = await askWhileWaiting(colega, log, ASK);
+  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${ms} ms`);
   assert.ok(answer.includes(REPLY), answer);
   assert.match(answer, new RegExp(`\\[msg_id=[0-9a-f]{10} from=voce \\(agent\\)[^\\]]*reply_to=${askId}`));
 

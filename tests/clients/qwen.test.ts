@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { leftovers, recordedLines, recorderCommand, stopFirst } from '../claude-code/helpers/claude.js';
+import { recordedLines, recorderCommand, roomWithColleague } from '../claude-code/helpers/claude.js';
 import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
+import { makeRoom, msgIdIn } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -20,16 +21,15 @@ import {
   toolResults,
   toolsOffered,
 } from './fake-chat-completions.js';
-import { papoInstallFor } from './helpers/common.js';
+import { ASK, askWhileWaiting, PROMPT, REPLY, replyToWaited } from './helpers/exchange.js';
 import { qwenCli, qwenSetup, qwenTurn } from './helpers/qwen.js';
 
 const cli = qwenCli();
 const skip = 'skip' in cli ? cli.skip : false;
 const PAPO_TOOLS = TOOLS.map((tool) => `mcp__papo__${tool.name}`);
 
-test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list shows it connected', {
-  skip,
-}, async (t) => {
+/** A room, a fake with no turns, and Qwen Code's HOME for voce's project (no papo install yet). */
+async function qwenInRoom(t: TestContext) {
   const c = cli as AgentCli;
   const early = stopFirst(t);
   const room = await makeRoom(t);
@@ -37,6 +37,13 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   early.after(() => fake.close());
   const project = room.voce.project;
   const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  return { c, room, fake, project, setup };
+}
+
+test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list shows it connected', {
+  skip,
+}, async (t) => {
+  const { c, room, fake, project, setup } = await qwenInRoom(t);
   const out = papoInstallFor('qwen', project, setup.env, ['--profile', 'default']);
   const file = join(project, '.qwen', 'settings.json');
   assert.match(out, new RegExp(`^papo is registered in Qwen Code \\(scope project\\), in ${file}\\.$`, 'm'));
@@ -84,26 +91,16 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   t.diagnostic(`Qwen Code ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
 
-const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
-const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
-
 test('headless: qwen -p loads papo’s tools, waits for a colleague and answers with send and reply_to', {
   skip,
 }, async (t) => {
   const c = cli as AgentCli;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
-  await colega.client.initialize();
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeChatCompletions([
     // Qwen Code defers MCP tools: the model loads their schemas with tool_search first.
     { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__wait,mcp__papo__send' } }] },
     { tools: [{ name: 'mcp__papo__wait', args: { timeout_seconds: 60, from: 'colega' } }] },
-    (body: Json) => {
-      const waited = toolResults(body).at(-1)?.text ?? '';
-      const id = /\[msg_id=([0-9a-f]{10}) from=colega \(agent\)/.exec(waited)?.[1] ?? 'missing';
-      return { tools: [{ name: 'mcp__papo__send', args: { message: REPLY, to: 'colega', reply_to: id } }] };
-    },
+    replyToWaited('mcp__papo__send', REPLY),
     { text: 'Agreed the webhook fields with colega.' },
   ]);
   early.after(() => fake.close());
@@ -114,19 +111,12 @@ test('headless: qwen -p loads papo’s tools, waits for a colleague and answers 
     project: room.voce.project,
     papoHome: room.voce.home,
     fake,
-    prompt: 'Agree the payment webhook fields with the notifications agent over papo.',
+    prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
   });
 
-  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
-  for (let i = 0; !recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'); i++) {
-    if (i > 240) throw new Error('the model never called wait');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const sentAt = Date.now();
-  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  const answer = await callText(colega.client, 'wait', { timeout_seconds: 60, from: 'voce' });
-  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${Date.now() - sentAt} ms`);
+  const { askId, answer, ms } = await askWhileWaiting(colega, log, ASK);
+  t.diagnostic(`round trip (colega's send to voce's answer at colega): ${ms} ms`);
   assert.ok(answer.includes(REPLY), answer);
   assert.match(answer, new RegExp(`\\[msg_id=[0-9a-f]{10} from=voce \\(agent\\)[^\\]]*reply_to=${askId}`));
 
@@ -249,13 +239,7 @@ test('what Qwen Code shows the model of papo: no server instructions, each tool�
 test('a secret reaches papo mcp from Qwen Code’s own environment, never written in settings.json', {
   skip,
 }, async (t) => {
-  const c = cli as AgentCli;
-  const early = stopFirst(t);
-  const room = await makeRoom(t);
-  const fake = await startFakeChatCompletions();
-  early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const { c, room, project, setup } = await qwenInRoom(t);
   const secret = `${room.signalUrl}=tok-qwen-inherited-51c2`;
   const dump = join(room.root, 'papo-env.txt');
   const env = { ...setup.env, PAPO_SIGNAL_TOKEN: secret };

@@ -2,7 +2,6 @@
 // client (the same role libjuice plays) allocates through the bridge, so every request and answer
 // crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { TurnBridges, TurnTcpBridge } from '../../src/client/turn-tcp-bridge.js'
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient } from '../nat/stun.js';
 import { startCoturn } from '../support/coturn.js';
+import { localhostCert } from '../support/tls-cert.js';
 
 const SECRET = 'test-secret-not-a-real-one';
 
@@ -18,39 +18,17 @@ async function coturn(t: { after: (fn: () => unknown) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'papo-bridge-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A certificate for "localhost", trusted by the bridge through its `ca` (tests only).
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
+  const tls = localhostCert(dir);
   const server = await startCoturn({
     secret: SECRET,
     relayIp: '127.0.0.1',
-    tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') },
+    tls,
   });
   t.after(() => server.close());
   return {
     port: server.port,
     tlsPort: server.tlsPort as number,
-    ca: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    ca: readFileSync(tls.cert, 'utf8'),
   };
 }
 

@@ -3,11 +3,16 @@
 // long-term credential mechanism (MESSAGE-INTEGRITY = HMAC-SHA1 keyed with
 // MD5(username ":" realm ":" password)). tests/signal-server/turn.test.ts uses it too, to check
 // that coturn accepts the credentials the signal server mints.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, isIPv6, type Socket as TcpSocket } from 'node:net';
-
-const MAGIC = 0x2112a442;
+import {
+  longTermKey,
+  STUN_MAGIC as MAGIC,
+  STUN_ATTR,
+  stunAttr,
+  stunMessage,
+} from '../../src/client/stun-message.js';
 export const METHOD = {
   binding: 0x001,
   allocate: 0x003,
@@ -17,20 +22,7 @@ export const METHOD = {
   permission: 0x008,
 };
 const CLASS = { request: 0x000, indication: 0x010, success: 0x100, error: 0x110 };
-export const ATTR = {
-  username: 0x0006,
-  integrity: 0x0008,
-  errorCode: 0x0009,
-  lifetime: 0x000d,
-  peer: 0x0012,
-  data: 0x0013,
-  realm: 0x0014,
-  nonce: 0x0015,
-  relayed: 0x0016,
-  family: 0x0017,
-  transport: 0x0019,
-  mapped: 0x0020,
-} as const;
+export const ATTR = { ...STUN_ATTR, peer: 0x0012, data: 0x0013, family: 0x0017 } as const;
 
 export interface Address {
   address: string;
@@ -53,25 +45,8 @@ export class StunError extends Error {
   }
 }
 
-function attribute(type: number, value: Buffer): Buffer {
-  const out = Buffer.alloc(4 + Math.ceil(value.length / 4) * 4);
-  out.writeUInt16BE(type, 0);
-  out.writeUInt16BE(value.length, 2);
-  value.copy(out, 4);
-  return out;
-}
-
 export function encodeMessage(type: number, tid: Buffer, attrs: Buffer[], key?: Buffer): Buffer {
-  const body = Buffer.concat(attrs);
-  const header = Buffer.alloc(20);
-  header.writeUInt16BE(type, 0);
-  header.writeUInt16BE(body.length + (key ? 24 : 0), 2); // the length already counts the MI
-  header.writeUInt32BE(MAGIC, 4);
-  tid.copy(header, 8);
-  const unsigned = Buffer.concat([header, body]);
-  if (!key) return unsigned;
-  const mac = createHmac('sha1', key).update(unsigned).digest();
-  return Buffer.concat([unsigned, attribute(ATTR.integrity, mac)]);
+  return stunMessage(type, attrs, key, tid);
 }
 
 export function decodeMessage(msg: Buffer): StunMessage | null {
@@ -240,9 +215,9 @@ export class StunClient {
     const withAuth = this.#key
       ? [
           ...own,
-          attribute(ATTR.username, Buffer.from(this.#username)),
-          attribute(ATTR.realm, Buffer.from(this.#realm)),
-          attribute(ATTR.nonce, Buffer.from(this.#nonce)),
+          stunAttr(ATTR.username, Buffer.from(this.#username)),
+          stunAttr(ATTR.realm, Buffer.from(this.#realm)),
+          stunAttr(ATTR.nonce, Buffer.from(this.#nonce)),
         ]
       : own;
     const buf = encodeMessage(method | CLASS.request, tid, withAuth, this.#key ?? undefined);
@@ -284,16 +259,16 @@ export class StunClient {
     password: string,
     options: { relay?: 'udp' | 'tcp'; family?: 4 | 6 } = {},
   ): Promise<{ relayed: Address; mapped: Address }> {
-    const attrs = [attribute(ATTR.transport, Buffer.from([options.relay === 'tcp' ? 6 : 17, 0, 0, 0]))];
+    const attrs = [stunAttr(ATTR.transport, Buffer.from([options.relay === 'tcp' ? 6 : 17, 0, 0, 0]))];
     if (options.family !== undefined)
-      attrs.push(attribute(ATTR.family, Buffer.from([options.family === 6 ? 0x02 : 0x01, 0, 0, 0])));
+      attrs.push(stunAttr(ATTR.family, Buffer.from([options.family === 6 ? 0x02 : 0x01, 0, 0, 0])));
     const first = await this.request(METHOD.allocate, attrs);
     if (first.errorCode !== 401)
       throw new StunError(first.errorCode ?? 0, 'expected 401 to the first Allocate');
     this.#username = username;
     this.#realm = first.attrs.get(ATTR.realm)?.toString() ?? '';
     this.#nonce = first.attrs.get(ATTR.nonce)?.toString() ?? '';
-    this.#key = createHash('md5').update(`${username}:${this.#realm}:${password}`).digest();
+    this.#key = longTermKey(username, this.#realm, password);
     const second = await this.#authenticated(METHOD.allocate, attrs);
     const relayed = second.attrs.get(ATTR.relayed);
     const mapped = second.attrs.get(ATTR.mapped);
@@ -304,7 +279,7 @@ export class StunClient {
   /** CreatePermission for one peer IP (v4 or v6); resolves on success, rejects with StunError (e.g. 403). */
   async createPermission(peer: string): Promise<void> {
     await this.#authenticated(METHOD.permission, (tid) => [
-      attribute(ATTR.peer, encodeXorAddress({ address: peer, port: 0 }, tid)),
+      stunAttr(ATTR.peer, encodeXorAddress({ address: peer, port: 0 }, tid)),
     ]);
   }
 
@@ -327,8 +302,8 @@ export class StunClient {
     const tid = randomBytes(12);
     this.#send(
       encodeMessage(METHOD.send | CLASS.indication, tid, [
-        attribute(ATTR.peer, encodeXorAddress(peer, tid)),
-        attribute(ATTR.data, data),
+        stunAttr(ATTR.peer, encodeXorAddress(peer, tid)),
+        stunAttr(ATTR.data, data),
       ]),
     );
   }

@@ -11,11 +11,12 @@
 // The file is then read back by `codex mcp get papo --json`; if Codex does not see the settings,
 // the file is put back as `codex mcp add` left it.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOLS } from '../../mcp/tool-list.js';
 import type { AgentClient, InstallTarget } from './clients.js';
+import { writeAtomically } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine } from './registration.js';
 
@@ -74,21 +75,6 @@ function headerPattern(name: string): RegExp {
     `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*(?:${name}|"${name}"|'${name}')[ \\t]*\\][ \\t]*(?:#.*)?$`,
     'm',
   );
-}
-
-/** Writes `text` to `path` through a temporary file in the same folder, keeping the file's mode. */
-function writeAtomically(path: string, text: string): void {
-  const mode = statSync(path).mode & 0o777;
-  const tmp = `${path}.papo-${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, text, { mode });
-    renameSync(tmp, path);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw err;
-  }
 }
 
 function run(exe: string, args: string[], target: InstallTarget) {

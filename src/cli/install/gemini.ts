@@ -15,11 +15,12 @@
 // PAPO_INSTALL_COMMAND with options of its own (docker run -i --rm -e ...) is written into the file
 // directly instead, the same entry.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AgentClient, InstallTarget } from './clients.js';
+import { writeAtomically } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
-import { commandLine, registrationIn } from './registration.js';
+import { mcpServersRegistration } from './registration.js';
 
 /** Milliseconds: longer than papo's longest `wait` (1200 s), with a margin for the answer. */
 export const GEMINI_TIMEOUT_MS = 1_210_000;
@@ -73,10 +74,8 @@ function addArgs(entry: McpEntry, scope: string): string[] {
 /** Writes papo's entry into `file`, keeping every other key and the file's mode; atomic. */
 function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarget['t']): void {
   let text = '';
-  let mode = 0o600;
   try {
     text = readFileSync(file, 'utf8');
-    mode = statSync(file).mode & 0o777;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -95,11 +94,7 @@ function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarg
     ...(typeof servers === 'object' && servers !== null ? servers : {}),
     papo: entry,
   };
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.papo-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode });
-  chmodSync(tmp, mode);
-  renameSync(tmp, file);
+  writeAtomically(file, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
 export const gemini: AgentClient = {
@@ -109,12 +104,7 @@ export const gemini: AgentClient = {
   // user first: the project's .gemini/settings.json is usually committed and shared.
   scopes: ['user', 'project'],
   async registration(target) {
-    const place = (scope: string) => ({
-      scope,
-      file: geminiSettingsFile({ ...target, scope }),
-      keys: ['mcpServers', 'papo'],
-    });
-    return registrationIn([place('project'), place('user')], commandLine);
+    return mcpServersRegistration((scope) => geminiSettingsFile({ ...target, scope }));
   },
   print(entry, target) {
     const json = { mcpServers: { [entry.name]: geminiEntry(entry, target.scope) } };

@@ -11,12 +11,13 @@
 // papo's calls ("auto-rejecting"): papo's five tools, and only they, are allowed by name.
 // The file is rewritten whole (every other key kept, in order), atomically, with its mode; a file
 // that is not plain JSON (JSONC comments) is left alone, with an error saying what to add by hand.
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { TOOL_NAMES } from '../../mcp/tool-list.js';
 import type { Messages } from '../i18n.js';
 import type { AgentClient, InstallTarget } from './clients.js';
+import { writeAtomically } from './config-file.js';
 import type { McpEntry } from './entry.js';
 import { commandLine, registrationIn, upwards } from './registration.js';
 
@@ -83,17 +84,15 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function readConfig(file: string, t: Messages): { config: JsonObject; mode: number | null } {
+function readConfig(file: string, t: Messages): { config: JsonObject; exists: boolean } {
   let text: string;
-  let mode: number;
   try {
     text = readFileSync(file, 'utf8');
-    mode = statSync(file).mode & 0o777;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, mode: null };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, exists: false };
     throw new Error(t.opencodeUnreadable(file, (err as Error).message));
   }
-  if (text.trim() === '') return { config: {}, mode };
+  if (text.trim() === '') return { config: {}, exists: true };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -101,16 +100,7 @@ function readConfig(file: string, t: Messages): { config: JsonObject; mode: numb
     throw new Error(t.opencodeNotJson(file));
   }
   if (!isObject(parsed)) throw new Error(t.opencodeNotJson(file));
-  return { config: parsed, mode };
-}
-
-/** Writes `text` to `file` through a temporary file in the same folder, renamed over it. */
-function writeAtomically(file: string, text: string, mode: number): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.papo-${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode });
-  chmodSync(tmp, mode); // the umask does not narrow a kept mode
-  renameSync(tmp, file);
+  return { config: parsed, exists: true };
 }
 
 export const opencode: AgentClient = {
@@ -137,9 +127,9 @@ export const opencode: AgentClient = {
   install(entry, target) {
     const { t, scope } = target;
     const file = opencodeConfigFile(target);
-    const { config, mode } = readConfig(file, t);
-    const base = mode === null ? { $schema: 'https://opencode.ai/config.json', ...config } : config;
-    writeAtomically(file, `${JSON.stringify(withPapo(base, entry, scope), null, 2)}\n`, mode ?? 0o600);
+    const { config, exists } = readConfig(file, t);
+    const base = !exists ? { $schema: 'https://opencode.ai/config.json', ...config } : config;
+    writeAtomically(file, `${JSON.stringify(withPapo(base, entry, scope), null, 2)}\n`);
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME
         ? [t.installHomeNoteFor('opencode', entry.env.PAPO_HOME)]

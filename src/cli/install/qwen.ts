@@ -14,7 +14,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient, InstallTarget } from './clients.js';
 import { type McpEntry, shellQuote } from './entry.js';
-import { commandLine, registrationIn } from './registration.js';
+import { mcpServersRegistration } from './registration.js';
 
 /** How long a call of papo's tools may run: papo's longest wait (1200 s) and a margin. */
 export const QWEN_TOOL_TIMEOUT_MS = 1_210_000;
@@ -53,12 +53,7 @@ export const qwen: AgentClient = {
   executables: ['qwen'],
   scopes: ['project', 'user'],
   async registration(target) {
-    const place = (scope: string) => ({
-      scope,
-      file: qwenSettingsFile({ ...target, scope }),
-      keys: ['mcpServers', 'papo'],
-    });
-    return registrationIn([place('project'), place('user')], commandLine);
+    return mcpServersRegistration((scope) => qwenSettingsFile({ ...target, scope }));
   },
   print(entry, target) {
     const env = plainEnv(entry, target.scope);

@@ -73,3 +73,13 @@ export function commandLine(entry: unknown): string {
   ].filter((w): w is string => typeof w === 'string');
   return words.join(' ');
 }
+
+/** papo's entry under `mcpServers` of the project's settings file, else the user's (Gemini CLI, Qwen Code). */
+export function mcpServersRegistration(fileOf: (scope: string) => string): Registration {
+  const places = ['project', 'user'].map((scope) => ({
+    scope,
+    file: fileOf(scope),
+    keys: ['mcpServers', 'papo'],
+  }));
+  return registrationIn(places, commandLine);
+}

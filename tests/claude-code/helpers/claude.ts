@@ -2,16 +2,15 @@
 // scripts/agent-cli.mjs, run in a HOME of the test's own, against the scripted fake Messages API
 // (fake-anthropic.ts), with every other connection kept on this machine. Everything it starts is
 // stopped when the test ends.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
 import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
 import { makeRoom, type Room, startAgent } from '../../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import { clientSandbox, type Hooks, papoInstallWith, stopFirst } from '../../support/client-run.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
 export type ClaudeCode = AgentCli;
@@ -27,35 +26,6 @@ export function claudeCode(): ClaudeCode | { skip: string } {
 /** Is tmux there (the interactive tests drive Claude Code's terminal UI through it)? */
 export function hasTmux(): boolean {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-}
-
-interface Hooks {
-  after: (fn: () => Promise<void> | void) => void;
-}
-
-/** An HTTPS proxy that refuses every CONNECT, and records where Claude Code tried to go. */
-export async function refusingProxy(t: Hooks): Promise<{ url: string; connects: string[] }> {
-  const connects: string[] = [];
-  const server = createServer((req, res) => {
-    connects.push(`${req.method} ${req.url}`);
-    res.writeHead(403);
-    res.end();
-  });
-  server.on('connect', (req, socket) => {
-    connects.push(`CONNECT ${req.url}`);
-    socket.on('error', () => {});
-    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-  });
-  server.on('clientError', (_err, socket) => socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connects };
 }
 
 /**
@@ -103,28 +73,17 @@ export async function claudeSetup(
   const home = join(opts.root, 'claude-home');
   mkdirSync(home, { recursive: true });
   seedClaudeJson(home, opts.project, opts.cc.version);
-  const proxy = await refusingProxy(t);
   // After Claude Code is stopped (hooks registered later run first, see stopFirst): its MCP servers.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
-  });
+  const sandbox = await clientSandbox(t, { binDir: opts.cc.binDir, home, papoHome: opts.papoHome });
   const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cc.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: home,
-    LANG: 'C.UTF-8',
+    ...sandbox.env,
     TERM: 'xterm-256color',
-    PAPO_HOME: opts.papoHome,
     ANTHROPIC_BASE_URL: opts.fake.url,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
-    HTTPS_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
     CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
     DISABLE_AUTOUPDATER: '1',
-    GIT_SSH_COMMAND: 'false',
   };
-  return { home, env, connects: proxy.connects };
+  return { home, env, connects: sandbox.refused };
 }
 
 /** The recorder's compiled script (helpers/record-stdio.ts). */
@@ -153,66 +112,13 @@ export function recordedLines(log: string): { dir: 'in' | 'out'; msg: Json }[] {
     });
 }
 
-/** Runs `papo install` in `project` as the user would, with Claude Code's environment. */
+/** Runs `papo install` (no --client: Claude Code is the default) in `project`, as the user would. */
 export function papoInstall(
   project: string,
   env: NodeJS.ProcessEnv,
   extra: Record<string, string> = {},
 ): string {
-  const r = spawnSync(process.execPath, [PAPO_BIN, 'install'], {
-    cwd: project,
-    env: { ...env, ...extra },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (r.status !== 0) throw new Error(`papo install exited ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
-/** Runs `claude` to its end (in its own process group, killed whole if it overruns). */
-export async function runClaude(
-  t: Hooks,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; log?: string },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('claude', args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.after(() => stopGroup(child));
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-    if (opts.log) appendFileSync(opts.log, c);
-  });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
-
-/** Ends a detached child's process group (Claude Code and the MCP servers it started). */
-export async function stopGroup(child: ChildProcess): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined) return;
-  const alive = (): boolean => {
-    try {
-      process.kill(-pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!alive()) return;
-  process.kill(-pid, 'SIGTERM');
-  for (let i = 0; i < 30 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-  if (alive()) process.kill(-pid, 'SIGKILL');
+  return papoInstallWith([], project, env, extra);
 }
 
 /** The stream-json events of a `claude -p --output-format stream-json` run. */
@@ -221,54 +127,6 @@ export function streamEvents(stdout: string): Json[] {
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l));
-}
-
-/** Processes (other than this one) whose environment holds `NAME=value`: what a test left running. */
-export function processesWithEnv(name: string, value: string): number[] {
-  const wanted = `${name}=${value}`;
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(wanted))
-        out.push(Number(entry));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return out;
-}
-
-/**
- * Waits up to `ms` for the processes started with PAPO_HOME=`home` to end; kills and names those
- * left (Claude Code is expected to end the MCP servers it started).
- */
-export async function leftovers(home: string, ms = 5_000): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  let left = processesWithEnv('PAPO_HOME', home);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    left = processesWithEnv('PAPO_HOME', home);
-  }
-  for (const pid of left) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-  return left;
-}
-
-/**
- * Hooks that run before the ones registered after this call: node:test runs a test's `after` hooks
- * in the order they were registered, and makeRoom's removes the room's folder, so Claude Code must
- * be stopped by a hook registered before it. Within these, the last registered runs first.
- */
-export function stopFirst(t: Hooks): Hooks {
-  const fns: (() => Promise<void> | void)[] = [];
-  t.after(async () => {
-    for (const fn of fns.reverse()) await fn();
-  });
-  return { after: (fn) => void fns.push(fn) };
 }
 
 /**

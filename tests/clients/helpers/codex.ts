@@ -10,22 +10,24 @@
 //   const run = await codexTurn(t, { cli, root, project, papoHome, fake, prompt });
 //   // run: { code, stdout, stderr, events (the --json lines), connects, ms, setup }
 //
-// codexTurn(t, opts) = codexSetup (CODEX_HOME under `root`, the environment) + papoInstallCodex
-// (papo install --client codex with PAPO_HOME=papoHome, unless opts.setup is given, to run a
+// codexTurn(t, opts) = codexSetup (CODEX_HOME under `root`, the environment) + papoInstallFor
+// ('codex'; papo install --client codex with PAPO_HOME=papoHome, unless opts.setup is given, to run a
 // second turn in the same CODEX_HOME) + runCodex (`codex exec --json` in `project`, stdin closed).
-// `t` is node:test's context or stopFirst(t) of tests/claude-code/helpers/claude.ts; the hooks
+// `t` is node:test's context or stopFirst(t) of tests/support/client-run.ts; the hooks
 // stop Codex's process group, then any `papo mcp` it left.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { leftovers, refusingProxy, stopGroup } from '../../claude-code/helpers/claude.js';
-import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
+import { join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import {
+  type ClientRun,
+  clientSandbox,
+  type Hooks,
+  papoInstallFor,
+  runClient,
+  spawnGroup,
+  stopGroup,
+} from '../../support/client-run.js';
 import { FAKE_OPENAI_KEY, FAKE_OPENAI_MODEL, type FakeOpenAI, type Json } from '../fake-openai.js';
-
-interface Hooks {
-  after: (fn: () => Promise<void> | void) => void;
-}
 
 /** The pinned Codex CLI (about 15 s and 420 MB the first time), or `{ skip }` with the reason. */
 export function codexCli(): AgentCli | { skip: string } {
@@ -73,75 +75,23 @@ export async function codexSetup(
   const home = join(base, 'home');
   mkdirSync(codexHome, { recursive: true });
   mkdirSync(home, { recursive: true });
-  const proxy = await refusingProxy(t);
-  if (opts.papoHome !== undefined) {
-    const papoHome = opts.papoHome;
-    // After Codex is stopped (hooks registered later run first): the MCP servers it left.
-    t.after(async () => {
-      await leftovers(papoHome);
-    });
-  }
-  const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: home,
-    CODEX_HOME: codexHome,
-    LANG: 'C.UTF-8',
-    [KEY_VAR]: FAKE_OPENAI_KEY,
-    HTTPS_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    HTTP_PROXY: proxy.url,
-    http_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-    GIT_SSH_COMMAND: 'false',
-    ...(opts.papoHome === undefined ? {} : { PAPO_HOME: opts.papoHome }),
-  };
-  return { cli: opts.cli, codexHome, home, env, fake: opts.fake, connects: proxy.connects };
-}
-
-/** Runs `papo install --client codex` in `project` as the user would; returns what it printed. */
-export function papoInstallCodex(
-  project: string,
-  env: NodeJS.ProcessEnv,
-  extra: Record<string, string> = {},
-): string {
-  const r = spawnSync(process.execPath, [PAPO_BIN, 'install', '--client', 'codex'], {
-    cwd: project,
-    env: { ...env, ...extra },
-    encoding: 'utf8',
-    timeout: 60_000,
+  // After Codex is stopped (hooks registered later run first): the MCP servers it left.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    ...(opts.papoHome === undefined ? {} : { papoHome: opts.papoHome }),
   });
-  if (r.status !== 0)
-    throw new Error(`papo install --client codex exited ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.stdout;
+  const env: NodeJS.ProcessEnv = {
+    ...sandbox.env,
+    CODEX_HOME: codexHome,
+    [KEY_VAR]: FAKE_OPENAI_KEY,
+  };
+  return { cli: opts.cli, codexHome, home, env, fake: opts.fake, connects: sandbox.refused };
 }
 
-export interface CodexRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+export interface CodexRun extends ClientRun {
   /** The JSON lines of `codex exec --json` (thread.started, item.completed, turn.completed...). */
   events: Json[];
-  /** How long the run took. */
-  ms: number;
-}
-
-/** Spawns `codex args...` in its own process group, stopped by `t` (and after `timeoutMs`). */
-function spawnCodex(
-  t: Hooks,
-  setup: CodexSetup,
-  args: string[],
-  opts: { cwd: string; env?: Record<string, string>; stdin?: 'pipe' },
-): ChildProcess {
-  const child = spawn(setup.cli.bin, args, {
-    cwd: opts.cwd,
-    env: { ...setup.env, ...opts.env },
-    // codex exec reads more of the prompt from a stdin that is not closed.
-    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.after(() => stopGroup(child));
-  return child;
 }
 
 /**
@@ -153,36 +103,23 @@ export async function runCodex(
   setup: CodexSetup,
   opts: { cwd: string; prompt: string; timeoutMs: number; env?: Record<string, string>; args?: string[] },
 ): Promise<CodexRun> {
-  const started = Date.now();
-  const child = spawnCodex(
-    t,
-    setup,
-    [
-      'exec',
-      '--json',
-      '--skip-git-repo-check',
-      ...codexModelArgs(setup.fake),
-      ...(opts.args ?? []),
-      opts.prompt,
-    ],
-    opts,
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
+  const args = [
+    'exec',
+    '--json',
+    '--skip-git-repo-check',
+    ...codexModelArgs(setup.fake),
+    ...(opts.args ?? []),
+  ];
+  const run = await runClient(t, setup.cli.bin, [...args, opts.prompt], {
+    cwd: opts.cwd,
+    env: { ...setup.env, ...opts.env },
+    timeoutMs: opts.timeoutMs,
   });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  const events = stdout
+  const events = run.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l));
-  return { code, stdout, stderr, events, ms: Date.now() - started };
+  return { ...run, events };
 }
 
 /** The MCP tool calls of a run (item.completed of type mcp_tool_call). */
@@ -193,7 +130,7 @@ export function mcpToolCalls(run: CodexRun): Json[] {
 }
 
 /**
- * codexSetup + papoInstallCodex + runCodex: one headless turn of Codex in `project`, with papo
+ * codexSetup + papoInstallFor('codex') + runCodex: one headless turn of Codex in `project`, with papo
  * registered for the member whose PAPO_HOME is `papoHome`. Pass `setup` (from an earlier call's
  * result) to run another turn in the same CODEX_HOME without installing again.
  */
@@ -222,7 +159,7 @@ export async function codexTurn(
       papoHome: opts.papoHome,
       ...(opts.name === undefined ? {} : { name: opts.name }),
     });
-    papoInstallCodex(opts.project, setup.env, opts.env);
+    papoInstallFor('codex', opts.project, setup.env, [], opts.env);
   }
   const run = await runCodex(t, setup, {
     cwd: opts.project,
@@ -239,7 +176,12 @@ export async function codexTurn(
  * No model request is made.
  */
 export async function mcpServerStatus(t: Hooks, setup: CodexSetup, cwd: string): Promise<Json[]> {
-  const child = spawnCodex(t, setup, ['app-server', ...codexModelArgs(setup.fake)], { cwd, stdin: 'pipe' });
+  // codex app-server is talked to on its stdin.
+  const child = spawnGroup(t, setup.cli.bin, ['app-server', ...codexModelArgs(setup.fake)], {
+    cwd,
+    env: setup.env,
+    stdin: 'pipe',
+  });
   child.stdin?.on('error', () => {});
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => {

@@ -10,18 +10,18 @@
 // member's PAPO_HOME `papoHome`, and `env` added to Gemini CLI's environment (PAPO_SIGNAL_TOKEN,
 // PAPO_INSTALL_COMMAND...). `output` is Gemini CLI's JSON result ({ response, stats, ... }) or null.
 // The turn ends when the scripted model answers without a function call. `t` is a test context, or
-// the hooks of stopFirst (../../claude-code/helpers/claude.ts) when a room's folder is involved.
-import { spawn, spawnSync } from 'node:child_process';
+// the hooks of stopFirst (../../support/client-run.ts) when a room's folder is involved.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { leftovers, refusingProxy, stopGroup } from '../../claude-code/helpers/claude.js';
-import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
 import type { AgentCli } from '../../support/agent-cli.js';
+import {
+  type ClientRun,
+  clientSandbox,
+  type Hooks,
+  papoInstallFor,
+  runClient,
+} from '../../support/client-run.js';
 import { FAKE_GEMINI_KEY, type FakeGemini, type Json } from '../fake-gemini.js';
-
-interface Hooks {
-  after: (fn: () => Promise<void> | void) => void;
-}
 
 export interface GeminiSetup {
   /** HOME of Gemini CLI (its ~/.gemini/). */
@@ -53,74 +53,19 @@ export async function geminiSetup(
     mkdirSync(dirname(settings), { recursive: true });
     writeFileSync(settings, `${JSON.stringify(BASE_SETTINGS, null, 2)}\n`);
   }
-  const proxy = await refusingProxy(t);
   // After Gemini CLI is stopped (hooks registered later run first in stopFirst): its MCP servers.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
-  });
+  const sandbox = await clientSandbox(t, { binDir: opts.cli.binDir, home, papoHome: opts.papoHome });
   const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: home,
-    LANG: 'C.UTF-8',
+    ...sandbox.env,
     TERM: 'xterm-256color',
-    PAPO_HOME: opts.papoHome,
     GOOGLE_GEMINI_BASE_URL: opts.fake.url,
     GEMINI_API_KEY: FAKE_GEMINI_KEY,
-    HTTPS_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    HTTP_PROXY: proxy.url,
-    http_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-    GIT_SSH_COMMAND: 'false',
     ...opts.env,
   };
-  return { home, env, connects: proxy.connects };
+  return { home, env, connects: sandbox.refused };
 }
 
-/** Runs `papo install --client gemini [args]` in `project` as the user would; returns its stdout. */
-export function installPapo(project: string, env: NodeJS.ProcessEnv, args: string[] = []): string {
-  const r = spawnSync(process.execPath, [PAPO_BIN, 'install', '--client', 'gemini', ...args], {
-    cwd: project,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (r.status !== 0) throw new Error(`papo install exited ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
-/** Runs `gemini args...` to its end, in its own process group, killed whole if it overruns. */
-export async function runGemini(
-  t: Hooks,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('gemini', args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.after(() => stopGroup(child));
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const timer = setTimeout(() => void stopGroup(child), opts.timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
-
-export interface GeminiTurn {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+export interface GeminiTurn extends ClientRun {
   /** Gemini CLI's `-o json` result, or null when stdout held none. */
   output: Json | null;
   setup: GeminiSetup;
@@ -141,10 +86,10 @@ export async function geminiTurn(
   },
 ): Promise<GeminiTurn> {
   const setup = await geminiSetup(t, opts);
-  installPapo(opts.project, setup.env);
+  papoInstallFor('gemini', opts.project, setup.env);
   // --skip-trust: this run trusts the project folder, as the person does once in Gemini CLI's dialog;
   // without it a headless run refuses to start at all, and no stdio MCP server runs.
-  const r = await runGemini(t, ['--skip-trust', '-p', opts.prompt, '-o', 'json'], {
+  const r = await runClient(t, opts.cli.bin, ['--skip-trust', '-p', opts.prompt, '-o', 'json'], {
     cwd: opts.project,
     env: setup.env,
     timeoutMs: opts.timeoutMs ?? 120_000,

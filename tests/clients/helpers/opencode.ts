@@ -11,12 +11,16 @@
 //     output, JSON events, duration and setup (HOME, environment, refused connections). Everything
 //     it starts is stopped after `t` (hooks registered before makeRoom's: pass stopFirst(t)).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { leftovers } from '../../claude-code/helpers/claude.js';
+import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import {
+  type ClientRun,
+  clientSandbox,
+  type Hooks,
+  papoInstallFor,
+  runClient,
+} from '../../support/client-run.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions, type Json } from '../fake-chat-completions.js';
-import { type ClientRun, type Hooks, papoInstallFor, runClient } from './common.js';
-import { gateProxy } from './gate-proxy.js';
 
 /** The pinned opencode, installed into its cache when needed, or `{ skip }` with the reason. */
 export function opencodeCli(): AgentCli | { skip: string } {
@@ -82,32 +86,24 @@ export async function opencodeSetup(
       2,
     )}\n`,
   );
-  const proxy = await gateProxy(t, [new URL(opts.fake.url).host]);
-  // After opencode is stopped: the papo mcp it started must be gone.
-  t.after(async () => {
-    await leftovers(opts.papoHome);
+  // Only the fake let through; after opencode is stopped, the papo mcp it started must be gone.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    papoHome: opts.papoHome,
+    allow: [new URL(opts.fake.url).host],
   });
   const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: home,
+    ...sandbox.env,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
-    LANG: 'C.UTF-8',
-    PAPO_HOME: opts.papoHome,
-    HTTPS_PROXY: proxy.url,
-    HTTP_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    http_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-    GIT_SSH_COMMAND: 'false',
   };
-  const setup = { home, env, refused: proxy.refused };
+  const setup = { home, env, refused: sandbox.refused };
   setups.set(home, setup);
   return setup;
 }

@@ -13,12 +13,16 @@
 //     environment, refused connections). Everything it starts is stopped after `t` (hooks registered
 //     before makeRoom's: pass stopFirst(t)).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { leftovers } from '../../claude-code/helpers/claude.js';
+import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
+import {
+  type ClientRun,
+  clientSandbox,
+  type Hooks,
+  papoInstallFor,
+  runClient,
+} from '../../support/client-run.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions } from '../fake-chat-completions.js';
-import { type ClientRun, type Hooks, papoInstallFor, runClient } from './common.js';
-import { gateProxy } from './gate-proxy.js';
 
 /** The pinned Qwen Code, installed into its cache when needed, or `{ skip }` with the reason. */
 export function qwenCli(): AgentCli | { skip: string } {
@@ -53,27 +57,20 @@ export async function qwenSetup(
       2,
     )}\n`,
   );
-  const proxy = await gateProxy(t, [new URL(opts.fake.url).host]);
-  t.after(async () => {
-    await leftovers(opts.papoHome);
+  // Only the fake let through; after Qwen Code is stopped, the papo mcp it started must be gone.
+  const sandbox = await clientSandbox(t, {
+    binDir: opts.cli.binDir,
+    home,
+    papoHome: opts.papoHome,
+    allow: [new URL(opts.fake.url).host],
   });
   const env: NodeJS.ProcessEnv = {
-    PATH: `${opts.cli.binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: home,
-    LANG: 'C.UTF-8',
-    PAPO_HOME: opts.papoHome,
+    ...sandbox.env,
     OPENAI_BASE_URL: opts.fake.url,
     OPENAI_API_KEY: FAKE_API_KEY,
     OPENAI_MODEL: FAKE_MODEL,
-    HTTPS_PROXY: proxy.url,
-    HTTP_PROXY: proxy.url,
-    https_proxy: proxy.url,
-    http_proxy: proxy.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-    GIT_SSH_COMMAND: 'false',
   };
-  const setup = { home, env, refused: proxy.refused };
+  const setup = { home, env, refused: sandbox.refused };
   setups.set(home, setup);
   return setup;
 }

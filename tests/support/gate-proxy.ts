@@ -2,13 +2,10 @@
 // fake model API) and refuses everything else, recording where the client tried to go. Some clients
 // send even 127.0.0.1 through their proxy (Qwen Code 0.15.10 gives the OpenAI SDK an undici
 // ProxyAgent built from HTTPS_PROXY, which does not read NO_PROXY), so refusing all would also
-// refuse the fake.
+// refuse the fake. tests/support/client-run.ts (clientSandbox) starts one for every client.
 import { createServer, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
-
-interface Hooks {
-  after: (fn: () => Promise<void> | void) => void;
-}
+import type { Hooks } from './client-run.js';
 
 export interface GateProxy {
   /** http://127.0.0.1:<port>: HTTPS_PROXY and HTTP_PROXY of the client. */
