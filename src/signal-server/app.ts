@@ -207,7 +207,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
       case 'signal': {
         if (!conn.topics.has(m.topic))
           return conn.refuse('bad_request', 'join the topic before signalling on it');
-        const delivered = hub.signal(conn, m.topic, m.to, m.data);
+        const delivered = hub.signal(conn, m.topic, m.to, m.data, parsed.plain);
         const after = (ok: boolean) => {
           if (!ok) conn.refuse('unknown_peer', 'no such peer on this topic');
         };
