@@ -1,5 +1,6 @@
 // One server under test in its own process, so its memory is measured alone. Started by
-// bench/signal-server.ts; prints `port <n>` then answers `mem` lines on stdin with a JSON line.
+// bench/signal-server.ts; prints `port <n>` then answers `mem` and `cpu` lines on stdin with a JSON
+// line each.
 // Usage: node --expose-gc dist/bench/signal-server-target.js papo|peerjs [peer package folder]
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +43,13 @@ const port = await start();
 process.stdout.write(`port ${port}\n`);
 const gc = (globalThis as { gc?: () => void }).gc;
 createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'cpu') {
+    // CPU time this process has used, in microseconds: per signal, it is a measure that a machine
+    // shared with other jobs disturbs far less than a rate.
+    const c = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuMicros: c.user + c.system })}\n`);
+    return;
+  }
   if (line !== 'mem') return;
   gc?.();
   setTimeout(() => {

@@ -3,10 +3,14 @@
 //   1. idle connections: open N sockets (papo: welcome + join a topic with one other peer;
 //      PeerJS: OPEN), then the server's RSS and heap growth per connection after a GC;
 //   2. forwarding: P sender/receiver pairs, each with a window of W signals in flight, M signals
-//      in all: signals per second and latency p50/p99; then one pair with one in flight (unloaded).
+//      in all: signals per second, latency p50/p99 and the server's CPU time per signal; then one
+//      pair with one in flight (unloaded).
 // Usage: npm run build && npm install --prefix /tmp/peerjs-bench peer && ulimit -n 20000 &&
 //        node dist/bench/signal-server.js [--idle 10000] [--pairs 50] [--messages 200000]
-//        [--window 16] [--peerjs /tmp/peerjs-bench]   (see docs/performance.md)
+//        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>]
+//   --rounds N runs papo, PeerJS, papo, PeerJS... N times each, so both see the same load on a
+//   shared machine; --idle 0 skips the idle phase; --profile writes each server's V8 CPU profile
+//   (node --cpu-prof) into <dir>.   (see docs/performance.md)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -22,6 +26,8 @@ const PAIRS = Number(args.get('--pairs') ?? 50);
 const MESSAGES = Number(args.get('--messages') ?? 200_000);
 const WINDOW = Number(args.get('--window') ?? 16);
 const PEERJS_DIR = args.get('--peerjs') ?? '/tmp/peerjs-bench';
+const ROUNDS = Number(args.get('--rounds') ?? 1);
+const PROFILE_DIR = args.get('--profile');
 const PAYLOAD = randomBytes(384).toString('base64'); // ~ a sealed ICE candidate / small SDP chunk
 const TARGET = fileURLToPath(new URL('./signal-server-target.js', import.meta.url));
 
@@ -31,10 +37,13 @@ interface Target {
   child: ChildProcess;
   port: number;
   mem(): Promise<{ rss: number; heapUsed: number }>;
+  /** CPU time (user + system) the server process has used so far, in microseconds. */
+  cpu(): Promise<number>;
 }
 
 async function startTarget(kind: Kind): Promise<Target> {
-  const child = spawn(process.execPath, ['--expose-gc', TARGET, kind, PEERJS_DIR], {
+  const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR];
+  const child = spawn(process.execPath, [...profile, '--expose-gc', TARGET, kind, PEERJS_DIR], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -55,6 +64,10 @@ async function startTarget(kind: Kind): Promise<Target> {
     async mem() {
       child.stdin?.write('mem\n');
       return JSON.parse(await nextLine()) as { rss: number; heapUsed: number };
+    },
+    async cpu() {
+      child.stdin?.write('cpu\n');
+      return (JSON.parse(await nextLine()) as { cpuMicros: number }).cpuMicros;
     },
   };
 }
@@ -183,6 +196,7 @@ async function forward(kind: Kind, port: number, pairs: number, total: number, w
   await closeAll(endpoints);
   latencies.sort((x, y) => x - y);
   return {
+    delivered: latencies.length,
     perSecond: Math.round(latencies.length / seconds),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -193,24 +207,35 @@ async function run(kind: Kind) {
   const target = await startTarget(kind);
   try {
     const base = await target.mem();
-    const idle = await openMany(kind, target.port, IDLE);
-    const loaded = await target.mem();
-    await closeAll(idle);
-    await new Promise((r) => setTimeout(r, 1000));
+    let loaded = base;
+    if (IDLE > 0) {
+      const idle = await openMany(kind, target.port, IDLE);
+      loaded = await target.mem();
+      await closeAll(idle);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const cpu0 = await target.cpu();
     const load = await forward(kind, target.port, PAIRS, MESSAGES, WINDOW);
+    // The server's CPU time per signal delivered under load (connecting the pairs included).
+    const cpuPerSignal = ((await target.cpu()) - cpu0) / load.delivered;
     const unloaded = await forward(kind, target.port, 1, 5000, 1);
     return {
       kind,
       idle: IDLE,
       rssMB: loaded.rss / 2 ** 20,
-      rssPerConnKB: (loaded.rss - base.rss) / IDLE / 1024,
-      heapPerConnKB: (loaded.heapUsed - base.heapUsed) / IDLE / 1024,
+      rssPerConnKB: IDLE > 0 ? (loaded.rss - base.rss) / IDLE / 1024 : Number.NaN,
+      heapPerConnKB: IDLE > 0 ? (loaded.heapUsed - base.heapUsed) / IDLE / 1024 : Number.NaN,
       load,
+      cpuPerSignal,
       unloaded,
     };
   } finally {
+    // The target exits on the end of its stdin (which writes a CPU profile); killed if it lingers.
+    const exited = new Promise((r) => target.child.once('exit', r));
     target.child.stdin?.end();
-    target.child.kill('SIGKILL');
+    const timer = setTimeout(() => target.child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
   }
 }
 
@@ -219,7 +244,7 @@ if (existsSync(`${PEERJS_DIR}/node_modules/peer`)) kinds.push('peerjs');
 else process.stderr.write(`PeerJS not found in ${PEERJS_DIR}: npm install --prefix ${PEERJS_DIR} peer\n`);
 
 const results = [];
-for (const kind of kinds) results.push(await run(kind));
+for (let round = 0; round < ROUNDS; round++) for (const kind of kinds) results.push(await run(kind));
 
 const f = (n: number, d = 1) => n.toFixed(d);
 console.log(`date: ${new Date().toISOString()}`);
@@ -227,15 +252,47 @@ console.log(
   `machine: ${cpus()[0]?.model ?? '?'} x${cpus().length}, ${f(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
 );
 console.log(
-  `idle=${IDLE} pairs=${PAIRS} messages=${MESSAGES} window=${WINDOW} payload=${PAYLOAD.length} B base64`,
+  `idle=${IDLE} pairs=${PAIRS} messages=${MESSAGES} window=${WINDOW} payload=${PAYLOAD.length} B base64 rounds=${ROUNDS}`,
 );
 console.log(
-  '| server | idle conns | RSS with idle conns | RSS / conn | heap / conn | signals/s (loaded) | p50 / p99 loaded | p50 / p99 unloaded |',
+  '| server | idle conns | RSS with idle conns | RSS / conn | heap / conn | signals/s (loaded) | p50 / p99 loaded | server CPU / signal | p50 / p99 unloaded |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results) {
   console.log(
     `| ${r.kind} | ${r.idle} | ${f(r.rssMB)} MB | ${f(r.rssPerConnKB, 2)} KB | ${f(r.heapPerConnKB, 2)} KB | ` +
-      `${r.load.perSecond} | ${f(r.load.p50, 2)} / ${f(r.load.p99, 2)} ms | ${f(r.unloaded.p50, 3)} / ${f(r.unloaded.p99, 3)} ms |`,
+      `${r.load.perSecond} | ${f(r.load.p50, 2)} / ${f(r.load.p99, 2)} ms | ${f(r.cpuPerSignal)} µs | ${f(r.unloaded.p50, 3)} / ${f(r.unloaded.p99, 3)} ms |`,
   );
+}
+if (ROUNDS > 1 || kinds.length > 1) {
+  const range = (xs: number[], d: number) => `${f(Math.min(...xs), d)}-${f(Math.max(...xs), d)}`;
+  for (const kind of kinds) {
+    const mine = results.filter((r) => r.kind === kind);
+    console.log(
+      `${kind}: signals/s ${range(
+        mine.map((r) => r.load.perSecond),
+        0,
+      )}, p99 loaded ${range(
+        mine.map((r) => r.load.p99),
+        1,
+      )} ms, server CPU ${range(
+        mine.map((r) => r.cpuPerSignal),
+        1,
+      )} µs / signal`,
+    );
+  }
+  // Round by round: papo's rate over the PeerJS run right after it.
+  if (kinds.length > 1) {
+    const rates: string[] = [];
+    const cpu: string[] = [];
+    for (let i = 0; i + 1 < results.length; i += 2) {
+      const [p, j] = [results[i], results[i + 1]];
+      if (p === undefined || j === undefined) continue;
+      rates.push(`${f(p.load.perSecond / j.load.perSecond, 2)}x`);
+      cpu.push(`${f(p.cpuPerSignal / j.cpuPerSignal, 2)}x`);
+    }
+    console.log(
+      `papo / PeerJS per round, signals/s: ${rates.join(', ')}; server CPU per signal: ${cpu.join(', ')}`,
+    );
+  }
 }

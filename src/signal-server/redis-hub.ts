@@ -265,10 +265,10 @@ export class RedisHub implements Hub {
     }
   }
 
-  async signal(member: Member, topic: string, to: string, data: string): Promise<boolean> {
+  async signal(member: Member, topic: string, to: string, data: string, plain?: boolean): Promise<boolean> {
     const from = member.topics.get(topic);
     if (from === undefined) return false;
-    const message = text.signal(topic, from, data);
+    const message = text.signal(topic, from, data, plain);
     const target = this.local.get(topic, to);
     if (target !== undefined) {
       deliver(target, message);
