@@ -3,7 +3,7 @@
 // the pinned Claude Code when it is installed. The path rule and the NAT's mapping are unit-tested
 // at the end (on loopback the mapping never changes).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -16,71 +16,10 @@ import {
 import { freePort } from '../../src/cli/free-port.js';
 import { mappingBehaviour } from '../../src/client/turn-probe.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
-import { type AgentClient, agentCli } from '../support/agent-cli.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
-import { runChild } from '../support/run-child.js';
 import { localhostCert } from '../support/tls-cert.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
-
-type T = { after: (fn: () => unknown) => void };
-
-interface JsonCheck {
-  id: string;
-  status: 'ok' | 'warn' | 'fail' | 'skip';
-  label: string;
-  text: string;
-  fix?: string;
-  data?: Record<string, unknown>;
-}
-interface JsonReport {
-  ok: boolean;
-  profile: string;
-  ms: number;
-  checks: JsonCheck[];
-  summary: Record<string, number>;
-}
-
-/** No agent CLI of this machine on PATH: only the ones a test puts there. */
-const BASE_PATH = `${join(process.execPath, '..')}:/usr/bin:/bin`;
-
-function env(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return cleanEnv({ PAPO_HOME: home, PATH: BASE_PATH, ...extra });
-}
-
-/** A profile "ana" whose room meets at `signalUrl`. */
-function profile(t: T, signalUrl: string): string {
-  const home = join(tempDir(t), 'home');
-  const r = papo(['new', '--name', 'ana', '--signal', signalUrl], env(home));
-  assert.equal(r.status, 0, r.stderr);
-  return home;
-}
-
-async function doctor(e: NodeJS.ProcessEnv, args: string[] = [], cwd?: string) {
-  const started = Date.now();
-  const r = await runChild(process.execPath, [PAPO, 'doctor', ...args], {
-    env: e,
-    timeoutMs: 40_000,
-    ...(cwd ? { cwd } : {}),
-  });
-  return { ...r, ms: Date.now() - started };
-}
-
-async function doctorJson(e: NodeJS.ProcessEnv, cwd?: string) {
-  const r = await doctor(e, ['--json'], cwd);
-  let report: JsonReport;
-  try {
-    report = JSON.parse(r.stdout) as JsonReport;
-  } catch {
-    throw new Error(`not JSON (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return { ...r, report };
-}
-
-function check(report: JsonReport, id: string): JsonCheck {
-  const c = report.checks.find((x) => x.id === id);
-  if (!c) throw new Error(`no check ${id} in ${JSON.stringify(report.checks.map((x) => x.id))}`);
-  return c;
-}
+import { check, doctor, doctorJson, env, profile, type T } from './doctor-helpers.js';
+import { PAPO, tempDir } from './run-papo.js';
 
 /** Each test server's metrics listener (ADR 0075: the signal port has no /metrics). */
 const metricsUrls = new Map<string, string | undefined>();
@@ -410,70 +349,6 @@ test('no profile: one failure that says how to make one; the other checks still 
   assert.match(p.fix ?? '', /^papo new --name YOUR-NAME, or papo join --name YOUR-NAME with an invite$/);
   assert.ok(report.checks.some((c) => c.id === 'channels'));
 });
-
-/** How each client names itself, and the scope doctor reads after papo install's default. */
-const CLIENT_VIEW: Record<AgentClient, { label: string; scope: RegExp }> = {
-  claude: {
-    label: 'Claude Code',
-    scope: /^papo is registered \(scope local \(.*\.claude\.json\): .*main\.js mcp/,
-  },
-  codex: { label: 'Codex CLI', scope: /^papo is registered \(scope user \(.*config\.toml\): .*main\.js mcp/ },
-  gemini: {
-    label: 'Gemini CLI',
-    scope: /^papo is registered \(scope user \(.*\.gemini\/settings\.json\): .*main\.js mcp/,
-  },
-  opencode: {
-    label: 'opencode',
-    scope: /^papo is registered \(scope project \(.*opencode\.json\): .*main\.js mcp/,
-  },
-  qwen: {
-    label: 'Qwen Code',
-    scope: /^papo is registered \(scope project \(.*\.qwen\/settings\.json\): .*main\.js mcp/,
-  },
-};
-
-for (const id of ['claude', 'codex', 'gemini', 'opencode', 'qwen'] as const) {
-  test(`${id} on PATH: papo not registered is a warning with the fix; after papo install --client ${id} (the real client), ok, read from its files`, {
-    timeout: 120_000,
-  }, async (t) => {
-    const cli = agentCli(id);
-    if ('skip' in cli) {
-      t.skip(cli.skip);
-      return;
-    }
-    const dir = tempDir(t);
-    const project = join(dir, 'project');
-    const userHome = join(dir, 'user');
-    execFileSync('mkdir', ['-p', project, userHome, join(userHome, '.codex')]);
-    const port = await freePort();
-    const home = profile(t, `ws://127.0.0.1:${port}`);
-    const e = env(home, {
-      PATH: `${cli.binDir}:${BASE_PATH}`,
-      HOME: userHome,
-      XDG_CONFIG_HOME: join(userHome, '.config'),
-      CODEX_HOME: join(userHome, '.codex'),
-      PAPO_ICE_SERVERS: '[]',
-    });
-    const before = await doctorJson(e, project);
-    const c = check(before.report, 'client');
-    assert.equal(c.label, CLIENT_VIEW[id].label);
-    assert.equal(c.status, 'warn');
-    assert.equal(c.text, 'papo is not registered for this project');
-    assert.equal(c.fix, `papo install --client ${id}`);
-
-    const installed = await runChild(process.execPath, [PAPO, 'install', '--client', id], {
-      env: e,
-      cwd: project,
-    });
-    assert.equal(installed.code, 0, installed.stderr);
-    const after = await doctorJson(e, project);
-    const r = check(after.report, 'client');
-    assert.equal(r.status, 'ok', JSON.stringify(r));
-    assert.equal(r.data?.registered, true);
-    assert.match(r.text, CLIENT_VIEW[id].scope);
-    t.diagnostic(`${id} ${cli.version}: ${r.text}`);
-  });
-}
 
 test('the path rule (ADR 0072)', () => {
   const base: PathInputs = {

@@ -1,0 +1,66 @@
+// What the papo doctor tests share: the built binary run with a clean environment, a profile whose
+// room meets at a given signal URL, and the JSON report read back.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runChild } from '../support/run-child.js';
+import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+
+export type T = { after: (fn: () => unknown) => void };
+
+export interface JsonCheck {
+  id: string;
+  status: 'ok' | 'warn' | 'fail' | 'skip';
+  label: string;
+  text: string;
+  fix?: string;
+  data?: Record<string, unknown>;
+}
+export interface JsonReport {
+  ok: boolean;
+  profile: string;
+  ms: number;
+  checks: JsonCheck[];
+  summary: Record<string, number>;
+}
+
+/** No agent CLI of this machine on PATH: only the ones a test puts there. */
+export const BASE_PATH = `${join(process.execPath, '..')}:/usr/bin:/bin`;
+
+export function env(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({ PAPO_HOME: home, PATH: BASE_PATH, ...extra });
+}
+
+/** A profile "ana" whose room meets at `signalUrl`. */
+export function profile(t: T, signalUrl: string): string {
+  const home = join(tempDir(t), 'home');
+  const r = papo(['new', '--name', 'ana', '--signal', signalUrl], env(home));
+  assert.equal(r.status, 0, r.stderr);
+  return home;
+}
+
+export async function doctor(e: NodeJS.ProcessEnv, args: string[] = [], cwd?: string) {
+  const started = Date.now();
+  const r = await runChild(process.execPath, [PAPO, 'doctor', ...args], {
+    env: e,
+    timeoutMs: 40_000,
+    ...(cwd ? { cwd } : {}),
+  });
+  return { ...r, ms: Date.now() - started };
+}
+
+export async function doctorJson(e: NodeJS.ProcessEnv, cwd?: string) {
+  const r = await doctor(e, ['--json'], cwd);
+  let report: JsonReport;
+  try {
+    report = JSON.parse(r.stdout) as JsonReport;
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return { ...r, report };
+}
+
+export function check(report: JsonReport, id: string): JsonCheck {
+  const c = report.checks.find((x) => x.id === id);
+  if (!c) throw new Error(`no check ${id} in ${JSON.stringify(report.checks.map((x) => x.id))}`);
+  return c;
+}
