@@ -139,8 +139,8 @@ export function addressOf(value: Buffer, xor: boolean, tid: Buffer): string | un
   return undefined;
 }
 
-/** The mapped address of a Binding or Allocate success. */
-function mappedOf(message: Buffer): string | undefined {
+/** The mapped address of a Binding or Allocate success (exported for the fuzz target). */
+export function mappedOf(message: Buffer): string | undefined {
   const tid = message.subarray(8, 20);
   const xor = attribute(message, ATTR.mapped);
   if (xor) return addressOf(xor, true, tid);
@@ -148,7 +148,8 @@ function mappedOf(message: Buffer): string | undefined {
   return plain ? addressOf(plain, false, tid) : undefined;
 }
 
-function errorOf(message: Buffer): { code: number; reason: string } | undefined {
+/** The ERROR-CODE attribute: code and a short printable reason (exported for the fuzz target). */
+export function errorOf(message: Buffer): { code: number; reason: string } | undefined {
   const value = attribute(message, ATTR.errorCode);
   if (value === undefined || value.length < 4) return undefined;
   const code = ((value[2] ?? 0) & 7) * 100 + (value[3] ?? 0);
