@@ -1,22 +1,42 @@
-// The long fuzz run (not a test): every target of tests/fuzz/targets.ts for a fixed time, printing
-// the cases tried per target and any failure with its seed. The counts go to docs/reliability.md.
+// The long fuzz run (not a test): every target of tests/fuzz/targets.ts and
+// tests/fuzz/parser-targets.ts for a fixed time, or until a number of cases, printing the cases
+// tried per target, the time, the rate, and any failure with its seed. The counts go to
+// docs/reliability.md.
 // Usage: npm run build && node dist/bench/fuzz.js [seconds per target, default 20] [seed] [target name part]
+//        node dist/bench/fuzz.js --cases 1000000 [seed] [target name part]   (until N cases each)
+import { PARSER_TARGETS } from '../tests/fuzz/parser-targets.js';
 import { FUZZ_TARGETS } from '../tests/fuzz/targets.js';
 
-const seconds = Number(process.argv[2] ?? 20);
-const seed = process.argv[3] !== undefined ? Number(process.argv[3]) : Date.now() % 2 ** 31;
-const only = process.argv[4];
+const args = process.argv.slice(2);
+let cases: number | undefined;
+const casesAt = args.indexOf('--cases');
+if (casesAt >= 0) {
+  cases = Number(args[casesAt + 1]);
+  if (!Number.isInteger(cases) || cases < 1) throw new Error('--cases takes a positive whole number');
+  args.splice(casesAt, 2);
+  args.unshift('0'); // the seconds slot is unused
+}
+const seconds = Number(args[0] ?? 20);
+const seed = args[1] !== undefined ? Number(args[1]) : Date.now() % 2 ** 31;
+const only = args[2];
 const stray: string[] = [];
 process.on('unhandledRejection', (reason) => stray.push(`unhandledRejection: ${String(reason)}`));
 process.on('uncaughtException', (err) => stray.push(`uncaughtException: ${err.stack ?? err.message}`));
 
-console.log(`fuzz long run: ${seconds} s per target, seed ${seed}, ${new Date().toISOString()}`);
+const budgetText = cases !== undefined ? `${cases} cases per target` : `${seconds} s per target`;
+console.log(`fuzz long run: ${budgetText}, seed ${seed}, ${new Date().toISOString()}`);
 let failed = false;
-for (const target of FUZZ_TARGETS.filter((t) => only === undefined || t.name.includes(only))) {
-  const outcome = await target.run({ timeMs: seconds * 1000, seed });
-  const rate = Math.round(outcome.runs / seconds);
+for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS].filter(
+  (t) => only === undefined || t.name.includes(only),
+)) {
+  const started = performance.now();
+  const outcome = await target.run(
+    cases !== undefined ? { numRuns: cases, seed } : { timeMs: seconds * 1000, seed },
+  );
+  const took = (performance.now() - started) / 1000;
+  const rate = Math.round(outcome.runs / took);
   console.log(
-    `${target.name.padEnd(50)} ${String(outcome.runs).padStart(9)} cases  (${rate}/s)  ${outcome.failure === null ? 'ok' : `FAILED ${outcome.failure}`}`,
+    `${target.name.padEnd(66)} ${String(outcome.runs).padStart(9)} cases  ${took.toFixed(1).padStart(7)} s  (${rate}/s)  ${outcome.failure === null ? 'ok' : `FAILED ${outcome.failure}`}`,
   );
   if (outcome.failure !== null) failed = true;
 }

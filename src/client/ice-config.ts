@@ -138,9 +138,13 @@ interface IceUrl {
 
 /** Parses an RFC 7064/7065 URL (`stun:host[:port]`, `turn[s]:host[:port][?transport=udp|tcp]`). */
 export function parseIceUrl(url: string): IceUrl | string {
-  const match = /^(stuns?|turns?):(\[[^\]]+\]|[^:?/[\]]+)(?::(\d{1,5}))?(?:\?transport=(udp|tcp))?$/i.exec(
-    url.trim(),
-  );
+  // No white space or control character in a host (no URL's host holds one): a welcome's URL with a
+  // newline there would otherwise reach the native config and `papo doctor`'s lines (found by the
+  // fuzz run, issue 13).
+  const match =
+    /^(stuns?|turns?):(\[[^\]\s\p{Cc}]+\]|[^:?/[\]\s\p{Cc}]+)(?::(\d{1,5}))?(?:\?transport=(udp|tcp))?$/iu.exec(
+      url.trim(),
+    );
   if (match === null) return 'not a stun:, turn: or turns: URL';
   const scheme = (match[1] ?? '').toLowerCase();
   if (scheme === 'stuns') return 'stuns: is not supported by node-datachannel';

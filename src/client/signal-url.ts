@@ -30,6 +30,11 @@ export function parseSignalUrl(text: string, source: SignalUrlSource): string {
   if (!valid || url === undefined) {
     throw new PapoError('invalid_signal_url', invalidMessage(source));
   }
+  // An empty query or fragment ("ws://h?", "ws://h#") serialises as a bare "?" or "#": drop them,
+  // so that the slice below takes the path's "/" and parsing the result again gives the same URL
+  // (the fuzz run found "ws://h#" normalised to "ws://h/", issue 13).
+  if (url.search === '') url.search = '';
+  url.hash = '';
   let normalised = url.toString();
   if (url.pathname === '/' && url.search === '') normalised = normalised.slice(0, -1);
   if (new TextEncoder().encode(normalised).length > MAX_SIGNAL_URL_BYTES) {

@@ -75,8 +75,8 @@ export function turnTransportOf(url: string): TurnTransport | null {
   return parsed.transport === 'tcp' ? 'tcp' : 'udp';
 }
 
-/** The mapped address of a Binding or Allocate success. */
-function mappedOf(message: Buffer): string | undefined {
+/** The mapped address of a Binding or Allocate success (exported for the fuzz target). */
+export function mappedOf(message: Buffer): string | undefined {
   const tid = message.subarray(8, 20);
   const xor = stunAttribute(message, STUN_ATTR.mapped);
   if (xor) return addressOf(xor, true, tid);
@@ -84,7 +84,8 @@ function mappedOf(message: Buffer): string | undefined {
   return plain ? addressOf(plain, false, tid) : undefined;
 }
 
-function errorOf(message: Buffer): { code: number; reason: string } | undefined {
+/** The ERROR-CODE attribute: code and a short printable reason (exported for the fuzz target). */
+export function errorOf(message: Buffer): { code: number; reason: string } | undefined {
   const value = stunAttribute(message, STUN_ATTR.errorCode);
   if (value === undefined || value.length < 4) return undefined;
   const code = ((value[2] ?? 0) & 7) * 100 + (value[3] ?? 0);

@@ -127,8 +127,11 @@ function isChannelData(bytes: Uint8Array): boolean {
   return ((bytes[0] ?? 0) & 0xc0) === 0x40;
 }
 
-/** The next complete frame at the start of `buf`: its length, and how much of the stream it used. */
-function nextFrame(buf: Buffer): { length: number; consumed: number } | null | 'bad' {
+/**
+ * The next complete frame at the start of `buf`: its length, and how much of the stream it used
+ * (exported for the fuzz target).
+ */
+export function nextFrame(buf: Buffer): { length: number; consumed: number } | null | 'bad' {
   if (buf.length < 4) return null;
   const kind = (buf[0] ?? 0) & 0xc0;
   const declared = buf.readUInt16BE(2);

@@ -32,6 +32,19 @@ export function checkKnown(tool: string, args: Args, known: readonly string[]): 
   }
 }
 
+/**
+ * A value the model sent, as text for an error message. Never throws: String() does on an object
+ * such as `{"toString": []}`, which any client may send (found by the fuzz run, issue 13).
+ */
+export function shownValue(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return typeof v;
+  }
+}
+
 export function optionalString(args: Args, key: string, notString: string): string | undefined {
   const v = args[key];
   if (v === undefined || v === null) return undefined;

@@ -48,6 +48,7 @@ import {
   MSG_ID,
   optionalInteger,
   optionalString,
+  shownValue,
 } from './tool-args.js';
 import { TOOL_ARGUMENTS, type ToolName } from './tool-list.js';
 
@@ -240,7 +241,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       LIMITS.waitDefaultSeconds,
       WAIT_ERRORS.timeout,
     );
-    const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(String(args.from)))?.trim();
+    const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(shownValue(args.from)))?.trim();
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
 
     // The time counts from the call, as the client counts it (Claude Code moves a call still

@@ -220,3 +220,16 @@ test('when papo’s table is not found, or Codex does not read the settings back
     assert.equal(readFileSync(config, 'utf8'), added);
   }
 });
+
+test('doctor reads papo’s entry from config.toml in at most 300 characters (fuzz, issue 13)', async (t) => {
+  // Found by the fuzz target "agent client config files": a long `args` array gave a detail line
+  // as long as the file, where registrationIn (the JSON clients) bounds it to 300.
+  const { codex } = await import('../../src/cli/install/codex.js');
+  const { codexHome, config } = codexEnv(t);
+  const args = Array.from({ length: 400 }, (_, i) => `"arg${i}"`).join(', ');
+  writeFileSync(config, `[mcp_servers.papo]\ncommand = "papo"\nargs = [${args}]\n`);
+  const r = await codex.registration?.({ env: { CODEX_HOME: codexHome }, cwd: codexHome } as never);
+  assert.equal(r?.registered, true);
+  assert.ok((r?.detail.length ?? 0) <= 300, `detail of ${r?.detail.length} characters`);
+  assert.match(r?.detail ?? '', /^scope user \(.*config\.toml\): papo arg0 arg1/);
+});

@@ -3,6 +3,7 @@
 // rejection or uncaught exception while it runs. The long run is bench/fuzz.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { PARSER_TARGETS } from './parser-targets.js';
 import { FUZZ_TARGETS } from './targets.js';
 
 const seed = process.env.PAPO_FUZZ_SEED ? Number(process.env.PAPO_FUZZ_SEED) : Date.now() % 2 ** 31;
@@ -20,7 +21,7 @@ after(() => {
   process.off('uncaughtException', onException);
 });
 
-for (const target of FUZZ_TARGETS) {
+for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS]) {
   test(`fuzz: ${target.name}`, async () => {
     const outcome = await target.run({ numRuns: target.quickRuns, seed });
     console.log(`# ${target.name}: ${outcome.runs} cases, seed ${seed}`);

@@ -104,9 +104,13 @@ export function applyEdits(base: string, edits: Edit[]): string {
   return s;
 }
 
-const editsArb = fc.array(editArb, { minLength: 1, maxLength: 4 });
+export const editsArb = fc.array(editArb, { minLength: 1, maxLength: 4 });
 
-function byteEdits(base: Uint8Array, flips: { at: number; xor: number }[], cut: number | null): Uint8Array {
+export function byteEdits(
+  base: Uint8Array,
+  flips: { at: number; xor: number }[],
+  cut: number | null,
+): Uint8Array {
   const out = new Uint8Array(base);
   for (const f of flips) {
     const i = f.at % Math.max(out.length, 1);
@@ -115,7 +119,7 @@ function byteEdits(base: Uint8Array, flips: { at: number; xor: number }[], cut: 
   return cut === null ? out : out.subarray(0, cut % (out.length + 1));
 }
 
-const flipsArb = fc.array(fc.record({ at: fc.nat(), xor: fc.integer({ min: 1, max: 255 }) }), {
+export const flipsArb = fc.array(fc.record({ at: fc.nat(), xor: fc.integer({ min: 1, max: 255 }) }), {
   maxLength: 3,
 });
 
@@ -125,7 +129,7 @@ function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
-async function check<T>(
+export async function check<T>(
   name: string,
   property: fc.IRawProperty<T, boolean>,
   budget: FuzzBudget,
@@ -147,7 +151,7 @@ async function check<T>(
   return { target: name, seed: budget.seed, runs: details.numRuns, failure };
 }
 
-const anyText = fc.oneof(
+export const anyText = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.string({ unit: 'grapheme', maxLength: 100 }),
   fc.string({ unit: 'binary', maxLength: 100 }),

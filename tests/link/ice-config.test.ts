@@ -78,6 +78,15 @@ test('TURN REST credentials (colon in the username) go to the native object form
   ]);
   assert.deepEqual(skipped, ['turn:no-creds.example.net', 'stuns:x.example.net', 'https://nope']);
   assert.equal(typeof parseIceUrl('turn:h:99999'), 'string');
+  // Found by the fuzz target "ICE servers": a host with a newline or other white space was taken.
+  for (const bad of ['TURN:<\nsport=udp', 'turn:a b:3478', 'stun:[::1\n]', 'turn:a\u0085b', 'stun:a\tb'])
+    assert.equal(typeof parseIceUrl(bad), 'string', JSON.stringify(bad));
+  assert.deepEqual(parseIceUrl('turn:[fe80::1%25eth0]:3478?transport=tcp'), {
+    scheme: 'turn',
+    host: 'fe80::1%25eth0',
+    port: 3478,
+    transport: 'tcp',
+  });
   assert.deepEqual(
     nativeRtcConfig({ servers: [], policy: 'relay', source: 'env' }).iceTransportPolicy,
     'relay',

@@ -386,6 +386,18 @@ test('status and send tell the agent about the network: the warnings, the restar
   );
 });
 
+test('wait: a `from` that is an object with its own toString is an argument error (fuzz, issue 13)', async (t) => {
+  // Found by the fuzz target "tool arguments": String() threw on {"toString": []}, so the call
+  // failed as "not ready" with an error in the log instead of an argument error the model can fix.
+  const { client } = serve(t);
+  await client.initialize();
+  for (const from of [{ toString: [] }, { valueOf: 1, toString: 'x' }, [1, 2]]) {
+    const result = await client.call('wait', { timeout_seconds: 1, from });
+    assert.equal(result.isError, true);
+    assert.match(resultText(result), /is not a valid member name/);
+  }
+});
+
 test('a profile locked by another server: the server stays up and every tool says what to do', async (t) => {
   const { client } = serve(t, {
     open: async () => {

@@ -44,6 +44,20 @@ test('signal URLs: ws, wss, http, https; normalised; clear errors', () => {
   assert.throws(() => parseSignalUrl(`wss://${'a'.repeat(250)}.com`, '--signal'), /255 bytes/);
 });
 
+test('signal URLs: an empty query or fragment is dropped, and the result parses to itself (fuzz, issue 13)', () => {
+  // Found by the fuzz target "signal URLs": "ws://h#" came out as "ws://h/" (the slice took the "#").
+  for (const [text, want] of [
+    ['ws://h.example:37761#', 'ws://h.example:37761'],
+    ['wss://h.example?', 'wss://h.example'],
+    ['wss://h.example/papo?#', 'wss://h.example/papo'],
+    ['ws://127.0.0.1:7450/?a=1', 'ws://127.0.0.1:7450/?a=1'],
+  ] as const) {
+    const url = parseSignalUrl(text, '--signal');
+    assert.equal(url, want);
+    assert.equal(parseSignalUrl(url, 'invite'), url);
+  }
+});
+
 test('effective signal URL: PAPO_SIGNAL (empty = unset), then the room, then the local default', () => {
   assert.equal(effectiveSignalUrl(undefined, {}), DEFAULT_SIGNAL_URL);
   assert.equal(effectiveSignalUrl('wss://room.example', {}), 'wss://room.example');

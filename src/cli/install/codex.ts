@@ -132,7 +132,12 @@ export const codex: AgentClient = {
     };
     return {
       registered: true,
-      detail: `scope user (${file}): ${commandLine({ command: value('command'), args: value('args') })}`,
+      // Bounded as registrationIn bounds it: a long `args` array is the file's, not ours to print whole.
+      detail:
+        `scope user (${file}): ${commandLine({ command: value('command'), args: value('args') })}`.slice(
+          0,
+          300,
+        ),
     };
   },
   print(entry, target) {
