@@ -51,7 +51,8 @@ if (dir) {
       wrapped[promisify.custom] = wrapFn(custom as (...args: unknown[]) => unknown, name);
     cp[name] = wrapped;
   };
-  for (const name of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork', 'exec', 'execSync']) wrap(name);
+  for (const name of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork', 'exec', 'execSync'])
+    wrap(name);
   // `import { spawn } from 'node:child_process'` sees the wrapped functions from here on.
   syncBuiltinESMExports();
 }
