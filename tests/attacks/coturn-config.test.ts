@@ -16,7 +16,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -24,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/cli/free-port.js';
 import { coturnSkipReason } from '../nat/lab.js';
 import { StunClient, StunError, turnRestCredential } from '../nat/stun.js';
+import { supervised } from '../support/coturn.js';
 
 const SHIPPED_CONF = fileURLToPath(new URL('../../../docker/turnserver.conf', import.meta.url));
 const ENTRYPOINT = fileURLToPath(new URL('../../../docker/coturn-entrypoint.sh', import.meta.url));
@@ -115,41 +115,8 @@ async function startBundleCoturn(conf: string, env: Record<string, string>): Pro
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let log = '';
-  child.stdout?.on('data', (d) => {
-    log += d;
-  });
-  child.stderr?.on('data', (d) => {
-    log += d;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await close();
-      throw new Error(`coturn did not start:\n${log.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { port, pid: child.pid as number, dir, secret, log: () => log, close };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+  const { log, close } = await supervised(child, dir, [port], 'coturn');
+  return { port, pid: child.pid as number, dir, secret, log, close };
 }
 
 /** CreatePermission for each peer on one allocation: "ok" or the error code. */

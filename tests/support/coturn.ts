@@ -70,29 +70,12 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> 
     '--simple-log',
   ];
   const child: ChildProcess = spawn('turnserver', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout?.on('data', (d) => {
-    log += d;
-  });
-  child.stderr?.on('data', (d) => {
-    log += d;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port)) || (tlsPort !== undefined && !(await accepts(tlsPort)))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await close();
-      throw new Error(`turnserver did not start:\n${log.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const { close } = await supervised(
+    child,
+    dir,
+    [port, ...(tlsPort !== undefined ? [tlsPort] : [])],
+    'turnserver',
+  );
   const range = { ip: relayIp, min: relay, max: relay + 99 };
   return {
     port,
@@ -122,6 +105,47 @@ export function countUdpSockets(range: { ip: string; min: number; max: number })
     if (ip === hexIp && p >= range.min && p <= range.max) count += 1;
   }
   return count;
+}
+
+/**
+ * A server process a test started: its output kept, ready once every port in `ports` accepts on
+ * 127.0.0.1 (or an Error with the last of its output, the process stopped), and `close` that
+ * ends it (SIGTERM, SIGKILL after 3 s) and removes its folder `dir`.
+ */
+export async function supervised(
+  child: ChildProcess,
+  dir: string,
+  ports: readonly number[],
+  what: string,
+): Promise<{ log: () => string; close: () => Promise<void> }> {
+  let log = '';
+  child.stdout?.on('data', (d) => {
+    log += d;
+  });
+  child.stderr?.on('data', (d) => {
+    log += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  const ready = async () => {
+    for (const port of ports) if (!(await accepts(port))) return false;
+    return true;
+  };
+  while (!(await ready())) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await close();
+      throw new Error(`${what} did not start:\n${log.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { log: () => log, close };
 }
 
 function accepts(port: number): Promise<boolean> {
