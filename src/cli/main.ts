@@ -15,6 +15,7 @@ const COMMANDS = [
   'status',
   'doctor',
   'forget',
+  'review',
   'signal',
   'demo',
 ] as const;
@@ -35,6 +36,7 @@ const load: Record<CommandName, () => Promise<CommandModule>> = {
   status: () => import('./commands/status.js'),
   doctor: () => import('./commands/doctor.js'),
   forget: () => import('./commands/forget.js'),
+  review: () => import('./commands/review.js'),
   signal: () => import('./commands/signal.js'),
   demo: () => import('./commands/demo.js'),
 };

@@ -11,6 +11,7 @@ import type { RoomMemberEvents } from './member-api.js';
 import type { Envelope, LogEntry } from './messages.js';
 import type { QueuedMessage } from './outbox.js';
 import type { KnownPeer, LivePeer } from './presence.js';
+import type { DecisionOutcome, ReviewDecision } from './review.js';
 
 /** Durable state of a non-ephemeral member (implemented over the profile store). */
 export interface NodeState {
@@ -21,6 +22,12 @@ export interface NodeState {
   /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
   addToInbox(msg: Envelope): Promise<void>;
   removeFromInbox(ids: Iterable<string>): Promise<void>;
+  /** Messages held for the person's review, oldest first (review.ts, ADR 0081). */
+  readonly held: readonly Envelope[];
+  addToHeld(msg: Envelope): Promise<void>;
+  removeFromHeld(ids: Iterable<string>): Promise<void>;
+  /** The person's review settings: whether review is on, and whether a message is held. */
+  readonly review: { reviewing(): boolean; holds(msg: Envelope): boolean };
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   saveNames(names: Record<string, string>): Promise<void>;
@@ -61,6 +68,12 @@ export interface Delivery {
   consume(ids: string[]): Promise<void>;
   restore(messages: Envelope[]): Promise<void>;
   markRepliedTo(msgId: string): Promise<void>;
+  /** Messages held for the person's review, oldest first (none for an ephemeral member). */
+  held(): Envelope[];
+  /** The person's review is on (ADR 0081). */
+  reviewing(): boolean;
+  /** Applies the person's decision on held messages; the approved ones become unread. */
+  decide(decision: ReviewDecision): Promise<DecisionOutcome>;
   queuedCount(): number;
   queuedFor(): { name: string; count: number }[];
   history(limit: number): Promise<LogEntry[]>;

@@ -7,6 +7,8 @@
 //   - duplicates are dropped by id (ids remembered across restarts) and acked again, so a lost
 //     ack heals by itself;
 //   - a full inbox (ADR 0062) refuses a message and tells its sender;
+//   - the review gate (ADR 0081): a message the person's rules hold is stored in held/ instead of
+//     the inbox, logged and acked the same, and reaches the agent only once approved (review.ts);
 //   - catch-up: both sides of a new link swap digests and send what the other lacks (catch-up.ts).
 import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
 import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
@@ -24,6 +26,7 @@ import {
   owedSummary,
   type QueuedMessage,
 } from './outbox.js';
+import { applyDecision, type DecisionOutcome, dropDecided, type ReviewDecision } from './review.js';
 
 /**
  * A neighbour's digest is answered at most this often (it sends one when the link opens and with
@@ -65,6 +68,8 @@ export class DurableDelivery implements Delivery {
   }
 
   async start(): Promise<void> {
+    // A message approved just before papo stopped may still be in held/ too (review.ts).
+    await dropDecided(this.#state);
     for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
     try {
       this.#recent.load(await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES));
@@ -107,6 +112,21 @@ export class DurableDelivery implements Delivery {
         .map((m) => m.id),
     );
     await this.consume([...drop]);
+  }
+
+  held(): Envelope[] {
+    return [...this.#state.held];
+  }
+
+  reviewing(): boolean {
+    return this.#state.review.reviewing();
+  }
+
+  async decide(decision: ReviewDecision): Promise<DecisionOutcome> {
+    const outcome = await this.#host.serial(() => applyDecision(this.#state, decision, this.#host.now()));
+    // Approved: unread now, so the agent gets them as new messages (pushed, returned by wait).
+    for (const msg of outcome.approved) this.#host.events.emit('message', msg);
+    return outcome;
   }
 
   queuedCount(): number {
@@ -169,12 +189,16 @@ export class DurableDelivery implements Delivery {
       void storing.then((stored) => stored && this.#ack(msg.id));
       return;
     }
+    let held = false;
     const store = host
       .serial(async () => {
+        // The person's review gate decides where it is kept: held/ or the inbox (ADR 0081). Either
+        // way it is stored, logged and acked alike: the sender learns nothing it would not.
+        held = state.review.holds(msg);
         // Store before ack: the ack tells the sender the message is safe on our disk.
-        await state.addToInbox(msg);
+        await (held ? state.addToHeld(msg) : state.addToInbox(msg));
         try {
-          await state.appendLog({ ev: 'in', msg });
+          await state.appendLog({ ev: 'in', msg, ...(held ? { held: true as const } : {}) });
         } catch (err) {
           // The inbox holds it, so it is safe for the agent; only history misses the line.
           host.log(`could not log message ${msg.id}: ${(err as Error).message}`);
@@ -186,7 +210,7 @@ export class DurableDelivery implements Delivery {
           this.#recent.add(msg);
           this.#storing.delete(msg.id);
           this.#ack(msg.id);
-          host.events.emit('message', msg);
+          host.events.emit(held ? 'held' : 'message', msg);
           return true;
         },
         (err: unknown) => {

@@ -5,6 +5,7 @@
 import type { Delivery, DeliveryHost } from './delivery.js';
 import type { Envelope, LogEntry } from './messages.js';
 import { ackCounts } from './outbox.js';
+import type { DecisionOutcome, ReviewDecision } from './review.js';
 
 export class EphemeralDelivery implements Delivery {
   #host: DeliveryHost;
@@ -24,6 +25,19 @@ export class EphemeralDelivery implements Delivery {
   async consume(_ids: string[]): Promise<void> {}
 
   async restore(_messages: Envelope[]): Promise<void> {}
+
+  held(): Envelope[] {
+    return [];
+  }
+
+  reviewing(): boolean {
+    return false;
+  }
+
+  async decide(decision: ReviewDecision): Promise<DecisionOutcome> {
+    const ids = decision.approve === 'all' ? decision.reject : [...decision.approve, ...decision.reject];
+    return { approved: [], rejected: [], unknown: ids, full: [] };
+  }
 
   async markRepliedTo(_msgId: string): Promise<void> {}
 

@@ -24,6 +24,8 @@ export type PapoErrorCode =
   | 'bad_signature'
   | 'unknown_member'
   | 'forget_self'
+  | 'unknown_message'
+  | 'usage'
   | 'io';
 
 export class PapoError extends Error {

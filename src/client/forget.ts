@@ -5,22 +5,14 @@
 //
 // outbox.json and peers.json belong to the papo mcp that holds the profile lock. When none runs,
 // the command takes the lock and edits them itself; when one runs, it leaves a request file in
-// the profile (forget-<8 hex>.json, {"name": ...}) that the running member picks up within a
-// second and deletes once applied (requests left while nothing runs are applied at its start).
-import { randomBytes } from 'node:crypto';
-import { lstat, readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { readJsonFile, writeFileDurable } from './durable-file.js';
-import { PapoError } from './errors.js';
+// the profile (forget-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
+// picks up within a second and deletes once applied.
 import { acquireLock } from './file-lock.js';
 import { KnownNames } from './member-names.js';
 import { isMemberName, sameName } from './names.js';
 import { forgetInOutbox } from './outbox.js';
+import { leaveRequest, takeRequests } from './profile-requests.js';
 import { openMemberState, type Peers } from './profile-store.js';
-
-const REQUEST = /^forget-[0-9a-f]{8}\.json$/;
-/** How often a running member looks for requests. */
-export const FORGET_POLL_MS = 1_000;
 
 export interface ForgetOutcome {
   /** Queued messages that no longer wait for the member. */
@@ -66,46 +58,24 @@ export async function forgetWhileStopped(dir: string, name: string): Promise<For
 /** Leaves a request for the running member; returns the request file's path. */
 export async function requestForget(dir: string, name: string): Promise<string> {
   if (!isMemberName(name)) throw new RangeError('invalid member name');
-  const path = join(dir, `forget-${randomBytes(4).toString('hex')}.json`);
-  await writeFileDurable(path, `${JSON.stringify({ name })}\n`);
-  return path;
+  return leaveRequest(dir, 'forget', { name });
 }
 
-/** The pending requests of a profile, oldest name first; each file is deleted once `apply` is done. */
-export async function takeForgetRequests(
+/** The pending requests of a profile, oldest first; each file is deleted once `apply` is done. */
+export function takeForgetRequests(
   dir: string,
   apply: (name: string) => Promise<unknown>,
   log: (line: string) => void = () => {},
 ): Promise<void> {
-  let files: string[];
-  try {
-    files = (await readdir(dir)).filter((f) => REQUEST.test(f));
-  } catch {
-    return;
-  }
-  for (const file of files) {
-    const path = join(dir, file);
-    try {
-      const request = await readJsonFile<{ name?: unknown }>(path);
-      const name = request?.name;
-      if (isMemberName(name)) await apply(name);
-      else log(`ignoring ${file}: it does not name a member`);
-    } catch (err) {
-      // A link or unreadable JSON: it is removed all the same, never followed nor retried forever.
-      if (!(err instanceof PapoError)) {
-        log(`could not apply ${file}: ${(err as Error).message}`);
-        continue;
-      }
-      log(`ignoring ${file}: ${err.message}`);
-    }
-    await unlink(path).catch(() => {});
-  }
-}
-
-/** Whether a request file is still there (the CLI waits for the member to take it). */
-export async function requestPending(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
+  return takeRequests(
+    dir,
+    'forget',
+    async (request) => {
+      const name = (request as { name?: unknown } | null)?.name;
+      if (!isMemberName(name)) return false;
+      await apply(name);
+      return true;
+    },
+    log,
   );
 }

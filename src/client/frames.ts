@@ -34,6 +34,11 @@ export interface HelloFrame {
    * knows "name (human)" belongs to it before the person ever speaks (ADR 0064).
    */
   person?: string;
+  /**
+   * Its person reviews incoming messages before the agent sees them (ADR 0081): senders say so.
+   * Present only when true; a member that does not know the field ignores it.
+   */
+  review?: true;
   sig?: string;
 }
 
@@ -122,6 +127,7 @@ export function encodeFrame(frame: Frame): string {
         kind: frame.kind,
         ephemeral: frame.ephemeral,
         ...(frame.person ? { person: frame.person } : {}),
+        ...(frame.review ? { review: true } : {}),
         ...sig,
       });
     case 'msg':
@@ -237,6 +243,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         kind: kindOf(o),
         ephemeral: o.ephemeral,
         ...(person !== undefined ? { person } : {}),
+        ...(o.review === true ? { review: true as const } : {}),
         ...sig,
       };
     }

@@ -46,14 +46,17 @@ export class InboxStore {
     this.#next = last ? Number(ENTRY.exec(last.file)?.[1]) + 1 : 0;
   }
 
-  /** Opens (creating, and moving a legacy inbox.json in) the inbox of `profileDir`. */
-  static async open(profileDir: string): Promise<InboxStore> {
-    const dir = join(profileDir, INBOX_DIR);
+  /**
+   * Opens (creating, and moving a legacy inbox.json in) the inbox of `profileDir`; with `folder`,
+   * another folder of messages kept the same way (held/: review.ts).
+   */
+  static async open(profileDir: string, folder = INBOX_DIR): Promise<InboxStore> {
+    const dir = join(profileDir, folder);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // The folder itself must not be a link either: messages would be written wherever it points.
     if (lstatSync(dir).isSymbolicLink()) throw linkedFileError(dir, 'symbolic');
     const store = new InboxStore(dir, readEntries(dir));
-    await store.#moveLegacy(join(profileDir, LEGACY_INBOX_FILE));
+    if (folder === INBOX_DIR) await store.#moveLegacy(join(profileDir, LEGACY_INBOX_FILE));
     return store;
   }
 
@@ -130,10 +133,25 @@ export class InboxStore {
 
 /** How many unread messages a profile holds, for a process that does not hold its lock. */
 export function countUnread(profileDir: string): number {
+  return countStored(join(profileDir, INBOX_DIR));
+}
+
+/** How many messages a folder kept by an InboxStore holds (0 when it does not exist). */
+export function countStored(dir: string): number {
   try {
-    return readdirSync(join(profileDir, INBOX_DIR)).filter((f) => ENTRY.test(f)).length;
+    return readdirSync(dir).filter((f) => ENTRY.test(f)).length;
   } catch {
     return 0;
+  }
+}
+
+/** The messages of a folder kept by an InboxStore, oldest first, read without its lock ([] if none). */
+export function readStoredMessages(dir: string): Envelope[] {
+  try {
+    return readEntries(dir).map((e) => e.msg);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
 }
 

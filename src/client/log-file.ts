@@ -185,6 +185,12 @@ function parseLine(bytes: Buffer): LogEntry | null {
       if ((v.ev === 'in' || v.ev === 'out') && v.msg && typeof v.msg.id === 'string') return v;
       if (v.ev === 'delivered' && typeof v.id === 'string') return v;
       if (v.ev === 'impostor' && typeof v.name === 'string' && typeof v.node === 'string') return v;
+      if (
+        v.ev === 'review' &&
+        typeof v.id === 'string' &&
+        (v.decision === 'approved' || v.decision === 'rejected')
+      )
+        return v;
     }
   } catch {}
   return null;

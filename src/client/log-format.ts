@@ -15,7 +15,7 @@ import type { Envelope, LogEntry } from './messages.js';
  * "Validação com Claude Code" excerpt, so only an entry's first line starts at column 0 and no
  * line of a body can pass for another entry.
  */
-export function formatLogEntry(entry: LogEntry, self?: string): string {
+export function formatLogEntry(entry: LogEntry, self?: string, mark?: ReviewMark): string {
   if (entry.ev === 'delivered') {
     return inertText(`[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`, 'line');
   }
@@ -26,14 +26,43 @@ export function formatLogEntry(entry: LogEntry, self?: string): string {
       'line',
     );
   }
+  if (entry.ev === 'review') {
+    // Not in the book: the person's decision on a held message (ADR 0081), as the person reads it.
+    const what =
+      entry.decision === 'approved'
+        ? `you approved ${entry.id}: your agent has it now`
+        : `you rejected ${entry.id}: your agent never sees it${entry.reason ? `; reason: ${entry.reason}` : ''}`;
+    return inertText(`[${formatLocalTime(entry.ts)}] ${what}`, 'line');
+  }
   const msg = entry.msg;
   // The sender's kind is shown for what arrived; what we sent is always ours.
   const sender = entry.ev === 'in' ? `${msg.from} (${msg.kind})` : msg.from;
   const recipient = msg.to ?? (entry.ev === 'in' && self !== undefined ? self : 'room');
   // Names and ids are validated where frames are decoded; the whole line goes through the escape
   // anyway, so a hand-edited log.jsonl cannot reach the terminal either.
-  const line = `[${formatLocalTime(msg.ts)}] ${sender} -> ${recipient} (${reference(msg)}): ${msg.body}`;
+  const head = `[${formatLocalTime(msg.ts)}] ${sender} -> ${recipient} (${reference(msg)}${mark ? `, ${mark.note}` : ''})`;
+  const line = mark?.body === false ? head : `${head}: ${msg.body}`;
   return indentFollowingLines(inertText(line));
+}
+
+/**
+ * What the review gate did with a received message (ADR 0081), added inside the parentheses after
+ * its id; without `body`, its text is left out (what the agent's history shows of a message its
+ * person has not approved).
+ */
+export interface ReviewMark {
+  note: string;
+  body: boolean;
+}
+
+/** The decision the log holds for each held message among `entries` (the latest wins). */
+export function reviewStates(entries: readonly LogEntry[]): Map<string, 'held' | 'approved' | 'rejected'> {
+  const states = new Map<string, 'held' | 'approved' | 'rejected'>();
+  for (const e of entries) {
+    if (e.ev === 'in' && e.held === true) states.set(e.msg.id, 'held');
+    else if (e.ev === 'review' && states.has(e.id)) states.set(e.id, e.decision);
+  }
+  return states;
 }
 
 function reference(msg: Envelope): string {

@@ -5,6 +5,7 @@
 
 import type { EventEmitter } from 'node:events';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
+import type { DecisionOutcome, ReviewDecision } from './review.js';
 import type { SignalClientDropReason } from './signal-client.js';
 
 export type LinkPath = 'direct' | 'relay';
@@ -19,6 +20,8 @@ export interface MemberStatus {
   online: boolean;
   /** Present while a data channel to this member is open. */
   path?: LinkPath;
+  /** Its person reviews incoming messages before its agent sees them (its hello says so). */
+  reviews?: boolean;
 }
 
 /**
@@ -114,8 +117,13 @@ export interface SendResult {
 }
 
 export interface RoomMemberEvents {
-  /** A new message was stored in the inbox (never emitted for a duplicate). */
+  /**
+   * A message became unread: stored in the inbox (never emitted for a duplicate), or held for
+   * review and then approved by the person (ADR 0081).
+   */
   message: [Envelope];
+  /** A new message was held for the person's review (review.ts): not for the agent yet. */
+  held: [Envelope];
   online: [MemberStatus];
   offline: [MemberStatus];
   delivered: [{ id: string; by: string }];
@@ -145,6 +153,12 @@ export interface RoomMember extends EventEmitter<RoomMemberEvents> {
   restore(messages: Envelope[]): Promise<void>;
   /** Marks `msgId` and every earlier unread message of the same sender as read. */
   markRepliedTo(msgId: string): Promise<void>;
+  /** Messages held for this member's person's review, oldest first (ADR 0081). */
+  held(): Envelope[];
+  /** This member's person reviews incoming messages (review.json says on). */
+  reviewing(): boolean;
+  /** The person's decision (papo review): approved messages become unread and are emitted. */
+  decide(decision: ReviewDecision): Promise<DecisionOutcome>;
   queuedCount(): number;
   /** Keys refused for claiming a name another key holds (ADR 0064), oldest first. */
   impostors(): Impostor[];

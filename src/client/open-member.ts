@@ -9,12 +9,13 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
-import { FORGET_POLL_MS, takeForgetRequests } from './forget.js';
+import { takeForgetRequests } from './forget.js';
 import { FrameCodec } from './frame-codec.js';
 import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import { KnownNames, NAMES_FILE } from './member-names.js';
+import { REQUEST_POLL_MS } from './profile-requests.js';
 import {
   openMemberState,
   openProfile,
@@ -25,6 +26,7 @@ import {
   TRANSPORT_FILE,
   type TransportRecord,
 } from './profile-store.js';
+import { takeReviewRequests } from './review.js';
 import { deriveRoomKeys } from './room-crypto.js';
 import { type KnownPeer, RoomNode } from './room-node.js';
 import { signalTokenFor } from './signal-token.js';
@@ -93,7 +95,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       lock = await acquireLock(profile.dir);
       const held = lock;
       cleanups.push(() => held.release());
-      state = await openMemberState(profile.dir);
+      state = await openMemberState(profile.dir, log);
       names = new KnownNames(state.names);
       // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
       person = (await personIdentity(profile.dir)).nodeId;
@@ -187,25 +189,29 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     });
     await node.start();
     if (mode === 'agent') {
-      // `papo forget` run while this member holds the profile leaves a request here (forget.ts).
+      // `papo forget` and `papo review` run while this member holds the profile leave requests
+      // here (profile-requests.ts).
       const started = node;
       let busy = false;
       const poll = async () => {
         if (busy) return;
         busy = true;
-        await takeForgetRequests(
-          profile.dir,
-          async (name) => {
-            const { released, peers } = await started.forget(name);
-            log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
-          },
-          log,
-        ).finally(() => {
+        try {
+          await takeForgetRequests(
+            profile.dir,
+            async (name) => {
+              const { released, peers } = await started.forget(name);
+              log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
+            },
+            log,
+          );
+          await takeReviewRequests(profile.dir, started, log);
+        } finally {
           busy = false;
-        });
+        }
       };
       await poll();
-      const timer = setInterval(() => void poll(), FORGET_POLL_MS);
+      const timer = setInterval(() => void poll(), REQUEST_POLL_MS);
       timer.unref();
       cleanups.push(async () => clearInterval(timer));
     }

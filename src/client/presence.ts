@@ -18,6 +18,8 @@ export interface KnownPeer {
   about?: string;
   kind: SenderKind;
   lastSeen: number;
+  /** Its person reviews incoming messages (its last hello said so: ADR 0081). */
+  review?: true;
 }
 
 /** A member heard from in this session. */
@@ -27,6 +29,7 @@ export interface LivePeer {
   kind: SenderKind;
   ephemeral: boolean;
   lastSeen: number;
+  review?: true;
 }
 
 /** What presence needs of the links: who is a neighbour now, and over which path. */
@@ -71,11 +74,11 @@ export class Presence {
     const byNode = new Map<string, MemberStatus>();
     for (const [node, p] of Object.entries(this.#known())) {
       if (node === this.#self) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
+      byNode.set(node, this.#statusOf(node, p));
     }
     for (const [node, p] of this.#live) {
       if (node === this.#self || p.ephemeral) continue;
-      byNode.set(node, this.#statusOf(node, p.name, p.kind, p.about));
+      byNode.set(node, this.#statusOf(node, p));
     }
     return [...byNode.values()].sort((a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node));
   }
@@ -84,7 +87,7 @@ export class Presence {
   liveMembers(): MemberStatus[] {
     return [...this.#live.entries()]
       .filter(([node]) => node !== this.#self)
-      .map(([node, p]) => this.#statusOf(node, p.name, p.kind, p.about));
+      .map(([node, p]) => this.#statusOf(node, p));
   }
 
   onlineNames(): string[] {
@@ -127,17 +130,20 @@ export class Presence {
       kind: hello.kind,
       ephemeral: hello.ephemeral,
       lastSeen: now,
+      ...(hello.review ? { review: true as const } : {}),
     });
     const known = this.#known();
     if (!remember || hello.ephemeral || !(hello.node in known || forgetOne(known, (n) => this.isOnline(n))))
       return { heard: true, changed: false };
     const before = known[hello.node];
-    const changed = !before || before.name !== hello.name || before.about !== hello.about;
+    const changed =
+      !before || before.name !== hello.name || before.about !== hello.about || before.review !== hello.review;
     known[hello.node] = {
       name: hello.name,
       ...(hello.about ? { about: hello.about } : {}),
       kind: hello.kind,
       lastSeen: now,
+      ...(hello.review ? { review: true as const } : {}),
     };
     return { heard: true, changed };
   }
@@ -180,15 +186,16 @@ export class Presence {
     }
   }
 
-  #statusOf(node: string, name: string, kind: SenderKind, about: string | undefined): MemberStatus {
+  #statusOf(node: string, p: KnownPeer | LivePeer): MemberStatus {
     const path = this.#links.path(node);
     return {
-      name,
+      name: p.name,
       node,
-      kind,
-      ...(about ? { about } : {}),
+      kind: p.kind,
+      ...(p.about ? { about: p.about } : {}),
       online: this.isOnline(node),
       ...(path ? { path } : {}),
+      ...(p.review ? { reviews: true } : {}),
     };
   }
 }

@@ -6,6 +6,8 @@
 //   peers.json    known members            \ lowdb over DurableJsonFile, written by papo mcp
 //   outbox.json   messages not yet acked, each with who it is still owed to (outbox.ts)
 //   inbox/        unread messages, one file each (inbox-store.ts), written by papo mcp
+//   held/         messages held for the person's review, kept the same way (review.ts)
+//   review.json   the person's review settings, written by papo review (review.ts)
 //   names.json    who each member name belongs to: its first key (member-names.ts), by papo mcp
 //   person.key    the person's own Ed25519 seed: papo say signs with it (ADR 0064)
 //   log.jsonl     the conversation (log-file.ts)
@@ -25,6 +27,7 @@ import { NAMES_FILE } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { validateProfileName } from './names.js';
 import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
+import { HELD_DIR, ReviewGate } from './review.js';
 
 export type { Identity } from './identity.js';
 
@@ -133,7 +136,9 @@ export async function createProfile(
           if (err.code !== 'ENOENT') throw err;
         });
       }
-      await rm(join(dir, INBOX_DIR), { recursive: true, force: true });
+      // Held messages too; review.json is the person's setting and stays.
+      for (const folder of [INBOX_DIR, HELD_DIR])
+        await rm(join(dir, folder), { recursive: true, force: true });
       await syncDir(dir);
     }
     return { profile: toProfile(dir, profile, file, identity), replaced };
@@ -210,6 +215,13 @@ export interface MemberState {
   addToInbox(msg: Envelope): Promise<void>;
   /** Removes read messages from the inbox. */
   removeFromInbox(ids: Iterable<string>): Promise<void>;
+  /** Messages held for the person's review, oldest first (the held/ folder: review.ts). */
+  readonly held: readonly Envelope[];
+  /** Holds one message durably; PapoError 'inbox_full' when held/ is at the inbox's cap. */
+  addToHeld(msg: Envelope): Promise<void>;
+  removeFromHeld(ids: Iterable<string>): Promise<void>;
+  /** The review gate over this profile's review.json (review.ts). */
+  readonly review: ReviewGate;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   /** Who each name belongs to (names.json, member-names.ts), as saved. */
@@ -224,8 +236,9 @@ export interface MemberState {
 }
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
-export async function openMemberState(dir: string): Promise<MemberState> {
+export async function openMemberState(dir: string, onLog?: (line: string) => void): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
+  const held = await InboxStore.open(dir, HELD_DIR);
   const outbox = new Low<QueuedMessage[]>(new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE)), []);
   const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
   const names = new DurableJsonFile<Record<string, string>>(join(dir, NAMES_FILE));
@@ -255,6 +268,12 @@ export async function openMemberState(dir: string): Promise<MemberState> {
     },
     addToInbox: (msg) => inbox.add(msg),
     removeFromInbox: (ids) => inbox.remove(ids),
+    get held() {
+      return held.messages;
+    },
+    addToHeld: (msg) => held.add(msg),
+    removeFromHeld: (ids) => held.remove(ids),
+    review: new ReviewGate(dir, onLog),
     saveOutbox: () => outbox.write(),
     savePeers: () => peers.write(),
     names: savedNames ?? {},
@@ -264,6 +283,7 @@ export async function openMemberState(dir: string): Promise<MemberState> {
     async inboundIds() {
       const ids = await log.readInboundIds();
       for (const msg of inbox.messages) ids.add(msg.id);
+      for (const msg of held.messages) ids.add(msg.id);
       return ids;
     },
   };

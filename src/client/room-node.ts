@@ -48,6 +48,7 @@ import type { Envelope, LogEntry, SenderKind } from './messages.js';
 import { isMemberName, sameName } from './names.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
+import type { DecisionOutcome, ReviewDecision } from './review.js';
 
 /** Hello and outbox re-send period while connected (the book: 30 s). */
 export const HEARTBEAT_MS = 30_000;
@@ -144,6 +145,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
   #nameGuard: NameGuard;
   #person: string | undefined;
+  /** Whether our hellos say our person reviews (ADR 0081); a change is announced at once. */
+  #announcedReview = false;
   #writes: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -292,6 +295,19 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   markRepliedTo(msgId: string): Promise<void> {
     return this.#delivery.markRepliedTo(msgId);
+  }
+
+  held(): Envelope[] {
+    return this.#delivery.held();
+  }
+
+  reviewing(): boolean {
+    return this.#delivery.reviewing();
+  }
+
+  decide(decision: ReviewDecision): Promise<DecisionOutcome> {
+    if (this.#closed) return Promise.reject(new PapoError('io', 'the room member is closed'));
+    return this.#delivery.decide(decision);
   }
 
   queuedCount(): number {
@@ -547,6 +563,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   // ---- frames out --------------------------------------------------------------------------
 
   #hello(): Uint8Array {
+    this.#announcedReview = this.#delivery.reviewing();
     const hello: HelloFrame = {
       t: 'hello',
       node: this.nodeId,
@@ -556,6 +573,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       kind: this.kind,
       ephemeral: this.ephemeral,
       ...(this.#person ? { person: this.#person } : {}),
+      ...(this.#announcedReview ? { review: true as const } : {}),
     };
     return this.#codec.signAndSeal(hello);
   }
@@ -590,7 +608,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   // ---- presence ----------------------------------------------------------------------------
 
   #updatePresence(): void {
-    if (!this.#closed) this.#presence.update();
+    if (this.#closed) return;
+    this.#presence.update();
+    // The person turned review on or off (papo review): the room learns it now, not in 30 s.
+    if (this.#delivery.reviewing() !== this.#announcedReview && this.#transport.neighbours().length > 0)
+      this.#broadcast(this.#hello());
   }
 
   /** State changes run one after another, so two writers never interleave on one file. */

@@ -1,7 +1,7 @@
 // What each of the five tools does (the book, "Ferramentas MCP"). The handlers drive a RoomMember
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
-import { formatLogEntry } from '../client/log-format.js';
+import { formatLogEntry, reviewStates } from '../client/log-format.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/messages.js';
 import { sameName } from '../client/names.js';
@@ -14,7 +14,10 @@ import {
   delivered,
   deliveredToSome,
   HISTORY_ERRORS,
+  HISTORY_HELD,
   HISTORY_NOTICE,
+  HISTORY_REJECTED,
+  heldForReview,
   impostorWarning,
   inboxFull,
   LIMITS,
@@ -28,6 +31,7 @@ import {
   notAcknowledged,
   owedToEach,
   PAPO_RELAY_NOTE,
+  reviewedBy,
   SEND_ERRORS,
   STATUS_NO_PEERS,
   STATUS_NOTICE,
@@ -158,6 +162,15 @@ export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
  */
 export const CONSUMED = new WeakMap<ToolResult, Envelope[]>();
 
+/** Known members whose person reviews incoming messages (ADR 0081), among those `wanted`. */
+function reviewersAmong(member: RoomMember, wanted: (name: string) => boolean): string[] {
+  const names = member
+    .members()
+    .filter((m) => m.reviews === true && m.kind === 'agent' && wanted(m.name))
+    .map((m) => m.name);
+  return [...new Set(names)];
+}
+
 function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw new CallCancelled('cancelled');
 }
@@ -218,11 +231,14 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const owed = result.owed ?? [];
     if (result.ackedBy !== null) {
       const acked = result.acked !== undefined && result.acked.length > 0 ? result.acked : [result.ackedBy];
+      // Those who have it and whose person reads it first (ADR 0081): an answer can take longer.
+      const reviewers = reviewersAmong(member, (name) => acked.some((a) => sameName(a, name)));
+      const review = reviewers.length > 0 ? ` ${reviewedBy(reviewers)}` : '';
       // Everyone it is owed to has it: the book's text (with every name, in a larger room).
-      if (owed.length === 0) return textResult(delivered(nameList(acked), result.id));
+      if (owed.length === 0) return textResult(delivered(nameList(acked), result.id) + review);
       const online = member.onlineNames();
       const later = owed.map((name) => ({ name, online: online.some((o) => sameName(o, name)) }));
-      return textResult(deliveredToSome(acked, result.id, later));
+      return textResult(deliveredToSome(acked, result.id, later) + review);
     }
     if (result.refusedBy !== null) return textResult(inboxFull(result.refusedBy, result.id));
     // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
@@ -268,7 +284,14 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
         // model, one of them may have been pushed before: its header says so (ADR 0066).
         if (ready.length > 0) return deliver(member, ready, ctx.signal);
         const left = deadline - Date.now();
-        if (left <= 0) return textResult(noNewMessages(seconds, member.onlineNames(), from));
+        if (left <= 0)
+          return textResult(
+            noNewMessages(seconds, member.onlineNames(), from, {
+              reviewers: reviewersAmong(member, (name) => from === undefined || sameName(name, from)),
+              held: member.held().length,
+              reviewing: member.reviewing(),
+            }),
+          );
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
@@ -317,13 +340,22 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     throwIfCancelled(ctx.signal);
     if (entries.length === 0) return textResult(NO_HISTORY);
     const fromOthers = entries.some((e) => e.ev === 'in');
-    return textResult(
-      fitLines(
-        entries.map((e) => formatLogEntry(e, member.name)),
-        LIMITS.maxResultChars,
-        fromOthers ? HISTORY_NOTICE : '',
-      ),
-    );
+    // What the person has not approved shows as held or rejected, without its text; the decisions
+    // themselves are the person's, not lines of the conversation (ADR 0081).
+    const review = reviewStates(entries);
+    const lines: string[] = [];
+    for (const e of entries) {
+      if (e.ev === 'review') continue;
+      const state = e.ev === 'in' ? review.get(e.msg.id) : undefined;
+      const mark =
+        state === 'held'
+          ? { note: HISTORY_HELD, body: false }
+          : state === 'rejected'
+            ? { note: HISTORY_REJECTED, body: false }
+            : undefined;
+      lines.push(formatLogEntry(e, member.name, mark));
+    }
+    return textResult(fitLines(lines, LIMITS.maxResultChars, fromOthers ? HISTORY_NOTICE : ''));
   };
 
   const status: ToolHandler = async (args, ctx) => {
@@ -337,6 +369,9 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     head.push(...trustWarnings(member), ...networkWarnings(network));
     head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
+    // Its own person's review (ADR 0081): how many messages wait for them, so it can say so.
+    const held = member.held().length;
+    if (member.reviewing() || held > 0) tail.push(heldForReview(held, member.reviewing()));
     // Who the queue waits for (ADR 0063); in a pair it can only be the other one: the book's text.
     const waiting = member.queuedFor?.() ?? [];
     if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1)

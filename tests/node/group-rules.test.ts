@@ -69,6 +69,10 @@ function memoryState(log: LogEntry[] = []): MemoryState {
       state.inbox.push(m);
     },
     removeFromInbox: async () => {},
+    held: [],
+    addToHeld: async () => {},
+    removeFromHeld: async () => {},
+    review: { reviewing: () => false, holds: () => false },
     saveOutbox: async () => {},
     savePeers: async () => {},
     saveNames: async () => {},

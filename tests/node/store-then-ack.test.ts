@@ -49,6 +49,10 @@ function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?:
       const drop = new Set(ids);
       state.inbox = state.inbox.filter((m) => !drop.has(m.id));
     },
+    held: [],
+    addToHeld: async () => {},
+    removeFromHeld: async () => {},
+    review: { reviewing: () => false, holds: () => false },
     saveOutbox: async () => {
       if (opts.failOutbox) throw new Error('disk full (injected)');
     },

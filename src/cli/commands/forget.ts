@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
-import { forgetWhileStopped, requestForget, requestPending } from '../../client/forget.js';
+import { forgetWhileStopped, requestForget } from '../../client/forget.js';
 import { sameName, validateMemberName } from '../../client/names.js';
 import type { QueuedMessage } from '../../client/outbox.js';
+import { requestTaken } from '../../client/profile-requests.js';
 import { OUTBOX_FILE, openProfile, PEERS_FILE, type Peers } from '../../client/profile-store.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
 
@@ -44,10 +45,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       // papo mcp runs: it owns the queue; leave it the request.
       const path = await requestForget(profile.dir, name);
-      const deadline = Date.now() + PICKUP_WAIT_MS;
-      while (Date.now() < deadline && (await requestPending(path)))
-        await new Promise((r) => setTimeout(r, 100));
-      const taken = !(await requestPending(path));
+      const taken = await requestTaken(path, PICKUP_WAIT_MS);
       process.stdout.write(`${taken ? t.forgottenByAgent(name) : t.forgetLeft(name)}\n`);
     });
 }

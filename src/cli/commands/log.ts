@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { LOG_FILE, readLogFrom, readLogTail } from '../../client/log-file.js';
-import { formatLogEntry } from '../../client/log-format.js';
+import { formatLogEntry, type ReviewMark } from '../../client/log-format.js';
 import type { LogEntry } from '../../client/messages.js';
 import { openProfile } from '../../client/profile-store.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';
@@ -40,8 +40,14 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
+/** A message the review gate held: the person sees its text, and that their agent does not yet. */
+const HELD: ReviewMark = { note: 'held for your review: papo review', body: true };
+
 function print(entries: LogEntry[], self: string): void {
-  for (const entry of entries) process.stdout.write(`${formatLogEntry(entry, self)}\n`);
+  for (const entry of entries)
+    process.stdout.write(
+      `${formatLogEntry(entry, self, entry.ev === 'in' && entry.held ? HELD : undefined)}\n`,
+    );
 }
 
 /** Polls the file (works on every file system, container volumes included) until Ctrl-C. */

@@ -37,61 +37,78 @@ export function register(program: Command, ctx: CliContext): void {
         checkedProfile(ctx);
         process.stderr.write(`${t.connecting}\n`);
         member = await openEphemeral(ctx, true);
-        const m = member;
-        const target = opts.to;
-        const isTarget = (name: string) => target === undefined || sameName(name, target);
-        const knowsSomeone = () => m.member.members().length > 0;
-        const ready = await waitFor(
-          m,
-          CONNECT_WAIT_MS,
-          () => m.member.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
-        );
-        // Without `to`, the others on the room's topic are online too: give their hellos a moment
-        // (a relayed link forms in a second or two), so they get it now and are named as having it,
-        // as papo status waits for everyone on the topic.
-        if (target === undefined && m.member.onlineNames().length > 0) {
-          await waitFor(m, TOPIC_HELLO_WAIT_MS, () => {
-            const signal = m.probe.signalState();
-            return !signal.joined || m.member.liveMembers().length >= signal.peers.length;
-          });
-        }
-        if (!m.member.onlineNames().some(isTarget)) {
-          // Say why, when the network is the reason (on stderr, before the error itself).
-          for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
-          if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
-            throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(m.profile.profile)));
-          }
-          throw new PapoError('nobody_online', target ? t.memberNotOnline(target) : t.nobodyOnline);
-        }
-        const ackedBy = new Set<string>();
-        m.member.on('delivered', ({ by }) => ackedBy.add(by));
-        const result = await m.member.send({ body, ...(target ? { to: target } : {}) }, ACK_WAIT_MS);
-        if (result.ackedBy === null && result.refusedBy !== null) {
-          throw new PapoError('inbox_full', t.inboxFull(result.refusedBy, result.id));
-        }
-        if (result.ackedBy === null) {
-          throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
-        }
-        ackedBy.add(result.ackedBy);
-        // Others online may confirm too: wait a moment for them, not for anyone already heard.
-        const expected = m.member.onlineNames().filter(isTarget);
-        await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
-        process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
-        if (target === undefined) {
-          // Members known but offline get it from those who stored it (catch-up, ADR 0063).
-          const later = [
-            ...new Set(
-              m.member
-                .members()
-                .filter((x) => !x.online && ![...ackedBy].some((a) => sameName(a, x.name)))
-                .map((x) => x.name),
-            ),
-          ];
-          if (later.length > 0) process.stdout.write(`${t.sayLater(later.join(', '))}\n`);
-        }
+        await speak(ctx, member, body, opts.to);
       } catch (err) {
         reportError(ctx, err);
       }
       await finish(member);
     });
+}
+
+/**
+ * Says `body` in the room as the person, through an ephemeral member already open: waits for the
+ * target (or anyone) to be online, sends, waits for the acks and prints who has it. Throws a
+ * PapoError saying why when nobody (or not the target) is online or nobody confirmed.
+ */
+export async function speak(
+  ctx: CliContext,
+  m: OpenedMember,
+  body: string,
+  target: string | undefined,
+  replyTo?: string,
+): Promise<void> {
+  const t = text(ctx);
+  const isTarget = (name: string) => target === undefined || sameName(name, target);
+  const knowsSomeone = () => m.member.members().length > 0;
+  const ready = await waitFor(
+    m,
+    CONNECT_WAIT_MS,
+    () => m.member.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
+  );
+  // Without `to`, the others on the room's topic are online too: give their hellos a moment
+  // (a relayed link forms in a second or two), so they get it now and are named as having it,
+  // as papo status waits for everyone on the topic.
+  if (target === undefined && m.member.onlineNames().length > 0) {
+    await waitFor(m, TOPIC_HELLO_WAIT_MS, () => {
+      const signal = m.probe.signalState();
+      return !signal.joined || m.member.liveMembers().length >= signal.peers.length;
+    });
+  }
+  if (!m.member.onlineNames().some(isTarget)) {
+    // Say why, when the network is the reason (on stderr, before the error itself).
+    for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
+    if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
+      throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(m.profile.profile)));
+    }
+    throw new PapoError('nobody_online', target ? t.memberNotOnline(target) : t.nobodyOnline);
+  }
+  const ackedBy = new Set<string>();
+  m.member.on('delivered', ({ by }) => ackedBy.add(by));
+  const result = await m.member.send(
+    { body, ...(target ? { to: target } : {}), ...(replyTo ? { replyTo } : {}) },
+    ACK_WAIT_MS,
+  );
+  if (result.ackedBy === null && result.refusedBy !== null) {
+    throw new PapoError('inbox_full', t.inboxFull(result.refusedBy, result.id));
+  }
+  if (result.ackedBy === null) {
+    throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
+  }
+  ackedBy.add(result.ackedBy);
+  // Others online may confirm too: wait a moment for them, not for anyone already heard.
+  const expected = m.member.onlineNames().filter(isTarget);
+  await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
+  process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
+  if (target === undefined) {
+    // Members known but offline get it from those who stored it (catch-up, ADR 0063).
+    const later = [
+      ...new Set(
+        m.member
+          .members()
+          .filter((x) => !x.online && ![...ackedBy].some((a) => sameName(a, x.name)))
+          .map((x) => x.name),
+      ),
+    ];
+    if (later.length > 0) process.stdout.write(`${t.sayLater(later.join(', '))}\n`);
+  }
 }

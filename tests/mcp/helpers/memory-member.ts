@@ -14,6 +14,7 @@ import type {
   SendResult,
 } from '../../../src/client/member-api.js';
 import type { Envelope, LogEntry, SenderKind } from '../../../src/client/messages.js';
+import type { DecisionOutcome, ReviewDecision } from '../../../src/client/review.js';
 
 export class MemoryMember extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;
@@ -99,6 +100,26 @@ export class MemoryMember extends EventEmitter<RoomMemberEvents> implements Room
     if (target === undefined) return;
     const index = this.inbox.indexOf(target);
     this.inbox = this.inbox.filter((m, i) => !(m.from === target.from && i <= index));
+  }
+  /** Messages held for review (ADR 0081), and whether review is on. */
+  heldMessages: Envelope[] = [];
+  reviewOn = false;
+  held(): Envelope[] {
+    return [...this.heldMessages];
+  }
+  reviewing(): boolean {
+    return this.reviewOn;
+  }
+  async decide(decision: ReviewDecision): Promise<DecisionOutcome> {
+    const ids = decision.approve === 'all' ? this.heldMessages.map((m) => m.id) : decision.approve;
+    const approved = this.heldMessages.filter((m) => ids.includes(m.id));
+    const rejected = this.heldMessages.filter((m) => decision.reject.includes(m.id));
+    this.heldMessages = this.heldMessages.filter((m) => !approved.includes(m) && !rejected.includes(m));
+    for (const m of approved) {
+      this.inbox.push(m);
+      this.emit('message', m);
+    }
+    return { approved, rejected, unknown: [], full: [] };
   }
   queuedCount(): number {
     return this.queued.length;

@@ -1,0 +1,406 @@
+// papo review: the person decides what reaches their agent (ADR 0081; the gate: src/client/review.ts).
+//   papo review                         the state, the rules and the held messages, with their text
+//   papo review on | off
+//   papo review approve ID... | --all   held messages become unread for the agent (and are pushed)
+//   papo review reject ID... [--reason TEXT]   never reach it; with a reason, the sender is told
+//   papo review allow NAME | --people [--remove]   let a member, or every person, through
+//   papo review hold PATTERN [--remove]  always hold messages whose text matches
+//   papo review --watch                 one key per held message, as they arrive
+// The held messages belong to the papo mcp that holds the profile's lock: when it runs, a decision
+// is left to it as a request (profile-requests.ts); when none runs, the command takes the lock and
+// applies it itself. review.json is the person's, written here and read by papo mcp.
+import type { Command } from 'commander';
+import { PapoError } from '../../client/errors.js';
+import { acquireLock } from '../../client/file-lock.js';
+import { indentFollowingLines, inertText } from '../../client/inert-text.js';
+import { formatLocalTime } from '../../client/log-format.js';
+import type { Envelope } from '../../client/messages.js';
+import { isMemberName, sameName, validateMemberName } from '../../client/names.js';
+import type { OpenedMember } from '../../client/open-member.js';
+import { requestTaken } from '../../client/profile-requests.js';
+import { openMemberState, openProfile } from '../../client/profile-store.js';
+import {
+  applyDecision,
+  compilePattern,
+  MAX_REVIEW_RULES,
+  type ReviewDecision,
+  type ReviewSettings,
+  readHeld,
+  readReviewSettings,
+  requestDecision,
+  writeReviewSettings,
+} from '../../client/review.js';
+import { rejectionNotice } from '../../mcp/texts.js';
+import { type CliContext, checkedProfile, home, lang, reportError, text } from '../context.js';
+import { type ReviewTexts, reviewTexts } from '../review-texts.js';
+import { finish, openEphemeral } from '../room-session.js';
+import { speak } from './say.js';
+
+/** How long to wait for a running papo mcp to take a decision (it looks every second). */
+const PICKUP_WAIT_MS = 5_000;
+/** Longest reason told to a sender (it travels as a message, whose limit is far larger). */
+const MAX_REASON_CHARS = 2_000;
+/** Shortest id prefix a person may type. */
+const MIN_ID_PREFIX = 4;
+
+interface ReviewOptions {
+  all?: boolean;
+  reason?: string;
+  people?: boolean;
+  remove?: boolean;
+  watch?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const rt = reviewTexts(lang(ctx));
+  program
+    .command('review')
+    .description(rt.help)
+    .argument('[action]', rt.actionHelp)
+    .argument('[args...]', rt.argsHelp)
+    .option('--all', rt.allHelp)
+    .option('--reason <text>', rt.reasonHelp)
+    .option('--people', rt.peopleHelp)
+    .option('--remove', rt.removeHelp)
+    .option('--watch', rt.watchHelp)
+    .action(async (action: string | undefined, args: string[], opts: ReviewOptions) => {
+      const profile = await openProfile({ home: home(ctx), profile: checkedProfile(ctx) });
+      const dir = profile.dir;
+      if (opts.reason !== undefined && action !== 'reject') throw new RangeError(rt.noReasonWithApprove);
+      switch (action) {
+        case undefined:
+          if (opts.watch) return watch(ctx, dir, rt);
+          return show(dir, rt);
+        case 'on':
+        case 'off':
+          return turn(dir, action === 'on', rt);
+        case 'approve':
+        case 'reject': {
+          const held = readHeld(dir);
+          let ids: string[];
+          if (action === 'approve' && opts.all) {
+            if (args.length > 0) throw new RangeError(rt.allWithIds);
+            ids = held.map((m) => m.id);
+            if (ids.length === 0) return say(rt.noneHeld);
+          } else {
+            if (args.length === 0) throw new RangeError(rt.needIds(action));
+            ids = args.map((arg) => resolveId(arg, held, rt));
+          }
+          const reason = opts.reason?.trim();
+          if (reason !== undefined && reason.length > MAX_REASON_CHARS)
+            throw new RangeError(rt.reasonTooLong(MAX_REASON_CHARS));
+          const decision: ReviewDecision =
+            action === 'approve'
+              ? { approve: ids, reject: [] }
+              : { approve: [], reject: ids, ...(reason ? { reason } : {}) };
+          const { rejected } = await decide(dir, decision, held, rt);
+          if (reason && rejected.length > 0) await tell(ctx, rejected, reason, rt);
+          return;
+        }
+        case 'allow':
+          return allow(dir, args, opts, rt);
+        case 'hold':
+          return hold(dir, args, opts, rt);
+        default:
+          throw new PapoError('usage', rt.unknownAction(action));
+      }
+    });
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+// ---- the state ------------------------------------------------------------------------------
+
+function show(dir: string, rt: ReviewTexts): void {
+  const settings = readReviewSettings(dir);
+  say(rt.state(settings.on));
+  if (settings.broken !== undefined) say(rt.broken(settings.broken));
+  else if (settings.on) {
+    say(rt.allowed(settings.allow, settings.allowPeople));
+    say(rt.alwaysHeld(settings.hold));
+  }
+  const held = readHeld(dir);
+  say('');
+  if (held.length === 0) {
+    say(rt.noneHeld);
+    return;
+  }
+  say(rt.heldHeader(held.length));
+  for (const m of held) say(`\n${describe(m, rt)}`);
+}
+
+/** A held message as the person reads it: who, when, how long, and its text made inert. */
+function describe(m: Envelope, rt: ReviewTexts): string {
+  const bytes = Buffer.byteLength(m.body, 'utf8');
+  const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
+  const head = rt.heldLine({
+    id: m.id,
+    from: m.from,
+    kind: m.kind,
+    when: formatLocalTime(m.ts),
+    size,
+    ...(m.reply_to ? { replyTo: m.reply_to } : {}),
+  });
+  // Room text: escapes for control and invisible characters (ADR 0059), every line indented.
+  const body = indentFollowingLines(`    ${inertText(m.body)}`).replaceAll('\n  ', '\n    ');
+  return `${inertText(head, 'line')}\n${body}`;
+}
+
+// ---- settings -------------------------------------------------------------------------------
+
+/** The settings to change: a broken review.json is replaced, starting from review on. */
+function current(dir: string): ReviewSettings {
+  const s = readReviewSettings(dir);
+  return s.broken === undefined ? { ...s } : { on: true, allow: [], allowPeople: false, hold: [] };
+}
+
+async function turn(dir: string, on: boolean, rt: ReviewTexts): Promise<void> {
+  const before = readReviewSettings(dir);
+  const held = readHeld(dir).length;
+  if (before.broken === undefined && before.on === on) return say(on ? rt.alreadyOn : rt.alreadyOff);
+  await writeReviewSettings(dir, { ...current(dir), on });
+  say(on ? rt.turnedOn(held) : rt.turnedOff(held));
+}
+
+async function allow(dir: string, args: string[], opts: ReviewOptions, rt: ReviewTexts): Promise<void> {
+  const s = current(dir);
+  if (opts.people) {
+    if (args.length > 0) throw new RangeError(rt.allowNeedsName);
+    if (opts.remove && !s.allowPeople) return say(rt.allowMissing(rt.people));
+    s.allowPeople = !opts.remove;
+    await writeReviewSettings(dir, s);
+    return say(opts.remove ? rt.allowRemoved(rt.people) : rt.allowAdded(rt.people));
+  }
+  if (args.length !== 1) throw new RangeError(rt.allowNeedsName);
+  const name = validateMemberName(args[0] as string);
+  const has = s.allow.some((n) => sameName(n, name));
+  if (opts.remove) {
+    if (!has) return say(rt.allowMissing(name));
+    s.allow = s.allow.filter((n) => !sameName(n, name));
+  } else if (!has) {
+    if (s.allow.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
+    s.allow.push(name);
+  }
+  await writeReviewSettings(dir, s);
+  say(opts.remove ? rt.allowRemoved(name) : rt.allowAdded(name));
+}
+
+async function hold(dir: string, args: string[], opts: ReviewOptions, rt: ReviewTexts): Promise<void> {
+  if (args.length === 0) throw new RangeError(rt.holdNeedsPattern);
+  // A pattern with spaces may come unquoted: its words are joined back.
+  const pattern = args.join(' ');
+  const s = current(dir);
+  if (opts.remove) {
+    if (!s.hold.includes(pattern)) return say(rt.holdMissing(pattern));
+    s.hold = s.hold.filter((p) => p !== pattern);
+    await writeReviewSettings(dir, s);
+    return say(rt.holdRemoved(pattern));
+  }
+  try {
+    compilePattern(pattern);
+  } catch (err) {
+    throw new RangeError(rt.badPattern(pattern, (err as Error).message));
+  }
+  if (!s.hold.includes(pattern)) {
+    if (s.hold.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
+    s.hold.push(pattern);
+  }
+  await writeReviewSettings(dir, s);
+  say(rt.holdAdded(pattern));
+}
+
+// ---- decisions ------------------------------------------------------------------------------
+
+/** A held message's id from what the person typed: the whole id, or its first characters. */
+function resolveId(arg: string, held: readonly Envelope[], rt: ReviewTexts): string {
+  const typed = arg.trim().toLowerCase();
+  if (!/^[0-9a-f]+$/.test(typed) || typed.length < MIN_ID_PREFIX || typed.length > 10)
+    throw new PapoError('unknown_message', rt.unknownId(arg));
+  const matches = held.filter((m) => m.id.startsWith(typed)).map((m) => m.id);
+  if (matches.length === 0) throw new PapoError('unknown_message', rt.unknownId(arg));
+  if (matches.length > 1) throw new PapoError('unknown_message', rt.ambiguousId(arg, matches));
+  return matches[0] as string;
+}
+
+interface Decided {
+  approved: Envelope[];
+  rejected: Envelope[];
+  /** Approved but kept held: the agent's inbox is full. */
+  full: Envelope[];
+  /** The running papo mcp did not take the decision in time: it applies it later. */
+  left: boolean;
+}
+
+/**
+ * Applies a decision, itself when no papo mcp runs, else through it, and prints what happened to
+ * each message.
+ */
+async function decide(
+  dir: string,
+  decision: ReviewDecision,
+  held: readonly Envelope[],
+  rt: ReviewTexts,
+): Promise<Decided> {
+  const byId = new Map(held.map((m) => [m.id, m]));
+  let agentRuns = false;
+  let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
+  try {
+    lock = await acquireLock(dir);
+  } catch (err) {
+    if (!(err instanceof PapoError && err.code === 'profile_locked')) throw err;
+    agentRuns = true;
+  }
+  let approved: Envelope[];
+  let rejected: Envelope[];
+  let full: Envelope[];
+  if (lock !== undefined) {
+    try {
+      const outcome = await applyDecision(await openMemberState(dir), decision, Date.now());
+      ({ approved, rejected, full } = outcome);
+    } finally {
+      await lock.release();
+    }
+  } else {
+    // papo mcp runs: it owns held/ and the inbox; leave it the decision and see what it did.
+    const path = await requestDecision(dir, decision);
+    if (!(await requestTaken(path, PICKUP_WAIT_MS))) {
+      say(rt.leftForAgent);
+      return { approved: [], rejected: [], full: [], left: true };
+    }
+    const still = new Set(readHeld(dir).map((m) => m.id));
+    const wanted = (ids: readonly string[]) => ids.flatMap((id) => byId.get(id) ?? []);
+    const approve = decision.approve === 'all' ? [...byId.keys()] : decision.approve;
+    approved = wanted(approve).filter((m) => !still.has(m.id));
+    full = wanted(approve).filter((m) => still.has(m.id));
+    rejected = wanted(decision.reject).filter((m) => !still.has(m.id));
+  }
+  for (const m of approved) say(rt.approved(m.id, m.from, agentRuns));
+  for (const m of rejected) say(rt.rejected(m.id, m.from));
+  for (const m of full) say(rt.keptFull(m.id));
+  return { approved, rejected, full, left: false };
+}
+
+/** Tells each sender of a rejected message why, as the person, in reply to it. */
+async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: ReviewTexts): Promise<void> {
+  let member: OpenedMember | undefined;
+  try {
+    process.stderr.write(`${text(ctx).connecting}\n`);
+    member = await openEphemeral(ctx, true);
+    for (const m of rejected) {
+      if (!isMemberName(m.from)) continue;
+      process.stderr.write(`${rt.telling(m.from)}\n`);
+      try {
+        await speak(ctx, member, rejectionNotice(m.id, reason), m.from, m.id);
+      } catch (err) {
+        process.stderr.write(`${rt.tellFailed(m.from, err instanceof Error ? err.message : String(err))}\n`);
+      }
+    }
+  } catch (err) {
+    reportError(ctx, err);
+  }
+  await finish(member);
+}
+
+// ---- --watch --------------------------------------------------------------------------------
+
+const CTRL_C = '\u0003';
+const CTRL_D = '\u0004';
+
+async function watch(ctx: CliContext, dir: string, rt: ReviewTexts): Promise<void> {
+  const keys = new KeyReader();
+  const skipped = new Set<string>();
+  say(rt.watchStart);
+  let waitingShown = false;
+  try {
+    for (;;) {
+      const next = readHeld(dir).find((m) => !skipped.has(m.id));
+      if (next === undefined) {
+        if (!waitingShown) say(rt.watchWaiting);
+        waitingShown = true;
+        const key = await keys.next(500);
+        if (key === null ? keys.ended : isQuit(key)) break;
+        continue;
+      }
+      waitingShown = false;
+      say(`\n${describe(next, rt)}`);
+      let key: string | null;
+      do {
+        process.stdout.write(rt.watchPrompt);
+        key = await keys.next();
+        process.stdout.write('\n');
+      } while (key !== null && !'arsq'.includes(key.toLowerCase()) && !isQuit(key));
+      if (key === null || isQuit(key)) break;
+      const k = key.toLowerCase();
+      if (k === 's') {
+        skipped.add(next.id);
+        say(rt.watchSkipped(next.id));
+        continue;
+      }
+      const decision: ReviewDecision =
+        k === 'a' ? { approve: [next.id], reject: [] } : { approve: [], reject: [next.id] };
+      const decided = await decide(dir, decision, [next], rt);
+      // Not taken in time, or kept (inbox full): not shown again in this session.
+      if (decided.left || decided.full.length > 0) skipped.add(next.id);
+    }
+  } catch (err) {
+    reportError(ctx, err);
+  } finally {
+    keys.close();
+  }
+  say(rt.watchBye);
+}
+
+function isQuit(key: string): boolean {
+  return key === 'q' || key === 'Q' || key === CTRL_C || key === CTRL_D;
+}
+
+/** One key at a time from stdin: raw on a terminal; from a pipe, each character (blanks skipped). */
+class KeyReader {
+  #queue: string[] = [];
+  #waiter: ((key: string | null) => void) | undefined;
+  ended = false;
+  #raw: boolean;
+
+  constructor() {
+    const input = process.stdin;
+    this.#raw = input.isTTY === true;
+    if (this.#raw) input.setRawMode(true);
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      for (const ch of chunk) if (ch.trim() !== '') this.#push(ch);
+    });
+    input.on('end', () => {
+      this.ended = true;
+      this.#push(null);
+    });
+    input.resume();
+  }
+
+  /** The next key, or null at the end of input (or after `ms`, when given). */
+  next(ms?: number): Promise<string | null> {
+    const key = this.#queue.shift();
+    if (key !== undefined) return Promise.resolve(key);
+    if (this.ended) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(() => settle(null), ms);
+      const settle = (k: string | null) => {
+        if (timer) clearTimeout(timer);
+        this.#waiter = undefined;
+        resolve(k);
+      };
+      this.#waiter = settle;
+    });
+  }
+
+  #push(key: string | null): void {
+    if (this.#waiter) this.#waiter(key);
+    else if (key !== null) this.#queue.push(key);
+  }
+
+  close(): void {
+    if (this.#raw) process.stdin.setRawMode(false);
+    process.stdin.pause();
+  }
+}

@@ -1,0 +1,211 @@
+// papo review's texts in English and Brazilian Portuguese (ADR 0081). The texts of held messages
+// themselves are room text: the command shows them through inertText, never here.
+import type { Lang } from './i18n.js';
+
+export interface ReviewTexts {
+  help: string;
+  actionHelp: string;
+  argsHelp: string;
+  allHelp: string;
+  reasonHelp: string;
+  peopleHelp: string;
+  removeHelp: string;
+  watchHelp: string;
+  state(on: boolean): string;
+  broken(why: string): string;
+  allowed(names: readonly string[], people: boolean): string;
+  alwaysHeld(patterns: readonly string[]): string;
+  noneHeld: string;
+  heldHeader(count: number): string;
+  /** One held message's header line (the text follows, indented). */
+  heldLine(m: {
+    id: string;
+    from: string;
+    kind: string;
+    when: string;
+    size: string;
+    replyTo?: string;
+  }): string;
+  turnedOn(held: number): string;
+  turnedOff(held: number): string;
+  alreadyOn: string;
+  alreadyOff: string;
+  approved(id: string, from: string, agentRuns: boolean): string;
+  rejected(id: string, from: string): string;
+  keptFull(id: string): string;
+  leftForAgent: string;
+  unknownId(id: string): string;
+  ambiguousId(id: string, matches: readonly string[]): string;
+  needIds(action: string): string;
+  allWithIds: string;
+  noReasonWithApprove: string;
+  reasonTooLong(max: number): string;
+  telling(name: string): string;
+  tellFailed(name: string, why: string): string;
+  unknownAction(action: string): string;
+  allowNeedsName: string;
+  allowAdded(who: string): string;
+  allowRemoved(who: string): string;
+  allowMissing(who: string): string;
+  holdNeedsPattern: string;
+  holdAdded(pattern: string): string;
+  holdRemoved(pattern: string): string;
+  holdMissing(pattern: string): string;
+  badPattern(pattern: string, why: string): string;
+  tooManyRules(max: number): string;
+  people: string;
+  watchStart: string;
+  watchWaiting: string;
+  watchPrompt: string;
+  watchSkipped(id: string): string;
+  watchBye: string;
+}
+
+const en: ReviewTexts = {
+  help: 'see what other members write before your agent does: turn review on or off, list, approve or reject held messages, set rules',
+  actionHelp: 'on | off | approve | reject | allow | hold (none: show the state and the held messages)',
+  argsHelp:
+    'message ids (approve, reject: the first characters are enough), a member name (allow) or a pattern (hold)',
+  allHelp: 'approve every held message',
+  reasonHelp: 'reject: tell the sender why (they get it as a message from you)',
+  peopleHelp: "allow: let every person's message through (sender_kind human)",
+  removeHelp: 'allow, hold: take the rule away',
+  watchHelp: 'stay open and decide each held message with one key',
+  state: (on) =>
+    on
+      ? "Review is on: other members' messages wait for you before your agent sees them."
+      : 'Review is off: messages reach your agent at once (papo review on to change it).',
+  broken: (why) => `${why}: every message is held until it is fixed (papo review on rewrites it).`,
+  allowed: (names, people) => {
+    const who = [...names, ...(people ? ['every person (papo say)'] : [])];
+    return `Always let through: ${who.length === 0 ? 'nobody' : who.join(', ')}.`;
+  },
+  alwaysHeld: (patterns) =>
+    `Always held (text matching): ${patterns.length === 0 ? 'nothing' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
+  noneHeld: 'No message is held.',
+  heldHeader: (count) =>
+    `${count === 1 ? '1 message is held' : `${count} messages are held`} (papo review approve ID | reject ID [--reason TEXT]):`,
+  heldLine: (m) =>
+    `${m.id}  from ${m.from} (${m.kind}), ${m.when}, ${m.size}${m.replyTo ? `, reply to ${m.replyTo}` : ''}`,
+  turnedOn: (held) =>
+    `Review is on: from now on other members' messages wait for you (papo review) before your agent sees them. Members are told that you review.${held > 0 ? ` ${held} held.` : ''}`,
+  turnedOff: (held) =>
+    held === 0
+      ? 'Review is off: new messages reach your agent at once.'
+      : `Review is off: new messages reach your agent at once. ${held === 1 ? '1 message is' : `${held} messages are`} still held: approve or reject ${held === 1 ? 'it' : 'them'} (papo review).`,
+  alreadyOn: 'Review was on already.',
+  alreadyOff: 'Review was off already.',
+  approved: (id, from, agentRuns) =>
+    `Approved ${id} from ${from}: ${agentRuns ? 'your agent has it now' : 'your agent gets it when papo mcp starts'}.`,
+  rejected: (id, from) => `Rejected ${id} from ${from}: your agent never sees it (papo log keeps it).`,
+  keptFull: (id) =>
+    `${id} stays held: your agent's inbox is full; approve it again once your agent has read.`,
+  leftForAgent:
+    'papo mcp holds this profile but did not take the decision within 5s; it applies it as soon as it looks (at the latest when it starts again)',
+  unknownId: (id) => `no held message ${JSON.stringify(id)} (papo review lists them); nothing was decided`,
+  ambiguousId: (id, matches) =>
+    `${JSON.stringify(id)} could be ${matches.join(' or ')}: give more characters; nothing was decided`,
+  needIds: (action) => `papo review ${action} needs message ids (papo review lists them)`,
+  allWithIds: 'give message ids or --all, not both',
+  noReasonWithApprove: '--reason goes with reject',
+  reasonTooLong: (max) => `the reason is longer than ${max} characters`,
+  telling: (name) => `telling ${name} why…`,
+  tellFailed: (name, why) => `the rejection stands, but ${name} could not be told: ${why}`,
+  unknownAction: (action) =>
+    `papo review has no ${JSON.stringify(action)}: use on, off, approve, reject, allow or hold (papo review --help)`,
+  allowNeedsName: 'papo review allow needs a member name, or --people',
+  allowAdded: (who) =>
+    `Messages from ${who} now reach your agent without waiting for you (unless a hold pattern matches).`,
+  allowRemoved: (who) => `Messages from ${who} wait for you again.`,
+  allowMissing: (who) => `${who} was not allowed; nothing changed.`,
+  holdNeedsPattern: 'papo review hold needs a pattern (a regular expression, any letter case)',
+  holdAdded: (pattern) =>
+    `Messages whose text matches ${JSON.stringify(pattern)} are always held while review is on.`,
+  holdRemoved: (pattern) => `${JSON.stringify(pattern)} no longer holds messages.`,
+  holdMissing: (pattern) => `${JSON.stringify(pattern)} was not a hold pattern; nothing changed.`,
+  badPattern: (pattern, why) => `${JSON.stringify(pattern)} is not a pattern papo can use: ${why}`,
+  tooManyRules: (max) => `at most ${max} rules of each kind`,
+  people: 'every person (papo say)',
+  watchStart: 'Reviewing as messages arrive. Keys: a approve, r reject, s skip, q quit.',
+  watchWaiting: 'Waiting for messages to review… (q to quit)',
+  watchPrompt: '[a]pprove  [r]eject  [s]kip  [q]uit ',
+  watchSkipped: (id) => `Skipped ${id}: it stays held.`,
+  watchBye: 'Stopped reviewing; what is held stays held.',
+};
+
+const pt: ReviewTexts = {
+  help: 'veja o que os outros membros escrevem antes do seu agente: ligue ou desligue a revisão, liste, aprove ou rejeite mensagens retidas, defina regras',
+  actionHelp: 'on | off | approve | reject | allow | hold (nada: mostra o estado e as mensagens retidas)',
+  argsHelp:
+    'ids de mensagens (approve, reject: os primeiros caracteres bastam), um nome de membro (allow) ou um padrão (hold)',
+  allHelp: 'aprova todas as mensagens retidas',
+  reasonHelp: 'reject: diz o motivo a quem enviou (chega como mensagem sua)',
+  peopleHelp: 'allow: deixa passar as mensagens de qualquer pessoa (sender_kind human)',
+  removeHelp: 'allow, hold: tira a regra',
+  watchHelp: 'fica aberto e decide cada mensagem retida com uma tecla',
+  state: (on) =>
+    on
+      ? 'A revisão está ligada: as mensagens dos outros membros esperam por você antes de o seu agente vê-las.'
+      : 'A revisão está desligada: as mensagens chegam ao seu agente na hora (papo review on para mudar).',
+  broken: (why) => `${why}: toda mensagem fica retida até isso ser corrigido (papo review on o reescreve).`,
+  allowed: (names, people) => {
+    const who = [...names, ...(people ? ['qualquer pessoa (papo say)'] : [])];
+    return `Sempre passam: ${who.length === 0 ? 'ninguém' : who.join(', ')}.`;
+  },
+  alwaysHeld: (patterns) =>
+    `Sempre retidas (texto que casa com): ${patterns.length === 0 ? 'nada' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
+  noneHeld: 'Nenhuma mensagem retida.',
+  heldHeader: (count) =>
+    `${count === 1 ? '1 mensagem retida' : `${count} mensagens retidas`} (papo review approve ID | reject ID [--reason TEXTO]):`,
+  heldLine: (m) =>
+    `${m.id}  de ${m.from} (${m.kind}), ${m.when}, ${m.size}${m.replyTo ? `, resposta a ${m.replyTo}` : ''}`,
+  turnedOn: (held) =>
+    `Revisão ligada: a partir de agora as mensagens dos outros membros esperam por você (papo review) antes de o seu agente vê-las. Os membros ficam sabendo que você revisa.${held > 0 ? ` ${held} retidas.` : ''}`,
+  turnedOff: (held) =>
+    held === 0
+      ? 'Revisão desligada: as novas mensagens chegam ao seu agente na hora.'
+      : `Revisão desligada: as novas mensagens chegam ao seu agente na hora. ${held === 1 ? '1 mensagem continua retida' : `${held} mensagens continuam retidas`}: aprove ou rejeite (papo review).`,
+  alreadyOn: 'A revisão já estava ligada.',
+  alreadyOff: 'A revisão já estava desligada.',
+  approved: (id, from, agentRuns) =>
+    `Aprovada ${id} de ${from}: ${agentRuns ? 'o seu agente já a tem' : 'o seu agente a recebe quando o papo mcp iniciar'}.`,
+  rejected: (id, from) => `Rejeitada ${id} de ${from}: o seu agente nunca a vê (o papo log a guarda).`,
+  keptFull: (id) =>
+    `${id} continua retida: a caixa de entrada do seu agente está cheia; aprove de novo quando o agente tiver lido.`,
+  leftForAgent:
+    'o papo mcp tem este perfil mas não pegou a decisão em 5s; ele a aplica assim que olhar (no máximo quando iniciar de novo)',
+  unknownId: (id) =>
+    `nenhuma mensagem retida ${JSON.stringify(id)} (papo review as lista); nada foi decidido`,
+  ambiguousId: (id, matches) =>
+    `${JSON.stringify(id)} pode ser ${matches.join(' ou ')}: dê mais caracteres; nada foi decidido`,
+  needIds: (action) => `papo review ${action} precisa de ids de mensagens (papo review as lista)`,
+  allWithIds: 'dê ids de mensagens ou --all, não os dois',
+  noReasonWithApprove: '--reason vai com reject',
+  reasonTooLong: (max) => `o motivo tem mais de ${max} caracteres`,
+  telling: (name) => `contando o motivo a ${name}…`,
+  tellFailed: (name, why) => `a rejeição vale, mas não foi possível avisar ${name}: ${why}`,
+  unknownAction: (action) =>
+    `papo review não tem ${JSON.stringify(action)}: use on, off, approve, reject, allow ou hold (papo review --help)`,
+  allowNeedsName: 'papo review allow precisa de um nome de membro, ou --people',
+  allowAdded: (who) =>
+    `As mensagens de ${who} agora chegam ao seu agente sem esperar por você (a menos que um padrão de retenção case).`,
+  allowRemoved: (who) => `As mensagens de ${who} voltam a esperar por você.`,
+  allowMissing: (who) => `${who} não estava liberado; nada mudou.`,
+  holdNeedsPattern: 'papo review hold precisa de um padrão (uma expressão regular, maiúsculas ou minúsculas)',
+  holdAdded: (pattern) =>
+    `As mensagens cujo texto casa com ${JSON.stringify(pattern)} ficam sempre retidas enquanto a revisão estiver ligada.`,
+  holdRemoved: (pattern) => `${JSON.stringify(pattern)} não retém mais mensagens.`,
+  holdMissing: (pattern) => `${JSON.stringify(pattern)} não era um padrão de retenção; nada mudou.`,
+  badPattern: (pattern, why) => `${JSON.stringify(pattern)} não é um padrão que o papo consiga usar: ${why}`,
+  tooManyRules: (max) => `no máximo ${max} regras de cada tipo`,
+  people: 'qualquer pessoa (papo say)',
+  watchStart: 'Revisando conforme as mensagens chegam. Teclas: a aprova, r rejeita, s pula, q sai.',
+  watchWaiting: 'Esperando mensagens para revisar… (q para sair)',
+  watchPrompt: '[a]provar  [r]ejeitar  [s]pular  [q]sair ',
+  watchSkipped: (id) => `${id} pulada: continua retida.`,
+  watchBye: 'Revisão encerrada; o que está retido continua retido.',
+};
+
+export function reviewTexts(lang: Lang): ReviewTexts {
+  return lang === 'pt' ? pt : en;
+}
