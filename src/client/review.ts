@@ -205,7 +205,7 @@ export interface HeldState {
 /** A decision as a request file carries it; null when it is not one. */
 export function parseDecision(value: unknown): ReviewDecision | null {
   const v = value as Record<string, unknown> | null;
-  if (typeof v !== 'object' || v === null) return null;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
   const ids = (x: unknown) =>
     Array.isArray(x) &&
     x.length <= 10_000 &&

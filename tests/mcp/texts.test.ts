@@ -588,3 +588,62 @@ test('texts that differ from the book, each exact (ADR 0068)', () => {
     '(12 earlier lines left out to keep this result short; ask for a smaller `limit`.)',
   );
 });
+
+test('review gate texts (ADR 0081): the sender, the reviewing agent, history and the rejection notice', () => {
+  assert.equal(
+    texts.reviewedBy(['colega']),
+    "colega's person reviews incoming messages before their agent sees them, so an answer can take longer; do not send it again.",
+  );
+  assert.equal(
+    texts.reviewedBy(['ana', 'bia', 'colega']),
+    'The people of ana, bia and colega review incoming messages before their agents see them, so answers can take longer; do not send it again.',
+  );
+  assert.equal(
+    texts.statusPeerLine({ name: 'colega', kind: 'agent', online: true, path: 'direct', reviews: true }),
+    '- colega (agent): online, link: direct, their person reviews incoming messages before their agent sees them',
+  );
+  assert.equal(
+    texts.heldForReview(0, true),
+    'Your user reviews incoming messages before you see them: no message is waiting for their review.',
+  );
+  assert.equal(
+    texts.heldForReview(1, true),
+    'Your user reviews incoming messages before you see them: 1 message waits for their review; it reaches you as new messages once approved. If you are waiting for an answer, tell your user: they decide with `papo review` in a terminal.',
+  );
+  assert.equal(
+    texts.heldForReview(3, false),
+    'Your user no longer reviews new messages, but 3 messages wait for their review; they reach you as new messages once approved. If you are waiting for an answer, tell your user: they decide with `papo review` in a terminal.',
+  );
+  assert.equal(
+    texts.noNewMessages(110, ['colega'], 'colega', { reviewers: ['colega'], held: 0, reviewing: false }),
+    "No new messages from colega after 110s. Online: colega. Call `wait` again to keep listening, or tell your user. colega's person reviews incoming messages before their agent sees them, so an answer can take longer; do not send it again.",
+  );
+  assert.equal(texts.HISTORY_HELD, "held for your user's review, text not shown");
+  assert.equal(texts.HISTORY_REJECTED, 'rejected by your user, text not shown');
+  assert.equal(
+    texts.rejectionNotice('3f9a1c07b2', 'we do not run commands for other teams'),
+    'My agent did not see your message 3f9a1c07b2: I review incoming messages before my agent does, and I rejected this one. My reason: we do not run commands for other teams',
+  );
+  const msg: Envelope = {
+    id: '81d4e0aa6c',
+    from: 'colega',
+    node: 'a'.repeat(64),
+    kind: 'agent',
+    ts: at('2026-10-02T14:05:40'),
+    body: 'secret plan',
+  };
+  assert.equal(
+    formatLogEntry({ ev: 'in', msg, held: true }, 'voce', { note: texts.HISTORY_HELD, body: false }),
+    "[2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, held for your user's review, text not shown)",
+  );
+  assert.equal(
+    formatLogEntry({
+      ev: 'review',
+      id: '81d4e0aa6c',
+      decision: 'rejected',
+      ts: at('2026-10-02T14:06:00'),
+      reason: 'no',
+    }),
+    '[2026-10-02 14:06:00] you rejected 81d4e0aa6c: your agent never sees it; reason: no',
+  );
+});
