@@ -59,6 +59,8 @@ export interface ReviewTexts {
   watchPrompt: string;
   watchSkipped(id: string): string;
   watchBye: string;
+  /** papo status: the person's own review, when on or when something is held. */
+  statusLine(on: boolean, held: number): string;
 }
 
 const en: ReviewTexts = {
@@ -131,6 +133,8 @@ const en: ReviewTexts = {
   watchPrompt: '[a]pprove  [r]eject  [s]kip  [q]uit ',
   watchSkipped: (id) => `Skipped ${id}: it stays held.`,
   watchBye: 'Stopped reviewing; what is held stays held.',
+  statusLine: (on, held) =>
+    `Review: ${on ? 'on' : 'off'}; held for you: ${held}${held > 0 ? ' (papo review)' : ''}.`,
 };
 
 const pt: ReviewTexts = {
@@ -204,6 +208,8 @@ const pt: ReviewTexts = {
   watchPrompt: '[a]provar  [r]ejeitar  [s]pular  [q]sair ',
   watchSkipped: (id) => `${id} pulada: continua retida.`,
   watchBye: 'Revisão encerrada; o que está retido continua retido.',
+  statusLine: (on, held) =>
+    `Revisão: ${on ? 'ligada' : 'desligada'}; retidas para você: ${held}${held > 0 ? ' (papo review)' : ''}.`,
 };
 
 export function reviewTexts(lang: Lang): ReviewTexts {

@@ -19,6 +19,7 @@ const NODE = 'ab'.repeat(32);
 const valid: Frame[] = [
   { t: 'hello', node: NODE, name: 'colega', about: 'notificacoes', kind: 'agent', ephemeral: false },
   { t: 'hello', node: NODE, name: 'voce', kind: 'human', ephemeral: true },
+  { t: 'hello', node: NODE, name: 'colega', kind: 'agent', ephemeral: false, review: true },
   {
     t: 'msg',
     id: '81d4e0aa6c',
@@ -41,12 +42,20 @@ test('frames encode in the book’s shape and decode back', () => {
     `{"t":"hello","node":"${NODE}","name":"colega","about":"notificacoes","kind":"agent","ephemeral":false}`,
   );
   assert.equal(
-    encodeFrame(valid[2] as Frame),
+    encodeFrame(valid[3] as Frame),
     `{"t":"msg","id":"81d4e0aa6c","from":"colega","node":"${NODE}","kind":"agent","to":"voce","reply_to":"3f9a1c07b2","ts":1791036340000,"body":"Oi, agente do notificacoes aqui."}`,
   );
-  assert.equal(encodeFrame(valid[4] as Frame), `{"t":"ack","id":"81d4e0aa6c","by":"voce","node":"${NODE}"}`);
+  // A reviewing member's hello (ADR 0081): `review` only when true, after the book's fields.
+  assert.equal(
+    encodeFrame(valid[2] as Frame),
+    `{"t":"hello","node":"${NODE}","name":"colega","kind":"agent","ephemeral":false,"review":true}`,
+  );
+  // Anything but true is no review (a member that does not review says nothing).
+  const notTrue = decodeFrame(encodeFrame(valid[2] as Frame).replace('"review":true', '"review":"yes"'));
+  assert.equal('review' in notTrue, false);
+  assert.equal(encodeFrame(valid[5] as Frame), `{"t":"ack","id":"81d4e0aa6c","by":"voce","node":"${NODE}"}`);
   // The signature, when there is one, comes last (frame-codec.ts cuts it off to check it).
-  assert.match(encodeFrame(valid[5] as Frame), /,"why":"inbox_full","sig":"(ab){64}"\}$/);
+  assert.match(encodeFrame(valid[6] as Frame), /,"why":"inbox_full","sig":"(ab){64}"\}$/);
   for (const frame of valid) assert.deepEqual(decodeFrame(encodeFrame(frame)), frame);
 });
 
@@ -73,7 +82,7 @@ test('optional fields are omitted when empty', () => {
 });
 
 test('every field is validated', () => {
-  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  const msg = JSON.parse(encodeFrame(valid[3] as Frame)) as Record<string, unknown>;
   const bad: Record<string, unknown>[] = [
     { ...msg, id: '81D4E0AA6C' },
     { ...msg, id: '81d4e0aa6' },

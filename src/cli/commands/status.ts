@@ -13,10 +13,12 @@ import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { isQueuedMessageList, owedSummary } from '../../client/outbox.js';
 import { OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
+import { countHeld, readReviewSettings } from '../../client/review.js';
 import { deriveRoomKeys } from '../../client/room-crypto.js';
-import { type CliContext, checkedProfile, home, profileSuffix, reportError, text } from '../context.js';
+import { type CliContext, checkedProfile, home, lang, profileSuffix, reportError, text } from '../context.js';
 import { agentRestartNote, impostorNotes, networkNotes } from '../network-notes.js';
 import { printLines } from '../output.js';
+import { reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -72,6 +74,10 @@ export function register(program: Command, ctx: CliContext): void {
         const read = await readJsonFile<unknown>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
         const outbox = isQueuedMessageList(read) ? read : [];
         printLines([t.counts(outbox.length, countUnread(profile.dir))]);
+        // The person's own review gate (ADR 0081), when on or when something waits for them.
+        const review = readReviewSettings(profile.dir);
+        const held = countHeld(profile.dir);
+        if (review.on || held > 0) printLines([reviewTexts(lang(ctx)).statusLine(review.on, held)]);
         // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
         const waiting = owedSummary(outbox);
         if (waiting.length > 0)
