@@ -1,0 +1,126 @@
+// papo review on a real terminal (tmux): --watch in raw mode takes one key per decision, without
+// Enter; and the CLI's own texts in pt-BR. No papo mcp runs, so the command takes the profile's
+// lock and applies the decisions itself (the running case is tests/mcp/review.test.ts).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Envelope } from '../../src/client/messages.js';
+import { openMemberState } from '../../src/client/profile-store.js';
+import { readHeld } from '../../src/client/review.js';
+import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/** A profile whose papo mcp held two messages (written through the real store, as papo mcp does). */
+async function profileWithHeld(
+  t: Parameters<typeof tempDir>[0],
+): Promise<{ home: string; dir: string; held: Envelope[] }> {
+  const home = join(tempDir(t, 'papo-review-'), 'home');
+  const env = cleanEnv({ PAPO_HOME: home });
+  assert.equal(papo(['new', '--name', 'voce', '--signal', 'ws://127.0.0.1:9'], env).status, 0);
+  assert.equal(papo(['review', 'on'], env).status, 0);
+  const dir = join(home, 'profiles', 'default');
+  const state = await openMemberState(dir);
+  const held: Envelope[] = [
+    {
+      id: 'aaaaaaaaa1',
+      from: 'colega',
+      node: 'c'.repeat(64),
+      kind: 'agent',
+      ts: Date.now(),
+      body: 'first: \u001b[31mred\u001b[0m',
+    },
+    { id: 'aaaaaaaaa2', from: 'colega', node: 'c'.repeat(64), kind: 'agent', ts: Date.now(), body: 'second' },
+  ];
+  for (const m of held) await state.addToHeld(m);
+  return { home, dir, held };
+}
+
+test('papo review --watch on a terminal: a and r decide without Enter; escapes stay inert', {
+  skip: !hasTmux && 'tmux is not installed',
+}, async (t) => {
+  const { home, dir } = await profileWithHeld(t);
+  const socket = join(tempDir(t, 'papo-tmux-'), 'tmux.sock');
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+  t.after(() => {
+    tmux('kill-server');
+  });
+  const env = Object.entries(cleanEnv({ PAPO_HOME: home })).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  assert.equal(
+    tmux('new-session', '-d', '-x', '160', '-y', '40', ...env, process.execPath, PAPO, 'review', '--watch')
+      .status,
+    0,
+  );
+  // The pane stays after papo exits, so its last words and exit status can be read.
+  tmux('set-option', '-t', '0', 'remain-on-exit', 'on');
+  const screen = () => tmux('capture-pane', '-p', '-J').stdout;
+  const until = async (pattern: RegExp) => {
+    const deadline = Date.now() + 15_000;
+    while (!pattern.test(screen())) {
+      if (Date.now() > deadline) throw new Error(`never saw ${pattern} on:\n${screen()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await until(/aaaaaaaaa1 {2}from colega \(agent\)/);
+  // The escape sequence is shown, not run.
+  assert.match(screen(), /first: \\x1b\[31mred\\x1b\[0m/);
+  tmux('send-keys', '-t', '0', '-l', 'a');
+  await until(/Approved aaaaaaaaa1 from colega: your agent gets it when papo mcp starts\./);
+  await until(/aaaaaaaaa2 {2}from colega/);
+  tmux('send-keys', '-t', '0', '-l', 'r');
+  await until(/Rejected aaaaaaaaa2 from colega/);
+  await until(/Waiting for messages to review/);
+  tmux('send-keys', '-t', '0', '-l', 'q');
+  await until(/Stopped reviewing; what is held stays held\./);
+  await until(/Pane is dead|exit/);
+  assert.equal(tmux('display-message', '-p', '-t', '0', '#{pane_dead_status}').stdout.trim(), '0');
+  assert.deepEqual(readHeld(dir), []);
+  const state = await openMemberState(dir);
+  assert.deepEqual(
+    state.inbox.map((m) => m.id),
+    ['aaaaaaaaa1'],
+  );
+});
+
+test('papo review in pt-BR, and its refusals: nothing decided on a bad id', async (t) => {
+  const { home, dir } = await profileWithHeld(t);
+  const pt = cleanEnv({ PAPO_HOME: home, LANG: 'pt_BR.UTF-8' });
+  const listed = papo(['review'], pt);
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /^A revisão está ligada: /m);
+  assert.match(
+    listed.stdout,
+    /^2 mensagens retidas \(papo review approve ID \| reject ID \[--reason TEXTO\]\):$/m,
+  );
+  const en = cleanEnv({ PAPO_HOME: home });
+  const unknown = papo(['review', 'approve', 'aaaaaaaaa1', 'bbbb'], en);
+  assert.equal(unknown.status, 1);
+  assert.equal(
+    unknown.stderr,
+    'error: no held message "bbbb" (papo review lists them); nothing was decided\n',
+  );
+  const ambiguous = papo(['review', 'reject', 'aaaa'], en);
+  assert.equal(ambiguous.status, 1);
+  assert.match(
+    ambiguous.stderr,
+    /"aaaa" could be aaaaaaaaa1 or aaaaaaaaa2: give more characters; nothing was decided/,
+  );
+  assert.equal(readHeld(dir).length, 2);
+  const badPattern = papo(['review', 'hold', '('], en);
+  assert.equal(badPattern.status, 1);
+  assert.match(badPattern.stderr, /^error: "\(" is not a pattern papo can use: /);
+  const off = papo(['review', 'off'], pt);
+  assert.equal(
+    off.stdout,
+    'Revisão desligada: as novas mensagens chegam ao seu agente na hora. 2 mensagens continuam retidas: aprove ou rejeite (papo review).\n',
+  );
+  assert.equal(readHeld(dir).length, 2);
+  const status = papo(['review', 'approve', '--all'], en);
+  assert.equal(status.status, 0);
+  assert.match(
+    status.stdout,
+    /^Approved aaaaaaaaa1 from colega: your agent gets it when papo mcp starts\.$/m,
+  );
+  assert.match(status.stdout, /^Approved aaaaaaaaa2 from colega/m);
+});
