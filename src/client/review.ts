@@ -50,10 +50,22 @@ export const REVIEW_OFF: ReviewSettings = Object.freeze({
   hold: [],
 }) as ReviewSettings;
 
+/**
+ * A group that repeats and holds a repetition itself, such as (a+)+ or (\w*){2,}: on some texts
+ * JavaScript's backtracking takes exponential time, and the text is a colleague's, so such a
+ * pattern would let them stall papo mcp. Refused when set (a heuristic: alternations that overlap
+ * are not caught).
+ */
+const NESTED_REPETITION = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
+
 /** The pattern as papo uses it; RangeError (with the reason) when it is not one. */
 export function compilePattern(pattern: string): RegExp {
   if (pattern.length === 0 || pattern.length > MAX_PATTERN_CHARS)
     throw new RangeError(`a pattern has 1 to ${MAX_PATTERN_CHARS} characters`);
+  if (NESTED_REPETITION.test(pattern))
+    throw new RangeError(
+      'a repeated group that repeats inside, such as (a+)+, can take very long on some texts',
+    );
   try {
     return new RegExp(pattern, 'iu');
   } catch (err) {

@@ -11,6 +11,7 @@ import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import { openMemberState } from '../../src/client/profile-store.js';
 import {
   applyDecision,
+  compilePattern,
   countHeld,
   dropDecided,
   HELD_DIR,
@@ -97,6 +98,15 @@ test('the rules: off holds nothing; on holds unless allowed; a hold pattern beat
   assert.equal(holds(guarded, msg('colega', 'please RM  -RF build/')), true);
   assert.equal(holds(guarded, msg('colega', 'Ship it to Production', 'human')), true);
   assert.equal(holds(guarded, msg('colega', 'the schema is in the PR')), false);
+});
+
+test('a pattern that could stall papo mcp on a colleague’s text is refused; ordinary ones are not', () => {
+  for (const slow of ['(a+)+$', '(\\w*)*x', '(x\\d{2,})+', '^(a|b+)*c'])
+    assert.throws(() => compilePattern(slow), /repeated group/, slow);
+  for (const fine of ['rm\\s+-rf', 'deploy|production', '(curl|wget) .*\\|\\s*sh', 'a\\(b+\\)+'])
+    assert.ok(compilePattern(fine), fine);
+  assert.throws(() => compilePattern(''), /1 to 200/);
+  assert.throws(() => compilePattern('x'.repeat(201)), /1 to 200/);
 });
 
 test('the gate reads review.json again when it changes, not before', async (t) => {
