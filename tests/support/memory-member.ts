@@ -12,8 +12,8 @@ import type {
   RoomMemberEvents,
   SendInput,
   SendResult,
-} from '../../../src/client/member-api.js';
-import type { Envelope, LogEntry, SenderKind } from '../../../src/client/messages.js';
+} from '../../src/client/member-api.js';
+import type { Envelope, LogEntry, SenderKind } from '../../src/client/messages.js';
 
 export class MemoryMember extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;
