@@ -19,7 +19,7 @@ export interface RoomSetup {
 
 /**
  * `papo new` in the first home, `papo join <invite>` in the others: a temporary home each
- * (papo-<label>-...), left in place (the lab's members may outlive a test).
+ * (papo-<label>-...), which the caller removes once its members are gone (`homes`).
  */
 export async function makeRoom(signalUrl: string, names: string[], label = 'room'): Promise<RoomSetup> {
   const homes = names.map(() => makeTempDir(`papo-${label}-`));
