@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/cli/free-port.js';
 import { McpStdioClient } from '../src/cli/stdio-client.js';
 import { startCoturn } from '../tests/support/coturn.js';
-import { runChild } from '../tests/support/run-child.js';
+import { runPapo } from '../tests/support/papo.js';
 
 const PAPO = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const says = Number(process.argv[2] ?? 1000);
@@ -33,11 +33,11 @@ const env = (home: string): NodeJS.ProcessEnv => ({
 const homes = { agent: join(root, 'agent'), person: join(root, 'person') };
 for (const h of Object.values(homes)) mkdirSync(h, { recursive: true });
 const signal = `ws://127.0.0.1:${await freePort()}`;
-const made = await runChild(process.execPath, [PAPO, 'new', '--name', 'agent', '--signal', signal], {
+const made = await runPapo(['new', '--name', 'agent', '--signal', signal], {
   env: env(homes.agent),
 });
 const invite = /^ {2}(papo1[a-z2-7]+)$/m.exec(made.stdout)?.[1] as string;
-await runChild(process.execPath, [PAPO, 'join', invite, '--name', 'person'], { env: env(homes.person) });
+await runPapo(['join', invite, '--name', 'person'], { env: env(homes.person) });
 
 const agent = new McpStdioClient(process.execPath, [PAPO, 'mcp'], {
   env: env(homes.agent),
@@ -61,7 +61,7 @@ await Promise.all(
   Array.from({ length: parallel }, async () => {
     while (next < says) {
       const i = ++next;
-      const r = await runChild(process.execPath, [PAPO, 'say', `stress ${i}`], {
+      const r = await runPapo(['say', `stress ${i}`], {
         env: env(homes.person),
         timeoutMs: 120_000,
       });

@@ -1,9 +1,9 @@
 // A small JSON-RPC client for a `papo mcp` child process, speaking exactly as Claude Code does:
-// one JSON message per line on stdin, responses and notifications read line by line from stdout.
-// `papo demo` uses it; so can tests and benchmarks.
+// one JSON message per line on stdin, responses and notifications read line by line from stdout,
+// with the server's own codec (mcp/json-lines.ts, ADR 0079). `papo demo` uses it, and the benchmarks.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createInterface } from 'node:readline';
+import { jsonLine, parseJsonLine, readLines } from '../mcp/json-lines.js';
 
 export interface RpcNotification {
   method: string;
@@ -31,8 +31,11 @@ export class McpStdioClient extends EventEmitter<{ notification: [RpcNotificatio
     super();
     this.child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: 'pipe' });
     this.#exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-    const lines = createInterface({ input: this.child.stdout });
-    lines.on('line', (line) => this.#onLine(line));
+    readLines(
+      this.child.stdout,
+      (line) => this.#onLine(line),
+      () => {},
+    );
     this.child.once('exit', () => {
       for (const p of this.#pending.values()) p.reject(new Error('the papo mcp process exited'));
       this.#pending.clear();
@@ -40,12 +43,14 @@ export class McpStdioClient extends EventEmitter<{ notification: [RpcNotificatio
   }
 
   #onLine(line: string): void {
-    let message: { id?: number; result?: unknown; error?: { message: string }; method?: string };
-    try {
-      message = JSON.parse(line);
-    } catch {
-      return;
-    }
+    const parsed = parseJsonLine(line);
+    if (parsed === undefined || typeof parsed.value !== 'object' || parsed.value === null) return;
+    const message = parsed.value as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+      method?: string;
+    };
     if (message.method !== undefined && message.id === undefined) {
       const n = message as RpcNotification;
       this.notifications.push(n);
@@ -65,13 +70,13 @@ export class McpStdioClient extends EventEmitter<{ notification: [RpcNotificatio
     const promise = new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
     });
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    this.child.stdin.write(jsonLine({ jsonrpc: '2.0', id, method, params }));
     return promise;
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
     const message = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.child.stdin.write(jsonLine(message));
   }
 
   /** initialize + notifications/initialized, as Claude Code opens a session. */

@@ -1,8 +1,10 @@
 // JSON-RPC 2.0 messages, hand-written rather than the SDK (ADR 0040): the error codes and the
 // classification of one incoming line. This module knows the envelope only; the framing over stdio
-// is stdio-transport.ts's, and what a method means is the session's and the tool server's business.
+// is stdio-transport.ts's (with json-lines.ts's codec), and what a method means is the session's
+// and the tool server's business.
 // Errors that cross the wire carry numeric codes and are kept apart from PapoError, whose string
 // codes never leave the process.
+import { parseJsonLine } from './json-lines.js';
 import { PROTOCOL_ERRORS } from './texts.js';
 
 export const PARSE_ERROR = -32700;
@@ -52,12 +54,11 @@ function isId(v: unknown): v is JsonRpcId {
 
 /** Classifies one line. Never throws. */
 export function parseMessage(line: string): Incoming {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
+  const parsed = parseJsonLine(line);
+  if (parsed === undefined) {
     return { kind: 'invalid', id: null, code: PARSE_ERROR, message: PROTOCOL_ERRORS.parse };
   }
+  const value = parsed.value;
   // Batches were dropped from MCP in 2025-06-18; one message per line is what clients send.
   if (Array.isArray(value)) {
     return { kind: 'invalid', id: null, code: INVALID_REQUEST, message: PROTOCOL_ERRORS.batch };

@@ -1,11 +1,13 @@
 // The stdio transport (MCP "stdio"): one JSON-RPC message per line over a Readable and a Writable.
 // It owns the framing and nothing else: reading lines ("\n" or "\r\n", a last line without its
-// newline at EOF), classifying each one (json-rpc.ts) for the session, the single writer through
-// which every byte on stdout passes (stdout carries JSON-RPC only; diagnostics go to stderr), no
-// more writing once shutting down or once the pipe is gone, and the end of the input (the client
-// closed stdin). What a message means is the session's business (session.ts).
+// newline at EOF; the codec, json-lines.ts, is shared with the clients, ADR 0079), classifying each
+// one (json-rpc.ts) for the session, the single writer through which every byte on stdout passes
+// (stdout carries JSON-RPC only; diagnostics go to stderr), no more writing once shutting down or
+// once the pipe is gone, and the end of the input (the client closed stdin). What a message means
+// is the session's business (session.ts).
 import type { Readable, Writable } from 'node:stream';
 import type { Diagnostics } from './diagnostics.js';
+import { jsonLine, readLines } from './json-lines.js';
 import { type Incoming, type JsonRpcId, type OutgoingError, parseMessage } from './json-rpc.js';
 
 /**
@@ -26,7 +28,7 @@ export function createWriter(out: Writable): Writer {
   let closed = false;
   const write = (msg: object) => {
     if (closed || out.destroyed || out.writableEnded) return;
-    out.write(`${JSON.stringify(msg)}\n`);
+    out.write(jsonLine(msg));
   };
   // A closed pipe (EPIPE) must not crash the process; shutting down is handled elsewhere.
   out.on('error', () => {
@@ -40,38 +42,6 @@ export function createWriter(out: Writable): Writer {
       closed = true;
     },
   };
-}
-
-/**
- * Splits the input into lines and hands each non-blank one to `onLine`; `onEnd` runs once when the
- * input ends or fails. Accepts "\n" and "\r\n" line ends. A line is only complete at its newline:
- * a partial JSON text at EOF is still parsed, so a client that forgets the last newline is served.
- */
-export function readLines(input: Readable, onLine: (line: string) => void, onEnd: () => void): void {
-  let buffered = '';
-  let ended = false;
-  input.setEncoding('utf8');
-  input.on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl = buffered.indexOf('\n');
-    while (nl !== -1) {
-      const line = buffered.slice(0, nl).replace(/\r$/, '');
-      buffered = buffered.slice(nl + 1);
-      if (line.trim() !== '') onLine(line);
-      nl = buffered.indexOf('\n');
-    }
-  });
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    const rest = buffered.trim();
-    buffered = '';
-    if (rest !== '') onLine(rest);
-    onEnd();
-  };
-  input.on('end', end);
-  input.on('close', end);
-  input.on('error', end);
 }
 
 export interface StdioTransport {

@@ -6,14 +6,15 @@
 // Secrets are assembled at run time from fragments and a seeded generator (as in
 // tests/mcp/credentials.test.ts), so no literal in the repository looks like a real credential.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { encodeInvite } from '../../src/client/invite.js';
 import { findCredential } from '../../src/mcp/credentials.js';
-import { PAPO_BIN, spawnMcp, tempHome } from '../mcp/helpers/mcp-process.js';
-import { resultText } from '../mcp/helpers/rpc-client.js';
+import { makeTempDir } from '../support/files.js';
+import { spawnMcp } from '../support/mcp-process.js';
+import { runPapo, userEnv } from '../support/papo.js';
+import { resultText } from '../support/rpc-client.js';
 import { ALNUM, B64, DIG, HEX, seededText, UP } from '../support/seeded-text.js';
 
 const rnd = seededText(20261201);
@@ -229,13 +230,10 @@ test('a 48 KiB message of prefixes and short pieces is checked quickly', () => {
 });
 
 test('the send tool of a real papo mcp refuses a token with a zero-width space and writes nothing', async (t) => {
-  const home = tempHome();
-  const made = spawnSync(process.execPath, [PAPO_BIN, 'new', '--name', 'voce'], {
-    env: { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: home },
-    encoding: 'utf8',
-  });
-  assert.equal(made.status, 0, made.stderr);
-  const mcp = spawnMcp({ home, env: { LANG: 'C' } });
+  const home = makeTempDir('papo-mcp-test-');
+  const made = await runPapo(['new', '--name', 'voce'], { env: userEnv(home) });
+  assert.equal(made.code, 0, made.stderr);
+  const mcp = spawnMcp({ home, removeHome: true, env: { LANG: 'C' } });
   t.after(() => mcp.stop());
   await mcp.client.initialize();
   const hidden = insert(GH, 12, '\u200b');

@@ -11,12 +11,11 @@
 // channel pushes: no raw control, bidi or tag character; the visible escapes instead; no line of
 // a body at column 0; the untrusted-data notice on `status` when an about is shown.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { type OpenedMember, openMember } from '../../src/client/open-member.js';
 import { ALREADY_PUSHED } from '../../src/mcp/texts.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, pushOf, startAgent, statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { runPapo, spawnPapo, userEnv } from '../support/papo.js';
+import { callText, makeRoom, pushOf, startAgent, statusUntil } from '../support/room.js';
 
 const ESC = '\u001b';
 const BEL = '\u0007';
@@ -112,28 +111,6 @@ function assertMessageLayout(what: string, text: string, ids: readonly string[])
   assert.match(text, /\n {2}\[msg_id=0123456789 from=voce \(human\)/);
 }
 
-/** Runs the built papo to its end without blocking this process (colega's member lives here). */
-function runPapo(
-  args: string[],
-  home: string,
-): Promise<{ status: number | null; stdout: Buffer; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PAPO_BIN, ...args], { env: userEnv(home) });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(guard);
-      resolve({ status, stdout: Buffer.concat(out), stderr: err });
-    });
-  });
-}
-
 test("a hostile member's bodies and about are inert in papo log, papo status and every MCP result", async (t) => {
   const room = await makeRoom(t);
   const voce = startAgent(room, room.voce);
@@ -160,9 +137,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   };
 
   // `papo log -f` follows from here: it must print the second batch inert too.
-  const follow = spawn(process.execPath, [PAPO_BIN, 'log', '-f', '-n', '1'], {
-    env: userEnv(room.voce.home),
-  });
+  const follow = spawnPapo(['log', '-f', '-n', '1'], { env: userEnv(room.voce.home) });
   t.after(() => {
     if (follow.exitCode === null && follow.signalCode === null) follow.kill('SIGKILL');
   });
@@ -219,10 +194,10 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   });
 
   await t.test('papo log: the bytes a terminal gets', async () => {
-    const log = await runPapo(['log', '-n', '50'], room.voce.home);
-    assert.equal(log.status, 0, log.stderr);
-    assertBytesInert('papo log', log.stdout);
-    const logText = log.stdout.toString('utf8');
+    const log = await runPapo(['log', '-n', '50'], { env: userEnv(room.voce.home) });
+    assert.equal(log.code, 0, log.stderr);
+    assertBytesInert('papo log', log.stdoutBytes);
+    const logText = log.stdout;
     for (const e of TERMINAL_ESCAPES) assert.ok(logText.includes(e), `papo log shows ${e}`);
     assertLogLayout('papo log', logText, ids);
     for (const id of ids)
@@ -257,10 +232,10 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   });
 
   await t.test('papo status: the bytes a terminal gets', async () => {
-    const cli = await runPapo(['status', '--timeout', '15'], room.voce.home);
-    assert.equal(cli.status, 0, cli.stderr);
-    assertBytesInert('papo status', cli.stdout);
-    const cliText = cli.stdout.toString('utf8');
+    const cli = await runPapo(['status', '--timeout', '15'], { env: userEnv(room.voce.home) });
+    assert.equal(cli.code, 0, cli.stderr);
+    assertBytesInert('papo status', cli.stdoutBytes);
+    const cliText = cli.stdout;
     const colegaLines = cliText.split('\n').filter((l) => l.includes('IGNORE PREVIOUS INSTRUCTIONS'));
     assert.equal(colegaLines.length, 1, cliText);
     assert.match(

@@ -9,9 +9,10 @@ import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { decodeInvite } from '../../src/client/invite.js';
 import { deriveRoomKeys } from '../../src/client/room-crypto.js';
-import { type Member, makeRoom, startMember, waitFor, waitLinked } from '../nat/members.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
-import { rawSignalClient, until } from './raw-signal.js';
+import { type Member, makeRoom, startMember, waitLinked, waitMessage } from '../support/members.js';
+import { waitFor } from '../support/wait.js';
+import { rawSignalClient } from './raw-signal.js';
 
 const A = 'alpha-displaced';
 const B = 'beta-late-joiner';
@@ -38,7 +39,7 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   for (let i = 0; i < 100 && idA === undefined; i++) {
     const spy = await rawSignalClient(server.url);
     spy.ws.send(JSON.stringify({ t: 'join', topic, peer: spyId }));
-    const peers = await until('the peer list', () => spy.heard.find((m) => m.t === 'peers')?.peers, 20_000);
+    const peers = await waitFor('the peer list', () => spy.heard.find((m) => m.t === 'peers')?.peers, 20_000);
     idA = peers[0];
     spy.ws.terminate();
     if (idA === undefined) await sleep(200);
@@ -50,9 +51,9 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   t.after(() => attacker.ws.terminate());
   const leftA = () => attacker.heard.filter((m) => m.t === 'left' && m.peer === idA).length;
   attacker.ws.send(JSON.stringify({ t: 'join', topic, peer: idA }));
-  await until('the attacker holds A', () => attacker.heard.find((m) => m.t === 'peers'), 20_000);
+  await waitFor('the attacker holds A', () => attacker.heard.find((m) => m.t === 'peers'), 20_000);
   // A joins again: the attacker is now the older socket and hears `left` for the id it took.
-  await until('A to join again', () => (leftA() > 0 ? true : undefined), 15_000);
+  await waitFor('A to join again', () => (leftA() > 0 ? true : undefined), 15_000);
 
   // Someone who joins later still reaches A.
   const b = await startMember(B, setup.homes[1] as string);
@@ -60,7 +61,7 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   await waitLinked(a, B, 60_000);
   const first = `after-takeover-${randomBytes(6).toString('hex')}`;
   assert.match(await b.send(first, { to: A }), /^Delivered to alpha-displaced/);
-  await waitFor(a, first);
+  await waitMessage(a, first);
 
   // Two sockets fighting over one id: the attacker joins again every time it is pushed out. A
   // keeps coming back, but with backoff, not in a tight loop.
@@ -82,7 +83,7 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   attacker.ws.terminate();
   const late = await rawSignalClient(server.url);
   t.after(() => late.ws.terminate());
-  await until(
+  await waitFor(
     'A on the topic again',
     () => {
       if (late.heard.some((m) => m.t === 'peers' && m.peers?.includes(idA as string))) return true;
@@ -94,5 +95,5 @@ test('a member pushed off the signal server by a socket using its peer id joins 
   );
   const second = `after-fight-${randomBytes(6).toString('hex')}`;
   assert.match(await a.send(second, { to: B }), /^Delivered to beta-late-joiner/);
-  await waitFor(b, second);
+  await waitMessage(b, second);
 });

@@ -19,20 +19,23 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { cleanEnv, inviteIn, PAPO, papo, roomIdIn, tempDir } from '../cli/run-papo.js';
-import { spawnMcp } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
-import { resultText } from '../mcp/helpers/rpc-client.js';
+import { tempDir } from '../support/files.js';
+import { spawnMcp } from '../support/mcp-process.js';
+import { cleanEnv, inviteIn, msgIdIn, PAPO_BIN, roomIdIn, runPapo } from '../support/papo.js';
+import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
+import { resultText } from '../support/rpc-client.js';
 
 const SENTINEL = 'a file outside the profile that must not change\n';
 
 /** A home with a profile made by `papo new`, and a file outside it for links to point at. */
-function setup(t: TestContext): { home: string; dir: string; target: string; env: NodeJS.ProcessEnv } {
+async function setup(
+  t: TestContext,
+): Promise<{ home: string; dir: string; target: string; env: NodeJS.ProcessEnv }> {
   const root = tempDir(t, 'papo-local-');
   const home = join(root, 'home');
   const env = cleanEnv({ PAPO_HOME: home });
-  const made = papo(['new', '--name', 'voce'], env);
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'voce'], { env });
+  assert.equal(made.code, 0, made.stderr);
   const target = join(root, 'elsewhere.txt');
   writeFileSync(target, SENTINEL);
   return { home, dir: join(home, 'profiles', 'default'), target, env };
@@ -45,14 +48,14 @@ function plantLink(dir: string, file: string, target: string): void {
 }
 
 test('a symbolic link at log.jsonl: papo log and papo mcp refuse it by name, and write nothing through it', async (t) => {
-  const { home, dir, target, env } = setup(t);
+  const { home, dir, target, env } = await setup(t);
   plantLink(dir, 'log.jsonl', target);
 
-  const log = papo(['log'], env);
-  assert.equal(log.status, 1);
+  const log = await runPapo(['log'], { env });
+  assert.equal(log.code, 1);
   assert.match(log.stderr, /^error: \S+\/log\.jsonl is a symbolic link; papo does not write or read/);
-  const pt = papo(['log'], { ...env, LANG: 'pt_BR.UTF-8' });
-  assert.equal(pt.status, 1);
+  const pt = await runPapo(['log'], { env: { ...env, LANG: 'pt_BR.UTF-8' } });
+  assert.equal(pt.code, 1);
   assert.match(pt.stderr, /^erro: \S+\/log\.jsonl é um link/);
 
   const mcp = spawnMcp({ home, env: { LANG: 'C' } });
@@ -76,14 +79,14 @@ test('symbolic links at profile.json, secret.key, peers.json, inbox.json, outbox
     ['lock', [['new', '--force', '--name', 'voce']]],
   ];
   for (const [file, commands] of cases) {
-    const { dir, target, env } = setup(t);
+    const { dir, target, env } = await setup(t);
     // A target that would be accepted if read: the file's own content.
     writeFileSync(target, readFileSync(join(dir, file === 'lock' ? 'profile.json' : file)));
     const before = readFileSync(target);
     plantLink(dir, file, target);
     for (const args of commands) {
-      const r = papo(args, env);
-      assert.equal(r.status, 1, `${file}: papo ${args.join(' ')}: ${r.stdout}`);
+      const r = await runPapo(args, { env });
+      assert.equal(r.code, 1, `${file}: papo ${args.join(' ')}: ${r.stdout}`);
       assert.match(
         r.stderr,
         // `say` prints "connecting…" first.
@@ -99,7 +102,7 @@ test('symbolic links at profile.json, secret.key, peers.json, inbox.json, outbox
   }
   // The member's own files are read when papo mcp opens the profile.
   for (const file of ['peers.json', 'inbox.json', 'outbox.json']) {
-    const { home, dir, target } = setup(t);
+    const { home, dir, target } = await setup(t);
     writeFileSync(target, file === 'peers.json' ? '{}\n' : '[]\n');
     plantLink(dir, file, target);
     const mcp = spawnMcp({ home, env: { LANG: 'C' } });
@@ -115,7 +118,7 @@ test('symbolic links at profile.json, secret.key, peers.json, inbox.json, outbox
   }
   // The inbox folder (one file a message, ADR 0062) may not be a link to a folder elsewhere.
   {
-    const { home, dir, target } = setup(t);
+    const { home, dir, target } = await setup(t);
     const elsewhere = `${target}.d`;
     mkdirSync(elsewhere);
     plantLink(dir, 'inbox', elsewhere);
@@ -163,7 +166,7 @@ test('a running member that receives messages never appends them through a link 
   assert.match(a.stderr(), /log\.jsonl has another hard link/);
 });
 
-test('linked folders are allowed: PAPO_HOME and the profile folder may be symbolic links', (t) => {
+test('linked folders are allowed: PAPO_HOME and the profile folder may be symbolic links', async (t) => {
   const root = tempDir(t, 'papo-local-');
   const realHome = join(root, 'dotfiles', 'papo');
   const realProfile = join(root, 'dotfiles', 'profile-default');
@@ -172,27 +175,27 @@ test('linked folders are allowed: PAPO_HOME and the profile folder may be symbol
   symlinkSync(realProfile, join(realHome, 'profiles', 'default'));
   symlinkSync(realHome, join(root, 'home'));
   const env = cleanEnv({ PAPO_HOME: join(root, 'home') });
-  const made = papo(['new', '--name', 'voce'], env);
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'voce'], { env });
+  assert.equal(made.code, 0, made.stderr);
   assert.ok(existsSync(join(realProfile, 'profile.json')));
-  const invite = papo(['invite'], env);
-  assert.equal(invite.status, 0, invite.stderr);
-  const log = papo(['log'], env);
-  assert.equal(log.status, 0, log.stderr);
+  const invite = await runPapo(['invite'], { env });
+  assert.equal(invite.code, 0, invite.stderr);
+  const log = await runPapo(['log'], { env });
+  assert.equal(log.code, 0, log.stderr);
 });
 
 /** A room's invite, made in a home of its own. */
-function anInvite(t: TestContext): { invite: string; roomId: string } {
+async function anInvite(t: TestContext): Promise<{ invite: string; roomId: string }> {
   const root = tempDir(t, 'papo-join-');
-  const made = papo(['new', '--name', 'voce'], cleanEnv({ PAPO_HOME: join(root, 'home') }));
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'voce'], { env: cleanEnv({ PAPO_HOME: join(root, 'home') }) });
+  assert.equal(made.code, 0, made.stderr);
   return { invite: inviteIn(made.stdout), roomId: roomIdIn(made.stdout) };
 }
 
 test('papo join reads the invite from standard input, and no process shows it in its command line', async (t) => {
-  const { invite, roomId } = anInvite(t);
+  const { invite, roomId } = await anInvite(t);
   const home = join(tempDir(t, 'papo-join-'), 'home');
-  const args = [PAPO, 'join', '--name', 'colega'];
+  const args = [PAPO_BIN, 'join', '--name', 'colega'];
   const child = spawn(process.execPath, args, {
     env: cleanEnv({ PAPO_HOME: home }),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -222,28 +225,23 @@ test('papo join reads the invite from standard input, and no process shows it in
   assert.equal(profile.name, 'colega');
 });
 
-test('papo join with no argument and nothing on standard input says so, in English and Portuguese', (t) => {
+test('papo join with no argument and nothing on standard input says so, in English and Portuguese', async (t) => {
   const home = join(tempDir(t, 'papo-join-'), 'home');
-  for (const [input, stdio] of [
-    ['', 'pipe'],
-    ['\n', 'pipe'],
-    [undefined, 'ignore'],
-  ] as const) {
-    const r = spawnSync(process.execPath, [PAPO, 'join', '--name', 'colega'], {
+  // An empty stdin, a blank line on it, and stdin on /dev/null (no input).
+  for (const input of ['', '\n', undefined]) {
+    const r = await runPapo(['join', '--name', 'colega'], {
       env: cleanEnv({ PAPO_HOME: home }),
-      encoding: 'utf8',
-      ...(input === undefined ? { stdio: ['ignore', 'pipe', 'pipe'] } : { input, stdio }),
-      timeout: 30_000,
+      ...(input === undefined ? {} : { input }),
+      timeoutMs: 30_000,
     });
-    assert.equal(r.status, 1, r.stdout);
+    assert.equal(r.code, 1, r.stdout);
     assert.match(r.stderr, /^error: no invite was given: pass it on standard input/);
   }
-  const pt = spawnSync(process.execPath, [PAPO, 'join', '--name', 'colega'], {
+  const pt = await runPapo(['join', '--name', 'colega'], {
     env: cleanEnv({ PAPO_HOME: home, LANG: 'pt_BR.UTF-8' }),
-    encoding: 'utf8',
     input: '',
   });
-  assert.equal(pt.status, 1);
+  assert.equal(pt.code, 1);
   assert.match(pt.stderr, /^erro: nenhum convite foi dado/);
   assert.ok(!existsSync(join(home, 'profiles', 'default', 'profile.json')));
 });
@@ -251,10 +249,10 @@ test('papo join with no argument and nothing on standard input says so, in Engli
 test('papo join on a terminal prompts for the invite without echoing it', {
   skip: !hasScript(),
 }, async (t) => {
-  const { invite, roomId } = anInvite(t);
+  const { invite, roomId } = await anInvite(t);
   const home = join(tempDir(t, 'papo-join-'), 'home');
   // script(1) runs the command on a new pseudo-terminal and copies what the terminal shows to stdout.
-  const command = `'${process.execPath}' '${PAPO}' join --name colega`;
+  const command = `'${process.execPath}' '${PAPO_BIN}' join --name colega`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     env: cleanEnv({ PAPO_HOME: home }),
     stdio: ['pipe', 'pipe', 'pipe'],

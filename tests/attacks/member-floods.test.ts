@@ -19,12 +19,11 @@ import {
   makeRoom,
   readProfileJson,
   signalServer,
-  spawnMcp,
-  tool,
-  waitFor,
+  startMcp,
   waitOnline,
 } from '../node/helpers.js';
 import { RawPeer } from '../node/raw-peer.js';
+import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,8 +46,8 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
 }, async (t) => {
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Bia'], server.url);
-  const bia = await spawnMcp(t, room.members.Bia.home);
-  await tool(bia, 'status');
+  const bia = await startMcp(t, room.members.Bia.home);
+  await bia.tool('status');
   const victim = room.members.Bia.profile.identity.nodeId;
   const attacker = new RawPeer({ secret: room.secret, url: server.url });
   t.after(() => attacker.close());
@@ -115,7 +114,7 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
   assert.ok(frames.length <= 30, `the victim sent ${frames.length} frames to the attacker`);
   assert.ok(written < 5_000_000, `the victim wrote ${written} bytes`);
 
-  const status = await tool(bia, 'status');
+  const status = await bia.tool('status');
   assert.ok(status.length <= LIMITS.maxResultChars, `status is ${status.length} characters`);
   assert.match(status, /more members not shown/);
 });
@@ -125,8 +124,8 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
 }, async (t) => {
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
-  const bia = await spawnMcp(t, room.members.Bia.home);
-  const ana = await spawnMcp(t, room.members.Ana.home);
+  const bia = await startMcp(t, room.members.Bia.home);
+  const ana = await startMcp(t, room.members.Ana.home);
   await waitOnline(ana, 'Bia');
   const victim = room.members.Bia.profile.identity.nodeId;
   const attacker = new RawPeer({ secret: room.secret, url: server.url });
@@ -181,12 +180,12 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
   }
 
   // A real member's send to the full inbox says why it is not delivered.
-  const sent = await tool(ana, 'send', { message: 'are you there?', to: 'Bia' });
+  const sent = await ana.tool('send', { message: 'are you there?', to: 'Bia' });
   assert.match(sent, /^Not delivered yet \(msg_id [0-9a-f]{10}\): Bia's inbox is full/);
 
   // Once the agent reads, there is room again: the queued message goes with the next re-send
   // (every 30 s), and Ana's outbox empties; nothing was lost.
-  const read = await tool(bia, 'inbox');
+  const read = await bia.tool('inbox');
   assert.ok(read.length <= 50_000);
   await waitFor(
     'the queued message delivered once there is room',

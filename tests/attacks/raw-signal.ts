@@ -22,14 +22,3 @@ export async function rawSignalClient(
   });
   return { ws, heard };
 }
-
-/** Polls `probe` until it returns something other than undefined; rejects after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}

@@ -8,14 +8,15 @@ import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
 import { startCliSignal, stop } from '../signal-server/processes.js';
-import { type RawSignalClient, rawSignalClient, until } from './raw-signal.js';
+import { waitFor } from '../support/wait.js';
+import { type RawSignalClient, rawSignalClient } from './raw-signal.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hex64 = () => randomBytes(32).toString('hex');
 
 async function join(c: RawSignalClient, topic: string, peer: string): Promise<void> {
   c.ws.send(JSON.stringify({ t: 'join', topic, peer }));
-  await until('the peer list', () => c.heard.find((m) => m.t === 'peers'));
+  await waitFor('the peer list', () => c.heard.find((m) => m.t === 'peers'));
 }
 
 function rssBytes(pid: number): number {
@@ -110,7 +111,7 @@ test('IPv6 clients are counted per /64 against the per-address cap; IPv4-mapped 
   const from = async (address: string): Promise<string> => {
     const c = await rawSignalClient(server.url, { 'x-forwarded-for': address });
     open.push(c);
-    const first = await until('the first message', () => c.heard[0]);
+    const first = await waitFor('the first message', () => c.heard[0]);
     return first.t === 'welcome' ? 'welcome' : (first.code ?? first.t);
   };
   // One /64: a client that owns it has 2^64 addresses, one per socket.

@@ -14,7 +14,7 @@ import { decodeInvite } from '../../src/client/invite.js';
 import { deriveRoomKeys } from '../../src/client/room-crypto.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { linkOf, type Member, makeRoom, startMember, waitFor, waitLinked } from '../nat/members.js';
+import { linkOf, type Member, makeRoom, startMember, waitLinked, waitMessage } from '../support/members.js';
 import { findLeaks, type Recorded, startEvilSignalServer, startRecordingProxy } from './evil-signal.js';
 
 const A = 'alpha-member-one';
@@ -60,7 +60,7 @@ test('what a real signal server is given holds no SDP, candidate, IP address, na
   assert.equal(await waitLinked(a, B), 'direct');
   const body = `body-${randomBytes(8).toString('hex')}`;
   assert.match(await a.send(body, { to: B }), /^Delivered to beta-member-two/);
-  await waitFor(b, body);
+  await waitMessage(b, body);
 
   const signals = proxy.records.filter((r) => r.text.includes('"t":"signal"'));
   assert.ok(signals.length >= 4, `an offer, an answer and candidates went through (${signals.length})`);
@@ -115,7 +115,7 @@ test('a signal server that replays every blob, and replays them all again later,
   assert.equal(linkOf(await a.status(), B), 'direct', 'the link survives the replay');
   const body = `once-${randomBytes(6).toString('hex')}`;
   assert.match(await a.send(body, { to: B }), /^Delivered to/);
-  const got = await waitFor(b, body);
+  const got = await waitMessage(b, body);
   assert.equal(got.split(body).length - 1, 1, 'delivered once');
 });
 
@@ -174,7 +174,7 @@ test('a signal server that injects forged signals and a fake peer gets no link a
   assert.deepEqual(leaksIn(evil.records.filter((r) => r.dir === 'in')), []);
   const body = `after-${randomBytes(6).toString('hex')}`;
   assert.match(await a.send(body, { to: B }), /^Delivered to/);
-  await waitFor(b, body);
+  await waitMessage(b, body);
 });
 
 test('a signal server announcing 1000 peers that do not exist does not make the member open a link to each', async (t) => {
@@ -196,7 +196,7 @@ test('a signal server announcing 1000 peers that do not exist does not make the 
   let threads = 0;
   for (let i = 0; i < 30; i++) {
     await sleep(200);
-    const status = readFileSync(`/proc/${a.client.child.pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${a.pid}/status`, 'utf8');
     threads = Math.max(threads, Number(/Threads:\s+(\d+)/.exec(status)?.[1]));
   }
   await a.status(); // still answers
@@ -233,7 +233,7 @@ test('a member of another room on the same signal server, or an eavesdropper on 
 
   const body = `private-${randomBytes(6).toString('hex')}`;
   assert.match(await a.send(body), /^Delivered to/);
-  await waitFor(b, body);
+  await waitMessage(b, body);
   await sleep(1000);
   const statusC = await c.status();
   assert.match(statusC, /Peers: none known yet/, `the other room's member sees nobody:\n${statusC}`);

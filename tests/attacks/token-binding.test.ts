@@ -9,8 +9,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { type TestContext, test } from 'node:test';
-import { makeRoom, memberEnv, PAPO_BIN, startMember } from '../nat/members.js';
-import { runChild } from '../support/run-child.js';
+import { makeRoom, memberEnv, startMember } from '../support/members.js';
+import { runPapo } from '../support/papo.js';
 
 const TOKEN = 'test-token-not-secret';
 
@@ -40,7 +40,7 @@ async function rogue(t: TestContext, host = '127.0.0.1'): Promise<Rogue> {
 
 /** `papo status` for the room's first member, with these extra variables. */
 async function status(home: string, extra: NodeJS.ProcessEnv) {
-  return runChild(process.execPath, [PAPO_BIN, 'status', '--timeout', '2'], {
+  return runPapo(['status', '--timeout', '2'], {
     env: memberEnv(home, extra),
     timeoutMs: 60_000,
   });

@@ -15,10 +15,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { toolText } from '../../src/cli/stdio-client.js';
 import { createNatLab, type NatLab } from '../nat/lab.js';
 import { startLabSignal } from '../nat/lab-signal.js';
-import { type Member, makeRoom, startMember } from '../nat/members.js';
+import { type Member, makeRoom, startMember } from '../support/members.js';
 import { webRtcChildren } from '../support/processes.js';
 
 export interface ChaosOptions {
@@ -151,7 +150,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         const m = members[i];
         if (m) {
           try {
-            const text = toolText(await m.client.callTool('inbox'));
+            const text = await m.tool('inbox');
             for (const match of text.matchAll(/\[msg_id=([0-9a-f]{10}) /g)) {
               const id = match[1] as string;
               seenByAgent[i]?.set(id, (seenByAgent[i]?.get(id) ?? 0) + 1);

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { delivered, instructions } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import { leftovers, runClient, stopFirst } from '../support/client-run.js';
+import { msgIdIn, PAPO_BIN } from '../support/papo.js';
+import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
@@ -40,7 +40,7 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
 
-  const out = papoInstall(project, setup.env);
+  const out = await papoInstall(project, setup.env);
   assert.match(out, /^papo is registered in Claude Code \(scope local\)\.$/m);
   const config = JSON.parse(readFileSync(join(setup.home, '.claude.json'), 'utf8'));
   assert.deepEqual(config.projects[project].mcpServers.papo, {
@@ -98,7 +98,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
-  papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 
   const started = Date.now();
   const run = runClient(

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { callText, msgIdIn, statusUntil } from '../mcp/helpers/room.js';
+import { msgIdIn } from '../support/papo.js';
+import { callText, statusUntil } from '../support/room.js';
 import { startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
   answerOf,
@@ -57,7 +58,7 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
-  papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 
   const ui = new TmuxClaude(setup.env, project, room.root);
   // As papo install tells the user, with papo's tools allowed and without auto mode (whose

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { TOOLS } from '../../src/mcp/tool-list.js';
-import { ROOT } from '../mcp/helpers/mcp-process.js';
-import { makeRoom } from '../mcp/helpers/room.js';
 import { runClient, stopFirst } from '../support/client-run.js';
+import { ROOT } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { FALLBACK_TEXT, type Json, startFakeAnthropic } from './fake-anthropic.js';
 import { type ClaudeCode, claudeCode, claudeSetup, loadTools, papoInstall } from './helpers/claude.js';
 
@@ -62,7 +62,7 @@ test('the model’s view of papo (instructions, tool names, the five tools after
   early.after(() => fake.close());
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
-  papoInstall(project, setup.env);
+  await papoInstall(project, setup.env);
   const result = await runClient(
     early,
     'claude',

@@ -4,11 +4,10 @@
 // colega's agent gets the answer. Skipped, with the reason, without Claude Code or tmux. See
 // docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { instructions } from '../../src/mcp/texts.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { runPapo, userEnv } from '../support/papo.js';
+import { statusUntil } from '../support/room.js';
 import { startFakeAnthropic, systemTexts, userTexts } from './fake-anthropic.js';
 import {
   answerOf,
@@ -46,13 +45,9 @@ test('interactive: a person’s `papo say` reaches the idle model as a push with
 
   // As colega's user would, in a terminal, while colega's agent runs.
   const started = Date.now();
-  const said = spawnSync(process.execPath, [PAPO_BIN, 'say', '--to', 'voce', SAID], {
-    env: userEnv(room.colega.home),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const said = await runPapo(['say', '--to', 'voce', SAID], { env: userEnv(room.colega.home) });
   t.diagnostic(`papo say took ${Date.now() - started} ms: ${said.stdout.trim()}`);
-  assert.equal(said.status, 0, said.stderr);
+  assert.equal(said.code, 0, said.stderr);
   const saidId = /^delivered to voce \(msg ([0-9a-f]{10})\)$/m.exec(said.stdout)?.[1];
   assert.ok(saidId !== undefined, said.stdout);
 

@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { NO_UNREAD } from '../../src/mcp/texts.js';
-import { callText, msgIdIn, statusUntil } from '../mcp/helpers/room.js';
 import { processesWithEnv } from '../support/client-run.js';
+import { msgIdIn } from '../support/papo.js';
+import { callText, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,

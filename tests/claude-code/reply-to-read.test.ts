@@ -7,11 +7,10 @@
 // sender) and the later agent message are not. Skipped, with the reason, without Claude Code or tmux.
 // See docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { ALREADY_PUSHED, instructions, statusCounts, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, msgIdIn, statusUntil, userEnv } from '../mcp/helpers/room.js';
+import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
+import { callText, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, systemTexts, toolResults, userTexts } from './fake-anthropic.js';
 import {
   type ClaudeCode,
@@ -60,12 +59,8 @@ test('interactive: send with reply_to marks that message and the sender’s earl
     msgIdIn(await callText(colega.client, 'send', { message, to: 'voce' }));
   const a1 = await send(A1);
   const a2 = await send(A2);
-  const said = spawnSync(process.execPath, [PAPO_BIN, 'say', '--to', 'voce', H1], {
-    env: userEnv(room.colega.home),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.equal(said.status, 0, said.stderr);
+  const said = await runPapo(['say', '--to', 'voce', H1], { env: userEnv(room.colega.home) });
+  assert.equal(said.code, 0, said.stderr);
   const h1 = /^delivered to voce \(msg ([0-9a-f]{10})\)$/m.exec(said.stdout)?.[1] as string;
   assert.ok(h1 !== undefined, said.stdout);
   const a3 = await send(A3);

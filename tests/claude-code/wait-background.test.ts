@@ -13,9 +13,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { LIMITS, noNewMessages, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
-import type { McpProcess } from '../mcp/helpers/mcp-process.js';
-import { callText, msgIdIn, type Room, statusUntil } from '../mcp/helpers/room.js';
 import { runClient } from '../support/client-run.js';
+import type { McpProcess } from '../support/mcp-process.js';
+import { msgIdIn } from '../support/papo.js';
+import { callText, type Room, statusUntil } from '../support/room.js';
 import {
   type FakeAnthropic,
   type Json,
@@ -147,7 +148,7 @@ async function startUi(
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
   if (thresholdMs !== undefined) setup.env.CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS = String(thresholdMs);
   const log = join(room.root, 'papo-stdio.jsonl');
-  papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
   const ui = new TmuxClaude(setup.env, project, room.root);
   ui.start(early, ['--permission-mode', 'default', '--allowedTools', 'mcp__papo']);
   await ui.until(/manual mode on/, 30_000);
@@ -194,7 +195,7 @@ test('claude -p: no background rule; a 150 s wait answered after 130 s is its to
   early.after(() => fake.close());
   const project = room.voce.project;
   const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
-  papoInstall(project, setup.env);
+  await papoInstall(project, setup.env);
   const run = runClient(
     early,
     'claude',

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { freePort } from '../../src/cli/free-port.js';
 import { type AgentClient, agentCli } from '../support/agent-cli.js';
-import { runChild } from '../support/run-child.js';
+import { tempDir } from '../support/files.js';
+import { runPapo } from '../support/papo.js';
 import { BASE_PATH, check, doctorJson, env, profile } from './doctor-helpers.js';
-import { PAPO, tempDir } from './run-papo.js';
 
 /** How each client names itself, and the scope doctor reads after papo install's default. */
 const CLIENT_VIEW: Record<AgentClient, { label: string; scope: RegExp }> = {
@@ -47,7 +47,7 @@ for (const id of ['claude', 'codex', 'gemini', 'opencode', 'qwen'] as const) {
     const userHome = join(dir, 'user');
     execFileSync('mkdir', ['-p', project, userHome, join(userHome, '.codex')]);
     const port = await freePort();
-    const home = profile(t, `ws://127.0.0.1:${port}`);
+    const home = await profile(t, `ws://127.0.0.1:${port}`);
     const e = env(home, {
       PATH: `${cli.binDir}:${BASE_PATH}`,
       HOME: userHome,
@@ -62,7 +62,7 @@ for (const id of ['claude', 'codex', 'gemini', 'opencode', 'qwen'] as const) {
     assert.equal(c.text, 'papo is not registered for this project');
     assert.equal(c.fix, `papo install --client ${id}`);
 
-    const installed = await runChild(process.execPath, [PAPO, 'install', '--client', id], {
+    const installed = await runPapo(['install', '--client', id], {
       env: e,
       cwd: project,
     });

@@ -2,8 +2,8 @@
 // room meets at a given signal URL, and the JSON report read back.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runChild } from '../support/run-child.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, runPapo } from '../support/papo.js';
 
 export type T = { after: (fn: () => unknown) => void };
 
@@ -31,16 +31,16 @@ export function env(home: string, extra: Record<string, string | undefined> = {}
 }
 
 /** A profile "ana" whose room meets at `signalUrl`. */
-export function profile(t: T, signalUrl: string): string {
+export async function profile(t: T, signalUrl: string): Promise<string> {
   const home = join(tempDir(t), 'home');
-  const r = papo(['new', '--name', 'ana', '--signal', signalUrl], env(home));
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['new', '--name', 'ana', '--signal', signalUrl], { env: env(home) });
+  assert.equal(r.code, 0, r.stderr);
   return home;
 }
 
 export async function doctor(e: NodeJS.ProcessEnv, args: string[] = [], cwd?: string) {
   const started = Date.now();
-  const r = await runChild(process.execPath, [PAPO, 'doctor', ...args], {
+  const r = await runPapo(['doctor', ...args], {
     env: e,
     timeoutMs: 40_000,
     ...(cwd ? { cwd } : {}),

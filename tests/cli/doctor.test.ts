@@ -3,7 +3,6 @@
 // the pinned Claude Code when it is installed. The path rule and the NAT's mapping are unit-tested
 // at the end (on loopback the mapping never changes).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -17,9 +16,10 @@ import { freePort } from '../../src/cli/free-port.js';
 import { mappingBehaviour } from '../../src/client/turn-probe.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
+import { tempDir } from '../support/files.js';
+import { spawnMcp } from '../support/mcp-process.js';
 import { localhostCert } from '../support/tls-cert.js';
 import { check, doctor, doctorJson, env, profile, type T } from './doctor-helpers.js';
-import { PAPO, tempDir } from './run-papo.js';
 
 /** Each test server's metrics listener (ADR 0075: the signal port has no /metrics). */
 const metricsUrls = new Map<string, string | undefined>();
@@ -69,7 +69,7 @@ test('a healthy room with a token and TURN over UDP, TCP and TLS: every check pa
     PAPO_TURN_URLS: turnUrls(turn),
     PAPO_TURN_SECRET: turn.secret,
   });
-  const home = profile(t, url);
+  const home = await profile(t, url);
   const e = env(home, { PAPO_SIGNAL_TOKEN: `${url}=${token}`, NODE_EXTRA_CA_CERTS: turn.cert });
 
   const { code, report, stdout, stderr, ms } = await doctorJson(e);
@@ -172,15 +172,11 @@ test("beside the profile's running papo mcp: doctor takes no lock and never show
   timeout: 60_000,
 }, async (t) => {
   const url = await signal(t);
-  const home = profile(t, url);
-  const agent = spawn(process.execPath, [PAPO, 'mcp'], { env: env(home), stdio: ['pipe', 'pipe', 'pipe'] });
-  t.after(() => stop(agent));
-  agent.stdout.resume();
-  agent.stderr.resume();
+  const home = await profile(t, url);
+  const agent = spawnMcp({ home, env: env(home) });
+  t.after(() => agent.kill());
   // papo mcp opens the room once a client has said hello.
-  agent.stdin.write(
-    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'doctor-test', version: '0' } } })}\n`,
-  );
+  await agent.client.initialize('2025-06-18');
   const deadline = Date.now() + 20_000;
   while (!/^papo_signal_peers 1$/m.test(await metrics(url))) {
     assert.ok(Date.now() < deadline, 'papo mcp joined the room');
@@ -192,12 +188,12 @@ test("beside the profile's running papo mcp: doctor takes no lock and never show
   const m = await metrics(url);
   assert.match(m, /^papo_signal_peers 1$/m, 'the agent only');
   assert.match(m, /^papo_signal_topics 1$/m);
-  assert.equal(agent.exitCode, null, 'papo mcp still runs');
+  assert.ok(agent.running(), 'papo mcp still runs');
 });
 
 test('signal server down: a failure with the fix for a room on this machine; exit 1', async (t) => {
   const port = await freePort();
-  const home = profile(t, `ws://127.0.0.1:${port}`);
+  const home = await profile(t, `ws://127.0.0.1:${port}`);
   const { code, report, ms } = await doctorJson(env(home, { PAPO_ICE_SERVERS: '[]' }));
   assert.equal(code, 1);
   assert.equal(report.ok, false);
@@ -222,7 +218,7 @@ test('signal server down: a failure with the fix for a room on this machine; exi
 
 test('a wrong token and a missing token: refused, with the fix; the token is never printed', async (t) => {
   const url = await signal(t, { PAPO_SIGNAL_TOKEN: 'the-right-one' });
-  const home = profile(t, url);
+  const home = await profile(t, url);
   const wrong = await doctorJson(
     env(home, { PAPO_SIGNAL_TOKEN: `${url}=the-wrong-one`, PAPO_ICE_SERVERS: '[]' }),
   );
@@ -255,7 +251,7 @@ test("a TURN secret that differs from coturn's: the allocation is refused (401),
     PAPO_TURN_URLS: `turn:127.0.0.1:${turn.port}?transport=udp`,
     PAPO_TURN_SECRET: 'not-the-secret-coturn-has',
   });
-  const home = profile(t, url);
+  const home = await profile(t, url);
   const { code, report, stdout } = await doctorJson(env(home));
   assert.equal(code, 1, stdout);
   const c = check(report, 'turn');
@@ -277,7 +273,7 @@ test('coturn down: every TURN URL handed out answers nothing, a failure per URL 
   const urls = `turn:127.0.0.1:${turn.port}?transport=udp turn:127.0.0.1:${turn.port}?transport=tcp`;
   await turn.close();
   const url = await signal(t, { PAPO_TURN_URLS: urls, PAPO_TURN_SECRET: turn.secret });
-  const home = profile(t, url);
+  const home = await profile(t, url);
   const { code, report, stdout } = await doctorJson(env(home));
   assert.equal(code, 1, stdout);
   const turns = report.checks.filter((c) => c.id === 'turn');
@@ -297,7 +293,7 @@ test('coturn down: every TURN URL handed out answers nothing, a failure per URL 
 
 test('PAPO_ICE_POLICY=relay with no TURN server: no path, a failure; an invalid policy is one too', async (t) => {
   const url = await signal(t);
-  const home = profile(t, url);
+  const home = await profile(t, url);
   const { code, report } = await doctorJson(env(home, { PAPO_ICE_POLICY: 'relay', PAPO_ICE_SERVERS: '[]' }));
   assert.equal(code, 1);
   assert.deepEqual(check(report, 'policy').data, { policy: 'relay' });
@@ -316,7 +312,7 @@ test('PAPO_ICE_POLICY=relay with no TURN server: no path, a failure; an invalid 
 
 test('in Portuguese, and the variables that turn Claude Code’s channels off', async (t) => {
   const port = await freePort();
-  const home = profile(t, `ws://127.0.0.1:${port}`);
+  const home = await profile(t, `ws://127.0.0.1:${port}`);
   const r = await doctor(
     env(home, { LANG: 'pt_BR.UTF-8', PAPO_ICE_SERVERS: '[]', DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1' }),
   );

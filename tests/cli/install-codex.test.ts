@@ -7,7 +7,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 const cli = agentCli('codex');
 const skip = 'skip' in cli ? cli.skip : false;
@@ -40,7 +41,7 @@ function codexGet(env: NodeJS.ProcessEnv, name = 'papo') {
 
 test('install: codex mcp add, then papo’s settings in its own table; the rest of config.toml kept', {
   skip,
-}, (t) => {
+}, async (t) => {
   const { config, env } = codexEnv(t);
   const home = env.PAPO_HOME as string;
   const before = [
@@ -53,18 +54,20 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
   ].join('\n');
   writeFileSync(config, before);
   chmodSync(config, 0o640);
-  const r = papo(['install', '--client', 'codex'], {
-    ...env,
-    PAPO_SIGNAL_TOKEN: 'ws://127.0.0.1:9=s3cr3t-value',
+  const r = await runPapo(['install', '--client', 'codex'], {
+    env: {
+      ...env,
+      PAPO_SIGNAL_TOKEN: 'ws://127.0.0.1:9=s3cr3t-value',
+    },
   });
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
   const expected = [
     before,
     '[mcp_servers.papo]',
     'tool_timeout_sec = 1210',
     'env_vars = ["PAPO_SIGNAL_TOKEN"]',
     APPROVALS,
-    `command = ${JSON.stringify(PAPO)}`,
+    `command = ${JSON.stringify(PAPO_BIN)}`,
     'args = ["mcp"]',
     '',
     '[mcp_servers.papo.env]',
@@ -86,7 +89,7 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
   const got = codexGet(env);
   assert.deepEqual(got.transport, {
     type: 'stdio',
-    command: PAPO,
+    command: PAPO_BIN,
     args: ['mcp'],
     env: { PAPO_HOME: home },
     env_vars: ['PAPO_SIGNAL_TOKEN'],
@@ -96,8 +99,8 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
   assert.equal(codexGet(env, 'other').tool_timeout_sec, null);
 
   // Again, with a profile and no token: papo's entry replaced, nothing duplicated.
-  const again = papo(['install', '--client', 'codex', '--profile', 'dados'], env);
-  assert.equal(again.status, 0, again.stderr);
+  const again = await runPapo(['install', '--client', 'codex', '--profile', 'dados'], { env });
+  assert.equal(again.code, 0, again.stderr);
   assert.equal(
     readFileSync(config, 'utf8'),
     [
@@ -105,7 +108,7 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
       '[mcp_servers.papo]',
       'tool_timeout_sec = 1210',
       APPROVALS,
-      `command = ${JSON.stringify(PAPO)}`,
+      `command = ${JSON.stringify(PAPO_BIN)}`,
       'args = ["mcp", "--profile", "dados"]',
       '',
       '[mcp_servers.papo.env]',
@@ -116,10 +119,10 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
   assert.doesNotMatch(again.stdout, /PAPO_SIGNAL_TOKEN/);
 });
 
-test('install in pt-BR, into a CODEX_HOME with no config.toml yet', { skip }, (t) => {
+test('install in pt-BR, into a CODEX_HOME with no config.toml yet', { skip }, async (t) => {
   const { config, env } = codexEnv(t, { LANG: 'pt_BR.UTF-8' });
-  const r = papo(['install', '--client', 'codex'], env);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['install', '--client', 'codex'], { env });
+  assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
     /^O papo está registrado no Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m,
@@ -130,14 +133,16 @@ test('install in pt-BR, into a CODEX_HOME with no config.toml yet', { skip }, (t
   assert.equal(statSync(config).mode & 0o777, 0o600);
 });
 
-test('--print shows the entry for config.toml; Codex reads it as install writes it', { skip }, (t) => {
+test('--print shows the entry for config.toml; Codex reads it as install writes it', { skip }, async (t) => {
   const printed = codexEnv(t);
-  const r = papo(['install', '--client', 'codex', '--print'], {
-    ...printed.env,
-    PAPO_ICE_SERVERS: 'turn:example.test',
-    PAPO_LANG: 'pt',
+  const r = await runPapo(['install', '--client', 'codex', '--print'], {
+    env: {
+      ...printed.env,
+      PAPO_ICE_SERVERS: 'turn:example.test',
+      PAPO_LANG: 'pt',
+    },
   });
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
   assert.equal(lines[0], `# ${printed.config}`);
   assert.ok(r.stdout.includes('env_vars = ["PAPO_ICE_SERVERS"]\n'), r.stdout);
@@ -147,13 +152,15 @@ test('--print shows the entry for config.toml; Codex reads it as install writes 
   const fromPrint = codexGet(printed.env);
   // ...it is what install writes.
   const installed = codexEnv(t);
-  const i = papo(['install', '--client', 'codex'], {
-    ...installed.env,
-    PAPO_HOME: printed.env.PAPO_HOME as string,
-    PAPO_ICE_SERVERS: 'turn:example.test',
-    PAPO_LANG: 'pt',
+  const i = await runPapo(['install', '--client', 'codex'], {
+    env: {
+      ...installed.env,
+      PAPO_HOME: printed.env.PAPO_HOME as string,
+      PAPO_ICE_SERVERS: 'turn:example.test',
+      PAPO_LANG: 'pt',
+    },
   });
-  assert.equal(i.status, 0, i.stderr);
+  assert.equal(i.code, 0, i.stderr);
   assert.deepEqual(fromPrint, codexGet(installed.env));
   assert.deepEqual(fromPrint.transport.env, { PAPO_HOME: printed.env.PAPO_HOME, PAPO_LANG: 'pt' });
   assert.ok(readFileSync(installed.config, 'utf8').includes(`${APPROVALS}\n`));
@@ -166,15 +173,15 @@ test('--print shows the entry for config.toml; Codex reads it as install writes 
   assert.deepEqual(sorted(r.stdout), sorted(readFileSync(installed.config, 'utf8')));
 });
 
-test('without codex on PATH: the command to run and the lines to add', (t) => {
+test('without codex on PATH: the command to run and the lines to add', async (t) => {
   const { dir, config, env } = codexEnv(t, {}, '/nonexistent');
-  const r = papo(['install', '--client', 'codex'], env);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['install', '--client', 'codex'], { env });
+  assert.equal(r.code, 0, r.stderr);
   const home = env.PAPO_HOME as string;
   assert.deepEqual(r.stdout.split('\n'), [
     'codex is not on PATH. Run this by hand:',
     '',
-    `  codex mcp add papo --env PAPO_HOME=${home} -- ${PAPO} mcp`,
+    `  codex mcp add papo --env PAPO_HOME=${home} -- ${PAPO_BIN} mcp`,
     '',
     `Then add these lines under [mcp_servers.papo] in ${config}:`,
     '',
@@ -185,7 +192,7 @@ test('without codex on PATH: the command to run and the lines to add', (t) => {
   assert.ok(dir);
 });
 
-test('a failing codex mcp add is an error that says what codex said', (t) => {
+test('a failing codex mcp add is an error that says what codex said', async (t) => {
   const dir = tempDir(t, 'papo-codex-stub-');
   const stub = join(dir, 'codex');
   writeFileSync(
@@ -194,15 +201,15 @@ test('a failing codex mcp add is an error that says what codex said', (t) => {
   );
   chmodSync(stub, 0o755);
   const { env } = codexEnv(t, {}, `${dir}:/usr/bin:/bin`);
-  const r = papo(['install', '--client', 'codex'], env);
-  assert.equal(r.status, 1);
+  const r = await runPapo(['install', '--client', 'codex'], { env });
+  assert.equal(r.code, 1);
   assert.match(
     r.stderr,
     /^error: codex mcp add failed \(exit 1\): Error: failed to resolve CODEX_HOME\. Check that codex runs/m,
   );
 });
 
-test('when papo’s table is not found, or Codex does not read the settings back, config.toml is left as codex mcp add wrote it', (t) => {
+test('when papo’s table is not found, or Codex does not read the settings back, config.toml is left as codex mcp add wrote it', async (t) => {
   // A stand-in codex: `mcp add` writes what $ADDED holds; `mcp get` fails.
   const dir = tempDir(t, 'papo-codex-stub-');
   const stub = join(dir, 'codex');
@@ -214,8 +221,8 @@ test('when papo’s table is not found, or Codex does not read the settings back
   // papo's entry as dotted keys: no [mcp_servers.papo] table to add to.
   for (const added of ['mcp_servers.papo.command = "x"\n', '[mcp_servers.papo]\ncommand = "x"\n']) {
     const { config, env } = codexEnv(t, { ADDED: added }, `${dir}:/usr/bin:/bin`);
-    const r = papo(['install', '--client', 'codex'], env);
-    assert.equal(r.status, 1);
+    const r = await runPapo(['install', '--client', 'codex'], { env });
+    assert.equal(r.code, 1);
     assert.match(r.stderr, /could not add its settings to \[mcp_servers\.papo\]/);
     assert.equal(readFileSync(config, 'utf8'), added);
   }

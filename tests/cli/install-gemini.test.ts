@@ -7,31 +7,26 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 const cli = agentCli('gemini');
 const skip = 'skip' in cli ? cli.skip : false;
 
 /** A person with a profile, a project folder and Gemini CLI (or not) on PATH. */
-function person(t: { after: (fn: () => void) => void }, withGemini = true) {
+async function person(t: { after: (fn: () => void) => void }, withGemini = true) {
   const dir = tempDir(t, 'papo-gemini-');
   const home = join(dir, 'home');
   const papoHome = join(dir, 'papo-home');
   const project = join(dir, 'project');
   mkdirSync(home);
   mkdirSync(project);
-  papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: papoHome }));
+  await runPapo(['new', '--name', 'alice'], { env: cleanEnv({ PAPO_HOME: papoHome }) });
   const path = withGemini ? `${(cli as AgentCli).binDir}:${process.env.PATH}` : '/usr/bin:/bin';
   const env = (extra: Record<string, string> = {}) =>
     cleanEnv({ HOME: home, PAPO_HOME: papoHome, PATH: path, GEMINI_CLI_HOME: undefined, ...extra });
   const install = (args: string[], extra: Record<string, string> = {}) => {
-    const r = spawnSync(process.execPath, [PAPO, 'install', '--client', 'gemini', ...args], {
-      cwd: project,
-      env: env(extra),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    return runPapo(['install', '--client', 'gemini', ...args], { cwd: project, env: env(extra) });
   };
   const userFile = join(home, '.gemini', 'settings.json');
   return { dir, home, papoHome, project, env, install, userFile };
@@ -42,8 +37,8 @@ const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 test('gemini mcp add writes papo’s entry (trust, timeout, secrets by reference), keeps the rest, and is idempotent', {
   skip,
   timeout: 120_000,
-}, (t) => {
-  const p = person(t);
+}, async (t) => {
+  const p = await person(t);
   mkdirSync(join(p.home, '.gemini'));
   const before = {
     ui: { theme: 'GitHub' },
@@ -51,10 +46,10 @@ test('gemini mcp add writes papo’s entry (trust, timeout, secrets by reference
   };
   writeFileSync(p.userFile, JSON.stringify(before), { mode: 0o640 });
   const secret = 'ws://127.0.0.1:7450=not-a-real-token';
-  const r = p.install([], { PAPO_SIGNAL_TOKEN: secret });
-  assert.equal(r.status, 0, r.stderr);
+  const r = await p.install([], { PAPO_SIGNAL_TOKEN: secret });
+  assert.equal(r.code, 0, r.stderr);
   const entry = {
-    command: PAPO,
+    command: PAPO_BIN,
     args: ['mcp'],
     env: { PAPO_HOME: p.papoHome, PAPO_SIGNAL_TOKEN: '$PAPO_SIGNAL_TOKEN' },
     timeout: 1_210_000,
@@ -77,9 +72,11 @@ test('gemini mcp add writes papo’s entry (trust, timeout, secrets by reference
   assert.throws(() => statSync(join(p.home, '.gemini', 'trustedFolders.json')));
 
   // Again, with another profile: papo's entry replaced, not doubled; the rest as it was.
-  papo(['new', '--name', 'alice', '--profile', 'dados'], cleanEnv({ PAPO_HOME: p.papoHome }));
-  const again = p.install(['--profile', 'dados']);
-  assert.equal(again.status, 0, again.stderr);
+  await runPapo(['new', '--name', 'alice', '--profile', 'dados'], {
+    env: cleanEnv({ PAPO_HOME: p.papoHome }),
+  });
+  const again = await p.install(['--profile', 'dados']);
+  assert.equal(again.code, 0, again.stderr);
   const { env: _env, ...withoutEnv } = entry;
   assert.deepEqual(read(p.userFile), {
     ...before,
@@ -94,13 +91,13 @@ test('gemini mcp add writes papo’s entry (trust, timeout, secrets by reference
 test('scope project: <project>/.gemini/settings.json, without the personal PAPO_HOME; pt-BR texts', {
   skip,
   timeout: 120_000,
-}, (t) => {
-  const p = person(t);
-  const r = p.install(['--scope', 'project'], { LANG: 'pt_BR.UTF-8' });
-  assert.equal(r.status, 0, r.stderr);
+}, async (t) => {
+  const p = await person(t);
+  const r = await p.install(['--scope', 'project'], { LANG: 'pt_BR.UTF-8' });
+  assert.equal(r.code, 0, r.stderr);
   const file = join(p.project, '.gemini', 'settings.json');
   assert.deepEqual(read(file), {
-    mcpServers: { papo: { command: PAPO, args: ['mcp'], timeout: 1_210_000, trust: true } },
+    mcpServers: { papo: { command: PAPO_BIN, args: ['mcp'], timeout: 1_210_000, trust: true } },
   });
   assert.match(
     r.stdout,
@@ -117,11 +114,11 @@ test('scope project: <project>/.gemini/settings.json, without the personal PAPO_
 test('a command with options of its own (docker run -i -e ...) is written into the file directly', {
   skip,
   timeout: 120_000,
-}, (t) => {
-  const p = person(t);
+}, async (t) => {
+  const p = await person(t);
   const docker = 'docker run -i --rm -e PAPO_LANG=en -v papo-data:/data -t papo';
-  const r = p.install([], { PAPO_INSTALL_COMMAND: docker });
-  assert.equal(r.status, 0, r.stderr);
+  const r = await p.install([], { PAPO_INSTALL_COMMAND: docker });
+  assert.equal(r.code, 0, r.stderr);
   const entry = {
     command: 'docker',
     args: ['run', '-i', '--rm', '-e', 'PAPO_LANG=en', '-v', 'papo-data:/data', '-t', 'papo', 'mcp'],
@@ -132,7 +129,7 @@ test('a command with options of its own (docker run -i -e ...) is written into t
   assert.deepEqual(read(p.userFile), { mcpServers: { papo: entry } });
   assert.equal(statSync(p.userFile).mode & 0o777, 0o600);
   // Again: the same file.
-  assert.equal(p.install([], { PAPO_INSTALL_COMMAND: docker }).status, 0);
+  assert.equal((await p.install([], { PAPO_INSTALL_COMMAND: docker })).code, 0);
   assert.deepEqual(read(p.userFile), { mcpServers: { papo: entry } });
   // Gemini CLI reads it as papo install meant it (listed; not started: the folder is not trusted).
   const list = spawnSync((cli as AgentCli).bin, ['mcp', 'list'], {
@@ -149,8 +146,8 @@ test('a command with options of its own (docker run -i -e ...) is written into t
   // A settings file that is not plain JSON (comments) is left as it is, with what to do.
   const commented = '{\n  // my theme\n  "ui": { "theme": "GitHub" }\n}\n';
   writeFileSync(p.userFile, commented);
-  const refused = p.install([], { PAPO_INSTALL_COMMAND: docker });
-  assert.equal(refused.status, 1);
+  const refused = await p.install([], { PAPO_INSTALL_COMMAND: docker });
+  assert.equal(refused.code, 1);
   assert.match(
     refused.stderr,
     /settings\.json is not plain JSON .*papo install --client gemini --print by hand/,
@@ -158,16 +155,16 @@ test('a command with options of its own (docker run -i -e ...) is written into t
   assert.equal(readFileSync(p.userFile, 'utf8'), commented);
 });
 
-test('--print shows the file and the entry; without gemini on PATH, the command to run by hand', (t) => {
-  const p = person(t, false);
-  const printed = p.install(['--print'], { PAPO_SIGNAL_TOKEN: 'x' });
-  assert.equal(printed.status, 0, printed.stderr);
+test('--print shows the file and the entry; without gemini on PATH, the command to run by hand', async (t) => {
+  const p = await person(t, false);
+  const printed = await p.install(['--print'], { PAPO_SIGNAL_TOKEN: 'x' });
+  assert.equal(printed.code, 0, printed.stderr);
   const [first, ...json] = printed.stdout.trimEnd().split('\n');
   assert.equal(first, `# ${p.userFile}`);
   assert.deepEqual(JSON.parse(json.join('\n')), {
     mcpServers: {
       papo: {
-        command: PAPO,
+        command: PAPO_BIN,
         args: ['mcp'],
         env: { PAPO_HOME: p.papoHome, PAPO_SIGNAL_TOKEN: '$PAPO_SIGNAL_TOKEN' },
         timeout: 1_210_000,
@@ -175,11 +172,11 @@ test('--print shows the file and the entry; without gemini on PATH, the command 
       },
     },
   });
-  const byHand = p.install([], { PAPO_SIGNAL_TOKEN: 'x' });
-  assert.equal(byHand.status, 0, byHand.stderr);
+  const byHand = await p.install([], { PAPO_SIGNAL_TOKEN: 'x' });
+  assert.equal(byHand.code, 0, byHand.stderr);
   assert.equal(
     byHand.stdout,
-    `gemini is not on PATH. Run this by hand:\n\n  gemini mcp add --scope user -e PAPO_HOME=${p.papoHome} -e 'PAPO_SIGNAL_TOKEN=$PAPO_SIGNAL_TOKEN' --timeout 1210000 --trust papo ${PAPO} mcp\n`,
+    `gemini is not on PATH. Run this by hand:\n\n  gemini mcp add --scope user -e PAPO_HOME=${p.papoHome} -e 'PAPO_SIGNAL_TOKEN=$PAPO_SIGNAL_TOKEN' --timeout 1210000 --trust papo ${PAPO_BIN} mcp\n`,
   );
   assert.throws(() => statSync(p.userFile), 'a settings file was written without gemini');
 });

@@ -2,11 +2,11 @@
 // executable on PATH, since papo install writes only when the client is there). The real opencode
 // reading what it wrote: tests/clients/opencode.test.ts.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, PAPO, type Run, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, PAPO_BIN, type PapoRun, runPapo } from '../support/papo.js';
 
 const NAMES = ['papo_send', 'papo_wait', 'papo_inbox', 'papo_history', 'papo_status'];
 
@@ -19,24 +19,27 @@ function stand(dir: string): { PATH: string; HOME: string } {
 }
 
 /** papo install --client opencode in `cwd` (the project), opencode's stand-in on PATH. */
-function install(dir: string, cwd: string, args: string[], extra: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [PAPO, 'install', '--client', 'opencode', ...args], {
+function install(
+  dir: string,
+  cwd: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<PapoRun> {
+  return runPapo(['install', '--client', 'opencode', ...args], {
     cwd,
     env: cleanEnv({ ...stand(dir), XDG_CONFIG_HOME: undefined, ...extra }),
-    encoding: 'utf8',
-    timeout: 30_000,
+    timeoutMs: 30_000,
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test('scope user: a new ~/.config/opencode/opencode.json with papo’s entry, mode 0600; secrets as {env:NAME}', (t) => {
+test('scope user: a new ~/.config/opencode/opencode.json with papo’s entry, mode 0600; secrets as {env:NAME}', async (t) => {
   const dir = tempDir(t);
   const home = join(dir, 'papo-home');
-  const r = install(dir, dir, ['--scope', 'user'], {
+  const r = await install(dir, dir, ['--scope', 'user'], {
     PAPO_HOME: home,
     PAPO_SIGNAL_TOKEN: 'wss://s.example=secret-value',
   });
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
   const file = join(dir, 'home', '.config', 'opencode', 'opencode.json');
   assert.match(r.stdout, new RegExp(`^papo is registered in opencode \\(scope user\\), in ${file}\\.$`, 'm'));
   assert.match(r.stdout, /papo_send, papo_wait, papo_inbox, papo_history, papo_status/);
@@ -49,7 +52,7 @@ test('scope user: a new ~/.config/opencode/opencode.json with papo’s entry, mo
     mcp: {
       papo: {
         type: 'local',
-        command: [PAPO, 'mcp'],
+        command: [PAPO_BIN, 'mcp'],
         environment: { PAPO_HOME: home, PAPO_SIGNAL_TOKEN: '{env:PAPO_SIGNAL_TOKEN}' },
         enabled: true,
         timeout: 1_210_000,
@@ -59,7 +62,7 @@ test('scope user: a new ~/.config/opencode/opencode.json with papo’s entry, mo
   });
 });
 
-test('scope project (the default): other keys kept, papo’s entry replaced on a re-run, permission after the others; no PAPO_HOME in the file', (t) => {
+test('scope project (the default): other keys kept, papo’s entry replaced on a re-run, permission after the others; no PAPO_HOME in the file', async (t) => {
   const dir = tempDir(t);
   const project = join(dir, 'proj');
   mkdirSync(project);
@@ -74,18 +77,18 @@ test('scope project (the default): other keys kept, papo’s entry replaced on a
   chmodSync(file, 0o644);
   const env = { PAPO_HOME: join(dir, 'h') };
   const args = ['--profile', 'dados'];
-  const r = install(dir, project, args, env);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await install(dir, project, args, env);
+  assert.equal(r.code, 0, r.stderr);
   const first = readFileSync(file, 'utf8');
-  const second = install(dir, project, args, env);
-  assert.equal(second.status, 0, second.stderr);
+  const second = await install(dir, project, args, env);
+  assert.equal(second.code, 0, second.stderr);
   assert.equal(readFileSync(file, 'utf8'), first, 'a re-run changed the file');
   const after = JSON.parse(first);
   assert.equal(after.model, 'x/y');
   assert.deepEqual(after.mcp.other, before.mcp.other);
   assert.deepEqual(after.mcp.papo, {
     type: 'local',
-    command: [PAPO, 'mcp', '--profile', 'dados'],
+    command: [PAPO_BIN, 'mcp', '--profile', 'dados'],
     enabled: true,
     timeout: 1_210_000,
   });
@@ -95,22 +98,22 @@ test('scope project (the default): other keys kept, papo’s entry replaced on a
   assert.match(second.stdout, /PAPO_HOME is set .* opencode must start papo with the same PAPO_HOME/);
 });
 
-test('a JSONC file with comments is left alone, with an error saying what to do; --print shows the entry and the file', (t) => {
+test('a JSONC file with comments is left alone, with an error saying what to do; --print shows the entry and the file', async (t) => {
   const dir = tempDir(t);
   const config = join(dir, 'home', '.config', 'opencode');
   mkdirSync(config, { recursive: true });
   const file = join(config, 'opencode.jsonc');
   const text = '{\n  // mine\n  "model": "x/y"\n}\n';
   writeFileSync(file, text);
-  const r = install(dir, dir, ['--scope', 'user']);
-  assert.equal(r.status, 1);
+  const r = await install(dir, dir, ['--scope', 'user']);
+  assert.equal(r.code, 1);
   assert.match(
     r.stderr,
     /opencode\.jsonc is not plain JSON \(comments\?\), and papo install does not rewrite it/,
   );
   assert.equal(readFileSync(file, 'utf8'), text);
-  const p = install(dir, dir, ['--scope', 'user', '--print']);
-  assert.equal(p.status, 0, p.stderr);
+  const p = await install(dir, dir, ['--scope', 'user', '--print']);
+  assert.equal(p.code, 0, p.stderr);
   assert.ok(p.stdout.startsWith(`Add to ${file}:\n{\n  "mcp": {\n    "papo": {`), p.stdout);
   assert.equal(readFileSync(file, 'utf8'), text);
 });

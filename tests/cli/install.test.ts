@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 /** A stand-in `claude` on PATH that records its arguments, one per line, and exits with `code`. */
 function fakeClaude(dir: string, code = 0): { env: { PATH: string }; recorded: () => string[] | null } {
@@ -19,13 +20,13 @@ function fakeClaude(dir: string, code = 0): { env: { PATH: string }; recorded: (
   };
 }
 
-test("install runs claude mcp add with exactly the book's arguments", (t) => {
+test("install runs claude mcp add with exactly the book's arguments", async (t) => {
   const dir = tempDir(t);
   const home = join(dir, 'home');
-  papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: home }));
+  await runPapo(['new', '--name', 'alice'], { env: cleanEnv({ PAPO_HOME: home }) });
   const claude = fakeClaude(dir);
-  const r = papo(['install'], cleanEnv({ PAPO_HOME: home, ...claude.env }));
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['install'], { env: cleanEnv({ PAPO_HOME: home, ...claude.env }) });
+  assert.equal(r.code, 0, r.stderr);
   // PAPO_HOME written into the entry, so Claude Code need not be started with it.
   assert.deepEqual(claude.recorded(), [
     'mcp',
@@ -36,17 +37,16 @@ test("install runs claude mcp add with exactly the book's arguments", (t) => {
     'local',
     'papo',
     '--',
-    PAPO,
+    PAPO_BIN,
     'mcp',
   ]);
   assert.match(r.stdout, /registered in Claude Code \(scope local\)/);
 
-  papo(['new', '--name', 'alice', '--profile', 'dados'], cleanEnv({ PAPO_HOME: home }));
-  const p = papo(
-    ['install', '--scope', 'project', '--profile', 'dados'],
-    cleanEnv({ PAPO_HOME: home, ...claude.env }),
-  );
-  assert.equal(p.status, 0, p.stderr);
+  await runPapo(['new', '--name', 'alice', '--profile', 'dados'], { env: cleanEnv({ PAPO_HOME: home }) });
+  const p = await runPapo(['install', '--scope', 'project', '--profile', 'dados'], {
+    env: cleanEnv({ PAPO_HOME: home, ...claude.env }),
+  });
+  assert.equal(p.code, 0, p.stderr);
   // Scope project is a committed .mcp.json: no personal path in it, a note instead.
   assert.match(p.stdout, /PAPO_HOME is set/);
   assert.deepEqual(claude.recorded(), [
@@ -56,7 +56,7 @@ test("install runs claude mcp add with exactly the book's arguments", (t) => {
     'project',
     'papo',
     '--',
-    PAPO,
+    PAPO_BIN,
     'mcp',
     '--profile',
     'dados',
@@ -66,18 +66,17 @@ test("install runs claude mcp add with exactly the book's arguments", (t) => {
   assert.ok(!claude.recorded()?.some((a) => a.includes(secret)));
 });
 
-test('PAPO_INSTALL_COMMAND replaces the command part', (t) => {
+test('PAPO_INSTALL_COMMAND replaces the command part', async (t) => {
   const dir = tempDir(t);
   const claude = fakeClaude(dir);
-  const r = papo(
-    ['install', '--scope', 'user'],
-    cleanEnv({
+  const r = await runPapo(['install', '--scope', 'user'], {
+    env: cleanEnv({
       ...claude.env,
       PAPO_HOME: join(dir, 'h'),
       PAPO_INSTALL_COMMAND: 'docker run -i --rm -v papo-data:/data papo',
     }),
-  );
-  assert.equal(r.status, 0, r.stderr);
+  });
+  assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(claude.recorded(), [
     'mcp',
     'add',
@@ -98,42 +97,46 @@ test('PAPO_INSTALL_COMMAND replaces the command part', (t) => {
   ]);
 });
 
-test('without claude on PATH the command is printed to run by hand', (t) => {
+test('without claude on PATH the command is printed to run by hand', async (t) => {
   const dir = tempDir(t);
-  const r = papo(['install', '--profile', 'w'], cleanEnv({ PAPO_HOME: join(dir, 'h'), PATH: dir }));
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['install', '--profile', 'w'], {
+    env: cleanEnv({ PAPO_HOME: join(dir, 'h'), PATH: dir }),
+  });
+  assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^claude is not on PATH\. Run this by hand:$/m);
   assert.ok(
     r.stdout.includes(
-      `  claude mcp add -e PAPO_HOME=${join(dir, 'h')} --scope local papo -- ${PAPO} mcp --profile w\n`,
+      `  claude mcp add -e PAPO_HOME=${join(dir, 'h')} --scope local papo -- ${PAPO_BIN} mcp --profile w\n`,
     ),
     r.stdout,
   );
   assert.match(r.stderr, /profile 'w' is not configured yet/);
 });
 
-test('a failing claude mcp add is an error', (t) => {
+test('a failing claude mcp add is an error', async (t) => {
   const dir = tempDir(t);
   const claude = fakeClaude(dir, 1);
-  const r = papo(['install'], cleanEnv({ PAPO_HOME: join(dir, 'h'), ...claude.env }));
-  assert.equal(r.status, 1);
+  const r = await runPapo(['install'], { env: cleanEnv({ PAPO_HOME: join(dir, 'h'), ...claude.env }) });
+  assert.equal(r.code, 1);
   assert.match(
     r.stderr,
     /^error: claude mcp add failed \(exit 1\)\. .*claude mcp remove papo --scope local/m,
   );
 });
 
-test('--print shows the JSON entry', (t) => {
+test('--print shows the JSON entry', async (t) => {
   const dir = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: join(dir, 'h') });
-  const r = papo(['install', '--print'], env);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runPapo(['install', '--print'], { env });
+  assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), {
-    mcpServers: { papo: { command: PAPO, args: ['mcp'], env: { PAPO_HOME: join(dir, 'h') } } },
+    mcpServers: { papo: { command: PAPO_BIN, args: ['mcp'], env: { PAPO_HOME: join(dir, 'h') } } },
   });
-  const p = papo(['install', '--print', '--profile', 'dados'], {
-    ...env,
-    PAPO_INSTALL_COMMAND: "docker run -i --rm -e 'TZ=America/Sao_Paulo' papo",
+  const p = await runPapo(['install', '--print', '--profile', 'dados'], {
+    env: {
+      ...env,
+      PAPO_INSTALL_COMMAND: "docker run -i --rm -e 'TZ=America/Sao_Paulo' papo",
+    },
   });
   assert.deepEqual(JSON.parse(p.stdout), {
     mcpServers: {

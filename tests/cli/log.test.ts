@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { LogEntry } from '../../src/client/messages.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, runPapo, spawnPapo } from '../support/papo.js';
 
 const node = 'ab'.repeat(32);
 const entries: LogEntry[] = [
@@ -36,25 +36,25 @@ const entries: LogEntry[] = [
 ];
 const lines = (es: LogEntry[]) => es.map((e) => `${JSON.stringify(e)}\n`).join('');
 
-function profileWithLog(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}) {
+async function profileWithLog(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}) {
   const home = tempDir(t);
   const e = cleanEnv({ PAPO_HOME: home, ...env });
-  assert.equal(papo(['new', '--name', 'voce'], e).status, 0);
+  assert.equal((await runPapo(['new', '--name', 'voce'], { env: e })).code, 0);
   const log = join(home, 'profiles', 'default', 'log.jsonl');
   writeFileSync(log, lines(entries));
   return { env: e, log };
 }
 
-test("log -n N prints the last N entries in the book's format, in local time (TZ)", (t) => {
-  const { env, log } = profileWithLog(t, { TZ: 'America/Sao_Paulo' });
-  const r = papo(['log', '-n', '2'], env);
-  assert.equal(r.status, 0, r.stderr);
+test("log -n N prints the last N entries in the book's format, in local time (TZ)", async (t) => {
+  const { env, log } = await profileWithLog(t, { TZ: 'America/Sao_Paulo' });
+  const r = await runPapo(['log', '-n', '2'], { env });
+  assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,
     '[2026-10-03 11:03:12] delivered 3f9a1c07b2 to colega\n' +
       '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): resposta\n',
   );
-  const all = papo(['log'], { ...env, TZ: 'UTC' });
+  const all = await runPapo(['log'], { env: { ...env, TZ: 'UTC' } });
   assert.equal(
     all.stdout.split('\n')[0],
     '[2026-10-03 14:03:11] voce -> room (msg 3f9a1c07b2): Oi, aqui é o agente.',
@@ -62,23 +62,26 @@ test("log -n N prints the last N entries in the book's format, in local time (TZ
   assert.equal(all.stdout.split('\n').length, 5); // 3 entries, one body of two lines, final newline
   // A torn last line (a crash mid-append) is not shown.
   appendFileSync(log, '{"ev":"in","msg":{"id":"00');
-  assert.equal(papo(['log', '-n', '1'], env).stdout, `${r.stdout.split('\n')[1]}\n`);
+  assert.equal((await runPapo(['log', '-n', '1'], { env })).stdout, `${r.stdout.split('\n')[1]}\n`);
 });
 
-test('log without any entry prints no line on stdout, and says why on stderr', (t) => {
+test('log without any entry prints no line on stdout, and says why on stderr', async (t) => {
   const home = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: home });
-  papo(['new', '--name', 'voce'], env);
-  const r = papo(['log'], env);
-  assert.equal(r.status, 0, r.stderr);
+  await runPapo(['new', '--name', 'voce'], { env });
+  const r = await runPapo(['log'], { env });
+  assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /nothing in this room's log yet/);
-  assert.match(papo(['log'], { ...env, LANG: 'pt_BR.UTF-8' }).stderr, /nada no log desta sala ainda/);
+  assert.match(
+    (await runPapo(['log'], { env: { ...env, LANG: 'pt_BR.UTF-8' } })).stderr,
+    /nada no log desta sala ainda/,
+  );
 });
 
 test('log -f shows a line appended by another process, and stops cleanly on SIGINT', async (t) => {
-  const { env, log } = profileWithLog(t, { TZ: 'UTC' });
-  const child = spawn(process.execPath, [PAPO, 'log', '-f', '-n', '1'], { env });
+  const { env, log } = await profileWithLog(t, { TZ: 'UTC' });
+  const child = spawnPapo(['log', '-f', '-n', '1'], { env });
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import type { Envelope } from '../../src/client/messages.js';
 import { openMemberState } from '../../src/client/profile-store.js';
 import { readHeld } from '../../src/client/review.js';
-import { cleanEnv, PAPO, papo, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
@@ -18,8 +19,8 @@ async function profileWithHeld(
 ): Promise<{ home: string; dir: string; held: Envelope[] }> {
   const home = join(tempDir(t, 'papo-review-'), 'home');
   const env = cleanEnv({ PAPO_HOME: home });
-  assert.equal(papo(['new', '--name', 'voce', '--signal', 'ws://127.0.0.1:9'], env).status, 0);
-  assert.equal(papo(['review', 'on'], env).status, 0);
+  assert.equal((await runPapo(['new', '--name', 'voce', '--signal', 'ws://127.0.0.1:9'], { env })).code, 0);
+  assert.equal((await runPapo(['review', 'on'], { env })).code, 0);
   const dir = join(home, 'profiles', 'default');
   const state = await openMemberState(dir);
   const held: Envelope[] = [
@@ -48,8 +49,19 @@ test('papo review --watch on a terminal: a and r decide without Enter; escapes s
   });
   const env = Object.entries(cleanEnv({ PAPO_HOME: home })).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   assert.equal(
-    tmux('new-session', '-d', '-x', '160', '-y', '40', ...env, process.execPath, PAPO, 'review', '--watch')
-      .status,
+    tmux(
+      'new-session',
+      '-d',
+      '-x',
+      '160',
+      '-y',
+      '40',
+      ...env,
+      process.execPath,
+      PAPO_BIN,
+      'review',
+      '--watch',
+    ).status,
     0,
   );
   // The pane stays after papo exits, so its last words and exit status can be read.
@@ -86,38 +98,38 @@ test('papo review --watch on a terminal: a and r decide without Enter; escapes s
 test('papo review in pt-BR, and its refusals: nothing decided on a bad id', async (t) => {
   const { home, dir } = await profileWithHeld(t);
   const pt = cleanEnv({ PAPO_HOME: home, LANG: 'pt_BR.UTF-8' });
-  const listed = papo(['review'], pt);
-  assert.equal(listed.status, 0, listed.stderr);
+  const listed = await runPapo(['review'], { env: pt });
+  assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /^A revisão está ligada: /m);
   assert.match(
     listed.stdout,
     /^2 mensagens retidas \(papo review approve ID \| reject ID \[--reason TEXTO\]\):$/m,
   );
   const en = cleanEnv({ PAPO_HOME: home });
-  const unknown = papo(['review', 'approve', 'aaaaaaaaa1', 'bbbb'], en);
-  assert.equal(unknown.status, 1);
+  const unknown = await runPapo(['review', 'approve', 'aaaaaaaaa1', 'bbbb'], { env: en });
+  assert.equal(unknown.code, 1);
   assert.equal(
     unknown.stderr,
     'error: no held message "bbbb" (papo review lists them); nothing was decided\n',
   );
-  const ambiguous = papo(['review', 'reject', 'aaaa'], en);
-  assert.equal(ambiguous.status, 1);
+  const ambiguous = await runPapo(['review', 'reject', 'aaaa'], { env: en });
+  assert.equal(ambiguous.code, 1);
   assert.match(
     ambiguous.stderr,
     /"aaaa" could be aaaaaaaaa1 or aaaaaaaaa2: give more characters; nothing was decided/,
   );
   assert.equal(readHeld(dir).length, 2);
-  const badPattern = papo(['review', 'hold', '('], en);
-  assert.equal(badPattern.status, 1);
+  const badPattern = await runPapo(['review', 'hold', '('], { env: en });
+  assert.equal(badPattern.code, 1);
   assert.match(badPattern.stderr, /^error: "\(" is not a pattern papo can use: /);
-  const off = papo(['review', 'off'], pt);
+  const off = await runPapo(['review', 'off'], { env: pt });
   assert.equal(
     off.stdout,
     'Revisão desligada: as novas mensagens chegam ao seu agente na hora. 2 mensagens continuam retidas: aprove ou rejeite (papo review).\n',
   );
   assert.equal(readHeld(dir).length, 2);
-  const status = papo(['review', 'approve', '--all'], en);
-  assert.equal(status.status, 0);
+  const status = await runPapo(['review', 'approve', '--all'], { env: en });
+  assert.equal(status.code, 0);
   assert.match(
     status.stdout,
     /^Approved aaaaaaaaa1 from colega: your agent gets it when papo mcp starts\.$/m,

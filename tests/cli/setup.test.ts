@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, inviteIn, papo, roomIdIn, tempDir } from './run-papo.js';
+import { tempDir } from '../support/files.js';
+import { cleanEnv, inviteIn, roomIdIn, runPapo } from '../support/papo.js';
 
-test('new in one home, join with the printed invite in another: the same room id', (t) => {
+test('new in one home, join with the printed invite in another: the same room id', async (t) => {
   const dir = tempDir(t);
   const a = cleanEnv({ PAPO_HOME: join(dir, 'a') });
   const b = cleanEnv({ PAPO_HOME: join(dir, 'b') });
-  const made = papo(['new', '--name', 'alice'], a);
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'alice'], { env: a });
+  assert.equal(made.code, 0, made.stderr);
   assert.equal(made.stderr, '');
   assert.match(made.stdout, /^Room [0-9a-f]{8} created\. You are "alice" \(profile default\)\.$/m);
   assert.match(made.stdout, /over a private channel/);
@@ -29,8 +30,8 @@ test('new in one home, join with the printed invite in another: the same room id
   assert.match(made.stdout, /claude --dangerously-load-development-channels server:papo/);
   assert.match(made.stdout, /papo log -f$/m);
 
-  const joined = papo(['join', inviteIn(made.stdout), '--name', 'bob'], b);
-  assert.equal(joined.status, 0, joined.stderr);
+  const joined = await runPapo(['join', inviteIn(made.stdout), '--name', 'bob'], { env: b });
+  assert.equal(joined.code, 0, joined.stderr);
   assert.match(joined.stdout, /^You joined room [0-9a-f]{8} as "bob" \(profile default\)\.$/m);
   assert.equal(roomIdIn(joined.stdout), roomIdIn(made.stdout));
   // A loopback invite: the joiner is told up front that it works on this machine only.
@@ -40,21 +41,23 @@ test('new in one home, join with the printed invite in another: the same room id
   );
 });
 
-test('invite prints an invite that joins the same room, signal URL included', (t) => {
+test('invite prints an invite that joins the same room, signal URL included', async (t) => {
   const dir = tempDir(t);
   const a = cleanEnv({ PAPO_HOME: join(dir, 'a'), PAPO_PROFILE: 'pay' });
   const b = cleanEnv({ PAPO_HOME: join(dir, 'b') });
-  const made = papo(['new', '--name', 'alice', '--signal', 'wss://signal.example.com/'], a);
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'alice', '--signal', 'wss://signal.example.com/'], { env: a });
+  assert.equal(made.code, 0, made.stderr);
   assert.match(made.stdout, /^Signal server: wss:\/\/signal\.example\.com$/m);
   assert.doesNotMatch(made.stdout, /this machine only/);
   assert.match(made.stdout, /papo install --profile pay$/m);
 
-  const inv = papo(['invite'], a);
-  assert.equal(inv.status, 0, inv.stderr);
+  const inv = await runPapo(['invite'], { env: a });
+  assert.equal(inv.code, 0, inv.stderr);
   assert.equal(roomIdIn(inv.stdout), roomIdIn(made.stdout));
-  const joined = papo(['join', inviteIn(inv.stdout), '--name', 'carol', '--profile', 'team'], b);
-  assert.equal(joined.status, 0, joined.stderr);
+  const joined = await runPapo(['join', inviteIn(inv.stdout), '--name', 'carol', '--profile', 'team'], {
+    env: b,
+  });
+  assert.equal(joined.code, 0, joined.stderr);
   assert.equal(roomIdIn(joined.stdout), roomIdIn(made.stdout));
   assert.match(joined.stdout, /^Signal server: wss:\/\/signal\.example\.com$/m);
   const stored = JSON.parse(readFileSync(join(dir, 'b', 'profiles', 'team', 'profile.json'), 'utf8'));
@@ -62,11 +65,11 @@ test('invite prints an invite that joins the same room, signal URL included', (t
   assert.equal(stored.name, 'carol');
 });
 
-test('join --signal overrides the invite; --about is stored', (t) => {
+test('join --signal overrides the invite; --about is stored', async (t) => {
   const dir = tempDir(t);
-  const made = papo(['new', '--name', 'alice'], cleanEnv({ PAPO_HOME: join(dir, 'a') }));
+  const made = await runPapo(['new', '--name', 'alice'], { env: cleanEnv({ PAPO_HOME: join(dir, 'a') }) });
   const b = cleanEnv({ PAPO_HOME: join(dir, 'b') });
-  const joined = papo(
+  const joined = await runPapo(
     [
       'join',
       inviteIn(made.stdout),
@@ -77,31 +80,31 @@ test('join --signal overrides the invite; --about is stored', (t) => {
       '--signal',
       'https://sig.example.org',
     ],
-    b,
+    { env: b },
   );
-  assert.equal(joined.status, 0, joined.stderr);
+  assert.equal(joined.code, 0, joined.stderr);
   const stored = JSON.parse(readFileSync(join(dir, 'b', 'profiles', 'default', 'profile.json'), 'utf8'));
   assert.equal(stored.signalUrl, 'https://sig.example.org');
   assert.equal(stored.about, 'notifications');
 });
 
-test('new --force makes a new room and keeps the identity', (t) => {
+test('new --force makes a new room and keeps the identity', async (t) => {
   const dir = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: dir });
-  const first = papo(['new', '--name', 'alice'], env);
+  const first = await runPapo(['new', '--name', 'alice'], { env });
   const key = readFileSync(join(dir, 'profiles', 'default', 'secret.key'), 'utf8');
-  const second = papo(['new', '--name', 'alice', '--force'], env);
-  assert.equal(second.status, 0, second.stderr);
+  const second = await runPapo(['new', '--name', 'alice', '--force'], { env });
+  assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /identity and log are kept/);
   assert.notEqual(roomIdIn(second.stdout), roomIdIn(first.stdout));
   assert.equal(readFileSync(join(dir, 'profiles', 'default', 'secret.key'), 'utf8'), key);
 });
 
-test('Brazilian Portuguese when the locale says pt', (t) => {
+test('Brazilian Portuguese when the locale says pt', async (t) => {
   const dir = tempDir(t);
   const env = cleanEnv({ PAPO_HOME: join(dir, 'a'), LANG: 'pt_BR.UTF-8' });
-  const made = papo(['new', '--name', 'voce'], env);
-  assert.equal(made.status, 0, made.stderr);
+  const made = await runPapo(['new', '--name', 'voce'], { env });
+  assert.equal(made.code, 0, made.stderr);
   assert.match(made.stdout, /^Sala [0-9a-f]{8} criada\. Você é "voce" \(perfil default\)\.$/m);
   assert.match(made.stdout, /^Mande este convite ao seu colega por um canal privado/m);
   assert.match(
@@ -111,29 +114,28 @@ test('Brazilian Portuguese when the locale says pt', (t) => {
   assert.match(made.stdout, /^Próximos passos:$/m);
   assert.match(made.stdout, /^Para ver a conversa dos agentes ao vivo: {2}papo log -f$/m);
 
-  const joined = papo(
-    ['join', inviteIn(made.stdout), '--name', 'colega'],
-    cleanEnv({ PAPO_HOME: join(dir, 'b'), LC_ALL: 'pt_BR.UTF-8' }),
-  );
+  const joined = await runPapo(['join', inviteIn(made.stdout), '--name', 'colega'], {
+    env: cleanEnv({ PAPO_HOME: join(dir, 'b'), LC_ALL: 'pt_BR.UTF-8' }),
+  });
   assert.match(joined.stdout, /^Você entrou na sala [0-9a-f]{8} como "colega" \(perfil default\)\.$/m);
 
-  const again = papo(['new', '--name', 'voce'], env);
-  assert.equal(again.status, 1);
+  const again = await runPapo(['new', '--name', 'voce'], { env });
+  assert.equal(again.code, 1);
   assert.equal(
     again.stderr,
     "erro: o perfil 'default' já existe; use --force para substituí-lo (a sua identidade e o log são mantidos)\n",
   );
   // PAPO_LANG chooses papo's language over the system locale.
-  const en = papo(['new', '--name', 'voce'], { ...env, PAPO_LANG: 'en' });
+  const en = await runPapo(['new', '--name', 'voce'], { env: { ...env, PAPO_LANG: 'en' } });
   assert.match(en.stderr, /^error: profile 'default' already exists/);
 });
 
-test('--version and --help', () => {
-  const v = papo(['--version'], cleanEnv());
-  assert.equal(v.status, 0);
+test('--version and --help', async () => {
+  const v = await runPapo(['--version'], { env: cleanEnv() });
+  assert.equal(v.code, 0);
   assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
-  const h = papo(['--help'], cleanEnv());
-  assert.equal(h.status, 0);
+  const h = await runPapo(['--help'], { env: cleanEnv() });
+  assert.equal(h.code, 0);
   for (const c of ['new', 'join', 'invite', 'install', 'log'])
     assert.match(h.stdout, new RegExp(`\\b${c}\\b`));
 });

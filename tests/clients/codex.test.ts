@@ -10,11 +10,10 @@ import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOL_NAMES } from '../../src/mcp/tool-list.js';
 import { roomWithColleague } from '../claude-code/helpers/claude.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
-import { runChild } from '../support/run-child.js';
+import { msgIdIn, PAPO_BIN, runPapo } from '../support/papo.js';
+import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
 import { functionOutputs, type Json, namespaceTools, papoCall, startFakeOpenAI } from './fake-openai.js';
 import { codexCli, codexSetup, codexTurn, mcpServerStatus, mcpToolCalls, runCodex } from './helpers/codex.js';
 import { ASK, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
@@ -33,7 +32,7 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
   const project = room.voce.project;
   const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
 
-  const out = papoInstallFor('codex', project, setup.env);
+  const out = await papoInstallFor('codex', project, setup.env);
   assert.match(out, /^papo is registered in Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m);
 
   const list = spawnSync(cli.bin, ['mcp', 'list'], { cwd: project, env: setup.env, encoding: 'utf8' });
@@ -149,7 +148,7 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   await tokenSignalServer(t, room, TOKEN);
   const bound = `${room.signalUrl}=${TOKEN}`;
   // Without the token, voce's papo is refused: what Codex must pass on.
-  const refused = await runChild(process.execPath, [PAPO_BIN, 'status', '--timeout', '2'], {
+  const refused = await runPapo(['status', '--timeout', '2'], {
     env: { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: room.voce.home },
     timeoutMs: 60_000,
   });
@@ -176,7 +175,7 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   );
   assert.equal(other.status, 0, other.stderr);
   // papo install sees the token where it runs, and writes its name only.
-  papoInstallFor('codex', project, setup.env, [], { PAPO_SIGNAL_TOKEN: bound });
+  await papoInstallFor('codex', project, setup.env, [], { PAPO_SIGNAL_TOKEN: bound });
   const config = readFileSync(join(setup.codexHome, 'config.toml'), 'utf8');
   assert.ok(!config.includes(TOKEN), 'the token was written into config.toml');
   assert.match(config, /^env_vars = \["PAPO_SIGNAL_TOKEN"\]$/m);

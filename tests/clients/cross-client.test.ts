@@ -11,9 +11,10 @@ import { test } from 'node:test';
 import { UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { type Json, startFakeAnthropic, toolResults } from '../claude-code/fake-anthropic.js';
 import { claudeSetup, loadTools, papoInstall, streamEvents } from '../claude-code/helpers/claude.js';
-import { makeRoom, papo } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
 import { runClient, stopFirst } from '../support/client-run.js';
+import { inviteIn, papoOk, userEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { functionResponses, startFakeGemini } from './fake-gemini.js';
 import { functionOutputs, papoCall, startFakeOpenAI } from './fake-openai.js';
 import { codexTurn, mcpToolCalls } from './helpers/codex.js';
@@ -45,9 +46,8 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
   };
   mkdirSync(observa.home, { recursive: true });
   mkdirSync(observa.project, { recursive: true });
-  const invite = /^ {2}(papo1[a-z2-7]+)$/m.exec(papo(['invite'], room.voce.home))?.[1];
-  assert.ok(invite, 'papo invite printed no invite');
-  papo(['join', invite, '--name', 'observa'], observa.home);
+  const invite = inviteIn(await papoOk(['invite'], { env: userEnv(room.voce.home) }));
+  await papoOk(['join', invite, '--name', 'observa'], { env: userEnv(observa.home) });
 
   // Gemini CLI (colega): proposes, then waits for the answer. Gemini adds wait_for_previous itself.
   const gemini = await startFakeGemini([
@@ -85,7 +85,7 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
     papoHome: observa.home,
     fake: claude,
   });
-  papoInstall(observa.project, claudeEnv.env);
+  await papoInstall(observa.project, claudeEnv.env);
 
   const started = Date.now();
   const [g, c, o] = await Promise.all([

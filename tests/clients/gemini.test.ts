@@ -9,9 +9,10 @@ import { test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { recordedLines, recorderCommand } from '../claude-code/helpers/claude.js';
-import { makeRoom, msgIdIn, startAgent } from '../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
+import { msgIdIn } from '../support/papo.js';
+import { makeRoom, startAgent } from '../support/room.js';
 import { declarations, functionResponses, type Json, startFakeGemini, userTexts } from './fake-gemini.js';
 import { ASK, askWhileWaiting, colegaMsgId, PROMPT, REPLY, tokenSignalServer } from './helpers/exchange.js';
 import { geminiSetup, geminiTurn } from './helpers/gemini.js';
@@ -32,7 +33,10 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   const project = room.voce.project;
   const setup = await geminiSetup(early, { cli: c, root: room.root, papoHome: room.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
-  const out = papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  const out = await papoInstallFor('gemini', project, {
+    ...setup.env,
+    PAPO_INSTALL_COMMAND: recorderCommand(log),
+  });
   const settingsFile = join(setup.home, '.gemini', 'settings.json');
   assert.match(
     out,
@@ -76,7 +80,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   assert.deepEqual(fake.turnRequests(), [], 'gemini mcp list asked the model something');
 
   // Again: papo's entry is replaced, not doubled, and nothing else changes.
-  papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  await papoInstallFor('gemini', project, { ...setup.env, PAPO_INSTALL_COMMAND: recorderCommand(log) });
   assert.deepEqual(JSON.parse(readFileSync(settingsFile, 'utf8')), settings);
   t.diagnostic(
     `Gemini CLI ${c.version}; refused outside connections: ${setup.connects.join(', ') || 'none'}`,

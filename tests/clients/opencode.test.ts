@@ -11,10 +11,10 @@ import { OPENCODE_TOOL_NAMES } from '../../src/cli/install/opencode.js';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { recordedLines, recorderCommand, roomWithColleague } from '../claude-code/helpers/claude.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { makeRoom, msgIdIn } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
+import { msgIdIn, PAPO_BIN } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -44,7 +44,7 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
     papoHome: room.voce.home,
     fake,
   });
-  const out = papoInstallFor('opencode', project, setup.env);
+  const out = await papoInstallFor('opencode', project, setup.env);
   const file = join(project, 'opencode.json');
   assert.match(out, new RegExp(`^papo is registered in opencode \\(scope project\\), in ${file}\\.$`, 'm'));
   const written = JSON.parse(readFileSync(file, 'utf8'));
@@ -56,7 +56,7 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
   });
   assert.deepEqual(Object.keys(written.permission), OPENCODE_TOOL_NAMES);
   // Again: the same file, not a second entry.
-  papoInstallFor('opencode', project, setup.env);
+  await papoInstallFor('opencode', project, setup.env);
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), written);
 
   const r = spawnSync(c.bin, ['mcp', 'list'], {

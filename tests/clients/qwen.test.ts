@@ -10,10 +10,10 @@ import { type TestContext, test } from 'node:test';
 import { delivered, instructions, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { recordedLines, recorderCommand, roomWithColleague } from '../claude-code/helpers/claude.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { makeRoom, msgIdIn } from '../mcp/helpers/room.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor, stopFirst } from '../support/client-run.js';
+import { msgIdIn, PAPO_BIN } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import {
   type Json,
   startFakeChatCompletions,
@@ -44,7 +44,7 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   skip,
 }, async (t) => {
   const { c, room, fake, project, setup } = await qwenInRoom(t);
-  const out = papoInstallFor('qwen', project, setup.env, ['--profile', 'default']);
+  const out = await papoInstallFor('qwen', project, setup.env, ['--profile', 'default']);
   const file = join(project, '.qwen', 'settings.json');
   assert.match(out, new RegExp(`^papo is registered in Qwen Code \\(scope project\\), in ${file}\\.$`, 'm'));
   const written = JSON.parse(readFileSync(file, 'utf8'));
@@ -57,10 +57,10 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
     trust: true,
   });
   // Again, and in scope user with papo's --profile after `--`: papo's entry replaced, not doubled.
-  papoInstallFor('qwen', project, setup.env);
+  await papoInstallFor('qwen', project, setup.env);
   // (Qwen Code adds "$version" to the file it rewrites; papo's part stays as it was.)
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).mcpServers, written.mcpServers);
-  papoInstallFor('qwen', project, setup.env, ['--scope', 'user', '--profile', 'dados']);
+  await papoInstallFor('qwen', project, setup.env, ['--scope', 'user', '--profile', 'dados']);
   const user = JSON.parse(readFileSync(join(setup.home, '.qwen', 'settings.json'), 'utf8'));
   assert.deepEqual(user.mcpServers.papo, {
     command: PAPO_BIN,
@@ -243,7 +243,7 @@ test('a secret reaches papo mcp from Qwen Code’s own environment, never writte
   const secret = `${room.signalUrl}=tok-qwen-inherited-51c2`;
   const dump = join(room.root, 'papo-env.txt');
   const env = { ...setup.env, PAPO_SIGNAL_TOKEN: secret };
-  papoInstallFor('qwen', project, env, ['--scope', 'user'], {
+  await papoInstallFor('qwen', project, env, ['--scope', 'user'], {
     PAPO_INSTALL_COMMAND: `/bin/sh -c 'env > "$0"; exec "$@"' ${dump} ${process.execPath} ${PAPO_BIN}`,
   });
   const settings = readFileSync(join(setup.home, '.qwen', 'settings.json'), 'utf8');

@@ -50,8 +50,8 @@ import { addressOf, errorOf, mappedOf } from '../../src/client/turn-probe.js';
 import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/turn-release.js';
 import { nextFrame } from '../../src/client/turn-tcp-bridge.js';
 import { ChannelPush } from '../../src/mcp/channel-pump.js';
+import { readLines } from '../../src/mcp/json-lines.js';
 import { createSendWindow } from '../../src/mcp/send-rate.js';
-import { readLines } from '../../src/mcp/stdio-transport.js';
 import { ArgumentError } from '../../src/mcp/tool-args.js';
 import { TOOL_ARGUMENTS } from '../../src/mcp/tool-list.js';
 import { createToolHandlers, MemberUnavailable } from '../../src/mcp/tools.js';
@@ -487,14 +487,14 @@ const iceConfig: FuzzTarget = {
     ),
 };
 
-// ---------- JSON-RPC line splitting (stdio-transport readLines) ----------
+// ---------- JSON-RPC line splitting (json-lines.ts readLines, the server's reading) ----------
 
 const lineSplit: FuzzTarget = {
-  name: 'JSON-RPC line splitting (stdio-transport.ts)',
+  name: 'JSON-RPC line splitting (json-lines.ts)',
   quickRuns: 300,
   run: (budget) =>
     check(
-      'JSON-RPC line splitting (stdio-transport.ts)',
+      'JSON-RPC line splitting (json-lines.ts)',
       fc.asyncProperty(
         fc.array(
           fc.oneof(

@@ -8,9 +8,7 @@
 // as the built binary) and the signal server (over a real WebSocket) keep answering after any
 // input. A run that does not finish within its timeout is a hang and fails.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
@@ -27,9 +25,10 @@ import { startMcpServer } from '../../src/mcp/server.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { startEvilSignalServer } from '../attacks/evil-signal.js';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
-import { MemoryMember } from '../mcp/helpers/memory-member.js';
-import { makeRoom, startMember } from '../nat/members.js';
+import { makeTempDir } from '../support/files.js';
+import { makeRoom, startMember } from '../support/members.js';
+import { MemoryMember } from '../support/memory-member.js';
+import { PAPO_BIN } from '../support/papo.js';
 
 export interface FuzzBudget {
   /** Cases to try (the test); ignored when timeMs is set. */
@@ -612,7 +611,7 @@ const mcpBinary: FuzzTarget = {
   name: 'MCP server lines (papo mcp process)',
   quickRuns: 150,
   run: async (budget) => {
-    const home = mkdtempSync(join(tmpdir(), 'papo-fuzz-mcp-'));
+    const home = makeTempDir('papo-fuzz-mcp-');
     const client = new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp'], {
       env: { PATH: process.env.PATH, PAPO_HOME: home },
       cwd: home,
@@ -894,13 +893,12 @@ const memberBehindEvilServer: FuzzTarget = {
             // `history` answers at once; `status` waits up to 3 s while the room shows nobody (ADR
             // 0065), which made this target a thousand times slower.
             await Promise.race([
-              member.client.callTool('history', { limit: 1 }),
+              member.tool('history', { limit: 1 }),
               new Promise((_, reject) => {
                 timer = setTimeout(() => reject(new Error('papo mcp stopped answering history')), 4000);
               }),
             ]).finally(() => clearTimeout(timer));
-            if (member.client.child.exitCode !== null)
-              throw new Error(`papo mcp exited: ${member.stderr().slice(-500)}`);
+            if (!member.running()) throw new Error(`papo mcp exited: ${member.stderr().slice(-500)}`);
             return true;
           },
         ),

@@ -38,15 +38,6 @@ export function once<T extends unknown[]>(
   });
 }
 
-/** Polls `check` until it returns true; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export interface LinkPair {
   offerer: PeerLink;
   answerer: () => PeerLink | undefined;

@@ -6,7 +6,8 @@ import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js'
 import { SignalClient } from '../../src/client/signal-client.js';
 import { DEFAULTS } from '../../src/signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { LOOPBACK_ICE, once, orderedIds, remoteMesh, startTurn, until } from './helpers.js';
+import { waitFor } from '../support/wait.js';
+import { LOOPBACK_ICE, once, orderedIds, remoteMesh, startTurn } from './helpers.js';
 
 const FAST = [100, 200, 400];
 
@@ -55,7 +56,7 @@ test('two meshes on one topic link up through the real signal server and talk', 
   const mb = member(srv.url, b, keys);
   t.after(() => mb.close());
   assert.deepEqual(await openedA, [b]);
-  await until(() => mb.mesh.neighbours().includes(a), 'b to see a');
+  await waitFor('b to see a', () => mb.mesh.neighbours().includes(a));
   await talk(ma.mesh, mb.mesh, 'oi');
   await talk(mb.mesh, ma.mesh, 'olá de volta');
   assert.equal(ma.mesh.path(b), 'direct');
@@ -82,7 +83,7 @@ test('a link closed from either side is made again', async (t) => {
   const ma = member(srv.url, a, keys);
   const mb = member(srv.url, b, keys);
   t.after(() => Promise.all([ma.close(), mb.close()]));
-  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'first link');
+  await waitFor('first link', () => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a));
   for (const [closer, other] of [
     [ma, mb],
     [mb, ma],
@@ -90,7 +91,7 @@ test('a link closed from either side is made again', async (t) => {
     const reopened = once<[string]>(other.mesh, 'link-open');
     await closer.mesh.closeLink(other.mesh.localId);
     await reopened;
-    await until(() => closer.mesh.neighbours().includes(other.mesh.localId), 'the link again');
+    await waitFor('the link again', () => closer.mesh.neighbours().includes(other.mesh.localId));
     await talk(closer.mesh, other.mesh, 'de novo');
   }
 });
@@ -104,13 +105,13 @@ test('a member that restarts is linked again', async (t) => {
   t.after(() => ma.close());
   // The answerer (larger id) restarts, so its knock is what brings the offer.
   let mb = member(srv.url, b, keys);
-  await until(() => ma.mesh.neighbours().includes(b), 'first link');
+  await waitFor('first link', () => ma.mesh.neighbours().includes(b));
   await mb.close();
-  await until(() => !ma.mesh.neighbours().includes(b), 'link to close');
+  await waitFor('link to close', () => !ma.mesh.neighbours().includes(b));
   mb = member(srv.url, b, keys);
   const again = mb;
   t.after(() => again.close());
-  await until(() => ma.mesh.neighbours().includes(b) && again.mesh.neighbours().includes(a), 'link again');
+  await waitFor('link again', () => ma.mesh.neighbours().includes(b) && again.mesh.neighbours().includes(a));
   await talk(again.mesh, ma.mesh, 'voltei');
 });
 
@@ -123,7 +124,7 @@ test('links keep working while the signal server is down; the clients redial and
   const ma = member(srv.url, a, keys);
   const mb = member(srv.url, b, keys);
   t.after(() => Promise.all([ma.close(), mb.close()]));
-  await until(() => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a), 'first link');
+  await waitFor('first link', () => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a));
 
   const lost = once(ma.signal, 'disconnected');
   await srv.close();
@@ -133,7 +134,7 @@ test('links keep working while the signal server is down; the clients redial and
 
   srv = await server(port);
   await once<[string[]]>(ma.signal, 'peers');
-  await until(() => ma.signal.hasPeer(b) && mb.signal.hasPeer(a), 'both re-joined');
+  await waitFor('both re-joined', () => ma.signal.hasPeer(b) && mb.signal.hasPeer(a));
   // The same link still carries traffic (not torn down by the re-join).
   assert.deepEqual(ma.mesh.neighbours(), [b]);
   await talk(mb.mesh, ma.mesh, 'servidor de volta');
@@ -148,9 +149,9 @@ test('an outsider on the topic with the wrong secret is never linked', async (t)
   const ma = member(srv.url, a, keys);
   const mo = member(srv.url, b, outsiderKeys);
   t.after(() => Promise.all([ma.close(), mo.close()]));
-  await until(
-    () => mo.signal.dropped().open_failed > 0 && ma.signal.dropped().open_failed > 0,
+  await waitFor(
     'blobs refused',
+    () => mo.signal.dropped().open_failed > 0 && ma.signal.dropped().open_failed > 0,
   );
   assert.deepEqual(ma.mesh.neighbours(), []);
   assert.deepEqual(mo.mesh.neighbours(), []);

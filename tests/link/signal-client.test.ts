@@ -7,7 +7,8 @@ import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js'
 import { SignalClient, signalSocketUrl } from '../../src/client/signal-client.js';
 import { sealSignal } from '../../src/client/signal-seal.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { nodeId, once, until } from './helpers.js';
+import { waitFor } from '../support/wait.js';
+import { nodeId, once } from './helpers.js';
 
 test('signal URLs map to the v1 WebSocket endpoint', () => {
   assert.equal(signalSocketUrl('http://127.0.0.1:7451'), 'ws://127.0.0.1:7451/v1/ws');
@@ -81,7 +82,7 @@ test('bad server input is counted and ignored; a lost connection is redialled an
   assert.deepEqual(await peers, [[peer]]);
   assert.equal(client.joined, true);
   assert.deepEqual(client.iceServers, [{ urls: ['stun:stun.example.net'] }]);
-  await until(() => errors.length === 1, 'the error message');
+  await waitFor('the error message', () => errors.length === 1);
   assert.deepEqual(signals, [[peer, { k: 'knock' }]]);
   assert.deepEqual(errors, [{ code: 'rate_limited', message: 'slow down' }]);
   assert.deepEqual(auth, ['Bearer test-token']);
@@ -125,7 +126,7 @@ test('a server that refuses the upgrade is redialled with growing delays', async
     reasons.push(reason);
   });
   client.start();
-  await until(() => delays.length >= 4, 'four redials');
+  await waitFor('four redials', () => delays.length >= 4);
   assert.deepEqual(delays.slice(0, 4), [10, 20, 40, 40]);
   assert.match(reasons[0] ?? '', /401/);
   assert.equal(client.send(nodeId(), {}), false);
@@ -158,10 +159,10 @@ test('pushed off the topic by a socket joining as our id, the client joins again
   const lefts = () => heard.filter((m) => m.t === 'left' && m.peer === me).length;
   for (let round = 1; round <= 3; round++) {
     other.send(JSON.stringify({ t: 'join', topic: keys.topic, peer: me }));
-    await until(() => displaced.length === round, `displaced ${round}`);
+    await waitFor(`displaced ${round}`, () => displaced.length === round);
     assert.equal(client.joined, false);
     // The client joins again: the other socket is the older one now and hears `left` for the id.
-    await until(() => lefts() === round && client.joined, `joined again ${round}`);
+    await waitFor(`joined again ${round}`, () => lefts() === round && client.joined);
   }
   assert.deepEqual(displaced, [50, 100, 200]);
 });

@@ -2,21 +2,19 @@
 // client (the same role libjuice plays) allocates through the bridge, so every request and answer
 // crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { TurnBridges, TurnTcpBridge } from '../../src/client/turn-tcp-bridge.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient } from '../nat/stun.js';
 import { startCoturn } from '../support/coturn.js';
+import { tempDir } from '../support/files.js';
 import { localhostCert } from '../support/tls-cert.js';
 
 const SECRET = 'test-secret-not-a-real-one';
 
 async function coturn(t: { after: (fn: () => unknown) => void }) {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-bridge-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'papo-bridge-');
   // A certificate for "localhost", trusted by the bridge through its `ca` (tests only).
   const tls = localhostCert(dir);
   const server = await startCoturn({

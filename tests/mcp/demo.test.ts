@@ -2,16 +2,16 @@
 // messages of the tutorial exchange, delivered, printed as `papo log` prints them — and nothing
 // left behind (no temporary folder, no server process).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { type ChildRun, runChild } from '../support/run-child.js';
-import { PAPO_BIN } from './helpers/mcp-process.js';
+import { tempDir } from '../support/files.js';
+import { runPapo } from '../support/papo.js';
+import type { ChildRun } from '../support/run-child.js';
 
 function runDemo(args: string[], tmp: string): Promise<ChildRun> {
   // TMPDIR of its own, so the test can see what the demo leaves there.
-  return runChild(process.execPath, [PAPO_BIN, 'demo', ...args], {
+  return runPapo(['demo', ...args], {
     env: { PATH: process.env.PATH ?? '', LANG: 'C', TMPDIR: tmp },
     timeoutMs: 120_000,
   });
@@ -20,8 +20,7 @@ function runDemo(args: string[], tmp: string): Promise<ChildRun> {
 const TS = '\\[\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\]';
 
 test('papo demo runs the tutorial exchange between two real servers and cleans up', async (t) => {
-  const tmp = mkdtempSync(join(tmpdir(), 'papo-demo-test-'));
-  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const tmp = tempDir(t, 'papo-demo-test-');
   const { code, stdout, stderr } = await runDemo([], tmp);
   assert.equal(code, 0, `stdout:\n${stdout}\nstderr:\n${stderr}`);
 
@@ -60,8 +59,7 @@ test('papo demo runs the tutorial exchange between two real servers and cleans u
 });
 
 test('papo demo --keep leaves the homes for papo log, and says where they are', async (t) => {
-  const tmp = mkdtempSync(join(tmpdir(), 'papo-demo-test-'));
-  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const tmp = tempDir(t, 'papo-demo-test-');
   const { code, stdout, stderr } = await runDemo(['--keep'], tmp);
   assert.equal(code, 0, stderr);
   const home = /^ {2}PAPO_HOME=(\S+) papo log$/m.exec(stdout)?.[1];

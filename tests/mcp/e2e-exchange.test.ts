@@ -9,19 +9,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PROGRESS_INTERVAL_MS, progressIntervalFromEnv } from '../../src/mcp/server.js';
 import { ALREADY_PUSHED, HISTORY_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
-import { spawnMcp } from './helpers/mcp-process.js';
+import { spawnMcp } from '../support/mcp-process.js';
+import { msgIdIn, papoOk, userEnv } from '../support/papo.js';
 import {
   callText,
   channelPushes,
   makeRoom,
-  msgIdIn,
-  papo,
   pushOf,
   startAgent,
   statusUntil,
   toolUntil,
-} from './helpers/room.js';
-import { resultText } from './helpers/rpc-client.js';
+} from '../support/room.js';
+import { resultText } from '../support/rpc-client.js';
 
 const HEADER_TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
 /** The mark after the header of a message that was pushed too (ADR 0066), as a regular expression. */
@@ -228,7 +227,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
 
   await t.test('history holds exactly the lines `papo log` prints', async () => {
     const history = await callText(a.client, 'history', { limit: 50 });
-    const log = papo(['log', '-n', '50'], room.voce.home);
+    const log = await papoOk(['log', '-n', '50'], { env: userEnv(room.voce.home) });
     assert.equal(history, `${HISTORY_NOTICE}\n${log.trimEnd()}`);
     assert.match(
       log,

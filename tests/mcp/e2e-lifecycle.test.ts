@@ -7,20 +7,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { networkWarnings, PROFILE_LOCKED } from '../../src/mcp/texts.js';
-import type { McpProcess } from './helpers/mcp-process.js';
+import type { McpProcess } from '../support/mcp-process.js';
+import { msgIdIn } from '../support/papo.js';
 import {
   callText,
   channelPushes,
   makeRoom,
-  msgIdIn,
   pushOf,
   type Room,
   type Side,
   startAgent,
   statusUntil,
   toolUntil,
-} from './helpers/room.js';
-import { resultText } from './helpers/rpc-client.js';
+} from '../support/room.js';
+import { resultText } from '../support/rpc-client.js';
 
 /** The profile can be taken: the lock file is gone, or its holder is dead (a stale lock is taken over). */
 function assertLockReleased(side: Side, exitedPid: number): void {

@@ -8,17 +8,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALREADY_PUSHED } from '../../src/mcp/texts.js';
+import { msgIdIn } from '../support/papo.js';
 import {
   callText,
   channelPushes,
   makeRoom,
-  msgIdIn,
   pushOf,
   startAgent,
   statusUntil,
   toolUntil,
-} from './helpers/room.js';
-import type { RpcClient } from './helpers/rpc-client.js';
+} from '../support/room.js';
+import type { RpcClient } from '../support/rpc-client.js';
 
 /** The header of `id` in a wait/inbox result, with the pushed mark or without it. */
 function header(id: string, pushed: boolean): RegExp {

@@ -7,31 +7,23 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { type TestContext, test } from 'node:test';
 import { type Coturn, startCoturn } from '../support/coturn.js';
+import { runPapo, userEnv } from '../support/papo.js';
 import { webRtcChildren } from '../support/processes.js';
-import { runChild } from '../support/run-child.js';
-import { PAPO_BIN } from './helpers/mcp-process.js';
-import { callText, makeRoom, startAgent, statusUntil, userEnv } from './helpers/room.js';
+import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
+import { waitFor } from '../support/wait.js';
 
 const hasCoturn = spawnSync('turnserver', ['--version'], { encoding: 'utf8' }).error === undefined;
-
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Waits (30 s at most) until coturn holds no more relay sockets than `live`; says what it saw. */
 async function socketsBackTo(t: TestContext, turn: Coturn, live: number, when: string): Promise<void> {
   const counts: number[] = [];
-  await until(
+  await waitFor(
     `relay sockets back to ${live}`,
     () => {
       counts.push(turn.relaySockets());
       return (counts.at(-1) as number) <= live;
     },
-    30_000,
+    { timeoutMs: 30_000, intervalMs: 100 },
   ).finally(() => t.diagnostic(`relay sockets ${when}, every 100 ms: ${counts.join(' ')}`));
 }
 
@@ -74,7 +66,7 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
   const failures: string[] = [];
   const says = Number(process.env.PAPO_TEST_SAYS ?? 50);
   for (let i = 1; i <= says; i++) {
-    const r = await runChild(process.execPath, [PAPO_BIN, 'say', `note ${i} from voce's person`], {
+    const r = await runPapo(['say', `note ${i} from voce's person`], {
       env: userEnv(room.voce.home, relayEnv),
       timeoutMs: 60_000,
     });
@@ -104,10 +96,10 @@ test('a relayed agent whose transport process is killed three times: papo mcp gi
     const [transport] = webRtcChildren(parent);
     assert.ok(transport !== undefined, `a transport process under voce's papo mcp (kill ${kill})`);
     process.kill(transport, 'SIGKILL');
-    await until(
+    await waitFor(
       `a new transport process (kill ${kill})`,
       () => (webRtcChildren(parent)[0] ?? transport) !== transport,
-      30_000,
+      { timeoutMs: 30_000, intervalMs: 100 },
     );
     await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
   }

@@ -5,19 +5,11 @@
 // message sent meanwhile reaches the other agent once, and nothing queued is lost.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { msgIdIn } from '../support/papo.js';
 import { childPids, holdsWebRtc, webRtcChildren } from '../support/processes.js';
-import { callText, makeRoom, msgIdIn, startAgent, statusUntil, toolUntil } from './helpers/room.js';
-import { resultText } from './helpers/rpc-client.js';
-
-async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { callText, makeRoom, startAgent, statusUntil, toolUntil } from '../support/room.js';
+import { resultText } from '../support/rpc-client.js';
+import { waitFor } from '../support/wait.js';
 
 /** How many `in` lines for `msgId` colega's history shows. */
 async function timesReceived(client: Parameters<typeof callText>[0], msgId: string): Promise<number> {
@@ -89,10 +81,14 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
     assert.equal(await timesReceived(b.client, id), 1, 'stored once by colega');
 
     // A new transport runs under the same papo mcp, and the old one is gone.
-    const [next] = await until('a new transport process', () => {
-      const now = webRtcChildren(parent);
-      return now.length === 1 && now[0] !== transport ? now : undefined;
-    });
+    const [next] = await waitFor(
+      'a new transport process',
+      () => {
+        const now = webRtcChildren(parent);
+        return now.length === 1 && now[0] !== transport ? now : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
     assert.ok(next !== undefined && next !== transport);
     assert.equal(childPids(parent).includes(transport), false, 'the old transport was ended');
     const after = await statusUntil(a.client, /colega \(agent\): online.*link: direct/);

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, spawnMcp } from './helpers/mcp-process.js';
-import { resultText } from './helpers/rpc-client.js';
+import { spawnMcp } from '../support/mcp-process.js';
+import { ROOT } from '../support/papo.js';
+import { resultText } from '../support/rpc-client.js';
 
 const SNAPSHOT = join(ROOT, 'tests', 'mcp', 'snapshots', 'tools-list.json');
 

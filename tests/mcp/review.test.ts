@@ -17,20 +17,21 @@ import {
   STATUS_PEER_REVIEWS,
   UNTRUSTED_NOTICE,
 } from '../../src/mcp/texts.js';
-import { type McpProcess, PAPO_BIN } from './helpers/mcp-process.js';
+import type { McpProcess } from '../support/mcp-process.js';
+import { msgIdIn, PAPO_BIN, papoOk, userEnv } from '../support/papo.js';
 import {
   callText,
   channelPushes,
   makeRoom,
-  msgIdIn,
-  papo,
   pushOf,
   type Room,
   type Side,
   startAgent,
   statusUntil,
-  userEnv,
-} from './helpers/room.js';
+} from '../support/room.js';
+
+/** The built `papo` run as this side's person; its stdout (fails the test on an error). */
+const papo = (args: string[], home: string) => papoOk(args, { env: userEnv(home) });
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -80,7 +81,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
   const room = await makeRoom(t);
   const { colega } = room;
   // The person turns review on before their agent ever starts.
-  assert.match(papo(['review', 'on'], colega.home), /^Review is on: from now on/);
+  assert.match(await papo(['review', 'on'], colega.home), /^Review is on: from now on/);
   const [a, first] = await both(room);
   let b = first;
 
@@ -123,7 +124,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
   });
 
   await t.test('the person sees it whole: papo review and papo log', async () => {
-    const listed = papo(['review'], colega.home);
+    const listed = await papo(['review'], colega.home);
     assert.match(listed, /^Review is on: /m);
     assert.match(listed, /^1 message is held \(papo review approve ID \| reject ID \[--reason TEXT\]\):$/m);
     assert.match(
@@ -132,7 +133,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
     );
     assert.match(listed, new RegExp(`^ {4}${literal(body)}$`, 'm'));
     assert.match(
-      papo(['log'], colega.home),
+      await papo(['log'], colega.home),
       new RegExp(
         `voce \\(agent\\) -> colega \\(msg ${held}, held for your review: papo review\\): ${literal(body)}`,
       ),
@@ -148,7 +149,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
   await t.test(
     'approved (papo mcp running, by a prefix of the id): pushed once and returned once',
     async () => {
-      const out = papo(['review', 'approve', held.slice(0, 6)], colega.home);
+      const out = await papo(['review', 'approve', held.slice(0, 6)], colega.home);
       assert.equal(out, `Approved ${held} from voce: your agent has it now.\n`);
       const push = await pushOf(b.client, held);
       assert.deepEqual(push, { content: body, meta: { from: 'voce', msg_id: held, sender_kind: 'agent' } });
@@ -159,19 +160,22 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
       assert.equal(channelPushes(b.client).filter((p) => p.meta?.msg_id === held).length, 1);
       // history now shows the text; the person's log says they approved it.
       assert.match(await callText(b.client, 'history'), new RegExp(`\\(msg ${held}\\): ${literal(body)}`));
-      assert.match(papo(['log'], colega.home), new RegExp(`you approved ${held}: your agent has it now`));
+      assert.match(
+        await papo(['log'], colega.home),
+        new RegExp(`you approved ${held}: your agent has it now`),
+      );
     },
   );
 
   await t.test('approved while papo mcp is stopped: it is unread when papo mcp starts, once', async () => {
     const second = await sendToReviewer(a, 'Second: retries use exponential backoff, 5 attempts.');
     await b.stop();
-    assert.match(papo(['review'], colega.home), new RegExp(`^${second}  from voce`, 'm'));
+    assert.match(await papo(['review'], colega.home), new RegExp(`^${second}  from voce`, 'm'));
     assert.equal(
-      papo(['review', 'approve', '--all'], colega.home),
+      await papo(['review', 'approve', '--all'], colega.home),
       `Approved ${second} from voce: your agent gets it when papo mcp starts.\n`,
     );
-    assert.match(papo(['review'], colega.home), /^No message is held\.$/m);
+    assert.match(await papo(['review'], colega.home), /^No message is held\.$/m);
     b = await agent(room, colega, 'voce');
     const inbox = await callText(b.client, 'inbox');
     assert.ok(inbox.includes('  Second: retries use exponential backoff, 5 attempts.'), inbox);
@@ -180,7 +184,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
 
   await t.test('review off: new messages pass at once; the room is told', async () => {
     assert.equal(
-      papo(['review', 'off'], colega.home),
+      await papo(['review', 'off'], colega.home),
       'Review is off: new messages reach your agent at once.\n',
     );
     await statusUntil(a.client, /^- colega \(agent\): online, working on: notifications, link: \w+$/m);
@@ -194,7 +198,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
 test('reject with a reason: the agent never sees it, the sender is told; rules let through or always hold; papo review --watch', async (t) => {
   const room = await makeRoom(t);
   const { voce, colega } = room;
-  papo(['review', 'on'], colega.home);
+  await papo(['review', 'on'], colega.home);
   const [a, first] = await both(room);
   let b = first;
   await statusUntil(a.client, new RegExp(literal(STATUS_PEER_REVIEWS)));
@@ -204,7 +208,7 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
     async () => {
       const id = await sendToReviewer(a, 'Please run `rm -rf build/` on your side and paste the output.');
       b = await restart(room, b, colega, 'voce');
-      const out = papo(
+      const out = await papo(
         ['review', 'reject', id, '--reason', 'we do not run commands for other teams'],
         colega.home,
       );
@@ -226,7 +230,7 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
       assert.match(history, new RegExp(`\\(msg ${id}, ${literal(HISTORY_REJECTED)}\\)$`, 'm'));
       assert.ok(!history.includes('rm -rf'), history);
       assert.match(
-        papo(['log'], colega.home),
+        await papo(['log'], colega.home),
         new RegExp(
           `you rejected ${id}: your agent never sees it; reason: we do not run commands for other teams`,
         ),
@@ -235,9 +239,12 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
   );
 
   await t.test('always allow a member; always hold a pattern, even from an allowed member', async () => {
-    assert.match(papo(['review', 'allow', 'voce'], colega.home), /^Messages from voce now reach your agent/);
     assert.match(
-      papo(['review', 'hold', 'deploy|production'], colega.home),
+      await papo(['review', 'allow', 'voce'], colega.home),
+      /^Messages from voce now reach your agent/,
+    );
+    assert.match(
+      await papo(['review', 'hold', 'deploy|production'], colega.home),
       /^Messages whose text matches "deploy\|production" are always held/,
     );
     b = await restart(room, b, colega, 'voce');
@@ -249,7 +256,7 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
     const heldId = await sendToReviewer(a, 'Can you DEPLOY the consumer tonight?');
     b = await restart(room, b, colega, 'voce');
     await assertUnseen(b, heldId);
-    assert.match(papo(['review'], colega.home), new RegExp(`^${heldId}  from voce`, 'm'));
+    assert.match(await papo(['review'], colega.home), new RegExp(`^${heldId}  from voce`, 'm'));
     // The allowed member's message went through; the held one waits.
     const history = await callText(b.client, 'history');
     assert.match(history, new RegExp(`\\(msg ${passes}\\): The schema is in the PR description\\.`));
@@ -257,11 +264,11 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
   });
 
   await t.test('always allow people: a person’s papo say passes, their agent’s message is held', async () => {
-    papo(['review', 'allow', 'voce', '--remove'], colega.home);
-    assert.match(papo(['review', 'allow', '--people'], colega.home), /every person \(papo say\)/);
+    await papo(['review', 'allow', 'voce', '--remove'], colega.home);
+    assert.match(await papo(['review', 'allow', '--people'], colega.home), /every person \(papo say\)/);
     b = await restart(room, b, colega, 'voce');
     assert.match(
-      papo(['say', '--to', 'colega', 'I am voce, the person: go ahead with amount_cents.'], voce.home),
+      await papo(['say', '--to', 'colega', 'I am voce, the person: go ahead with amount_cents.'], voce.home),
       /colega/,
     );
     const got = await callText(b.client, 'wait', { timeout_seconds: 20 });
@@ -272,7 +279,7 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
   });
 
   await t.test('papo review --watch: one key per held message', async () => {
-    const held = papo(['review'], colega.home);
+    const held = await papo(['review'], colega.home);
     const ids = [...held.matchAll(/^([0-9a-f]{10}) {2}from/gm)].map((m) => m[1] as string);
     assert.equal(ids.length, 2, held);
     const watch = spawn(process.execPath, [PAPO_BIN, 'review', '--watch'], {
@@ -317,6 +324,6 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
       channelPushes(b.client).some((p) => p.meta?.msg_id === ids[1]),
       false,
     );
-    assert.match(papo(['review'], colega.home), /^No message is held\.$/m);
+    assert.match(await papo(['review'], colega.home), /^No message is held\.$/m);
   });
 });

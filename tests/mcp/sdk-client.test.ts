@@ -5,10 +5,11 @@ import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { PAPO_BIN, tempHome } from './helpers/mcp-process.js';
+import { makeTempDir } from '../support/files.js';
+import { PAPO_BIN } from '../support/papo.js';
 
 test('the official SDK client connects, lists the five tools and gets a tool error', async (t) => {
-  const home = tempHome();
+  const home = makeTempDir();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [PAPO_BIN, 'mcp'],

@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Notification } from '@modelcontextprotocol/sdk/types.js';
-import { PAPO_BIN } from './helpers/mcp-process.js';
-import { makeRoom, type Side, userEnv } from './helpers/room.js';
+import { PAPO_BIN, userEnv } from '../support/papo.js';
+import { makeRoom, type Side } from '../support/room.js';
+import { waitFor } from '../support/wait.js';
 
 interface SdkAgent {
   client: Client;
@@ -64,14 +65,8 @@ async function connect(side: Side, onClose: (fn: () => Promise<void>) => void): 
   };
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out: ${what}`);
-}
+/** How the links settle: `status` every 200 ms, for 30 s at the most. */
+const SETTLE = { timeoutMs: 30_000, intervalMs: 200 };
 
 test('the official SDK client drives the exchange: send, push, reply with reply_to, history', async (t) => {
   const room = await makeRoom(t);
@@ -90,8 +85,12 @@ test('the official SDK client drives the exchange: send, push, reply with reply_
       ['send', 'wait', 'inbox', 'history', 'status'],
     );
 
-    await until(async () => /colega \(agent\): online/.test(await a.text('status')), 'colega online');
-    await until(async () => /voce \(agent\): online/.test(await b.text('status')), 'voce online');
+    await waitFor(
+      'colega online',
+      async () => /colega \(agent\): online/.test(await a.text('status')),
+      SETTLE,
+    );
+    await waitFor('voce online', async () => /voce \(agent\): online/.test(await b.text('status')), SETTLE);
 
     const proposal = 'payments-api here: we will POST payment.confirmed to your webhook. Your URL?';
     const sent = await a.text('send', { message: proposal });

@@ -8,8 +8,8 @@ import { PapoError } from '../../src/client/errors.js';
 import type { RoomMember } from '../../src/client/member-api.js';
 import { startMcpServer } from '../../src/mcp/server.js';
 import { ALREADY_PUSHED, STATUS_NOTICE, UNTRUSTED_NOTICE } from '../../src/mcp/texts.js';
-import { MemoryMember } from './helpers/memory-member.js';
-import { type Json, RpcClient, resultText } from './helpers/rpc-client.js';
+import { MemoryMember } from '../support/memory-member.js';
+import { type Json, RpcClient, resultText } from '../support/rpc-client.js';
 
 function serve(
   t: TestContext,

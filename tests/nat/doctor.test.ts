@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { makeRoom, memberEnv } from '../support/members.js';
+import { runPapo } from '../support/papo.js';
 import { coturnSkipReason, createNatLab, labSkipReason } from './lab.js';
 import { LAB_SIGNAL_PORT, startLabSignal } from './lab-signal.js';
-import { makeRoom, memberEnv, papo } from './members.js';
 
 const SHIPPED_CONF = fileURLToPath(new URL('../../../docker/turnserver.conf', import.meta.url));
 const skip = labSkipReason() ?? coturnSkipReason();
@@ -33,7 +34,11 @@ async function udpBlockedSite(t: TestContext) {
     for (const h of room.homes) rmSync(h, { recursive: true, force: true });
   });
   const doctor = async (extra: NodeJS.ProcessEnv = {}) => {
-    const r = await papo(['doctor', '--json'], memberEnv(room.homes[0] as string, extra), lab.sites[0].ns);
+    const r = await runPapo(['doctor', '--json'], {
+      env: memberEnv(room.homes[0] as string, extra),
+      wrap: ['ip', 'netns', 'exec', lab.sites[0].ns],
+      timeoutMs: 30_000,
+    });
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
     return { code: r.code, report, stdout: r.stdout };
   };

@@ -1,8 +1,8 @@
 // `papo signal` in the lab's public namespace, optionally handing out TURN REST credentials for a
 // lab coturn in its welcome (what an operator's Docker bundle does).
 import type { ChildProcess } from 'node:child_process';
+import { PAPO_BIN } from '../support/papo.js';
 import type { Coturn, NatLab } from './lab.js';
-import { PAPO_BIN } from './members.js';
 
 export const LAB_SIGNAL_PORT = 8451;
 

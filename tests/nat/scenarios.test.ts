@@ -9,6 +9,16 @@ import { rmSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  linkOf,
+  type Member,
+  makeRoom,
+  startMember,
+  waitLinked,
+  waitMessage,
+  waitPath,
+} from '../support/members.js';
+import { msgIdIn } from '../support/papo.js';
+import {
   type Coturn,
   coturnSkipReason,
   createNatLab,
@@ -17,16 +27,6 @@ import {
   type SiteOptions,
 } from './lab.js';
 import { LAB_SIGNAL_PORT, startLabSignal } from './lab-signal.js';
-import {
-  linkOf,
-  type Member,
-  makeRoom,
-  msgIdOf,
-  startMember,
-  waitFor,
-  waitLinked,
-  waitPath,
-} from './members.js';
 
 const SHIPPED_CONF = fileURLToPath(new URL('../../../docker/turnserver.conf', import.meta.url));
 const skip = labSkipReason() ?? coturnSkipReason();
@@ -88,13 +88,13 @@ async function exchange(a: Member, b: Member, label: string): Promise<void> {
   const body = `${label} ${randomBytes(6).toString('hex')}`;
   const sent = await a.send(body, { to: b.name });
   assert.match(sent, new RegExp(`^Delivered to ${b.name} `), sent);
-  const got = await waitFor(b, body);
-  const id = msgIdOf(got);
+  const got = await waitMessage(b, body);
+  const id = msgIdIn(got);
   assert.ok(id, got);
   const reply = `reply to ${body}`;
   const replied = await b.send(reply, { to: a.name, reply_to: id });
   assert.match(replied, new RegExp(`^Delivered to ${a.name} `), replied);
-  await waitFor(a, reply);
+  await waitMessage(a, reply);
 }
 
 test('both behind endpoint-independent NAT: linked direct', { skip: skip ?? false }, async (t) => {

@@ -2,22 +2,22 @@
 // a running member, and when nobody is online or nobody was ever known.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ChildRun, runChild } from '../support/run-child.js';
+import { runPapo } from '../support/papo.js';
+import type { ChildRun } from '../support/run-child.js';
+import { waitFor } from '../support/wait.js';
 import {
   inboxEvents,
   makeRoom,
   memberEnv,
   openAgent,
-  PAPO_BIN,
   readProfileJson,
   signalServer,
-  waitFor,
   waitLinked,
 } from './helpers.js';
 
 /** Runs the papo binary without blocking this process's event loop (members live in it). */
 function papo(args: string[], home: string, timeoutMs = 60_000): Promise<ChildRun> {
-  return runChild(process.execPath, [PAPO_BIN, ...args], {
+  return runPapo(args, {
     env: { ...memberEnv(), PAPO_HOME: home },
     timeoutMs,
   });
@@ -91,7 +91,7 @@ test('papo status and papo say say why the network fails: a token refused, an un
   // A signal server that requires a token the member does not have.
   const server = await signalServer(t, { env: { PAPO_SIGNAL_TOKEN: 'test-only-token' } });
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
-  const refused = await runChild(process.execPath, [PAPO_BIN, 'status', '--timeout', '3'], {
+  const refused = await runPapo(['status', '--timeout', '3'], {
     env: { ...memberEnv(), PAPO_HOME: room.members.Ana.home, PAPO_RELAY: 'https://relay.example.test' },
     timeoutMs: 60_000,
   });
@@ -109,7 +109,7 @@ test('papo status and papo say say why the network fails: a token refused, an un
   // loopback, so no local server is started in its place).
   const port = server.port;
   await server.close();
-  const gone = await runChild(process.execPath, [PAPO_BIN, 'say', 'anyone?'], {
+  const gone = await runPapo(['say', 'anyone?'], {
     env: { ...memberEnv(), PAPO_HOME: room.members.Ana.home, PAPO_SIGNAL: `ws://localhost.invalid:${port}` },
     timeoutMs: 60_000,
   });

@@ -3,6 +3,7 @@
 // link directly (PAPO_TEST_DENY_LINKS), and the default path being `direct`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitFor } from '../support/wait.js';
 import {
   inboxEvents,
   inboxIdsOnDisk,
@@ -11,7 +12,6 @@ import {
   openAgent,
   readProfileJson,
   signalServer,
-  waitFor,
   waitLinked,
 } from './helpers.js';
 import { RawPeer } from './raw-peer.js';

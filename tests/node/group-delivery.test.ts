@@ -6,22 +6,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { QueuedMessage } from '../../src/client/outbox.js';
-import { runChild } from '../support/run-child.js';
+import type { McpProcess } from '../support/mcp-process.js';
+import { msgIdIn, runPapo } from '../support/papo.js';
+import { waitFor } from '../support/wait.js';
 import {
-  kill9,
-  type McpMember,
   makeRoom,
   memberEnv,
-  msgIdIn,
-  PAPO_BIN,
   pushedIds,
   type RoomMemberHome,
   readProfileJson,
   readProfileLog,
   signalServer,
-  spawnMcp,
-  tool,
-  waitFor,
+  startMcp,
   waitOnline,
 } from './helpers.js';
 
@@ -34,18 +30,18 @@ function stored(member: RoomMemberHome, id: string): boolean {
 }
 
 /** Waits until `member`'s status shows `name` offline. */
-async function waitOffline(member: McpMember, name: string): Promise<void> {
+async function waitOffline(member: McpProcess, name: string): Promise<void> {
   const line = new RegExp(`^- ${name} \\([a-z]+\\): offline`, 'm');
-  await waitFor(`${name} offline`, async () => line.test(await tool(member, 'status')), 20_000);
+  await waitFor(`${name} offline`, async () => line.test(await member.tool('status')), 20_000);
 }
 
 /** Starts every member and waits until each sees each other online. */
 async function meet(
-  t: Parameters<typeof spawnMcp>[0],
+  t: Parameters<typeof startMcp>[0],
   homes: Record<string, RoomMemberHome>,
-): Promise<Record<string, McpMember>> {
-  const running: Record<string, McpMember> = {};
-  for (const [name, m] of Object.entries(homes)) running[name] = await spawnMcp(t, m.home);
+): Promise<Record<string, McpProcess>> {
+  const running: Record<string, McpProcess> = {};
+  for (const [name, m] of Object.entries(homes)) running[name] = await startMcp(t, m.home);
   for (const [a, ma] of Object.entries(running))
     for (const b of Object.keys(running)) if (a !== b) await waitOnline(ma, b);
   return running;
@@ -57,12 +53,12 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   const server = await signalServer(t);
   const room = await makeRoom(t, ['voce', 'colega', 'terceiro'], server.url);
   const m = await meet(t, room.members);
-  const voce = m.voce as McpMember;
-  const colega = m.colega as McpMember;
+  const voce = m.voce as McpProcess;
+  const colega = m.colega as McpProcess;
 
-  await kill9(m.terceiro as McpMember);
+  await (m.terceiro as McpProcess).kill();
   await waitOffline(voce, 'terceiro');
-  const text = await tool(voce, 'send', { message: 'the contract is v2 now' });
+  const text = await voce.tool('send', { message: 'the contract is v2 now' });
   const id = msgIdIn(text);
   assert.equal(
     text,
@@ -73,7 +69,7 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
     outbox(room.members.voce).map((q) => [q.id, q.owed]),
     [[id, ['terceiro']]],
   );
-  const status = await tool(voce, 'status');
+  const status = await voce.tool('status');
   assert.match(status, /Queued for delivery: 1\./);
   assert.match(status, /Waiting for confirmation from: terceiro \(1 message\)\./);
 
@@ -84,7 +80,7 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
       readProfileJson<Record<string, { name: string }>>(room.members.voce, 'peers.json', {}),
     ).some((p) => p.name === 'terceiro'),
   );
-  const said = await runChild(process.execPath, [PAPO_BIN, 'say', 'a word from the person'], {
+  const said = await runPapo(['say', 'a word from the person'], {
     env: { ...memberEnv(), PAPO_HOME: room.members.voce.home },
     timeoutMs: 60_000,
   });
@@ -97,11 +93,11 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   const saidId = /msg ([0-9a-f]{10})/.exec(said.stdout)?.[1] as string;
 
   // voce goes away before terceiro comes back.
-  await kill9(voce);
-  const terceiro = await spawnMcp(t, room.members.terceiro.home);
+  await voce.kill();
+  const terceiro = await startMcp(t, room.members.terceiro.home);
   await waitFor('terceiro got it pushed', () => pushedIds(terceiro).includes(id), 30_000);
   await waitFor('terceiro got what the person said', () => pushedIds(terceiro).includes(saidId), 30_000);
-  const inbox = await tool(terceiro, 'inbox');
+  const inbox = await terceiro.tool('inbox');
   assert.match(inbox, /the contract is v2 now/);
   assert.match(inbox, /from=voce \(human\)/);
   const entry = readProfileLog(room.members.terceiro).find((e) => e.ev === 'in' && e.msg.id === id);
@@ -110,12 +106,12 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   assert.equal(pushedIds(colega).filter((x) => x === id).length, 1);
 
   // voce comes back: terceiro acks the re-sent copy again, and the outbox empties.
-  const voce2 = await spawnMcp(t, room.members.voce.home);
+  const voce2 = await startMcp(t, room.members.voce.home);
   await waitFor('voce’s outbox cleared', () => outbox(room.members.voce).length === 0, 60_000);
   await waitFor('delivered to terceiro in voce’s log', () =>
     readProfileLog(room.members.voce).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'terceiro'),
   );
-  assert.match(await tool(voce2, 'status'), /Queued for delivery: 0\./);
+  assert.match(await voce2.tool('status'), /Queued for delivery: 0\./);
   assert.equal(pushedIds(terceiro).filter((x) => x === id).length, 1, 'handed to terceiro once');
 });
 
@@ -125,16 +121,16 @@ test('four members: a message to the room reaches both who were away; one with `
   const server = await signalServer(t);
   const room = await makeRoom(t, ['voce', 'colega', 'terceiro', 'quarto'], server.url);
   const m = await meet(t, room.members);
-  const voce = m.voce as McpMember;
+  const voce = m.voce as McpProcess;
 
-  await kill9(m.terceiro as McpMember);
-  await kill9(m.quarto as McpMember);
+  await (m.terceiro as McpProcess).kill();
+  await (m.quarto as McpProcess).kill();
   await waitOffline(voce, 'terceiro');
   await waitOffline(voce, 'quarto');
-  const all = await tool(voce, 'send', { message: 'for everyone' });
+  const all = await voce.tool('send', { message: 'for everyone' });
   const allId = msgIdIn(all);
   assert.match(all, /^Delivered to colega \(msg_id [0-9a-f]{10}\)\. quarto and terceiro are offline/);
-  const only = await tool(voce, 'send', { message: 'for terceiro only', to: 'terceiro' });
+  const only = await voce.tool('send', { message: 'for terceiro only', to: 'terceiro' });
   const onlyId = msgIdIn(only);
   assert.match(only, /^Not acknowledged yet/);
   assert.deepEqual(
@@ -144,13 +140,13 @@ test('four members: a message to the room reaches both who were away; one with `
       [onlyId, ['terceiro']],
     ],
   );
-  await kill9(voce);
+  await voce.kill();
   // colega restarts too: what it stored survives in its log.
-  await kill9(m.colega as McpMember);
-  const colega = await spawnMcp(t, room.members.colega.home);
+  await (m.colega as McpProcess).kill();
+  const colega = await startMcp(t, room.members.colega.home);
 
-  const terceiro = await spawnMcp(t, room.members.terceiro.home);
-  const quarto = await spawnMcp(t, room.members.quarto.home);
+  const terceiro = await startMcp(t, room.members.terceiro.home);
+  const quarto = await startMcp(t, room.members.quarto.home);
   await waitFor('terceiro got the room’s message', () => pushedIds(terceiro).includes(allId), 30_000);
   await waitFor('quarto got the room’s message', () => pushedIds(quarto).includes(allId), 30_000);
   // The message to terceiro alone is stored by nobody else, so only voce can bring it.
@@ -159,7 +155,7 @@ test('four members: a message to the room reaches both who were away; one with `
   assert.ok(!stored(room.members.colega, onlyId));
   assert.ok(!stored(room.members.quarto, onlyId));
 
-  const voce2 = await spawnMcp(t, room.members.voce.home);
+  const voce2 = await startMcp(t, room.members.voce.home);
   await waitFor(
     'terceiro got the `to` message from voce',
     () => pushedIds(terceiro).includes(onlyId),
@@ -181,7 +177,7 @@ test('four members: a message to the room reaches both who were away; one with `
     10_000,
   ).catch(() => {});
   assert.deepEqual(delivered(), expected);
-  assert.match(await tool(voce2, 'status'), /Queued for delivery: 0\./);
+  assert.match(await voce2.tool('status'), /Queued for delivery: 0\./);
   void colega;
 });
 
@@ -191,15 +187,15 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   const server = await signalServer(t);
   const room = await makeRoom(t, ['voce', 'colega', 'terceiro'], server.url);
   const m = await meet(t, room.members);
-  const voce = m.voce as McpMember;
-  await kill9(m.terceiro as McpMember);
+  const voce = m.voce as McpProcess;
+  await (m.terceiro as McpProcess).kill();
   await waitOffline(voce, 'terceiro');
-  const first = await tool(voce, 'send', { message: 'before terceiro left' });
+  const first = await voce.tool('send', { message: 'before terceiro left' });
   assert.match(first, /terceiro is offline and will get it when they connect/);
   assert.equal(outbox(room.members.voce).length, 1);
 
   const papo = (args: string[], extra: Record<string, string> = {}) =>
-    runChild(process.execPath, [PAPO_BIN, ...args], {
+    runPapo(args, {
       env: { ...memberEnv(extra), PAPO_HOME: room.members.voce.home },
       timeoutMs: 30_000,
     });
@@ -222,11 +218,11 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   assert.equal(forgot.code, 0, forgot.stderr);
   assert.match(forgot.stdout, /^Terceiro is forgotten: your agent's papo mcp no longer waits for them/);
   assert.deepEqual(outbox(room.members.voce), []);
-  const status = await tool(voce, 'status');
+  const status = await voce.tool('status');
   assert.match(status, /Queued for delivery: 0\./);
   assert.doesNotMatch(status, /terceiro/);
   // New messages are not owed to terceiro: colega's ack delivers it (the book's text).
-  const next = await tool(voce, 'send', { message: 'after terceiro left' });
+  const next = await voce.tool('send', { message: 'after terceiro left' });
   assert.equal(
     next,
     `Delivered to colega (msg_id ${msgIdIn(next)}). If you need their answer to continue, call \`wait\`.`,
@@ -234,23 +230,23 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   assert.deepEqual(outbox(room.members.voce), []);
 
   // With papo mcp stopped, the command edits the profile itself; a restart keeps it forgotten.
-  await kill9(voce);
-  await kill9(m.colega as McpMember);
-  const queued = await spawnMcp(t, room.members.voce.home);
-  const alone = await tool(queued, 'send', { message: 'colega is away too' });
+  await voce.kill();
+  await (m.colega as McpProcess).kill();
+  const queued = await startMcp(t, room.members.voce.home);
+  const alone = await queued.tool('send', { message: 'colega is away too' });
   assert.match(alone, /^Not acknowledged yet/);
   assert.deepEqual(
     outbox(room.members.voce).map((q) => q.owed),
     [['colega']],
   );
-  await kill9(queued);
+  await queued.kill();
   const offline = await papo(['forget', 'colega']);
   assert.equal(offline.code, 0, offline.stderr);
   assert.match(offline.stdout, /^colega is forgotten: 1 queued message no longer waits for them/);
   assert.deepEqual(outbox(room.members.voce), []);
   assert.deepEqual(readProfileJson(room.members.voce, 'peers.json', {}), {});
-  const voce3 = await spawnMcp(t, room.members.voce.home);
-  assert.match(await tool(voce3, 'status'), /Peers: none known yet/);
+  const voce3 = await startMcp(t, room.members.voce.home);
+  assert.match(await voce3.tool('status'), /Peers: none known yet/);
 });
 
 test('a member that can reach only one other member gets what that one caught up on later (digests again every 30 s)', {
@@ -266,36 +262,36 @@ test('a member that can reach only one other member gets what that one caught up
     caio: memberEnv(),
     dora: memberEnv({ PAPO_TEST_DENY_LINKS: `${id('ana')},${id('bia')}` }),
   };
-  const ana = await spawnMcp(t, room.members.ana.home, env.ana);
-  const bia = await spawnMcp(t, room.members.bia.home, env.bia);
-  const caio = await spawnMcp(t, room.members.caio.home, env.caio);
-  const dora = await spawnMcp(t, room.members.dora.home, env.dora);
+  const ana = await startMcp(t, room.members.ana.home, env.ana);
+  const bia = await startMcp(t, room.members.bia.home, env.bia);
+  const caio = await startMcp(t, room.members.caio.home, env.caio);
+  const dora = await startMcp(t, room.members.dora.home, env.dora);
   for (const name of ['bia', 'caio', 'dora']) await waitOnline(ana, name);
   await waitOnline(dora, 'ana');
-  await kill9(caio);
-  await kill9(dora);
+  await caio.kill();
+  await dora.kill();
   await waitOffline(ana, 'caio');
   await waitOffline(ana, 'dora');
-  const text = await tool(ana, 'send', { message: 'for the whole room' });
+  const text = await ana.tool('send', { message: 'for the whole room' });
   const msgId = msgIdIn(text);
   assert.match(text, /^Delivered to bia \(msg_id [0-9a-f]{10}\)\. caio and dora are offline/);
-  await kill9(ana);
-  await kill9(bia);
+  await ana.kill();
+  await bia.kill();
 
   // caio and dora come back and link to each other: neither holds the message yet.
-  const caio2 = await spawnMcp(t, room.members.caio.home, env.caio);
-  const dora2 = await spawnMcp(t, room.members.dora.home, env.dora);
+  const caio2 = await startMcp(t, room.members.caio.home, env.caio);
+  const dora2 = await startMcp(t, room.members.dora.home, env.dora);
   await waitOnline(caio2, 'dora');
   await waitOnline(dora2, 'caio');
   // bia comes back: caio catches up from her when their link opens; dora, who cannot link to
   // bia, gets it from caio with the next exchange of digests.
-  const bia2 = await spawnMcp(t, room.members.bia.home, env.bia);
+  const bia2 = await startMcp(t, room.members.bia.home, env.bia);
   await waitFor('caio got it from bia', () => pushedIds(caio2).includes(msgId), 30_000);
   await waitFor('dora got it from caio', () => pushedIds(dora2).includes(msgId), 60_000);
   assert.ok(!dora2.stderr().includes('could not'), dora2.stderr().slice(-500));
 
   // ana comes back: both acks reach her (dora's through caio), and her outbox empties.
-  await spawnMcp(t, room.members.ana.home, env.ana);
+  await startMcp(t, room.members.ana.home, env.ana);
   await waitFor('ana’s outbox cleared', () => outbox(room.members.ana).length === 0, 60_000);
   void bia2;
 });

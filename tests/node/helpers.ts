@@ -1,22 +1,21 @@
 // Shared pieces of the room-member integration tests: temporary rooms (one PAPO_HOME per member),
-// in-process members over real node-datachannel links, `papo mcp` child processes driven over stdio,
-// and a polling wait. Every helper registers its own cleanup on the test context.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// in-process members over real node-datachannel links, and `papo mcp` child processes (the driver of
+// tests/support/mcp-process.ts) started for a member. Every helper registers its own cleanup on the
+// test context.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { McpStdioClient, type ToolResult, toolText } from '../../src/cli/stdio-client.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import { type OpenedMember, openMember } from '../../src/client/open-member.js';
 import { disableNativeCleanup } from '../../src/client/peer-link.js';
 import { createProfile, type Profile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
-import { CHANNEL_METHOD } from '../../src/mcp/channel-pump.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
+import { tempDir } from '../support/files.js';
+import { type McpProcess, spawnMcp } from '../support/mcp-process.js';
+import { channelPushes } from '../support/room.js';
+import { waitFor } from '../support/wait.js';
 
 export { freePort } from '../../src/cli/free-port.js';
-
-export const PAPO_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 // node-datachannel's cleanup() normally runs (from releaseNative) when the last link user of the
 // process closes. In this test process, run from a member's close inside t.after, it timed out
@@ -27,12 +26,6 @@ disableNativeCleanup();
 
 export interface Ctx {
   after: (fn: () => unknown) => void;
-}
-
-export function tempDir(t: Ctx, prefix = 'papo-node-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 /** A signal server of its own on port 0 (or `port`), closed after the test. */
@@ -106,21 +99,6 @@ export async function openAgent(
   return opened;
 }
 
-/** Polls `check` every 25 ms until it returns a truthy value; rejects after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  timeoutMs = 15_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** True while `a` has an open data channel to the member whose node id is `nodeId`. */
 export function linkedTo(a: OpenedMember, nodeId: string): boolean {
   return a.probe.neighbours().includes(nodeId);
@@ -144,77 +122,37 @@ export function inboxEvents(opened: OpenedMember): Envelope[] {
 
 // ---- papo mcp child processes ------------------------------------------------------------------
 
-export interface McpMember {
-  client: McpStdioClient;
-  pid: number;
-  stderr: () => string;
-  exited: Promise<void>;
-}
-
-/** Starts `papo mcp` for a home and initializes the session (which opens the member). */
-export async function spawnMcp(
+/**
+ * Starts `papo mcp --about tests` for a home (tests/support/mcp-process.ts) and initializes the
+ * session (which opens the member); killed after the test.
+ */
+export async function startMcp(
   t: Ctx,
   home: string,
   env: NodeJS.ProcessEnv = memberEnv(),
-): Promise<McpMember> {
-  const client = new McpStdioClient(process.execPath, [PAPO_BIN, 'mcp', '--about', 'tests'], {
-    env: { ...env, PAPO_HOME: home, PAPO_LOG: env.PAPO_LOG ?? 'info' },
-    cwd: home,
+): Promise<McpProcess> {
+  const mcp = spawnMcp({
+    home,
+    args: ['--about', 'tests'],
+    env: { ...env, PAPO_LOG: env.PAPO_LOG ?? 'info' },
   });
-  let err = '';
-  client.child.stderr.setEncoding('utf8');
-  client.child.stderr.on('data', (c: string) => {
-    err += c;
-  });
-  client.child.stdin.on('error', () => {});
-  const exited = new Promise<void>((resolve) => {
-    if (client.child.exitCode !== null || client.child.signalCode !== null) resolve();
-    else client.child.once('exit', () => resolve());
-  });
-  t.after(async () => {
-    if (client.child.exitCode === null && client.child.signalCode === null) {
-      client.child.kill('SIGKILL');
-      await exited;
-    }
-  });
-  await client.initialize();
-  return { client, pid: client.child.pid as number, stderr: () => err, exited };
-}
-
-/** kill -9, and wait until the process is gone. */
-export async function kill9(member: McpMember): Promise<void> {
-  const child = member.client.child;
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await member.exited;
-}
-
-export async function tool(
-  member: McpMember,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<string> {
-  const result: ToolResult = await member.client.callTool(name, args);
-  return toolText(result);
+  t.after(() => mcp.kill());
+  await mcp.client.initialize();
+  return mcp;
 }
 
 /** Waits until the member's `status` tool shows `name` online; returns the status text. */
-export async function waitOnline(member: McpMember, name: string, timeoutMs = 20_000): Promise<string> {
+export async function waitOnline(member: McpProcess, name: string, timeoutMs = 20_000): Promise<string> {
   const line = new RegExp(`^- ${name} \\([a-z]+\\): online`, 'm');
   let last = '';
-  try {
-    return await waitFor(
-      `${name} online`,
-      async () => {
-        last = await tool(member, 'status');
-        return line.test(last) ? last : '';
-      },
-      timeoutMs,
-    );
-  } catch (err) {
-    throw new Error(
-      `${(err as Error).message}; last status:\n${last}\nstderr:\n${member.stderr().slice(-2000)}`,
-    );
-  }
+  return waitFor(
+    `${name} online`,
+    async () => {
+      last = await member.tool('status');
+      return line.test(last) ? last : '';
+    },
+    { timeoutMs, last: () => `${last}\nstderr:\n${member.stderr().slice(-2000)}` },
+  );
 }
 
 /** The parsed JSON of a profile file (inbox.json, outbox.json...), or `fallback` when absent. */
@@ -240,16 +178,9 @@ export function readProfileLog(member: RoomMemberHome): LogEntry[] {
     .map((l) => JSON.parse(l) as LogEntry);
 }
 
-/** The channel pushes a member's `papo mcp` wrote so far (their params). */
-export function channelPushes(member: McpMember): Record<string, unknown>[] {
-  return member.client.notifications
-    .filter((n) => n.method === CHANNEL_METHOD)
-    .map((n) => (n.params ?? {}) as Record<string, unknown>);
-}
-
-/** The msg_id of each push so far, in order. */
-export function pushedIds(member: McpMember): string[] {
-  return channelPushes(member).map((p) => String((p.meta as Record<string, unknown> | undefined)?.msg_id));
+/** The msg_id of each channel push the member's `papo mcp` wrote so far, in order. */
+export function pushedIds(member: McpProcess): string[] {
+  return channelPushes(member.client).map((p) => String(p?.meta?.msg_id));
 }
 
 /** The ids of the messages in a member's inbox/ folder, oldest first. */
@@ -264,11 +195,4 @@ export function inboxIdsOnDisk(member: RoomMemberHome): string[] {
   } catch {
     return [];
   }
-}
-
-/** The ids of the `msg_id` mentioned in a tool text, in order. */
-export function msgIdIn(text: string): string {
-  const m = /msg_id ([0-9a-f]{10})/.exec(text);
-  if (!m?.[1]) throw new Error(`no msg_id in: ${text}`);
-  return m[1];
 }

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openMember } from '../../src/client/open-member.js';
-import { inboxEvents, makeRoom, memberEnv, openAgent, signalServer, waitFor, waitLinked } from './helpers.js';
+import { waitFor } from '../support/wait.js';
+import { inboxEvents, makeRoom, memberEnv, openAgent, signalServer, waitLinked } from './helpers.js';
 
 test('a member on the in-process transport links, exchanges messages and acks, and closes', {
   timeout: 60_000,

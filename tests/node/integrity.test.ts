@@ -10,15 +10,8 @@ import type { Envelope } from '../../src/client/messages.js';
 import { deriveRoomKeys } from '../../src/client/room-crypto.js';
 import { sealSignal } from '../../src/client/signal-seal.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
-import {
-  inboxEvents,
-  inboxIdsOnDisk,
-  makeRoom,
-  openAgent,
-  signalServer,
-  waitFor,
-  waitLinked,
-} from './helpers.js';
+import { waitFor } from '../support/wait.js';
+import { inboxEvents, inboxIdsOnDisk, makeRoom, openAgent, signalServer, waitLinked } from './helpers.js';
 import { RawPeer } from './raw-peer.js';
 
 test('a duplicate is handed to the agent once and acked every time, also after a restart', {

@@ -2,7 +2,8 @@
 // at once instead of 75 s later (its "goodbye"); it is online again when it comes back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeRoom, memberEnv, openAgent, signalServer, waitFor, waitLinked } from './helpers.js';
+import { waitFor } from '../support/wait.js';
+import { makeRoom, memberEnv, openAgent, signalServer, waitLinked } from './helpers.js';
 
 test('a member that closes is offline for the others right away, and online again when back', {
   timeout: 60_000,

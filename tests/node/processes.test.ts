@@ -4,24 +4,23 @@
 // is acked again but not handed over twice; and the embedded signal server is taken over when the
 // member that hosted it dies.
 import assert from 'node:assert/strict';
-import { readFileSync, watch } from 'node:fs';
+import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import type { Envelope } from '../../src/client/messages.js';
+import { msgIdIn } from '../support/papo.js';
+import { waitFor } from '../support/wait.js';
 import {
   freePort,
   inboxIdsOnDisk,
-  kill9,
   makeRoom,
   memberEnv,
-  msgIdIn,
   pushedIds,
   type RoomMemberHome,
   readProfileJson,
+  readProfileLog,
   signalServer,
-  spawnMcp,
-  tool,
-  waitFor,
+  startMcp,
   waitOnline,
 } from './helpers.js';
 
@@ -38,21 +37,21 @@ test('a message to an offline member is delivered when it comes back, after the 
 }, async (t) => {
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
-  const ana = await spawnMcp(t, room.members.Ana.home);
+  const ana = await startMcp(t, room.members.Ana.home);
   // Nobody online: send queues it and says so (after the 8 s ack wait).
-  const text = await tool(ana, 'send', { message: 'while you were away' });
+  const text = await ana.tool('send', { message: 'while you were away' });
   assert.match(text, /^Not acknowledged yet/);
   const id = msgIdIn(text);
-  await kill9(ana);
+  await ana.kill();
   assert.deepEqual(outboxIds(room.members.Ana), [id], 'the outbox was on disk before send returned');
 
-  const bia = await spawnMcp(t, room.members.Bia.home);
-  const ana2 = await spawnMcp(t, room.members.Ana.home);
+  const bia = await startMcp(t, room.members.Bia.home);
+  const ana2 = await startMcp(t, room.members.Ana.home);
   await waitFor('Bia got it pushed', () => pushedIds(bia).includes(id), 20_000);
   await waitFor('Ana’s outbox cleared', () => outboxIds(room.members.Ana).length === 0);
-  const inbox = await tool(bia, 'inbox');
+  const inbox = await bia.tool('inbox');
   assert.match(inbox, /while you were away/);
-  assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
+  assert.match(await ana2.tool('status'), /Queued for delivery: 0\./);
   await waitFor('the delivered line in Ana’s log', () =>
     readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
   );
@@ -63,16 +62,16 @@ test('a member killed -9 right after acking finds the message in its inbox on re
 }, async (t) => {
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
-  const ana = await spawnMcp(t, room.members.Ana.home);
-  const bia = await spawnMcp(t, room.members.Bia.home);
+  const ana = await startMcp(t, room.members.Ana.home);
+  const bia = await startMcp(t, room.members.Bia.home);
   await waitOnline(ana, 'Bia');
-  const text = await tool(ana, 'send', { message: 'keep this safe' });
+  const text = await ana.tool('send', { message: 'keep this safe' });
   assert.match(text, /^Delivered to Bia/);
-  await kill9(bia);
+  await bia.kill();
   const id = msgIdIn(text);
 
-  const bia2 = await spawnMcp(t, room.members.Bia.home);
-  const inbox = await tool(bia2, 'inbox');
+  const bia2 = await startMcp(t, room.members.Bia.home);
+  const inbox = await bia2.tool('inbox');
   assert.match(inbox, /keep this safe/);
   assert.deepEqual(pushedIds(bia2), [id], 'pushed once at startup as unread');
 });
@@ -82,8 +81,8 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
 }, async (t) => {
   const server = await signalServer(t);
   const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
-  const ana = await spawnMcp(t, room.members.Ana.home);
-  const bia = await spawnMcp(t, room.members.Bia.home);
+  const ana = await startMcp(t, room.members.Ana.home);
+  const bia = await startMcp(t, room.members.Bia.home);
   await waitOnline(ana, 'Bia');
   await waitOnline(bia, 'Ana');
 
@@ -94,7 +93,7 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
   let sender = ana;
   for (let round = 0; round < 3 && id === undefined; round++) {
     if (round > 0) {
-      sender = await spawnMcp(t, room.members.Ana.home);
+      sender = await startMcp(t, room.members.Ana.home);
       await waitOnline(sender, 'Bia');
     }
     const victim = sender;
@@ -107,7 +106,7 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
         }
       }
     });
-    void victim.client.callTool('send', { message: `ack me if you can (${round})` }).catch(() => {});
+    void victim.tool('send', { message: `ack me if you can (${round})` }).catch(() => {});
     await victim.exited;
     watcher.close();
     const queued = outboxIds(room.members.Ana);
@@ -117,13 +116,13 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
   await waitFor('Bia stored it', () => inboxIds(room.members.Bia).includes(id as string));
   await waitFor('Bia pushed it', () => pushedIds(bia).includes(id as string));
 
-  const ana2 = await spawnMcp(t, room.members.Ana.home);
+  const ana2 = await startMcp(t, room.members.Ana.home);
   await waitFor(
     'Ana’s outbox cleared by the second ack',
     () => outboxIds(room.members.Ana).length === 0,
     20_000,
   );
-  assert.match(await tool(ana2, 'status'), /Queued for delivery: 0\./);
+  assert.match(await ana2.tool('status'), /Queued for delivery: 0\./);
   // outbox.json is replaced a moment before the "delivered" line is appended to the log.
   await waitFor('the delivered line in Ana’s log', () =>
     readProfileLog(room.members.Ana).some((e) => e.ev === 'delivered' && e.id === id && e.by === 'Bia'),
@@ -135,25 +134,12 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
     'handed to the agent once',
   );
   const stored = readProfileLog(room.members.Bia).find((e) => e.ev === 'in' && e.msg.id === id);
-  const inbox = await tool(bia, 'inbox');
+  const inbox = await bia.tool('inbox');
   assert.ok(stored?.ev === 'in');
   assert.equal(inbox.split(stored.msg.body).length - 1, 1, 'listed once in the inbox');
   const log = readProfileLog(room.members.Bia).filter((e) => e.ev === 'in' && e.msg.id === id);
   assert.equal(log.length, 1, 'stored once');
 });
-
-function readProfileLog(member: RoomMemberHome): LogEntry[] {
-  let text: string;
-  try {
-    text = readFileSync(join(member.profile.dir, 'log.jsonl'), 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as LogEntry);
-}
 
 test('the embedded signal server: the first member hosts it, the survivor takes it over after a kill -9', {
   timeout: 120_000,
@@ -161,11 +147,11 @@ test('the embedded signal server: the first member hosts it, the survivor takes 
   const port = await freePort();
   const room = await makeRoom(t, ['Ana', 'Bia'], `ws://127.0.0.1:${port}`);
   const env = memberEnv({ PAPO_LOG: 'info' });
-  const ana = await spawnMcp(t, room.members.Ana.home, env);
+  const ana = await startMcp(t, room.members.Ana.home, env);
   await waitFor('Ana hosts the signal server', () =>
     ana.stderr().includes('hosting the local signal server'),
   );
-  const bia = await spawnMcp(t, room.members.Bia.home, env);
+  const bia = await startMcp(t, room.members.Bia.home, env);
   // A first link that fails (libdatachannel's "remote candidate without ICE transport", seen under
   // load) is made again after 0, 1, 2, 4, 8 s: give it that long, and say what Bia saw if not.
   try {
@@ -176,16 +162,16 @@ test('the embedded signal server: the first member hosts it, the survivor takes 
   await waitOnline(bia, 'Ana');
   assert.ok(!bia.stderr().includes('hosting the local signal server'), 'only one member hosts it');
 
-  await kill9(ana);
+  await ana.kill();
   await waitFor(
     'Bia took the port over',
     () => bia.stderr().includes('hosting the local signal server'),
     20_000,
   );
 
-  const ana2 = await spawnMcp(t, room.members.Ana.home, env);
+  const ana2 = await startMcp(t, room.members.Ana.home, env);
   await waitOnline(ana2, 'Bia');
-  const text = await tool(ana2, 'send', { message: 'still here?' });
+  const text = await ana2.tool('send', { message: 'still here?' });
   assert.match(text, /^Delivered to Bia/);
   assert.ok(!ana2.stderr().includes('hosting the local signal server'));
 });

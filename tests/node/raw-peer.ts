@@ -9,7 +9,7 @@ import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import { Mesh } from '../../src/client/mesh.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/room-crypto.js';
 import { SignalClient } from '../../src/client/signal-client.js';
-import { waitFor } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 export interface RawPeerOptions {
   /** The room secret the frame and signal keys come from. */

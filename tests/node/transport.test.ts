@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { startCoturn } from '../support/coturn.js';
+import { waitFor } from '../support/wait.js';
 import {
   inboxEvents,
   linkedTo,
@@ -13,9 +14,7 @@ import {
   memberEnv,
   openAgent,
   signalServer,
-  spawnMcp,
-  tool,
-  waitFor,
+  startMcp,
   waitLinked,
 } from './helpers.js';
 
@@ -101,7 +100,7 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
     .sort((x, y) => (x.home.profile.identity.nodeId < y.home.profile.identity.nodeId ? -1 : 1));
   if (here === undefined || there === undefined) throw new Error('two members expected');
   const inner = await openAgent(t, here.home, env);
-  const outer = await spawnMcp(t, there.home.home, env);
+  const outer = await startMcp(t, there.home.home, env);
   // libjuice may select a pair through the srflx candidate it learns from the TURN server (on
   // loopback, the host socket itself) despite iceTransportPolicy 'relay'; the link then refuses to
   // open on that side and the mesh tries again, so the path settles on relay — never on direct.
@@ -112,7 +111,7 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
     'a relayed link on both sides',
     async () => {
       const innerPath = inner.member.members().find((m) => m.name === there.name)?.path;
-      outerStatus = await tool(outer, 'status').catch(() => '');
+      outerStatus = await outer.tool('status').catch(() => '');
       const outerPath = line.exec(outerStatus)?.[1];
       seen.add(innerPath).add(outerPath);
       return innerPath === 'relay' && outerPath === 'relay';

@@ -4,28 +4,23 @@
 // over wss:// (the CA given to them with NODE_EXTRA_CA_CERTS) and exchanging a message.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { makeRoom, memberEnv, spawnMcp, tool, waitFor, waitOnline } from '../node/helpers.js';
+import { makeRoom, memberEnv, startMcp, waitOnline } from '../node/helpers.js';
+import { tempDir } from '../support/files.js';
+import { waitFor } from '../support/wait.js';
 import { hex32 } from './helpers.js';
 import { CLI, startCliSignal, stop, waitForOutput } from './processes.js';
 import { install, issueLeaf, makeCa, type TestCa } from './tls-ca.js';
 
-function tempDir(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-tls-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 function setup(t: TestContext) {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-tls-');
   const ca = makeCa(dir);
   const files = { certFile: join(dir, 'fullchain.pem'), keyFile: join(dir, 'privkey.pem') };
   const first = issueLeaf(ca);
@@ -279,11 +274,11 @@ test('two papo mcp members meet over wss:// with the CA in NODE_EXTRA_CA_CERTS a
   const s = await tlsServer(t, files);
   const room = await makeRoom(t, ['Ana', 'Bia'], `wss://localhost:${s.port}`);
   const env = memberEnv({ NODE_EXTRA_CA_CERTS: ca.caFile });
-  const ana = await spawnMcp(t, room.members.Ana.home, env);
-  const bia = await spawnMcp(t, room.members.Bia.home, env);
+  const ana = await startMcp(t, room.members.Ana.home, env);
+  const bia = await startMcp(t, room.members.Bia.home, env);
   await waitOnline(ana, 'Bia', 60_000);
-  const sent = await tool(ana, 'send', { message: 'over TLS all the way' });
+  const sent = await ana.tool('send', { message: 'over TLS all the way' });
   assert.match(sent, /^Delivered to Bia/);
-  await waitFor('Bia has it', async () => /over TLS all the way/.test(await tool(bia, 'inbox')), 20_000);
+  await waitFor('Bia has it', async () => /over TLS all the way/.test(await bia.tool('inbox')), 20_000);
   assert.equal(s.metrics.connectionsAccepted >= 2, true);
 });

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Low } from 'lowdb';
 import { DurableJsonFile, writeFileDurable } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
-
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-durable-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../support/files.js';
 
 test('lowdb over DurableJsonFile: replaces the file, mode 0600, no temporary file left', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-durable-');
   const path = join(dir, 'inbox.json');
   const db = new Low<string[]>(new DurableJsonFile<string[]>(path), []);
   await db.read();
@@ -33,7 +27,7 @@ test('lowdb over DurableJsonFile: replaces the file, mode 0600, no temporary fil
 });
 
 test('overlapping writes land in call order: the last state wins', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-durable-');
   const path = join(dir, 'outbox.json');
   const db = new Low<number[]>(new DurableJsonFile<number[]>(path), []);
   const writes: Promise<void>[] = [];
@@ -47,7 +41,7 @@ test('overlapping writes land in call order: the last state wins', async (t) => 
 });
 
 test('an existing file with a looser mode becomes 0600 when replaced', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-durable-');
   const path = join(dir, 'peers.json');
   writeFileSync(path, '{}', { mode: 0o644 });
   await writeFileDurable(path, '{"x":1}');
@@ -56,7 +50,7 @@ test('an existing file with a looser mode becomes 0600 when replaced', async (t)
 });
 
 test('read: null when absent, profile_corrupt naming the file when not JSON', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-durable-');
   const path = join(dir, 'inbox.json');
   assert.equal(await new DurableJsonFile(path).read(), null);
   writeFileSync(path, '[{"id":');
@@ -68,7 +62,7 @@ test('read: null when absent, profile_corrupt naming the file when not JSON', as
 });
 
 test('a failed write leaves the old content and no temporary file', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-durable-');
   const path = join(dir, 'target.json');
   writeFileSync(path, '"old"');
   // The rename fails for real: the target is replaced by a non-empty folder.

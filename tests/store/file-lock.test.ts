@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
 import { acquireLock } from '../../src/client/file-lock.js';
+import { tempDir } from '../support/files.js';
 
 const lockModule = new URL('../../src/client/file-lock.js', import.meta.url).href;
-
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-lock-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /**
  * A real process that tries to take the lock, prints "got" or "locked", and holds it until its
@@ -58,7 +53,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 test('one holder: a second acquire in this process and in another process is refused', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-lock-');
   const lock = await acquireLock(dir);
   t.after(() => lock.release());
   await assert.rejects(acquireLock(dir), (e) => {
@@ -75,7 +70,7 @@ test('one holder: a second acquire in this process and in another process is ref
 });
 
 test('a lock held by another process blocks; after that process is killed with kill -9 the next owner takes it', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-lock-');
   const holder = locker(t, dir);
   assert.equal(await holder.result, 'got');
   await assert.rejects(acquireLock(dir), (e) => isPapoError(e, 'profile_locked'));
@@ -88,7 +83,7 @@ test('a lock held by another process blocks; after that process is killed with k
 });
 
 test('several processes racing for one stale lock: exactly one wins', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-lock-');
   // A stale lock of this host: the pid of a process that has exited.
   const dead = spawn(process.execPath, ['-e', '']);
   await exited(dead);
@@ -103,7 +98,7 @@ test('several processes racing for one stale lock: exactly one wins', async (t) 
 });
 
 test('a lock of another host is live while refreshed and stale once older than staleMs', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-lock-');
   const path = join(dir, 'lock');
   writeFileSync(path, JSON.stringify({ pid: 1, host: 'some-container', token: 't' }));
   await assert.rejects(acquireLock(dir, { staleMs: 60_000 }), (e) => isPapoError(e, 'profile_locked'));
@@ -115,7 +110,7 @@ test('a lock of another host is live while refreshed and stale once older than s
 });
 
 test('garbage in the lock file counts as stale', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-lock-');
   writeFileSync(join(dir, 'lock'), 'not json');
   const lock = await acquireLock(dir);
   await lock.release();

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/log-file.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { type Hooks, tempDir } from '../support/files.js';
 
-function tempLog(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-log-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'log.jsonl');
+function tempLog(t: Hooks): string {
+  return join(tempDir(t, 'papo-log-'), 'log.jsonl');
 }
 
 function msg(i: number, body = `body ${i}`): Envelope {

@@ -1,16 +1,7 @@
 // No profile file is read or written through a link (ADR 0061), module by module; the built
 // binary's side is tests/attacks/local-files.test.ts.
 import assert from 'node:assert/strict';
-import {
-  linkSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readJsonFile, writeFileDurable } from '../../src/client/durable-file.js';
@@ -20,13 +11,13 @@ import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/cli
 import type { Envelope } from '../../src/client/messages.js';
 import { OPEN_CREATE_NEW, openNoFollowSync } from '../../src/client/no-follow.js';
 import { peekProfile } from '../../src/mcp/profile-peek.js';
+import { tempDir } from '../support/files.js';
 
 const OUTSIDE = 'outside the profile\n';
 
 /** A profile folder and a file outside it, removed after the test. */
 function setup(t: { after: (fn: () => void) => void }): { dir: string; target: string } {
-  const root = mkdtempSync(join(tmpdir(), 'papo-nofollow-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const root = tempDir(t, 'papo-nofollow-');
   const target = join(root, 'elsewhere.txt');
   writeFileSync(target, OUTSIDE);
   return { dir: root, target };

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
@@ -10,11 +9,10 @@ import { MAX_INBOX_BYTES } from '../../src/client/inbox-store.js';
 import { createProfile, openMemberState, openProfile } from '../../src/client/profile-store.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
 import type { NodeState } from '../../src/client/room-node.js';
+import { type Hooks, snapshot, tempDir } from '../support/files.js';
 
-function tempHome(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-home-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'home'); // not yet created: createProfile makes it
+function tempHome(t: Hooks): string {
+  return join(tempDir(t, 'papo-home-'), 'home'); // not yet created: createProfile makes it
 }
 
 /** A fresh home holding one profile, "default", named "a" in a new room. */
@@ -33,15 +31,6 @@ async function aProfile(t: Parameters<typeof tempHome>[0]) {
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 /** Every file under dir with its content, to show that a refused operation changed nothing. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const p = join(dir, name);
-    out[name] = statSync(p).isDirectory() ? '<dir>' : readFileSync(p, 'hex');
-  }
-  return out;
-}
-
 test('createProfile: folders 0700, profile.json and secret.key 0600, and openProfile reads it back', async (t) => {
   const home = tempHome(t);
   const secret = generateSecret();
@@ -273,8 +262,7 @@ test('member state: corrupt inbox.json is profile_corrupt naming the file', asyn
 });
 
 test('a home that cannot be written: home_unwritable and nothing created', async (t) => {
-  const base = mkdtempSync(join(tmpdir(), 'papo-home-'));
-  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const base = tempDir(t, 'papo-home-');
   writeFileSync(join(base, 'file'), '');
   // A file where a folder must be fails for every user, root included.
   await assert.rejects(
@@ -293,8 +281,7 @@ test('a home that cannot be written: home_unwritable and nothing created', async
 test('a read-only home (non-root only: root ignores permissions)', {
   skip: process.getuid?.() === 0,
 }, async (t) => {
-  const base = mkdtempSync(join(tmpdir(), 'papo-home-'));
-  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const base = tempDir(t, 'papo-home-');
   const home = join(base, 'ro');
   mkdirSync(home, { mode: 0o500 });
   await assert.rejects(

@@ -2,8 +2,7 @@
 // read as the person wrote it (and held closed when it cannot be), the rules, a decision applied to
 // a real profile's held/ and inbox/, and the order that makes a crash mid-decision safe.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
@@ -25,12 +24,7 @@ import {
   readReviewSettings,
   writeReviewSettings,
 } from '../../src/client/review.js';
-
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'papo-review-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../support/files.js';
 
 let seq = 0;
 function msg(from: string, body: string, kind: 'agent' | 'human' = 'agent'): Envelope {
@@ -46,7 +40,7 @@ function msg(from: string, body: string, kind: 'agent' | 'human' = 'agent'): Env
 }
 
 test('review.json: missing is off; written is read back, 0600; unreadable or malformed holds everything', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-review-');
   assert.deepEqual(readReviewSettings(dir), REVIEW_OFF);
   await writeReviewSettings(dir, { on: true, allow: ['colega'], allowPeople: true, hold: ['deploy'] });
   assert.deepEqual(readReviewSettings(dir), {
@@ -110,7 +104,7 @@ test('a pattern that could stall papo mcp on a colleague’s text is refused; or
 });
 
 test('the gate reads review.json again when it changes, not before', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-review-');
   const logged: string[] = [];
   const gate = new ReviewGate(dir, (line) => logged.push(line));
   assert.equal(gate.reviewing(), false);
@@ -126,7 +120,7 @@ test('the gate reads review.json again when it changes, not before', async (t) =
 });
 
 test('a decision on a real profile: approved into the inbox, rejected out of held/, both logged; held/ is 0700, its files 0600', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-review-');
   const state = await openMemberState(dir);
   const [one, two, three] = [msg('colega', 'one'), msg('colega', 'two'), msg('ana', 'three')];
   for (const m of [one, two, three]) await state.addToHeld(m);
@@ -139,7 +133,13 @@ test('a decision on a real profile: approved into the inbox, rejected out of hel
   const outcome = await applyDecision(state, { approve: [one.id], reject: [two.id], reason: 'not ours' }, 42);
   const idsOf = (list: readonly Envelope[]) => list.map((m) => m.id);
   assert.deepEqual(
-    [idsOf(outcome.approved), idsOf(outcome.rejected), outcome.unknown, idsOf(state.inbox), idsOf(state.held)],
+    [
+      idsOf(outcome.approved),
+      idsOf(outcome.rejected),
+      outcome.unknown,
+      idsOf(state.inbox),
+      idsOf(state.held),
+    ],
     [[one.id], [two.id], [], [one.id], [three.id]],
   );
   assert.deepEqual(await state.readLogTail(10), [
@@ -172,7 +172,7 @@ test('a decision on a real profile: approved into the inbox, rejected out of hel
 });
 
 test('a crash between the inbox and held/ leaves a copy in both: the next start drops the held one, never the unread one', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'papo-review-');
   const state = await openMemberState(dir);
   const m = msg('colega', 'approved as papo stopped');
   const other = msg('colega', 'still held');

@@ -1,11 +1,11 @@
 // Running a real agent CLI (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) in the tests:
 // papo install as the user runs it, the client in a process group of its own (stopped whole after
 // the test, or when it overruns), and the processes a member's papo mcp left behind.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PAPO_BIN } from '../mcp/helpers/mcp-process.js';
 import { gateProxy } from './gate-proxy.js';
+import { papoOk } from './papo.js';
 
 /** node:test's context, or stopFirst(t): where the stops are registered. */
 export interface Hooks {
@@ -75,16 +75,8 @@ export function papoInstallWith(
   project: string,
   env: NodeJS.ProcessEnv,
   extra: Record<string, string> = {},
-): string {
-  const r = spawnSync(process.execPath, [PAPO_BIN, 'install', ...args], {
-    cwd: project,
-    env: { ...env, ...extra },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (r.status !== 0)
-    throw new Error(`papo install ${args.join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.stdout;
+): Promise<string> {
+  return papoOk(['install', ...args], { cwd: project, env: { ...env, ...extra }, timeoutMs: 120_000 });
 }
 
 /** Runs `papo install --client <client> ...args` in `project` with the client's environment. */
@@ -94,7 +86,7 @@ export function papoInstallFor(
   env: NodeJS.ProcessEnv,
   args: string[] = [],
   extra: Record<string, string> = {},
-): string {
+): Promise<string> {
   return papoInstallWith(['--client', client, ...args], project, env, extra);
 }
 

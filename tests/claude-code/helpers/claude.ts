@@ -6,11 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
-import { PAPO_BIN } from '../../mcp/helpers/mcp-process.js';
-import { makeRoom, type Room, startAgent } from '../../mcp/helpers/room.js';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import { clientSandbox, type Hooks, papoInstallWith, stopFirst } from '../../support/client-run.js';
+import type { McpProcess } from '../../support/mcp-process.js';
+import { PAPO_BIN } from '../../support/papo.js';
+import { makeRoom, type Room, startAgent } from '../../support/room.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
 export type ClaudeCode = AgentCli;
@@ -117,7 +117,7 @@ export function papoInstall(
   project: string,
   env: NodeJS.ProcessEnv,
   extra: Record<string, string> = {},
-): string {
+): Promise<string> {
   return papoInstallWith([], project, env, extra);
 }
 
@@ -221,7 +221,7 @@ export async function startUi(
     fake: opts.fake,
   });
   const log = join(room.root, 'papo-stdio.jsonl');
-  papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
   const ui = new TmuxClaude(setup.env, project, room.root);
   const permissions = ['--permission-mode', 'default', '--allowedTools', 'mcp__papo', ...(opts.allow ?? [])];
   if (opts.channels) {

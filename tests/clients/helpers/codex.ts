@@ -159,7 +159,7 @@ export async function codexTurn(
       papoHome: opts.papoHome,
       ...(opts.name === undefined ? {} : { name: opts.name }),
     });
-    papoInstallFor('codex', opts.project, setup.env, [], opts.env);
+    await papoInstallFor('codex', opts.project, setup.env, [], opts.env);
   }
   const run = await runCodex(t, setup, {
     cwd: opts.project,

@@ -5,9 +5,10 @@
 
 import { startSignalServer } from '../../../src/signal-server/server.js';
 import { recordedLines } from '../../claude-code/helpers/claude.js';
-import type { McpProcess } from '../../mcp/helpers/mcp-process.js';
-import { callText, msgIdIn, type Room, statusUntil } from '../../mcp/helpers/room.js';
 import type { Hooks } from '../../support/client-run.js';
+import type { McpProcess } from '../../support/mcp-process.js';
+import { msgIdIn } from '../../support/papo.js';
+import { callText, type Room, statusUntil } from '../../support/room.js';
 import { type Json, type Turn, toolResults } from '../fake-chat-completions.js';
 
 /** colega's question, voce's model's answer, and what voce's user asked for. */

@@ -86,7 +86,7 @@ export async function geminiTurn(
   },
 ): Promise<GeminiTurn> {
   const setup = await geminiSetup(t, opts);
-  papoInstallFor('gemini', opts.project, setup.env);
+  await papoInstallFor('gemini', opts.project, setup.env);
   // --skip-trust: this run trusts the project folder, as the person does once in Gemini CLI's dialog;
   // without it a headless run refuses to start at all, and no stdio MCP server runs.
   const r = await runClient(t, opts.cli.bin, ['--skip-trust', '-p', opts.prompt, '-o', 'json'], {

@@ -139,7 +139,7 @@ export interface OpencodeTurnOptions {
 export async function opencodeTurn(t: Hooks, opts: OpencodeTurnOptions): Promise<OpencodeTurn> {
   const setup = await opencodeSetup(t, opts);
   const env = { ...setup.env, ...(opts.env ?? {}) };
-  const installed = papoInstallFor('opencode', opts.project, env, opts.installArgs, opts.installEnv);
+  const installed = await papoInstallFor('opencode', opts.project, env, opts.installArgs, opts.installEnv);
   const run = await runClient(t, opts.cli.bin, ['run', '--format', 'json', opts.prompt], {
     cwd: opts.project,
     env,

@@ -102,7 +102,7 @@ export interface QwenTurnOptions {
 export async function qwenTurn(t: Hooks, opts: QwenTurnOptions): Promise<QwenTurn> {
   const setup = await qwenSetup(t, opts);
   const env = { ...setup.env, ...(opts.env ?? {}) };
-  const installed = papoInstallFor('qwen', opts.project, env, opts.installArgs, opts.installEnv);
+  const installed = await papoInstallFor('qwen', opts.project, env, opts.installArgs, opts.installEnv);
   const run = await runClient(t, opts.cli.bin, ['-p', opts.prompt, '--auth-type', 'openai'], {
     cwd: opts.project,
     env,

@@ -3,16 +3,19 @@
 //   papo join <invite> --name colega
 // and a project folder for each (`papo mcp` runs there, so the `about` each announces is the
 // folder's name). The room's signal URL is on loopback, so the first `papo mcp` to start hosts the
-// embedded signal server. Everything is removed when the test ends.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// embedded signal server. Everything is removed when the test ends. The tools of the `papo mcp`
+// servers are called through their RpcClient (callText, statusUntil, toolUntil, pushOf).
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../../src/cli/free-port.js';
-import { type McpProcess, PAPO_BIN, spawnMcp } from './mcp-process.js';
+import { freePort } from '../../src/cli/free-port.js';
+import { CHANNEL_METHOD } from '../../src/mcp/channel-pump.js';
+import { type Hooks, makeTempDir } from './files.js';
+import { type McpProcess, spawnMcp } from './mcp-process.js';
+import { cliRoom, userEnv } from './papo.js';
 import { type Json, type RpcClient, resultText } from './rpc-client.js';
+import { waitFor } from './wait.js';
 
-export { freePort } from '../../../src/cli/free-port.js';
+export { freePort } from '../../src/cli/free-port.js';
 
 export interface Side {
   /** Member name in the room. */
@@ -33,28 +36,12 @@ export interface Room {
   colega: Side;
 }
 
-/** The environment of a user with no papo settings, an English locale and this home. */
-export function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: home, ...extra };
-}
-
-/** Runs the built `papo` with these arguments; throws with its stderr when it fails. */
-export function papo(args: string[], home: string): string {
-  const r = spawnSync(process.execPath, [PAPO_BIN, ...args], {
-    env: userEnv(home),
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  if (r.status !== 0) throw new Error(`papo ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
 /** Makes the room (new + join with the built binary) in a temporary folder removed after `t`. */
 export async function makeRoom(
-  t: { after: (fn: () => Promise<void>) => void },
+  t: Hooks,
   projects: [string, string] = ['payments-api', 'notifications'],
 ): Promise<Room> {
-  const root = mkdtempSync(join(tmpdir(), 'papo-e2e-'));
+  const root = makeTempDir('papo-e2e-');
   const agents: McpProcess[] = [];
   // One hook, in this order: the servers write to their homes until they are stopped.
   t.after(async () => {
@@ -70,11 +57,10 @@ export async function makeRoom(
   const voce = side('voce', projects[0]);
   const colega = side('colega', projects[1]);
   const signalUrl = `ws://127.0.0.1:${await freePort()}`;
-  const created = papo(['new', '--name', 'voce', '--signal', signalUrl], voce.home);
-  const invite = /^ {2}(papo1[a-z2-7]+)$/m.exec(created)?.[1];
-  const roomId = /[Rr]oom ([0-9a-f]{8})\b/.exec(created)?.[1];
-  if (invite === undefined || roomId === undefined) throw new Error(`no invite or room id in:\n${created}`);
-  papo(['join', invite, '--name', 'colega'], colega.home);
+  const { roomId } = await cliRoom(signalUrl, [
+    { name: voce.name, env: userEnv(voce.home) },
+    { name: colega.name, env: userEnv(colega.home) },
+  ]);
   return { root, agents, signalUrl, roomId, voce, colega };
 }
 
@@ -109,34 +95,28 @@ export async function toolUntil(
   pattern: RegExp,
   timeoutMs = 30_000,
 ): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
-    last = await callText(client, tool);
-    if (pattern.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${tool} never matched ${pattern}; last:\n${last}`);
+  return waitFor(
+    `${tool} to match ${pattern}`,
+    async () => {
+      last = await callText(client, tool);
+      return pattern.test(last) ? last : '';
+    },
+    { timeoutMs, intervalMs: 200, last: () => last },
+  );
 }
 
 /** The channel notifications received so far (their params). */
 export function channelPushes(client: RpcClient): Json[] {
-  return client.messages.filter((m) => m.method === 'notifications/claude/channel').map((m) => m.params);
+  return client.messages.filter((m) => m.method === CHANNEL_METHOD).map((m) => m.params);
 }
 
 /** The next channel push carrying `msgId` (already received or future). */
 export async function pushOf(client: RpcClient, msgId: string, timeoutMs = 20_000): Promise<Json> {
   const m = await client.waitFor(
-    (x) => x.method === 'notifications/claude/channel' && x.params?.meta?.msg_id === msgId,
+    (x) => x.method === CHANNEL_METHOD && x.params?.meta?.msg_id === msgId,
     timeoutMs,
     `channel push of ${msgId}`,
   );
   return m.params;
-}
-
-/** The msg_id in a `send` result ("Delivered to ... (msg_id X)" / "Not acknowledged yet (msg_id X)"). */
-export function msgIdIn(text: string): string {
-  const id = /\(msg_id ([0-9a-f]{10})\)/.exec(text)?.[1];
-  if (id === undefined) throw new Error(`no msg_id in: ${text}`);
-  return id;
 }

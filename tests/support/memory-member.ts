@@ -12,9 +12,9 @@ import type {
   RoomMemberEvents,
   SendInput,
   SendResult,
-} from '../../../src/client/member-api.js';
-import type { Envelope, LogEntry, SenderKind } from '../../../src/client/messages.js';
-import type { DecisionOutcome, ReviewDecision } from '../../../src/client/review.js';
+} from '../../src/client/member-api.js';
+import type { Envelope, LogEntry, SenderKind } from '../../src/client/messages.js';
+import type { DecisionOutcome, ReviewDecision } from '../../src/client/review.js';
 
 export class MemoryMember extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;

@@ -1,11 +1,20 @@
 // A JSON-RPC client over a pair of streams, speaking to `papo mcp` the way Claude Code does: one
-// JSON text per line. Used against the spawned binary and against the server run in-process; the
-// end-to-end tests between two members will reuse it. Keeps every raw stdout line so tests can
-// assert that nothing but JSON-RPC ever appears there.
+// JSON text per line, with papo's own codec (src/mcp/json-lines.ts). Used against the spawned binary
+// (mcp-process.ts) and against the server run in-process. Keeps every raw stdout line, cut exactly
+// at "\n" (a "\r" or a blank line would show), so tests can assert that nothing but JSON-RPC ever
+// appears there.
 import type { Readable, Writable } from 'node:stream';
+import { jsonLine, LineSplitter, parseJsonLine } from '../../src/mcp/json-lines.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON from the wire, inspected by the tests.
 export type Json = any;
+
+interface Waiter {
+  pred: (m: Json) => boolean;
+  what: string;
+  resolve: (m: Json) => void;
+  reject: (e: Error) => void;
+}
 
 export class RpcClient {
   /** Every line the server wrote, raw. */
@@ -13,40 +22,54 @@ export class RpcClient {
   /** Every line parsed (a line that is not JSON is recorded as { __raw }). */
   readonly messages: Json[] = [];
   private nextId = 1;
-  private waiters: { pred: (m: Json) => boolean; resolve: (m: Json) => void }[] = [];
-  private buffered = '';
+  private waiters: Waiter[] = [];
+  private readonly splitter = new LineSplitter((line) => this.onLine(line));
+  /** Set once the server's output has ended: nothing more can arrive. */
+  private ended = false;
 
+  /**
+   * `keep`: how many lines (and messages) to keep at the most, the oldest dropped first — for a
+   * process that runs long (chaos, fuzzing); by default all, for the tests that look at every line.
+   */
   constructor(
     private readonly toServer: Writable,
     fromServer: Readable,
+    private readonly keep = Number.POSITIVE_INFINITY,
   ) {
     fromServer.setEncoding('utf8');
-    fromServer.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl = this.buffered.indexOf('\n');
-      while (nl !== -1) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        this.onLine(line);
-        nl = this.buffered.indexOf('\n');
-      }
-    });
+    fromServer.on('data', (chunk: string) => this.splitter.push(chunk));
+    // What is still awaited then never comes: say so now rather than at each waiter's timeout.
+    const end = () => {
+      if (this.ended) return;
+      this.ended = true;
+      for (const w of this.waiters.splice(0)) w.reject(this.endedError(w.what));
+    };
+    fromServer.on('end', end);
+    fromServer.on('close', end);
   }
 
   /** Bytes received after the last newline (must stay empty: every message ends its line). */
   get partial(): string {
-    return this.buffered;
+    return this.splitter.rest;
+  }
+
+  private endedError(what: string): Error {
+    return new Error(`the server's output ended before ${what}; got: ${this.lines.join('\n')}`);
   }
 
   private onLine(line: string): void {
     this.lines.push(line);
-    let msg: Json;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      msg = { __raw: line };
-    }
+    const parsed = parseJsonLine(line);
+    const msg: Json =
+      parsed === undefined || typeof parsed.value !== 'object' || parsed.value === null
+        ? { __raw: line }
+        : parsed.value;
     this.messages.push(msg);
+    if (this.lines.length > this.keep) {
+      const drop = this.lines.length - Math.ceil(this.keep / 2);
+      this.lines.splice(0, drop);
+      this.messages.splice(0, drop);
+    }
     for (const w of [...this.waiters]) {
       if (w.pred(msg)) {
         this.waiters.splice(this.waiters.indexOf(w), 1);
@@ -55,18 +78,19 @@ export class RpcClient {
     }
   }
 
+  /** Writes one raw line (a malformed one too) and its newline. */
   writeLine(line: string): void {
     this.toServer.write(`${line}\n`);
   }
 
   notify(method: string, params?: Json): void {
-    this.writeLine(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }));
+    this.toServer.write(jsonLine({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }));
   }
 
   /** Sends a request and returns its id (use `response(id)` to await the answer). */
   send(method: string, params?: Json, id: number | string = this.nextId++): number | string {
-    this.writeLine(
-      JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+    this.toServer.write(
+      jsonLine({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
     );
     return id;
   }
@@ -88,12 +112,18 @@ export class RpcClient {
   waitFor(pred: (m: Json) => boolean, timeoutMs = 10_000, what = 'message'): Promise<Json> {
     const seen = this.messages.find(pred);
     if (seen !== undefined) return Promise.resolve(seen);
+    if (this.ended) return Promise.reject(this.endedError(what));
     return new Promise((resolve, reject) => {
-      const waiter = {
+      const waiter: Waiter = {
         pred,
+        what,
         resolve: (m: Json) => {
           clearTimeout(timer);
           resolve(m);
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
         },
       };
       const timer = setTimeout(() => {
