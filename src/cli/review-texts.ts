@@ -1,5 +1,6 @@
 // papo review's texts in English and Brazilian Portuguese (ADR 0081). The texts of held messages
 // themselves are room text: the command shows them through inertText, never here.
+import type { BrokenReason } from '../client/review.js';
 import type { Lang } from './i18n.js';
 
 export interface ReviewTexts {
@@ -12,7 +13,7 @@ export interface ReviewTexts {
   removeHelp: string;
   watchHelp: string;
   state(on: boolean): string;
-  broken(why: string): string;
+  broken(why: BrokenReason): string;
   allowed(names: readonly string[], people: boolean): string;
   alwaysHeld(patterns: readonly string[]): string;
   noneHeld: string;
@@ -51,7 +52,8 @@ export interface ReviewTexts {
   holdAdded(pattern: string): string;
   holdRemoved(pattern: string): string;
   holdMissing(pattern: string): string;
-  badPattern(pattern: string, why: string): string;
+  badPattern(pattern: string, tooLong: boolean): string;
+  reasonNotTold: string;
   tooManyRules(max: number): string;
   people: string;
   watchStart: string;
@@ -77,13 +79,21 @@ const en: ReviewTexts = {
     on
       ? "Review is on: other members' messages wait for you before your agent sees them."
       : 'Review is off: messages reach your agent at once (papo review on to change it).',
-  broken: (why) => `${why}: every message is held until it is fixed (papo review on rewrites it).`,
+  broken: (why) =>
+    `review.json ${
+      {
+        unreadable: 'cannot be read',
+        link: 'is a link, which papo does not follow',
+        not_json: 'is not valid JSON',
+        not_settings: 'does not hold what papo expects',
+      }[why]
+    }: every message is held until it is fixed (papo review on, or off, writes it again).`,
   allowed: (names, people) => {
     const who = [...names, ...(people ? ['every person (papo say)'] : [])];
     return `Always let through: ${who.length === 0 ? 'nobody' : who.join(', ')}.`;
   },
   alwaysHeld: (patterns) =>
-    `Always held (text matching): ${patterns.length === 0 ? 'nothing' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
+    `Always held (text holding): ${patterns.length === 0 ? 'nothing' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
   noneHeld: 'No message is held.',
   heldHeader: (count) =>
     `${count === 1 ? '1 message is held' : `${count} messages are held`} (papo review approve ID | reject ID [--reason TEXT]):`,
@@ -117,15 +127,21 @@ const en: ReviewTexts = {
     `papo review has no ${JSON.stringify(action)}: use on, off, approve, reject, allow or hold (papo review --help)`,
   allowNeedsName: 'papo review allow needs a member name, or --people',
   allowAdded: (who) =>
-    `Messages from ${who} now reach your agent without waiting for you (unless a hold pattern matches).`,
+    `Messages from ${who} now reach your agent without waiting for you (unless they hold a hold pattern).`,
   allowRemoved: (who) => `Messages from ${who} wait for you again.`,
   allowMissing: (who) => `${who} was not allowed; nothing changed.`,
-  holdNeedsPattern: 'papo review hold needs a pattern (a regular expression, any letter case)',
+  holdNeedsPattern:
+    'papo review hold needs a pattern: text to look for, any letter case, * for any text in between',
   holdAdded: (pattern) =>
-    `Messages whose text matches ${JSON.stringify(pattern)} are always held while review is on.`,
+    `Messages whose text holds ${JSON.stringify(pattern)} are always held while review is on.`,
   holdRemoved: (pattern) => `${JSON.stringify(pattern)} no longer holds messages.`,
   holdMissing: (pattern) => `${JSON.stringify(pattern)} was not a hold pattern; nothing changed.`,
-  badPattern: (pattern, why) => `${JSON.stringify(pattern)} is not a pattern papo can use: ${why}`,
+  badPattern: (pattern, tooLong) =>
+    tooLong
+      ? `${JSON.stringify(pattern)} is longer than 200 characters`
+      : `${JSON.stringify(pattern)} has no text to look for (* stands for any text)`,
+  reasonNotTold:
+    'The reason is not told: the decision waits for papo mcp; once it is applied, tell it with papo say --to NAME.',
   tooManyRules: (max) => `at most ${max} rules of each kind`,
   people: 'every person (papo say)',
   watchStart: 'Reviewing as messages arrive. Keys: a approve, r reject, s skip, q quit.',
@@ -151,13 +167,21 @@ const pt: ReviewTexts = {
     on
       ? 'A revisão está ligada: as mensagens dos outros membros esperam por você antes de o seu agente vê-las.'
       : 'A revisão está desligada: as mensagens chegam ao seu agente na hora (papo review on para mudar).',
-  broken: (why) => `${why}: toda mensagem fica retida até isso ser corrigido (papo review on o reescreve).`,
+  broken: (why) =>
+    `o review.json ${
+      {
+        unreadable: 'não pode ser lido',
+        link: 'é um link, que o papo não segue',
+        not_json: 'não é um JSON válido',
+        not_settings: 'não tem o que o papo espera',
+      }[why]
+    }: toda mensagem fica retida até isso ser corrigido (papo review on, ou off, o escreve de novo).`,
   allowed: (names, people) => {
     const who = [...names, ...(people ? ['qualquer pessoa (papo say)'] : [])];
     return `Sempre passam: ${who.length === 0 ? 'ninguém' : who.join(', ')}.`;
   },
   alwaysHeld: (patterns) =>
-    `Sempre retidas (texto que casa com): ${patterns.length === 0 ? 'nada' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
+    `Sempre retidas (texto que contém): ${patterns.length === 0 ? 'nada' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
   noneHeld: 'Nenhuma mensagem retida.',
   heldHeader: (count) =>
     `${count === 1 ? '1 mensagem retida' : `${count} mensagens retidas`} (papo review approve ID | reject ID [--reason TEXTO]):`,
@@ -192,15 +216,21 @@ const pt: ReviewTexts = {
     `papo review não tem ${JSON.stringify(action)}: use on, off, approve, reject, allow ou hold (papo review --help)`,
   allowNeedsName: 'papo review allow precisa de um nome de membro, ou --people',
   allowAdded: (who) =>
-    `As mensagens de ${who} agora chegam ao seu agente sem esperar por você (a menos que um padrão de retenção case).`,
+    `As mensagens de ${who} agora chegam ao seu agente sem esperar por você (a menos que contenham um padrão de retenção).`,
   allowRemoved: (who) => `As mensagens de ${who} voltam a esperar por você.`,
   allowMissing: (who) => `${who} não estava liberado; nada mudou.`,
-  holdNeedsPattern: 'papo review hold precisa de um padrão (uma expressão regular, maiúsculas ou minúsculas)',
+  holdNeedsPattern:
+    'papo review hold precisa de um padrão: o texto a procurar, maiúsculas ou minúsculas, * para qualquer texto no meio',
   holdAdded: (pattern) =>
-    `As mensagens cujo texto casa com ${JSON.stringify(pattern)} ficam sempre retidas enquanto a revisão estiver ligada.`,
+    `As mensagens cujo texto contém ${JSON.stringify(pattern)} ficam sempre retidas enquanto a revisão estiver ligada.`,
   holdRemoved: (pattern) => `${JSON.stringify(pattern)} não retém mais mensagens.`,
   holdMissing: (pattern) => `${JSON.stringify(pattern)} não era um padrão de retenção; nada mudou.`,
-  badPattern: (pattern, why) => `${JSON.stringify(pattern)} não é um padrão que o papo consiga usar: ${why}`,
+  badPattern: (pattern, tooLong) =>
+    tooLong
+      ? `${JSON.stringify(pattern)} tem mais de 200 caracteres`
+      : `${JSON.stringify(pattern)} não tem texto a procurar (* vale qualquer texto)`,
+  reasonNotTold:
+    'O motivo não foi dito: a decisão espera o papo mcp; quando ela for aplicada, diga-o com papo say --to NOME.',
   tooManyRules: (max) => `no máximo ${max} regras de cada tipo`,
   people: 'qualquer pessoa (papo say)',
   watchStart: 'Revisando conforme as mensagens chegam. Teclas: a aprova, r rejeita, s pula, q sai.',

@@ -26,13 +26,21 @@ import {
   owedSummary,
   type QueuedMessage,
 } from './outbox.js';
-import { applyDecision, type DecisionOutcome, dropDecided, type ReviewDecision } from './review.js';
+import {
+  applyDecision,
+  type DecisionOutcome,
+  decidedIn,
+  dropDecided,
+  type ReviewDecision,
+} from './review.js';
 
 /**
  * A neighbour's digest is answered at most this often (it sends one when the link opens and with
  * every heartbeat): a member reachable only through one that caught up later still gets it.
  */
 const DIGEST_ANSWER_INTERVAL_MS = 25_000;
+/** How far back the log is read at start for decisions a crash cut short (review.ts). */
+const DECISIONS_LOG_ENTRIES = 2_000;
 
 export class DurableDelivery implements Delivery {
   #host: DeliveryHost;
@@ -68,8 +76,14 @@ export class DurableDelivery implements Delivery {
   }
 
   async start(): Promise<void> {
-    // A message approved just before papo stopped may still be in held/ too (review.ts).
-    await dropDecided(this.#state);
+    // A decision a crash cut short is finished (review.ts); decisions are recent, so the tail of
+    // the log holds them.
+    if (this.#state.held.length > 0)
+      await dropDecided(
+        this.#state,
+        decidedIn(await this.#state.readLogTail(DECISIONS_LOG_ENTRIES)),
+        this.#host.now(),
+      );
     for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
     try {
       this.#recent.load(await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES));
@@ -194,7 +208,9 @@ export class DurableDelivery implements Delivery {
       .serial(async () => {
         // The person's review gate decides where it is kept: held/ or the inbox (ADR 0081). Either
         // way it is stored, logged and acked alike: the sender learns nothing it would not.
-        held = state.review.holds(msg);
+        // The person's own words (their `papo say`, under the name their key holds) are never
+        // held from their own agent.
+        held = !(msg.kind === 'human' && sameName(msg.from, host.name)) && state.review.holds(msg);
         // Store before ack: the ack tells the sender the message is safe on our disk.
         await (held ? state.addToHeld(msg) : state.addToInbox(msg));
         try {

@@ -8,6 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
+import { PapoError } from './errors.js';
 import { acquireLock, type ProfileLock } from './file-lock.js';
 import { takeForgetRequests } from './forget.js';
 import { FrameCodec } from './frame-codec.js';
@@ -92,7 +93,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     let names: KnownNames;
     let person: string | undefined;
     if (mode === 'agent') {
-      lock = await acquireLock(profile.dir);
+      lock = await lockForAgent(profile.dir);
       const held = lock;
       cleanups.push(() => held.release());
       state = await openMemberState(profile.dir, log);
@@ -226,6 +227,25 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
   } catch (err) {
     if (node === undefined) await runCleanups(cleanups);
     throw err;
+  }
+}
+
+/**
+ * How long papo mcp keeps trying a profile lock that is held: `papo forget` and `papo review` take
+ * it for a moment when no papo mcp runs, and one starting just then must not report "another papo
+ * server is already running" for its whole session. A lock held longer is another papo mcp's.
+ */
+const LOCK_RETRY_MS = 5_000;
+
+async function lockForAgent(dir: string): Promise<ProfileLock> {
+  const deadline = Date.now() + LOCK_RETRY_MS;
+  for (;;) {
+    try {
+      return await acquireLock(dir);
+    } catch (err) {
+      if (!(err instanceof PapoError && err.code === 'profile_locked') || Date.now() >= deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 

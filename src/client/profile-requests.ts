@@ -1,9 +1,10 @@
 // Requests a CLI command leaves for the papo mcp that holds a profile's lock (`papo forget`,
 // `papo review`): the running member owns the profile's files, so a command that must change them
-// while it runs writes a small request file (<kind>-<8 hex>.json, 0600, durably) in the profile
-// instead; the member takes its requests every second, and at its start (a request left while
-// nothing ran), and deletes each one once applied. A command waits for its file to go: gone means
-// applied.
+// while it runs writes a small request file (<kind>-<13-digit ms>-<8 hex>.json, 0600, durably) in
+// the profile instead; the member takes its requests every second, and at its start (a request
+// left while nothing ran), oldest first, and deletes each one once applied. A request that cannot
+// be applied now (the member is closing, a disk error) stays for the next look; one that cannot be
+// read or understood is deleted. A command waits for its file to go: gone means applied.
 import { randomBytes } from 'node:crypto';
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,12 +17,14 @@ export const REQUEST_POLL_MS = 1_000;
 export type RequestKind = 'forget' | 'review';
 
 function pattern(kind: RequestKind): RegExp {
-  return new RegExp(`^${kind}-[0-9a-f]{8}\\.json$`);
+  return new RegExp(`^${kind}-(?:\\d{13}-)?[0-9a-f]{8}\\.json$`);
 }
 
 /** Leaves a request for the running member; returns the request file's path. */
 export async function leaveRequest(dir: string, kind: RequestKind, body: object): Promise<string> {
-  const path = join(dir, `${kind}-${randomBytes(4).toString('hex')}.json`);
+  // The time first, so the names sort in the order the requests were made.
+  const made = String(Date.now()).padStart(13, '0');
+  const path = join(dir, `${kind}-${made}-${randomBytes(4).toString('hex')}.json`);
   await writeFileDurable(path, `${JSON.stringify(body)}\n`);
   return path;
 }
@@ -46,16 +49,22 @@ export async function takeRequests(
   }
   for (const file of files) {
     const path = join(dir, file);
+    let request: unknown;
     try {
-      if (!(await apply(await readJsonFile<unknown>(path)))) log(`ignoring ${file}: not a ${kind} request`);
+      request = await readJsonFile<unknown>(path);
     } catch (err) {
-      // A link or unreadable JSON is removed all the same; anything else (a disk error) is kept
-      // and tried again at the next look.
-      if (!(err instanceof PapoError)) {
-        log(`could not apply ${file}: ${(err as Error).message}`);
-        continue;
-      }
-      log(`ignoring ${file}: ${err.message}`);
+      // A link or unreadable JSON: removed, never followed nor retried forever.
+      log(`ignoring ${file}: ${err instanceof PapoError ? err.message : (err as Error).message}`);
+      await unlink(path).catch(() => {});
+      continue;
+    }
+    try {
+      if (!(await apply(request))) log(`ignoring ${file}: not a ${kind} request`);
+    } catch (err) {
+      // Not applied (the member is closing, a disk error): kept, and tried again at the next look
+      // (at the latest when papo mcp starts again). The ones after it wait, to keep the order.
+      log(`could not apply ${file} yet: ${(err as Error).message}`);
+      return;
     }
     await unlink(path).catch(() => {});
   }

