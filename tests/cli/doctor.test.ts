@@ -189,6 +189,8 @@ test("beside the profile's running papo mcp: doctor takes no lock and never show
   assert.match(m, /^papo_signal_peers 1$/m, 'the agent only');
   assert.match(m, /^papo_signal_topics 1$/m);
   assert.ok(agent.running(), 'papo mcp still runs');
+  // Ended here, before the after hooks remove its home (they run in the order they were added).
+  await agent.kill();
 });
 
 test('signal server down: a failure with the fix for a room on this machine; exit 1', async (t) => {
