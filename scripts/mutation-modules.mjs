@@ -15,6 +15,6 @@ export const modules = {
   },
   'ephemeral-delivery': { mutate: ['src/client/ephemeral-delivery.ts'], tests: ['node/store-then-ack'] },
   credentials: { mutate: ['src/mcp/credentials.ts'], tests: ['mcp/credentials'] },
-  'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tools'] },
+  'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tool-args'] },
   'result-fit': { mutate: ['src/mcp/result-fit.ts'], tests: ['mcp/result-fit', 'mcp/texts'] },
 };
