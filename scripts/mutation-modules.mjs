@@ -8,12 +8,18 @@ export const modules = {
   'frame-codec': { mutate: ['src/client/frame-codec.ts'], tests: ['unit/frame-codec'] },
   'signal-seal': { mutate: ['src/client/signal-seal.ts'], tests: ['link/signal-seal'] },
   outbox: { mutate: ['src/client/outbox.ts'], tests: ['unit/outbox'] },
-  'inbox-store': { mutate: ['src/client/inbox-store.ts'], tests: ['store/profile-store'] },
+  'inbox-store': {
+    mutate: ['src/client/inbox-store.ts'],
+    tests: ['store/inbox-store', 'store/profile-store'],
+  },
   'durable-delivery': {
     mutate: ['src/client/durable-delivery.ts'],
-    tests: ['node/store-then-ack', 'node/group-rules', 'node/delivery'],
+    tests: ['node/group-rules', 'node/store-then-ack'],
   },
-  'ephemeral-delivery': { mutate: ['src/client/ephemeral-delivery.ts'], tests: ['node/store-then-ack'] },
+  'ephemeral-delivery': {
+    mutate: ['src/client/ephemeral-delivery.ts'],
+    tests: ['node/group-rules', 'node/store-then-ack'],
+  },
   credentials: { mutate: ['src/mcp/credentials.ts'], tests: ['mcp/credentials'] },
   'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tool-args'] },
   'result-fit': { mutate: ['src/mcp/result-fit.ts'], tests: ['mcp/result-fit', 'mcp/texts'] },
