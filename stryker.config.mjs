@@ -18,7 +18,7 @@ export default {
   mutate: module.mutate,
   tap: {
     testFiles: module.tests.map((t) => `dist/tests/${t}.test.js`),
-    nodeArgs: ['--test-reporter=tap', '-r', '{{hookFile}}', '{{testFile}}'],
+    nodeArgs: ['--test-reporter=tap', ...(module.nodeArgs ?? []), '-r', '{{hookFile}}', '{{testFile}}'],
   },
   // tsc builds the sandbox once (4 s with TypeScript 7); the mutants are switched at run time.
   buildCommand: 'npx tsc -p tsconfig.json',
