@@ -113,11 +113,19 @@ test('a frame without a signature, or with one not at the end, is refused as uns
   refused(sealText(JSON.stringify({ sig, ...rest })), 'bad_signature', 'the frame is not signed');
 });
 
-test('a node id that is no Ed25519 public key is refused as a bad signature, not a crash', () => {
-  // Not every 32 bytes decode to a point of the curve; this one does not.
+test('a frame naming a node whose key nobody holds is refused as a bad signature, not a crash', () => {
+  // OpenSSL takes any 32 bytes as a public key; a signature by some other key never verifies.
   const node = `${'ff'.repeat(31)}7f`;
   const text = encodeFrame({ ...msg(node), sig: 'ab'.repeat(64) });
-  refused(sealText(text), 'bad_signature', /not signed by/);
+  refused(sealText(text), 'bad_signature', /not signed by ffffffffff/);
+});
+
+test('only a signature at the very end counts: one that ends a nested object is no signature', () => {
+  const signed = anaCodec.sign(msg());
+  // An unknown field (dropped by the decoder) whose object ends like a signed frame: `,"sig":"…"}`.
+  const text = JSON.stringify({ ...signed, extra: { a: 1, sig: signed.sig } });
+  assert.match(text, /,"sig":"[0-9a-f]{128}"\}\}$/);
+  refused(sealText(text), 'bad_signature', 'the frame is not signed');
 });
 
 test('what does not open with the room key, is not UTF-8, or is not a frame is refused as such', () => {
