@@ -151,3 +151,73 @@ test('an ephemeral send reports every member that confirms, each once', async (t
   assert.equal(result.ackedBy, 'alice');
   assert.deepEqual(delivered, ['alice', 'bob']);
 });
+
+// An ephemeral member (a person's `papo say`/`papo status`, ADR 0064) through its room node: what
+// it holds, what it counts, and what it sends again (ephemeral-delivery.ts; mutation testing,
+// ADR 0080, found these unchecked).
+
+/** The node's timers do not hold the process (unref); this does while a test awaits them. */
+function keepAlive(t: { after: (fn: () => unknown) => void }): void {
+  const alive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(alive));
+}
+test('an ephemeral member holds nothing: no unread, no queue, no history, nothing owed', async (t) => {
+  const { node, deliver, acks } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  deliver(msg);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(node.unread(), []);
+  assert.deepEqual(acks(), [], 'it never acks');
+  await node.restore([msg]);
+  assert.deepEqual(node.unread(), []);
+  const result = await node.send({ body: 'from a person' }, 50);
+  assert.equal(result.ackedBy, null);
+  assert.deepEqual(result.owed, []);
+  assert.equal(node.queuedCount(), 0);
+  assert.deepEqual(node.queuedFor(), []);
+  assert.deepEqual(await node.history(10), []);
+});
+
+test('an ephemeral send to one member counts only that member’s ack or refusal, and no ack of another id', async (t) => {
+  const { node, sent, from } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  const members = { alice: generateIdentity(), bob: generateIdentity() };
+  const delivered: string[] = [];
+  node.on('delivered', ({ by }) => delivered.push(by));
+  const sending = node.send({ body: 'for alice', to: 'alice' }, 300);
+  const sentMsg = sent().find((f) => f.t === 'msg') as { id: string };
+  from({ t: 'ack', id: '00000000ff', by: 'alice', node: members.alice.nodeId }, members.alice);
+  from({ t: 'ack', id: sentMsg.id, by: 'bob', node: members.bob.nodeId }, members.bob);
+  from({ t: 'refused', id: sentMsg.id, by: 'bob', node: members.bob.nodeId, why: 'inbox_full' }, members.bob);
+  from(
+    { t: 'refused', id: sentMsg.id, by: 'alice', node: members.alice.nodeId, why: 'inbox_full' },
+    members.alice,
+  );
+  const result = await sending;
+  assert.deepEqual([result.ackedBy, result.refusedBy], [null, 'alice']);
+  assert.deepEqual(delivered, []);
+  from({ t: 'ack', id: sentMsg.id, by: 'alice', node: members.alice.nodeId }, members.alice);
+  assert.deepEqual(delivered, ['alice']);
+});
+
+test('an ephemeral member sends what nobody confirmed again when a link opens, and only that', async (t) => {
+  const { node, transport, sent, from } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  const alice = generateIdentity();
+  const first = await node.send({ body: 'one' }, 20);
+  const second = node.send({ body: 'two' }, 300);
+  const secondId = (sent().filter((f) => f.t === 'msg')[1] as { id: string }).id;
+  from({ t: 'ack', id: secondId, by: 'alice', node: alice.nodeId }, alice);
+  assert.equal((await second).ackedBy, 'alice');
+  transport.sent = [];
+  transport.emit('link-open', PEER);
+  assert.deepEqual(
+    sent()
+      .filter((f) => f.t === 'msg')
+      .map((f) => f.t === 'msg' && f.id),
+    [first.id],
+  );
+});
