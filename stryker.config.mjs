@@ -30,11 +30,12 @@ export default {
   // A shared 2-core machine.
   concurrency: 1,
   timeoutMS: 10_000,
-  ignorePatterns: ['dist', 'coverage', 'docs', 'docker', 'reports', '.ci', '.tmp'],
+  ignorePatterns: ['dist', 'coverage', 'docs', 'docker', 'reports', '.ci', '.tmp', '.stryker-tmp*'],
   reporters: ['clear-text', 'json', 'progress'],
   jsonReporter: { fileName: `reports/mutation/${key}.json` },
   clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
-  tempDirName: `.stryker-tmp`,
+  // A sandbox folder per module, so that two modules may run at once (each its own test process).
+  tempDirName: `.stryker-tmp-${key}`,
   cleanTempDir: 'always',
   thresholds: { high: 90, low: 80, break: null },
 };

@@ -31,7 +31,13 @@ class Recorder extends EventEmitter<TransportEvents> {
   }
 }
 
-type MemoryState = NodeState & { inbox: Envelope[]; failInbox: boolean; storeMs: number };
+type MemoryState = NodeState & {
+  inbox: Envelope[];
+  failInbox: boolean;
+  storeMs: number;
+  /** When set, every store waits for it: the test says when the disk write ends. */
+  gate?: Promise<void>;
+};
 
 function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): MemoryState {
   const state: MemoryState = {
@@ -42,6 +48,7 @@ function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?:
     peers: {},
     addToInbox: async (m) => {
       await new Promise((r) => setTimeout(r, state.storeMs));
+      await state.gate;
       if (state.failInbox) throw new Error('disk full (injected)');
       state.inbox.push(m);
     },
@@ -87,7 +94,13 @@ function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void 
 const msg: Envelope = { id: '0123456789', from: 'colega', node: PEER, kind: 'agent', ts: 1, body: 'hello' };
 
 test('a copy arriving while the first is being stored is acked only after the store', async (t) => {
-  const state = memoryState({ storeMs: 80 });
+  // The store ends when the test says so, not after a delay: on a loaded machine a delay of
+  // 80 ms passed before the test looked (the test failed under mutation testing's load, ADR 0080).
+  const state = memoryState({});
+  let storeDone = () => {};
+  state.gate = new Promise((resolve) => {
+    storeDone = resolve;
+  });
   const { node, acks, deliver } = setup(state, t);
   await node.start();
   deliver(msg);
@@ -95,7 +108,8 @@ test('a copy arriving while the first is being stored is acked only after the st
   deliver(msg); // a resend, one round trip later, while the first copy is still being written
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(acks().length, 0, 'nothing acked before the inbox is on disk');
-  await new Promise((r) => setTimeout(r, 120));
+  storeDone();
+  await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(
     acks().map((a) => a.id),
     [msg.id, msg.id],
