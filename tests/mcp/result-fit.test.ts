@@ -198,16 +198,21 @@ test('fitMessages: a first message that fills its room exactly is whole; one cha
 
 /**
  * A first message long enough to be cut (12,000 escapes make 48,000 characters), then `pad` x's,
- * `ab` and emoji: the first `pad` for which `around(block, keep)` holds, where `keep` is where the
- * cut falls if no pair is split.
+ * `ab` and emoji: a `pad` for which `around(block, keep)` holds, where `keep` is where the cut falls
+ * if no pair is split. The pads tried put the cut just before, on or after `ab`, or in the emoji.
  */
 function cutCase(around: (block: string, keep: number) => boolean): {
   m: Envelope;
   block: string;
   keep: number;
 } {
-  for (let pad = 0; pad < 3000; pad++) {
-    const m = msg(1, `${'\u001b'.repeat(12_000)}${'x'.repeat(pad)}ab${'😀'.repeat(4000)}`);
+  const make = (pad: number) => msg(1, `${'\u001b'.repeat(12_000)}${'x'.repeat(pad)}ab${'😀'.repeat(4000)}`);
+  const first = formatMessage(make(0), false);
+  const ab = first.indexOf('ab');
+  const at = ROOM - SEP - messageCut(first.length).length;
+  for (const pad of [0, 1, at - ab - 2, at - ab - 1, at - ab, at - ab + 1]) {
+    if (pad < 0) continue;
+    const m = make(pad);
     const block = formatMessage(m, false);
     const keep = ROOM - SEP - messageCut(block.length).length;
     if (around(block, keep)) return { m, block, keep };
