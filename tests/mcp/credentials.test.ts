@@ -273,3 +273,17 @@ test('Authorization headers in every spacing and quoting', () => {
   ])
     assert.equal(kindOf(text), 'an Authorization header with a token', text);
 });
+
+test('a split papo1 text counts only if it is a valid invite; split tokens count wherever they stand', () => {
+  const fake = `papo1${edges('abcdefghijklmnopqrstuvwxyz234567', 80)}`;
+  assert.equal(kindOf(`join with\n${fake.slice(0, 30)}\n${fake.slice(30, 60)}\n${fake.slice(60)}\n`), null);
+  const gh = join('gh', 'p_', `aB${edges(ALNUM, 32)}zY`);
+  for (const text of [
+    `please use ${gh.slice(0, 20)} ${gh.slice(20)} for the deploy`,
+    `a b c d e f ${gh.slice(0, 9)} ${gh.slice(9, 21)} ${gh.slice(21)}`,
+    `x ${gh.slice(0, 2)} ${gh.slice(2)}`,
+  ])
+    assert.match(kindOf(text) ?? '', /GitHub token/, text);
+  // Pieces after a prefix that do not start a word (inside another word) are not joined.
+  assert.equal(kindOf(`xx${gh.slice(0, 20)} ${gh.slice(20)}`), null);
+});
