@@ -566,3 +566,120 @@ test('a digest is answered again on the same link once 25 s have passed, and fro
   assert.equal(missed(), 2);
   assert.equal(lines.length, before);
 });
+
+test('what the log and the outbox keep: a sent message logged as out, a failed write taking only its own message back', async (t) => {
+  const lines: string[] = [];
+  const state = memoryState();
+  state.peers = { [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 } };
+  const { node, transport, framesTo, from } = setup(state, t, { log: (l) => lines.push(l) });
+  transport.links = [COLEGA];
+  await node.start();
+  const first = await node.send({ body: 'kept' }, 20);
+  assert.deepEqual(
+    state.log.map((e) => e.ev === 'out' && e.msg.id),
+    [first.id],
+  );
+  assert.equal((state.log[0] as { msg: Envelope }).msg.body, 'kept');
+  state.saveOutbox = async () => {
+    throw new Error('disk full');
+  };
+  await assert.rejects(node.send({ body: 'lost' }, 20), /disk full/);
+  assert.deepEqual(
+    state.outbox.map((m) => m.id),
+    [first.id],
+    'only the message whose write failed is taken back',
+  );
+  // An ack whose outbox write fails: said in the log, the message stays as it was.
+  from(COLEGA, { t: 'ack', id: first.id, by: 'terceiro' });
+  await tick();
+  assert.ok(lines.includes('could not update the outbox: disk full'), lines.join('\n'));
+  assert.ok(framesTo(COLEGA).some((f) => f.t === 'msg'));
+});
+
+test('acks and refusals change only the message they name, among several queued', async (t) => {
+  const state = memoryState();
+  state.peers = {
+    [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 },
+    [VOCE]: { name: 'voce', kind: 'agent', lastSeen: 0 },
+  };
+  const { node, transport, from } = setup(state, t);
+  transport.links = [COLEGA];
+  await node.start();
+  const a = await node.send({ body: 'a' }, 20);
+  const b = await node.send({ body: 'b' }, 20);
+  const c = await node.send({ body: 'c', to: 'voce' }, 20);
+  assert.deepEqual(
+    state.outbox.map((m) => m.owed),
+    [['terceiro', 'voce'], ['terceiro', 'voce'], ['voce']],
+  );
+  from(COLEGA, { t: 'ack', id: b.id, by: 'terceiro' });
+  await tick();
+  assert.deepEqual(
+    state.outbox.map((m) => [m.id, m.owed]),
+    [
+      [a.id, ['terceiro', 'voce']],
+      [b.id, ['voce']],
+      [c.id, ['voce']],
+    ],
+  );
+  from(COLEGA, { t: 'ack', id: b.id, by: 'voce' });
+  await tick();
+  assert.deepEqual(
+    state.outbox.map((m) => m.id),
+    [a.id, c.id],
+  );
+});
+
+test('a store failure that is not a full inbox refuses nothing', async (t) => {
+  const state = memoryState();
+  state.addToInbox = async () => {
+    throw new PapoError('io', 'disk gone');
+  };
+  const { node, framesTo, from } = setup(state, t);
+  await node.start();
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000d3') });
+  await tick();
+  assert.ok(!framesTo(TERCEIRO).some((f) => f.t === 'refused' || f.t === 'ack'));
+});
+
+test('catch-up vouches only for signed messages; a log that cannot be read at start is said, not fatal', async (t) => {
+  const { sig: _sig, ...unsigned } = envelope('00000000f2');
+  const log: LogEntry[] = [
+    { ev: 'in', msg: unsigned },
+    { ev: 'in', msg: envelope('00000000f3') },
+  ];
+  const state = memoryState(log);
+  const { node, transport, framesTo, from } = setup(state, t);
+  await node.start();
+  transport.sent = [];
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  assert.deepEqual(
+    framesTo(TERCEIRO)
+      .filter((f) => f.t === 'missed')
+      .map((f) => f.t === 'missed' && f.id),
+    ['00000000f3'],
+  );
+  const lines: string[] = [];
+  const broken = memoryState();
+  broken.readLogTail = async () => {
+    throw new Error('log unreadable');
+  };
+  const other = setup(broken, t, { log: (l) => lines.push(l) });
+  await other.node.start();
+  assert.ok(lines.includes('could not read the log for catch-up: log unreadable'), lines.join('\n'));
+});
+
+test('a reply to the oldest unread message reads it', async (t) => {
+  const state = readableState();
+  const { node, from } = setup(state, t);
+  await node.start();
+  const [a, b] = [msgOf('voce', '00000000a7'), msgOf('voce', '00000000a8')];
+  for (const m of [a, b]) from(COLEGA, { t: 'msg', ...m });
+  await tick();
+  await node.markRepliedTo(a.id);
+  assert.deepEqual(
+    node.unread().map((m) => m.id),
+    [b.id],
+  );
+});
