@@ -201,16 +201,15 @@ test('fitMessages: a first message that fills its room exactly is whole; one cha
  * `ab` and emoji: a `pad` for which `around(block, keep)` holds, where `keep` is where the cut falls
  * if no pair is split. The pads tried put the cut just before, on or after `ab`, or in the emoji.
  */
-function cutCase(around: (block: string, keep: number) => boolean): {
-  m: Envelope;
-  block: string;
-  keep: number;
-} {
-  const make = (pad: number) => msg(1, `${'\u001b'.repeat(12_000)}${'x'.repeat(pad)}ab${'😀'.repeat(4000)}`);
+function cutCase(
+  around: (block: string, keep: number) => boolean,
+  pair = '😀',
+): { m: Envelope; block: string; keep: number } {
+  const make = (pad: number) => msg(1, `${'\u001b'.repeat(12_000)}${'x'.repeat(pad)}ab${pair.repeat(4000)}`);
   const first = formatMessage(make(0), false);
   const ab = first.indexOf('ab');
   const at = ROOM - SEP - messageCut(first.length).length;
-  for (const pad of [0, 1, at - ab - 2, at - ab - 1, at - ab, at - ab + 1]) {
+  for (const pad of [0, 1, 2, at - ab - 2, at - ab - 1, at - ab, at - ab + 1]) {
     if (pad < 0) continue;
     const m = make(pad);
     const block = formatMessage(m, false);
@@ -233,6 +232,16 @@ test('fitMessages: a cut never splits a surrogate pair, and moves back only for 
     (block, keep) => block[keep - 1] === 'a' && block[keep] === 'b' && isHigh(block.charCodeAt(keep + 1)),
   );
   assert.ok(fitMessages([plain.m]).text.endsWith(messageCut(plain.block.length - plain.keep)));
+  // The cut falls just after a whole pair (its low half): it stays where it is.
+  const after = cutCase((block, keep) => isHigh(block.charCodeAt(keep - 2)));
+  assert.ok(fitMessages([after.m]).text.endsWith(messageCut(after.block.length - after.keep)));
+  // The first and the last high halves there are (U+10000 and U+10FFFD begin with D800 and DBFF).
+  for (const pair of ['\u{10000}', '\u{10fffd}']) {
+    const edge = cutCase((block, keep) => isHigh(block.charCodeAt(keep - 1)), pair);
+    const text = fitMessages([edge.m]).text;
+    assert.doesNotMatch(text, LONE_SURROGATE);
+    assert.ok(text.endsWith(messageCut(edge.block.length - (edge.keep - 1))));
+  }
 });
 
 test('fitLines: the newest lines that fit exactly, the first one too, with its prefix counted', () => {
@@ -243,6 +252,13 @@ test('fitLines: the newest lines that fit exactly, the first one too, with its p
   const text = fitLines(lines, 3000, prefix);
   assert.ok(text.length <= 3000);
   assert.equal(text, `${prefix}\n${historyLeftOut(50 - fit)}\n${lines.slice(50 - fit).join('\n')}`);
+  // A room with 100 characters to spare after the lines that fit: the next line (100 characters and
+  // its newline) still does not fit.
+  const spareBudget = 20 * 101 - 1 + 100 + (prefix.length + 1) + `${historyLeftOut(50)}\n`.length;
+  assert.equal(
+    fitLines(lines, spareBudget, prefix),
+    `${prefix}\n${historyLeftOut(30)}\n${lines.slice(30).join('\n')}`,
+  );
   // A single line of exactly the room is kept whole; one character more is cut.
   const roomOne = 3000 - (prefix.length + 1) - `${historyLeftOut(1)}\n`.length;
   const one = 'z'.repeat(roomOne);
@@ -285,5 +301,19 @@ test('fitStatus: all members when all fit exactly; else online first, as many as
   assert.equal(
     fitStatus(['head'], members, ['tail'], two - 1),
     ['head', line('on_1'), statusMoreMembers(3), 'tail'].join('\n'),
+  );
+  // Online first, then the offline ones in their order, each once, whatever the order given.
+  const long = (name: string) => `- ${name} ${'x'.repeat(200)}`;
+  const mixed = [
+    { line: long('on_1'), online: true },
+    { line: long('off1'), online: false },
+    { line: long('on_2'), online: true },
+    { line: long('off2'), online: false },
+  ];
+  const three =
+    'head\n'.length + 'tail\n'.length + statusMoreMembers(4).length + 1 + 3 * (long('on_1').length + 1);
+  assert.equal(
+    fitStatus(['head'], mixed, ['tail'], three),
+    ['head', long('on_1'), long('on_2'), long('off1'), statusMoreMembers(1), 'tail'].join('\n'),
   );
 });
