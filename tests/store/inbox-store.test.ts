@@ -43,6 +43,23 @@ function msgOfBytes(n: number, bytes: number): Envelope {
   return msg(n, 'x'.repeat(bytes - fileBytes(msg(n, ''))));
 }
 
+test('entries are read in the order of their numbers, whatever order the folder lists them in', async (t) => {
+  const dir = profileDir(t);
+  const inbox = join(dir, INBOX_DIR);
+  mkdirSync(inbox, { recursive: true });
+  const order = [7, 2, 9, 0, 5, 3, 8, 1, 6, 4];
+  for (const n of order)
+    writeFileSync(join(inbox, `${String(n).padStart(10, '0')}-${msg(n).id}.json`), JSON.stringify(msg(n)));
+  const store = await InboxStore.open(dir);
+  assert.deepEqual(
+    store.messages.map((m) => m.id),
+    order
+      .slice()
+      .sort((a, b) => a - b)
+      .map((n) => msg(n).id),
+  );
+});
+
 test('files are numbered in arrival order, the numbering goes on after a reopen, and reading unlinks', async (t) => {
   const dir = profileDir(t);
   const store = await InboxStore.open(dir);
@@ -213,6 +230,9 @@ test('an inbox folder that is a symbolic link is refused: messages would be writ
   const dir = profileDir(t);
   const elsewhere = profileDir(t);
   symlinkSync(elsewhere, join(dir, INBOX_DIR));
-  await assert.rejects(InboxStore.open(dir), (e) => isPapoError(e));
+  await assert.rejects(
+    InboxStore.open(dir),
+    (e) => isPapoError(e, 'profile_link') && / is a symbolic link; /.test(e.message),
+  );
   assert.deepEqual(readdirSync(elsewhere), []);
 });
