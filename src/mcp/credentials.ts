@@ -370,7 +370,12 @@ const DETECTORS: readonly Detector[] = [
   {
     kind: 'an OpenAI API key',
     pattern: /\bsk-[A-Za-z0-9_-]{32,}/,
-    accept: (m) => looksRandom(m[0].slice(3), 32) && /[A-Z]/.test(m[0]) && /[a-z]/.test(m[0]),
+    // Upper and lower case in the key itself: `m[0]` starts with "sk-", whose lower case made the
+    // second test always pass (found by mutation testing, ADR 0080).
+    accept: (m) => {
+      const key = m[0].slice(3);
+      return looksRandom(key, 32) && /[A-Z]/.test(key) && /[a-z]/.test(key);
+    },
     prefix: /sk-/,
   },
   { kind: 'a Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/, prefix: /AIza/ },

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { SIGNAL_AAD, seal } from '../../src/client/room-crypto.js';
-import { SIGNAL_WINDOW_MS, SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
+import {
+  SIGNAL_DROP_REASONS,
+  SIGNAL_WINDOW_MS,
+  SignalOpener,
+  sealSignal,
+} from '../../src/client/signal-seal.js';
 
 const key = new Uint8Array(randomBytes(32));
 const alice = 'a'.repeat(64);
@@ -80,4 +85,98 @@ test('misuse throws at the boundary', () => {
   assert.throws(() => new SignalOpener(new Uint8Array(16), bob), RangeError);
   assert.throws(() => new SignalOpener(key, 'nothex'), TypeError);
   assert.throws(() => sealSignal(new Uint8Array(3), alice, bob, {}), RangeError);
+});
+
+/** A blob sealed with the room's signal key around any plaintext, as a member holding the key. */
+function sealedText(text: string | Uint8Array): string {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  return Buffer.from(seal(key, bytes, SIGNAL_AAD)).toString('base64');
+}
+
+test('the drop reasons are the seven counted, in order', () => {
+  const opener = new SignalOpener(key, bob);
+  assert.deepEqual(SIGNAL_DROP_REASONS, [
+    'malformed',
+    'open_failed',
+    'bad_plaintext',
+    'misaddressed',
+    'wrong_sender',
+    'stale',
+    'replayed',
+  ]);
+  assert.deepEqual(Object.keys(opener.dropped()), SIGNAL_DROP_REASONS);
+});
+
+test('base64 is checked whole: padding left off, or anything before or after a good blob, is malformed', () => {
+  // A payload whose sealed form is not a multiple of 3 bytes, so its base64 ends in padding.
+  let good = sealSignal(key, alice, bob, { k: 'x' }, now);
+  for (let pad = 'x'; !good.endsWith('='); pad += 'x') good = sealSignal(key, alice, bob, { k: pad }, now);
+  for (const data of [good.replace(/=+$/, ''), `!!!!${good}`, `${good}!!!!`, `${good.slice(0, -4)}!!!!`]) {
+    const opener = new SignalOpener(key, bob);
+    assert.deepEqual(opener.open(data, alice, now), { ok: false, reason: 'malformed' }, data.slice(-8));
+  }
+  assert.equal(new SignalOpener(key, bob).open(good, alice, now).ok, true);
+});
+
+test('what opens but is not the sealed JSON shape is bad plaintext, whatever it is', () => {
+  const at = (ts: unknown) => JSON.stringify({ from: alice, to: bob, ts, payload: 1 });
+  const cases: (string | Uint8Array)[] = [
+    '', // the shortest blob there is: nonce and tag around nothing
+    'null',
+    '42',
+    '"text"',
+    JSON.stringify({ from: 5, to: bob, ts: now, payload: 1 }),
+    JSON.stringify({ from: alice, to: 5, ts: now, payload: 1 }),
+    JSON.stringify({ to: bob, ts: now, payload: 1 }),
+    at(String(now)),
+    at(null),
+    at(now).replace(String(now), '1e400'), // Infinity once parsed
+    // Valid JSON around a byte that is not UTF-8: a lenient decoder would read U+FFFD and accept it.
+    new Uint8Array([
+      ...new TextEncoder().encode(at(now).slice(0, -1)),
+      ...new TextEncoder().encode(',"x":"'),
+      0xff,
+      0x22,
+      0x7d,
+    ]),
+  ];
+  for (const text of cases) {
+    const opener = new SignalOpener(key, bob);
+    assert.deepEqual(
+      opener.open(sealedText(text), alice, now),
+      { ok: false, reason: 'bad_plaintext' },
+      String(text),
+    );
+  }
+  assert.equal(Buffer.from(sealedText(''), 'base64').length, 40);
+  // The same JSON with a valid last field opens: the cases above fail for what they say.
+  const fine = sealedText(`${at(now).slice(0, -1)},"x":"y"}`);
+  assert.equal(new SignalOpener(key, bob).open(fine, alice, now).ok, true);
+});
+
+test('the window includes its edges', () => {
+  const opener = new SignalOpener(key, bob);
+  assert.equal(opener.open(sealSignal(key, alice, bob, {}, now - SIGNAL_WINDOW_MS), alice, now).ok, true);
+  assert.equal(opener.open(sealSignal(key, alice, bob, {}, now + SIGNAL_WINDOW_MS), alice, now).ok, true);
+  const narrow = new SignalOpener(key, bob, 10);
+  assert.equal(narrow.open(sealSignal(key, alice, bob, {}, now - 10), alice, now).ok, true);
+  assert.deepEqual(narrow.open(sealSignal(key, alice, bob, {}, now - 11), alice, now), {
+    ok: false,
+    reason: 'stale',
+  });
+});
+
+test('misuse is refused with words that say what is wrong', () => {
+  assert.throws(() => new SignalOpener(new Uint8Array(31), bob), {
+    name: 'RangeError',
+    message: 'signal key must be 32 bytes',
+  });
+  assert.throws(() => new SignalOpener(key, 'A'.repeat(64)), {
+    name: 'TypeError',
+    message: 'local id must be 64 lower-case hex characters',
+  });
+  assert.throws(() => sealSignal(new Uint8Array(33), alice, bob, {}), {
+    name: 'RangeError',
+    message: 'signal key must be 32 bytes',
+  });
 });

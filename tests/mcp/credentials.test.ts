@@ -143,3 +143,142 @@ test('a 48 KiB message without secrets is checked quickly and passes', () => {
   const text = rnd(`${LOW} \n.,`, 48 * 1024);
   assert.equal(findCredential(text), null);
 });
+
+// The detectors at their edges (mutation testing, ADR 0080): each case either is refused, with its
+// kind, or passes, and each one tells one rule from a near miss of it.
+const edges = seededText(20261202);
+/** A random value of `n` letters and digits with both kinds in it (so it "looks random"). */
+const value = (n: number) => `aB3${edges(ALNUM, n - 3)}`;
+const kindOf = (text: string) => findCredential(text)?.kind ?? null;
+const ENV = 'a secret assignment (a .env-style line)';
+
+test('.env values: the length, letters and digits, and entropy edges of "looks random"', () => {
+  assert.equal(kindOf(`API_TOKEN=${value(16)}`), ENV);
+  assert.equal(kindOf(`API_TOKEN=${value(15)}`), null);
+  assert.equal(kindOf(`API_TOKEN=${edges(UP + LOW, 24)}`), null, 'letters only');
+  assert.equal(kindOf(`API_TOKEN=${edges(DIG, 24)}`), null, 'digits only');
+  assert.equal(kindOf('API_TOKEN=aaaaaaaaaaaaaaa1'), null, 'too little variety');
+  // Eight characters, each twice: exactly 3 bits per character, the least that counts as random.
+  assert.equal(kindOf('API_TOKEN=abcd1234abcd1234'), ENV);
+  assert.equal(kindOf(`DB_PASSWD=${value(20)}`), ENV);
+  assert.equal(kindOf(`export  API_TOKEN=${value(20)}`), ENV);
+});
+
+test('.env values that are placeholders, code or paths pass; near misses of them do not', () => {
+  const passes = [
+    `API_KEY=your_${value(16)}`,
+    `API_KEY=Ab3testkeyZ9pQ7xW`,
+    `API_KEY=Ab3test_keyZ9pQ7x`,
+    `API_TOKEN=aB3cD4.eF5gH6jK9mN`,
+    `API_TOKEN=aB3cD4.eF5gH6.jK9mN`,
+    `API_TOKEN=https://a1b2c3d4e5f6g7`,
+    `API_TOKEN=getToken(aB3cD4eF5gH6jK)`,
+    `API_TOKEN=./aB3cD4eF5gH6jK9m`,
+    `API_TOKEN=aB3cD4eF5gH6.yml`,
+  ];
+  for (const text of passes) assert.equal(kindOf(text), null, text);
+  const refused = [
+    `API_KEY=Ab3*dE5fG7hJ9kLmN`,
+    `API_KEY=9b3.dE5fG7hJ9kLmN`,
+    `API_TOKEN=9xYz.Ab3dEf7GhJ2k`,
+    `API_TOKEN=aB3.cD4eF5gH6-jK9`,
+    `API_TOKEN=aB3cD4/eF5gH6jK9m`,
+    `API_TOKEN=9B3cD4eF5.pemX9kL`,
+  ];
+  for (const text of refused) assert.equal(kindOf(text), ENV, text);
+});
+
+test('lookalikes from every table are folded: Armenian and Latin letters, connectors', () => {
+  const body = `aB${edges(ALNUM, 32)}zY`;
+  assert.match(kindOf(join('gh', 'p_', body.replace('a', '\u0251'))) ?? '', /GitHub token/);
+  assert.match(kindOf(join('sk', '\u203flive\u203f', edges(ALNUM, 24))) ?? '', /Stripe live key/);
+  // Other characters outside ASCII stay as they are: they neither join nor split a token.
+  assert.equal(kindOf('xoxb\u4e2d1234567890abc'), null);
+  assert.equal(kindOf(`sk\u4e2dlive\u4e2d${edges(ALNUM, 24)}`), null);
+});
+
+test('split tokens: gaps up to 16 characters join pieces, longer ones are paragraphs; quotes and pluses join', () => {
+  const gh = join('gh', 'p_', `aB${edges(ALNUM, 32)}zY`);
+  assert.match(kindOf(`${gh.slice(0, 20)}${' '.repeat(16)}${gh.slice(20)}`) ?? '', /GitHub token/);
+  assert.equal(kindOf(`${gh.slice(0, 20)}${' '.repeat(17)}${gh.slice(20)}`), null);
+  assert.match(kindOf(`const t='${gh.slice(0, 15)}'+'${gh.slice(15)}';`) ?? '', /GitHub token/);
+});
+
+test('prose in any word shape after a prefix is prose, not a split token', () => {
+  for (const text of [
+    `${join('gh', 'p_')} GitHubTokens PascalCase camelCase WordsHere again`,
+    `${join('gh', 'p_')} tokens are long random strings that people paste`,
+  ])
+    assert.equal(kindOf(text), null, text);
+});
+
+test('private key blocks: any algorithm word or none, header lines, blank lines; a short body is not one', () => {
+  const b64 = edges(B64, 64);
+  const pem = (header: string, rest: string) =>
+    `${join('-----BEGIN ', header, 'PRIVATE', ' KEY-----')}${rest}`;
+  for (const text of [
+    pem('', `\n${b64}\n`),
+    pem('EC ', `\n\n${b64}\n`),
+    pem('RSA ', `\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${edges(HEX, 32)}\n\n${b64}\n`),
+  ])
+    assert.match(kindOf(text) ?? '', /private key/, text);
+  assert.equal(kindOf(pem('', '\nMIIE\n')), null);
+});
+
+test('AWS secret keys in every spelling of their name; 41 characters is no AWS key', () => {
+  const secret = `${edges(ALNUM, 30)}/${edges(ALNUM, 9)}`;
+  for (const name of [
+    'aws_secret_access_key',
+    'awssecretaccesskey',
+    'AWS_SECRET_KEY',
+    'aws_secret_accesskey',
+    'awssecret_access_key',
+  ])
+    for (const sep of ['=', ' = ', ': ', ' :', '="', '": "'])
+      assert.equal(kindOf(`${name}${sep}${secret}`), 'an AWS secret access key', `${name}${sep}`);
+  assert.notEqual(kindOf(`aws_secret_access_key=${secret}x`), 'an AWS secret access key');
+});
+
+test('tokens with a distinctive prefix need their length: a short one is not refused', () => {
+  for (const text of [
+    join('gl', 'pat-', 'abc'),
+    join('xo', 'xb-', '123'),
+    join('sk', '_live_', 'abc'),
+    join('sk', '-ant-', 'abc'),
+    join('sk', '-proj-', 'abc'),
+    `https://hooks.slack.com/services/T${edges(UP, 8)}/B${edges(UP, 8)}/abc`,
+    `${b64url('{"alg":"HS256"}')}.${b64url('{"sub":"1"}')}.abc`,
+    // The generic OpenAI form needs lower case as well as upper case.
+    join('sk', '-', edges(UP + DIG, 40)),
+  ])
+    assert.equal(kindOf(text), null, text);
+  // A project key too short for the generic form is found by its own.
+  assert.equal(kindOf(join('sk', '-proj-', edges(ALNUM, 24))), 'an OpenAI API key');
+});
+
+test('Authorization headers in every spacing and quoting', () => {
+  const token = value(40);
+  for (const text of [
+    `"Authorization": "Bearer ${token}"`,
+    `Authorization:Bearer ${token}`,
+    `Authorization  : Bearer ${token}`,
+    `Authorization: 'Bearer ${token}'`,
+    `Authorization: Bearer  ${token}`,
+    `authorization=token ${token}`,
+  ])
+    assert.equal(kindOf(text), 'an Authorization header with a token', text);
+});
+
+test('a split papo1 text counts only if it is a valid invite; split tokens count wherever they stand', () => {
+  const fake = `papo1${edges('abcdefghijklmnopqrstuvwxyz234567', 80)}`;
+  assert.equal(kindOf(`join with\n${fake.slice(0, 30)}\n${fake.slice(30, 60)}\n${fake.slice(60)}\n`), null);
+  const gh = join('gh', 'p_', `aB${edges(ALNUM, 32)}zY`);
+  for (const text of [
+    `please use ${gh.slice(0, 20)} ${gh.slice(20)} for the deploy`,
+    `a b c d e f ${gh.slice(0, 9)} ${gh.slice(9, 21)} ${gh.slice(21)}`,
+    `x ${gh.slice(0, 2)} ${gh.slice(2)}`,
+  ])
+    assert.match(kindOf(text) ?? '', /GitHub token/, text);
+  // Pieces after a prefix that do not start a word (inside another word) are not joined.
+  assert.equal(kindOf(`xx${gh.slice(0, 20)} ${gh.slice(20)}`), null);
+});

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
+import { PapoError } from '../../src/client/errors.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/frame-codec.js';
 import { envelopeOf, type Frame, msgFrame } from '../../src/client/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/identity.js';
@@ -12,7 +13,12 @@ import type { LinkPath } from '../../src/client/member-api.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import type { QueuedMessage } from '../../src/client/outbox.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
-import { type NodeState, RoomNode, type TransportEvents } from '../../src/client/room-node.js';
+import {
+  type NodeState,
+  RoomNode,
+  type RoomNodeOptions,
+  type TransportEvents,
+} from '../../src/client/room-node.js';
 
 // Every frame is signed by its node's key (ADR 0064): each member here has one.
 const KEYS = {
@@ -85,9 +91,14 @@ function memoryState(log: LogEntry[] = []): MemoryState {
   return state;
 }
 
-function setup(state: MemoryState | null, t: { after: (fn: () => unknown) => void }) {
+function setup(
+  state: MemoryState | null,
+  t: { after: (fn: () => unknown) => void },
+  extra: Partial<RoomNodeOptions> = {},
+) {
   const transport = new Recorder();
   const node = new RoomNode({
+    ...extra,
     name: 'Self',
     kind: state ? 'agent' : 'human',
     nodeId: SELF,
@@ -305,5 +316,374 @@ test('an ephemeral member sends no digest', async (t) => {
   assert.deepEqual(
     framesTo(COLEGA).map((f) => f.t),
     ['hello'],
+  );
+});
+
+// The durable delivery's other rules (durable-delivery.ts), through the room node as papo mcp
+// drives it: found unchecked by mutation testing (ADR 0080).
+
+/** A message from `name`, signed by its key (colega, terceiro or voce). */
+function msgOf(name: 'colega' | 'terceiro' | 'voce', id: string, extra: Partial<Envelope> = {}): Envelope {
+  const raw: Envelope = {
+    id,
+    from: name,
+    node: byName(name).nodeId,
+    kind: 'agent',
+    ts: Date.now(),
+    body: `body ${id}`,
+    ...extra,
+  };
+  return envelopeOf(codecOf(raw.node).sign(msgFrame(raw)));
+}
+
+/** A memory state whose inbox also forgets what is read. */
+function readableState(): MemoryState {
+  const state = memoryState();
+  state.removeFromInbox = async (ids) => {
+    const drop = new Set(ids);
+    state.inbox = state.inbox.filter((m) => !drop.has(m.id));
+  };
+  return state;
+}
+
+test('the inbox: read, restored without doubles, and a reply reads the earlier messages of its sender', async (t) => {
+  const state = readableState();
+  const { node, from } = setup(state, t);
+  await node.start();
+  const [a, b, c, d] = [
+    msgOf('voce', '00000000a1'),
+    msgOf('colega', '00000000b1'),
+    msgOf('voce', '00000000a2'),
+    msgOf('voce', '00000000a3'),
+  ];
+  for (const m of [a, b, c, d]) from(COLEGA, { t: 'msg', ...m });
+  await tick();
+  const ids = () => node.unread().map((m) => m.id);
+  assert.deepEqual(ids(), [a.id, b.id, c.id, d.id]);
+  await node.markRepliedTo('ffffffffff');
+  assert.deepEqual(ids(), [a.id, b.id, c.id, d.id], 'a reply to no unread message reads nothing');
+  // Replying to c reads c and what voce sent before it; colega's message and voce's later one stay.
+  await node.markRepliedTo(c.id);
+  assert.deepEqual(ids(), [b.id, d.id]);
+  await node.consume([]);
+  await node.consume([b.id]);
+  assert.deepEqual(ids(), [d.id]);
+  // A read that failed to reach the agent puts messages back, each once.
+  await node.restore([]);
+  await node.restore([d, b]);
+  assert.deepEqual(ids(), [d.id, b.id]);
+  assert.deepEqual(
+    (await node.history(2)).map((e) => e.ev === 'in' && e.msg.id),
+    [c.id, d.id],
+  );
+});
+
+test('a message for another member is neither stored nor acked; one for us by any case of our name is', async (t) => {
+  const state = memoryState();
+  const { node, framesTo, from } = setup(state, t);
+  await node.start();
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000c1', { to: 'terceiro' }) });
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000c2', { to: 'SELF' }) });
+  await tick();
+  assert.deepEqual(
+    state.inbox.map((m) => m.id),
+    ['00000000c2'],
+  );
+  assert.deepEqual(
+    framesTo(TERCEIRO)
+      .filter((f) => f.t === 'ack')
+      .map((f) => f.t === 'ack' && f.id),
+    ['00000000c2'],
+  );
+});
+
+test('a full inbox refuses the message and tells the room why; another store failure only logs', async (t) => {
+  const lines: string[] = [];
+  const state = memoryState();
+  let failure: Error = new PapoError('inbox_full', 'the inbox holds 1000 unread messages (1 bytes)');
+  state.addToInbox = async () => {
+    throw failure;
+  };
+  const { node, framesTo, from } = setup(state, t, { log: (line) => lines.push(line) });
+  await node.start();
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000d1') });
+  await tick();
+  const refused = framesTo(TERCEIRO).filter((f) => f.t === 'refused');
+  assert.equal(refused.length, 1);
+  const { sig: _sig, ...frame } = refused[0] as SignedFrame;
+  assert.deepEqual(frame, { t: 'refused', id: '00000000d1', by: 'Self', node: SELF, why: 'inbox_full' });
+  assert.ok(
+    lines.includes('could not store message 00000000d1: the inbox holds 1000 unread messages (1 bytes)'),
+  );
+  failure = new Error('disk on fire');
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000d2') });
+  await tick();
+  assert.equal(
+    framesTo(TERCEIRO).filter((f) => f.t === 'refused').length,
+    1,
+    'no refusal for another failure',
+  );
+  assert.ok(!framesTo(TERCEIRO).some((f) => f.t === 'ack'), 'nothing stored, nothing acked');
+  assert.ok(lines.includes('could not store message 00000000d2: disk on fire'));
+});
+
+test('a log that cannot be written loses a history line, not the message: it is stored and acked', async (t) => {
+  const lines: string[] = [];
+  const state = memoryState();
+  state.appendLog = async () => {
+    throw new Error('log unwritable');
+  };
+  const { node, framesTo, from } = setup(state, t, { log: (line) => lines.push(line) });
+  await node.start();
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000e1') });
+  await tick();
+  assert.deepEqual(
+    state.inbox.map((m) => m.id),
+    ['00000000e1'],
+  );
+  assert.ok(framesTo(TERCEIRO).some((f) => f.t === 'ack' && f.id === '00000000e1'));
+  assert.ok(lines.includes('could not log message 00000000e1: log unwritable'));
+  // A send whose log line fails after the outbox was written still goes out (the outbox holds it).
+});
+
+test('a refusal counts only from the member a message is for', async (t) => {
+  const state = memoryState();
+  const { node, framesTo, from } = setup(state, t);
+  await node.start();
+  const sending = node.send({ body: 'for colega', to: 'colega' }, 2000);
+  await tick();
+  const sent = framesTo(COLEGA).find((f) => f.t === 'msg') as { id: string };
+  from(COLEGA, { t: 'refused', id: 'ffffffffff', by: 'colega', node: COLEGA, why: 'inbox_full' });
+  from(COLEGA, { t: 'refused', id: sent.id, by: 'terceiro', node: TERCEIRO, why: 'inbox_full' });
+  from(COLEGA, { t: 'refused', id: sent.id, by: 'colega', node: COLEGA, why: 'inbox_full' });
+  const result = await sending;
+  assert.deepEqual([result.ackedBy, result.refusedBy], [null, 'colega']);
+  assert.equal(node.queuedCount(), 1, 'still queued: it goes once colega has read');
+});
+
+test('after the first ack a send waits for the others online it is owed to, not for those offline', async (t) => {
+  const state = memoryState();
+  state.peers = {
+    [COLEGA]: { name: 'colega', kind: 'agent', lastSeen: 0 },
+    [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 },
+  };
+  const { node, transport, framesTo, from, hello } = setup(state, t);
+  transport.links = [COLEGA];
+  await node.start();
+  // Terceiro offline: colega's ack ends the send; terceiro's later ack is not in its result.
+  const first = node.send({ body: 'one' }, 5000);
+  await tick();
+  const one = framesTo(COLEGA).find((f) => f.t === 'msg') as { id: string };
+  from(COLEGA, { t: 'ack', id: one.id, by: 'colega' });
+  setTimeout(() => from(COLEGA, { t: 'ack', id: one.id, by: 'terceiro' }), 30);
+  const r1 = await first;
+  assert.deepEqual([r1.acked, r1.owed], [['colega'], ['terceiro']]);
+  await tick(60);
+  // Both online: the send waits for terceiro too (up to a second).
+  transport.links = [COLEGA, TERCEIRO];
+  transport.emit('link-open', TERCEIRO);
+  hello(COLEGA, COLEGA, 'colega');
+  hello(TERCEIRO, TERCEIRO, 'terceiro');
+  const second = node.send({ body: 'two' }, 5000);
+  await tick();
+  const two = framesTo(COLEGA).filter((f) => f.t === 'msg')[1] as { id: string };
+  from(COLEGA, { t: 'ack', id: two.id, by: 'colega' });
+  setTimeout(() => from(TERCEIRO, { t: 'ack', id: two.id, by: 'terceiro' }), 30);
+  const r2 = await second;
+  assert.deepEqual([r2.acked, r2.owed], [['colega', 'terceiro'], []]);
+  // Owed lists are per message: the second message's are not the first's.
+  assert.deepEqual(node.queuedFor(), []);
+});
+
+test('a send whose ack came when its time was up does not wait for the others', async (t) => {
+  const state = memoryState();
+  state.peers = {
+    [COLEGA]: { name: 'colega', kind: 'agent', lastSeen: 0 },
+    [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 },
+  };
+  let clock = 1_000_000;
+  const { node, framesTo, from, hello } = setup(state, t, { now: () => clock });
+  await node.start();
+  hello(COLEGA, COLEGA, 'colega');
+  hello(TERCEIRO, TERCEIRO, 'terceiro');
+  const sending = node.send({ body: 'late' }, 5000);
+  await tick();
+  const sent = framesTo(COLEGA).find((f) => f.t === 'msg') as { id: string };
+  clock += 5000; // exactly the send's time: nothing left to wait
+  from(COLEGA, { t: 'ack', id: sent.id, by: 'colega' });
+  setTimeout(() => from(TERCEIRO, { t: 'ack', id: sent.id, by: 'terceiro' }), 30);
+  const result = await sending;
+  assert.deepEqual([result.acked, result.owed], [['colega'], ['terceiro']]);
+  await tick(60);
+});
+
+test('forget writes the outbox only when it released something', async (t) => {
+  const state = memoryState();
+  let saves = 0;
+  state.saveOutbox = async () => {
+    saves++;
+  };
+  state.peers = { [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 } };
+  const { node } = setup(state, t);
+  await node.start();
+  await node.send({ body: 'for terceiro' }, 20);
+  assert.equal(saves, 1);
+  assert.deepEqual(await node.forget('nobody'), { released: 0, peers: 0 });
+  assert.equal(saves, 1);
+  assert.deepEqual(await node.forget('terceiro'), { released: 1, peers: 1 });
+  assert.equal(saves, 2);
+});
+
+test('a digest is answered again on the same link once 25 s have passed, and from a peer not yet met', async (t) => {
+  const log: LogEntry[] = [{ ev: 'in', msg: envelope('00000000f1') }];
+  const lines: string[] = [];
+  let clock = Date.now();
+  const state = memoryState(log);
+  const { node, transport, framesTo, from } = setup(state, t, {
+    now: () => clock,
+    log: (l) => lines.push(l),
+  });
+  await node.start();
+  transport.sent = [];
+  // No hello from terceiro yet: its digest is answered all the same.
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  const missed = () => framesTo(TERCEIRO).filter((f) => f.t === 'missed').length;
+  assert.equal(missed(), 1);
+  assert.ok(
+    lines.includes(`catch-up: sending 1 of 1 missed messages to ${TERCEIRO.slice(0, 10)}`),
+    lines.join('\n'),
+  );
+  clock += 24_999;
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  assert.equal(missed(), 1, 'not within 25 s');
+  clock += 1;
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  assert.equal(missed(), 2, 'at 25 s');
+  // A digest that lacks nothing gets nothing, and no line.
+  clock += 25_000;
+  const before = lines.length;
+  from(TERCEIRO, { t: 'have', since: 0, ids: ['00000000f1'] });
+  await tick();
+  assert.equal(missed(), 2);
+  assert.equal(lines.length, before);
+});
+
+test('what the log and the outbox keep: a sent message logged as out, a failed write taking only its own message back', async (t) => {
+  const lines: string[] = [];
+  const state = memoryState();
+  state.peers = { [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 } };
+  const { node, transport, framesTo, from } = setup(state, t, { log: (l) => lines.push(l) });
+  transport.links = [COLEGA];
+  await node.start();
+  const first = await node.send({ body: 'kept' }, 20);
+  assert.deepEqual(
+    state.log.map((e) => e.ev === 'out' && e.msg.id),
+    [first.id],
+  );
+  assert.equal((state.log[0] as { msg: Envelope }).msg.body, 'kept');
+  state.saveOutbox = async () => {
+    throw new Error('disk full');
+  };
+  await assert.rejects(node.send({ body: 'lost' }, 20), /disk full/);
+  assert.deepEqual(
+    state.outbox.map((m) => m.id),
+    [first.id],
+    'only the message whose write failed is taken back',
+  );
+  // An ack whose outbox write fails: said in the log, the message stays as it was.
+  from(COLEGA, { t: 'ack', id: first.id, by: 'terceiro' });
+  await tick();
+  assert.ok(lines.includes('could not update the outbox: disk full'), lines.join('\n'));
+  assert.ok(framesTo(COLEGA).some((f) => f.t === 'msg'));
+});
+
+test('acks and refusals change only the message they name, among several queued', async (t) => {
+  const state = memoryState();
+  state.peers = {
+    [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 },
+    [VOCE]: { name: 'voce', kind: 'agent', lastSeen: 0 },
+  };
+  const { node, transport, from } = setup(state, t);
+  transport.links = [COLEGA];
+  await node.start();
+  const a = await node.send({ body: 'a' }, 20);
+  const b = await node.send({ body: 'b' }, 20);
+  const c = await node.send({ body: 'c', to: 'voce' }, 20);
+  assert.deepEqual(
+    state.outbox.map((m) => m.owed),
+    [['terceiro', 'voce'], ['terceiro', 'voce'], ['voce']],
+  );
+  from(COLEGA, { t: 'ack', id: b.id, by: 'terceiro' });
+  await tick();
+  assert.deepEqual(
+    state.outbox.map((m) => [m.id, m.owed]),
+    [
+      [a.id, ['terceiro', 'voce']],
+      [b.id, ['voce']],
+      [c.id, ['voce']],
+    ],
+  );
+  from(COLEGA, { t: 'ack', id: b.id, by: 'voce' });
+  await tick();
+  assert.deepEqual(
+    state.outbox.map((m) => m.id),
+    [a.id, c.id],
+  );
+});
+
+test('a store failure that is not a full inbox refuses nothing', async (t) => {
+  const state = memoryState();
+  state.addToInbox = async () => {
+    throw new PapoError('io', 'disk gone');
+  };
+  const { node, framesTo, from } = setup(state, t);
+  await node.start();
+  from(COLEGA, { t: 'msg', ...msgOf('voce', '00000000d3') });
+  await tick();
+  assert.ok(!framesTo(TERCEIRO).some((f) => f.t === 'refused' || f.t === 'ack'));
+});
+
+test('catch-up vouches only for signed messages; a log that cannot be read at start is said, not fatal', async (t) => {
+  const { sig: _sig, ...unsigned } = envelope('00000000f2');
+  const log: LogEntry[] = [
+    { ev: 'in', msg: unsigned },
+    { ev: 'in', msg: envelope('00000000f3') },
+  ];
+  const state = memoryState(log);
+  const { node, transport, framesTo, from } = setup(state, t);
+  await node.start();
+  transport.sent = [];
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  assert.deepEqual(
+    framesTo(TERCEIRO)
+      .filter((f) => f.t === 'missed')
+      .map((f) => f.t === 'missed' && f.id),
+    ['00000000f3'],
+  );
+  const lines: string[] = [];
+  const broken = memoryState();
+  broken.readLogTail = async () => {
+    throw new Error('log unreadable');
+  };
+  const other = setup(broken, t, { log: (l) => lines.push(l) });
+  await other.node.start();
+  assert.ok(lines.includes('could not read the log for catch-up: log unreadable'), lines.join('\n'));
+});
+
+test('a reply to the oldest unread message reads it', async (t) => {
+  const state = readableState();
+  const { node, from } = setup(state, t);
+  await node.start();
+  const [a, b] = [msgOf('voce', '00000000a7'), msgOf('voce', '00000000a8')];
+  for (const m of [a, b]) from(COLEGA, { t: 'msg', ...m });
+  await tick();
+  await node.markRepliedTo(a.id);
+  assert.deepEqual(
+    node.unread().map((m) => m.id),
+    [b.id],
   );
 });

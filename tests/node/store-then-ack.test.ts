@@ -31,7 +31,13 @@ class Recorder extends EventEmitter<TransportEvents> {
   }
 }
 
-type MemoryState = NodeState & { inbox: Envelope[]; failInbox: boolean; storeMs: number };
+type MemoryState = NodeState & {
+  inbox: Envelope[];
+  failInbox: boolean;
+  storeMs: number;
+  /** When set, every store waits for it: the test says when the disk write ends. */
+  gate?: Promise<void>;
+};
 
 function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): MemoryState {
   const state: MemoryState = {
@@ -42,6 +48,7 @@ function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?:
     peers: {},
     addToInbox: async (m) => {
       await new Promise((r) => setTimeout(r, state.storeMs));
+      await state.gate;
       if (state.failInbox) throw new Error('disk full (injected)');
       state.inbox.push(m);
     },
@@ -91,7 +98,13 @@ function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void 
 const msg: Envelope = { id: '0123456789', from: 'colega', node: PEER, kind: 'agent', ts: 1, body: 'hello' };
 
 test('a copy arriving while the first is being stored is acked only after the store', async (t) => {
-  const state = memoryState({ storeMs: 80 });
+  // The store ends when the test says so, not after a delay: on a loaded machine a delay of
+  // 80 ms passed before the test looked (the test failed under mutation testing's load, ADR 0080).
+  const state = memoryState({});
+  let storeDone = () => {};
+  state.gate = new Promise((resolve) => {
+    storeDone = resolve;
+  });
   const { node, acks, deliver } = setup(state, t);
   await node.start();
   deliver(msg);
@@ -99,7 +112,8 @@ test('a copy arriving while the first is being stored is acked only after the st
   deliver(msg); // a resend, one round trip later, while the first copy is still being written
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(acks().length, 0, 'nothing acked before the inbox is on disk');
-  await new Promise((r) => setTimeout(r, 120));
+  storeDone();
+  await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(
     acks().map((a) => a.id),
     [msg.id, msg.id],
@@ -154,4 +168,74 @@ test('an ephemeral send reports every member that confirms, each once', async (t
   const result = await sending;
   assert.equal(result.ackedBy, 'alice');
   assert.deepEqual(delivered, ['alice', 'bob']);
+});
+
+// An ephemeral member (a person's `papo say`/`papo status`, ADR 0064) through its room node: what
+// it holds, what it counts, and what it sends again (ephemeral-delivery.ts; mutation testing,
+// ADR 0080, found these unchecked).
+
+/** The node's timers do not hold the process (unref); this does while a test awaits them. */
+function keepAlive(t: { after: (fn: () => unknown) => void }): void {
+  const alive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(alive));
+}
+test('an ephemeral member holds nothing: no unread, no queue, no history, nothing owed', async (t) => {
+  const { node, deliver, acks } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  deliver(msg);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(node.unread(), []);
+  assert.deepEqual(acks(), [], 'it never acks');
+  await node.restore([msg]);
+  assert.deepEqual(node.unread(), []);
+  const result = await node.send({ body: 'from a person' }, 50);
+  assert.equal(result.ackedBy, null);
+  assert.deepEqual(result.owed, []);
+  assert.equal(node.queuedCount(), 0);
+  assert.deepEqual(node.queuedFor(), []);
+  assert.deepEqual(await node.history(10), []);
+});
+
+test('an ephemeral send to one member counts only that member’s ack or refusal, and no ack of another id', async (t) => {
+  const { node, sent, from } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  const members = { alice: generateIdentity(), bob: generateIdentity() };
+  const delivered: string[] = [];
+  node.on('delivered', ({ by }) => delivered.push(by));
+  const sending = node.send({ body: 'for alice', to: 'alice' }, 300);
+  const sentMsg = sent().find((f) => f.t === 'msg') as { id: string };
+  from({ t: 'ack', id: '00000000ff', by: 'alice', node: members.alice.nodeId }, members.alice);
+  from({ t: 'ack', id: sentMsg.id, by: 'bob', node: members.bob.nodeId }, members.bob);
+  from({ t: 'refused', id: sentMsg.id, by: 'bob', node: members.bob.nodeId, why: 'inbox_full' }, members.bob);
+  from(
+    { t: 'refused', id: sentMsg.id, by: 'alice', node: members.alice.nodeId, why: 'inbox_full' },
+    members.alice,
+  );
+  const result = await sending;
+  assert.deepEqual([result.ackedBy, result.refusedBy], [null, 'alice']);
+  assert.deepEqual(delivered, []);
+  from({ t: 'ack', id: sentMsg.id, by: 'alice', node: members.alice.nodeId }, members.alice);
+  assert.deepEqual(delivered, ['alice']);
+});
+
+test('an ephemeral member sends what nobody confirmed again when a link opens, and only that', async (t) => {
+  const { node, transport, sent, from } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  const alice = generateIdentity();
+  const first = await node.send({ body: 'one' }, 20);
+  const second = node.send({ body: 'two' }, 300);
+  const secondId = (sent().filter((f) => f.t === 'msg')[1] as { id: string }).id;
+  from({ t: 'ack', id: secondId, by: 'alice', node: alice.nodeId }, alice);
+  assert.equal((await second).ackedBy, 'alice');
+  transport.sent = [];
+  transport.emit('link-open', PEER);
+  assert.deepEqual(
+    sent()
+      .filter((f) => f.t === 'msg')
+      .map((f) => f.t === 'msg' && f.id),
+    [first.id],
+  );
 });

@@ -5,9 +5,14 @@ import { isPapoError } from '../../src/client/errors.js';
 import {
   decodeFrame,
   encodeFrame,
+  envelopeOf,
   type Frame,
+  isMessageId,
   MAX_ABOUT_CHARS,
   MAX_BODY_BYTES,
+  MAX_SEALED_FRAME_BYTES,
+  type MissedFrame,
+  msgFrame,
   newMessageId,
   openFrame,
   sealFrame,
@@ -221,5 +226,158 @@ test('property: random bytes and random JSON never crash the decoder', () => {
       (o) => onlyTypedErrors(() => decodeFrame(JSON.stringify(o))),
     ),
     { numRuns: 2000 },
+  );
+});
+
+/** The error decodeFrame gives `value` (JSON-encoded unless it is already text or bytes). */
+function refusal(value: unknown): string {
+  try {
+    decodeFrame(typeof value === 'string' || value instanceof Uint8Array ? value : JSON.stringify(value));
+  } catch (e) {
+    assert.ok(isPapoError(e, 'invalid_frame'), String(e));
+    return e.message;
+  }
+  assert.fail(`accepted: ${JSON.stringify(value).slice(0, 100)}`);
+}
+
+test('each refusal names what was wrong (what a member logs about a peer that sent it)', () => {
+  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  const hello = { t: 'hello', node: NODE, name: 'ana', kind: 'agent', ephemeral: false };
+  const ack = { t: 'ack', id: '81d4e0aa6c', by: 'ana', node: NODE };
+  const refused = { t: 'refused', by: 'ana', node: NODE, why: 'inbox_full' };
+  const have = { t: 'have', node: NODE, since: 0, ids: [] };
+  const cases: [unknown, string][] = [
+    [new Uint8Array([0x7b, 0xff, 0x7d]), 'not UTF-8'],
+    ['{', 'not JSON'],
+    ['[]', 'not an object'],
+    ['null', 'not an object'],
+    ['"hello"', 'not an object'],
+    [{ ...msg, t: 'bye' }, 'unknown type'],
+    [{ ...msg, sig: 'ab'.repeat(64).slice(1) }, 'sig is not a signature'],
+    [{ ...msg, sig: `${'ab'.repeat(64)}a` }, 'sig is not a signature'],
+    [{ ...msg, sig: `a${'ab'.repeat(64)}` }, 'sig is not a signature'],
+    [{ ...hello, ephemeral: 'no' }, 'ephemeral is not a boolean'],
+    [{ ...hello, about: 42 }, 'about is not a text'],
+    [{ ...hello, person: 'ab' }, 'person is not a node id'],
+    [{ ...hello, node: 'ab' }, 'node is not a node id'],
+    [{ ...hello, name: 'a b' }, 'name is not a member name'],
+    [{ ...hello, kind: 'robot' }, 'kind is not "agent" or "human"'],
+    [{ ...msg, ts: '1' }, 'ts is not a time'],
+    [{ ...msg, ts: -1 }, 'ts is not a time'],
+    [{ ...msg, body: '' }, 'body is not a body'],
+    [{ ...msg, to: 'a/b' }, 'to is not a member name'],
+    [{ ...msg, reply_to: 'x' }, 'reply_to is not a message id'],
+    [{ ...msg, id: 'x' }, 'id is not a message id'],
+    [{ ...msg, from: 'a b' }, 'from is not a member name'],
+    [{ ...msg, node: 'x' }, 'node is not a node id'],
+    [{ ...msg, kind: 'x' }, 'kind is not "agent" or "human"'],
+    [{ ...ack, id: 'x' }, 'id is not a message id'],
+    [{ ...ack, by: 'a b' }, 'by is not a member name'],
+    [{ ...ack, node: 'x' }, 'node is not a node id'],
+    [{ ...refused, id: 'x' }, 'id is not a message id'],
+    [{ ...refused, for: 'x' }, 'for is not a node id'],
+    [{ ...refused, by: 'a b' }, 'by is not a member name'],
+    [{ ...refused, node: 'x' }, 'node is not a node id'],
+    [{ ...refused, why: 'bored' }, 'why is not a refusal reason'],
+    [{ ...have, since: '1' }, 'since is not a time'],
+    [{ ...have, since: 1.5 }, 'since is not a time'],
+    [{ ...have, since: -1 }, 'since is not a time'],
+    [{ ...have, ids: 'x' }, 'ids is not a list of at most 200 message ids'],
+    [{ ...have, ids: ['81d4e0aa6c', 'x'] }, 'ids is not a list of at most 200 message ids'],
+    // A number whose digits happen to be ten hex characters is still no message id.
+    [{ ...have, ids: [1234567890] }, 'ids is not a list of at most 200 message ids'],
+    [{ ...have, node: 'x' }, 'node is not a node id'],
+  ];
+  for (const [value, reason] of cases) assert.equal(refusal(value), `invalid frame: ${reason}`);
+  assert.equal(isMessageId(1234567890), false);
+  assert.equal(isMessageId('81d4e0aa6c'), true);
+});
+
+test('the edges that decode: time 0, an empty optional text left out, every refusal reason and field', () => {
+  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  assert.equal((decodeFrame(JSON.stringify({ ...msg, ts: 0 })) as { ts: number }).ts, 0);
+  const have: Frame = { t: 'have', node: NODE, since: 0, ids: ['81d4e0aa6c'] };
+  assert.deepEqual(decodeFrame(encodeFrame(have)), have);
+  // An empty `about` is no about: not a key holding ''.
+  assert.deepEqual(
+    decodeFrame(
+      JSON.stringify({ t: 'hello', node: NODE, name: 'a', about: '', kind: 'agent', ephemeral: true }),
+    ),
+    {
+      t: 'hello',
+      node: NODE,
+      name: 'a',
+      kind: 'agent',
+      ephemeral: true,
+    },
+  );
+  const PERSON = 'cd'.repeat(32);
+  const frames: Frame[] = [
+    { t: 'hello', node: NODE, name: 'ana', about: 'x', kind: 'agent', ephemeral: false, person: PERSON },
+    { t: 'refused', for: PERSON, by: 'ana', node: NODE, why: 'name_taken' },
+    { t: 'refused', id: '81d4e0aa6c', for: PERSON, by: 'ana', node: NODE, why: 'name_taken' },
+    {
+      t: 'missed',
+      id: '81d4e0aa6c',
+      from: 'ana',
+      node: NODE,
+      kind: 'human',
+      ts: 5,
+      body: 'b',
+      sig: 'cd'.repeat(64),
+    },
+  ];
+  for (const frame of frames) assert.deepEqual(decodeFrame(encodeFrame(frame)), frame);
+  assert.match(encodeFrame(frames[0] as Frame), /"ephemeral":false,"person":"(cd){32}"\}$/);
+  assert.match(encodeFrame(frames[1] as Frame), /^\{"t":"refused","for":"(cd){32}","by":"ana"/);
+  // The envelope of a msg or missed frame, and back.
+  const envelope = envelopeOf(frames[3] as MissedFrame);
+  assert.deepEqual(Object.keys(envelope), ['id', 'from', 'node', 'kind', 'ts', 'body', 'sig']);
+  assert.deepEqual(msgFrame(envelope), { ...envelope, t: 'msg' });
+  assert.equal(msgFrame(envelope).t, 'msg');
+});
+
+/** A hello whose JSON is `size` bytes: its `about` pads it (decoding cuts an about, not refuses it). */
+function helloOfBytes(size: number): string {
+  const base = JSON.stringify({
+    t: 'hello',
+    node: NODE,
+    name: 'a',
+    about: '',
+    kind: 'agent',
+    ephemeral: false,
+  });
+  return JSON.stringify({
+    t: 'hello',
+    node: NODE,
+    name: 'a',
+    about: 'x'.repeat(size - base.length),
+    kind: 'agent',
+    ephemeral: false,
+  });
+}
+
+test('64 KiB is the limit of a frame, included: as text, sealed, and opened', () => {
+  assert.equal(helloOfBytes(MAX_SEALED_FRAME_BYTES).length, MAX_SEALED_FRAME_BYTES);
+  assert.equal(decodeFrame(helloOfBytes(MAX_SEALED_FRAME_BYTES)).t, 'hello');
+  assert.equal(refusal(helloOfBytes(MAX_SEALED_FRAME_BYTES + 1)), 'invalid frame: too large');
+  // Sealed: 40 bytes of nonce and tag around the JSON.
+  const key = generateSecret();
+  const atLimit = JSON.parse(helloOfBytes(MAX_SEALED_FRAME_BYTES - 40)) as Frame;
+  const sealed = sealFrame(key, atLimit);
+  assert.equal(sealed.length, MAX_SEALED_FRAME_BYTES);
+  assert.equal(openFrame(key, sealed).t, 'hello');
+  const over = JSON.parse(helloOfBytes(MAX_SEALED_FRAME_BYTES - 39)) as Frame;
+  assert.throws(() => sealFrame(key, over), {
+    name: 'RangeError',
+    message: 'sealed frame larger than 64 KiB',
+  });
+  assert.throws(
+    () => openFrame(key, new Uint8Array(MAX_SEALED_FRAME_BYTES + 1)),
+    (e) => isPapoError(e, 'invalid_frame') && e.message === 'invalid frame: sealed frame larger than 64 KiB',
+  );
+  assert.throws(
+    () => openFrame(key, 'text' as unknown as Uint8Array),
+    (e) => isPapoError(e, 'invalid_frame') && e.message === 'invalid frame: not bytes',
   );
 });

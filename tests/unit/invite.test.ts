@@ -109,3 +109,82 @@ test('base32 is RFC 4648 (lower case, no padding) and the decoder is strict', ()
   assert.equal(base32Decode('m'), null); // impossible length
   assert.equal(base32Decode('my!'), null);
 });
+
+/** An invite built by hand from any body, with a valid check: what a hostile or buggy encoder makes. */
+function inviteOf(body: Uint8Array): string {
+  return `papo1${base32Encode(new Uint8Array([...body, ...blake3(body).subarray(0, 4)]))}`;
+}
+
+test('an invite whose check is right but whose secret is short is refused, whatever its length', () => {
+  for (const size of [0, 1, 10, 28, 30, 31]) {
+    refusedWith(inviteOf(generateSecret().subarray(0, size)), /damaged or was cut off/);
+  }
+});
+
+test('a signal URL of 255 bytes is the longest: encoded and decoded; one of 256 is refused both ways', () => {
+  const longest = `wss://${'a'.repeat(255 - 'wss://'.length)}`;
+  assert.equal(new TextEncoder().encode(longest).length, 255);
+  const secret = generateSecret();
+  assert.equal(decodeInvite(encodeInvite(secret, longest)).signalUrl, longest);
+  const tooLong = `${longest}a`;
+  assert.throws(() => encodeInvite(secret, tooLong), {
+    name: 'RangeError',
+    message: 'signal URL longer than 255 bytes',
+  });
+  refusedWith(inviteOf(new Uint8Array([...secret, ...new TextEncoder().encode(tooLong)])), /damaged/);
+});
+
+test('the encoder refuses a secret that is not 32 bytes; the decoder refuses what is not a string', () => {
+  for (const size of [0, 31, 33]) {
+    assert.throws(() => encodeInvite(new Uint8Array(size), ''), {
+      name: 'TypeError',
+      message: 'room secret must be 32 bytes',
+    });
+  }
+  for (const value of [42, null, undefined, {}]) {
+    assert.throws(() => decodeInvite(value as unknown as string), {
+      name: 'TypeError',
+      message: 'invite must be a string',
+    });
+  }
+});
+
+test('a URL part that is not UTF-8, or not a signal URL, is refused with its own message and cause', () => {
+  const secret = generateSecret();
+  // 'wss://a' then a lone continuation byte: a lenient decoder would read "wss://a\uFFFD".
+  const notUtf8 = new Uint8Array([...secret, ...new TextEncoder().encode('wss://a'), 0x80]);
+  assert.throws(
+    () => decodeInvite(inviteOf(notUtf8)),
+    (e) =>
+      isPapoError(e, 'invalid_invite') &&
+      e.message === 'this invite carries no usable signal URL' &&
+      e.cause instanceof Error,
+  );
+  const ftp = new Uint8Array([...secret, ...new TextEncoder().encode('ftp://files.example.com')]);
+  assert.throws(
+    () => decodeInvite(inviteOf(ftp)),
+    (e) =>
+      isPapoError(e, 'invalid_invite') &&
+      e.message ===
+        'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)' &&
+      e.cause instanceof Error,
+  );
+});
+
+test('the base32 decoder refuses every impossible length, even of zero bits, and every foreign character', () => {
+  // Lengths 1, 3 and 6 (mod 8) leave 5, 7 or 6 bits that make no byte: refused even when all zero.
+  for (const text of ['a', 'aaa', 'aaaaaa', 'aaaaaaaaa', 'aaaaaaaaaaa', 'aaaaaaaaaaaaaa']) {
+    assert.equal(base32Decode(text), null, text);
+  }
+  for (const text of ['', 'aa', 'aaaa', 'aaaaa', 'aaaaaaa', 'aaaaaaaa']) {
+    assert.deepEqual(base32Decode(text), new Uint8Array((text.length * 5) >> 3), text);
+  }
+  // A character outside the alphabet anywhere in a valid text, whatever bits it would leave.
+  const valid = 'mzxw6ytboi';
+  for (let i = 0; i < valid.length; i++) {
+    for (const ch of ['!', '0', '1', '8', '9', 'A', '=', ' ', 'é']) {
+      const text = valid.slice(0, i) + ch + valid.slice(i + 1);
+      assert.equal(base32Decode(text), null, text);
+    }
+  }
+});

@@ -95,4 +95,12 @@ test('outbox.json: old files (no owed) and new ones are read; a bad owed is refu
   assert.ok(!isQueuedMessageList({}));
   assert.ok(!isQueuedMessageList([{ ...base, owed: 'colega' }]));
   assert.ok(!isQueuedMessageList([{ ...base, owed: [1] }]));
+  // Every entry and every name is checked, not the first that passes (found by mutation testing).
+  assert.ok(!isQueuedMessageList([{ ...base, owed: ['colega', 1] }]));
+  assert.ok(!isQueuedMessageList([base, { ...base, owed: ['colega', null] }]));
+  // An entry that is no object at all.
+  for (const entry of [null, 5, 'colega', true]) {
+    assert.ok(!isQueuedMessageList([entry]), String(entry));
+    assert.ok(!isQueuedMessageList([base, entry]), String(entry));
+  }
 });

@@ -114,3 +114,61 @@ test('a changed byte anywhere, a wrong key or a wrong aad does not open', () => 
     (e) => isPapoError(e, 'open_failed'),
   );
 });
+
+// The wire values of docs/protocol.md ("Room crypto"): another implementation of papo derives the
+// same keys and seals with the same aad, so each one is pinned here, not only compared with the
+// others (mutation testing found every one of them free to change, ADR 0080).
+test('the aad and the four contexts are the ones docs/protocol.md names', () => {
+  assert.equal(new TextDecoder().decode(FRAME_AAD), 'papo/v1');
+  assert.equal(new TextDecoder().decode(SIGNAL_AAD), 'papo/v1/signal');
+  const secret = hexToBytes('07'.repeat(32));
+  const keys = deriveRoomKeys(secret);
+  assert.equal(keys.roomId, bytesToHex(deriveKey('papo v1 room id', secret)).slice(0, 8));
+  assert.equal(keys.topic, bytesToHex(deriveKey('papo v1 signal topic', secret)));
+  assert.equal(bytesToHex(keys.frameKey), bytesToHex(deriveKey('papo v1 frame key', secret)));
+  assert.equal(bytesToHex(keys.signalKey), bytesToHex(deriveKey('papo v1 signal key', secret)));
+});
+
+test('a secret of the wrong size and a nonce of the wrong size are refused, saying the size', () => {
+  for (const bad of [new Uint8Array(31), new Uint8Array(33), new Uint8Array(0)]) {
+    assert.throws(() => deriveRoomKeys(bad), { name: 'TypeError', message: 'room secret must be 32 bytes' });
+  }
+  const key = generateSecret();
+  for (const size of [0, 12, 23, 25]) {
+    assert.throws(() => seal(key, utf8ToBytes('x'), FRAME_AAD, new Uint8Array(size)), {
+      name: 'RangeError',
+      message: 'nonce must be 24 bytes',
+    });
+  }
+});
+
+test('an empty message seals to exactly nonce and tag (40 bytes) and opens', () => {
+  const key = generateSecret();
+  const sealed = seal(key, new Uint8Array(0), FRAME_AAD);
+  assert.equal(sealed.length, 40);
+  assert.equal(open(key, sealed, FRAME_AAD).length, 0);
+});
+
+test('every failure to open is the same error, whatever failed', () => {
+  const key = generateSecret();
+  const sealed = seal(key, utf8ToBytes('hello'), FRAME_AAD);
+  const tampered = sealed.slice();
+  tampered[30] = (tampered[30] ?? 0) ^ 1;
+  const attempts: [Uint8Array, Uint8Array, Uint8Array][] = [
+    [key, sealed.subarray(0, 39), FRAME_AAD],
+    [key, tampered, FRAME_AAD],
+    [generateSecret(), sealed, FRAME_AAD],
+    [key, sealed, SIGNAL_AAD],
+  ];
+  for (const [k, data, aad] of attempts) {
+    assert.throws(
+      () => open(k, data, aad),
+      (e) => isPapoError(e, 'open_failed') && e.message === 'sealed data does not open',
+    );
+  }
+  // What the cipher said stays on the error, for the log of whoever investigates.
+  assert.throws(
+    () => open(key, tampered, FRAME_AAD),
+    (e) => isPapoError(e, 'open_failed') && e.cause instanceof Error,
+  );
+});
