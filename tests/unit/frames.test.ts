@@ -241,7 +241,7 @@ function refusal(value: unknown): string {
 }
 
 test('each refusal names what was wrong (what a member logs about a peer that sent it)', () => {
-  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  const msg = JSON.parse(encodeFrame(valid[3] as Frame)) as Record<string, unknown>;
   const hello = { t: 'hello', node: NODE, name: 'ana', kind: 'agent', ephemeral: false };
   const ack = { t: 'ack', id: '81d4e0aa6c', by: 'ana', node: NODE };
   const refused = { t: 'refused', by: 'ana', node: NODE, why: 'inbox_full' };
@@ -294,7 +294,7 @@ test('each refusal names what was wrong (what a member logs about a peer that se
 });
 
 test('the edges that decode: time 0, an empty optional text left out, every refusal reason and field', () => {
-  const msg = JSON.parse(encodeFrame(valid[2] as Frame)) as Record<string, unknown>;
+  const msg = JSON.parse(encodeFrame(valid[3] as Frame)) as Record<string, unknown>;
   assert.equal((decodeFrame(JSON.stringify({ ...msg, ts: 0 })) as { ts: number }).ts, 0);
   const have: Frame = { t: 'have', node: NODE, since: 0, ids: ['81d4e0aa6c'] };
   assert.deepEqual(decodeFrame(encodeFrame(have)), have);
