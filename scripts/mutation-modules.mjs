@@ -32,4 +32,6 @@ export const modules = {
   },
   'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tool-args'] },
   'result-fit': { mutate: ['src/mcp/result-fit.ts'], tests: ['mcp/result-fit', 'mcp/texts'] },
+  // The person's review gate (ADR 0081): the rules, review.json failing closed, decisions.
+  review: { mutate: ['src/client/review.ts'], tests: ['store/review'] },
 };
