@@ -37,8 +37,8 @@ import {
   PROFILE_FILE,
   SECRET_KEY_FILE,
 } from '../../src/client/profile-store.js';
-import { SignalClient } from '../../src/client/signal-client.js';
-import { sealSignal } from '../../src/client/signal-seal.js';
+import { readServerMessage, SignalClient } from '../../src/client/signal-client.js';
+import { SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
 import {
   parseSignalTokens,
   signalOrigin,
@@ -296,6 +296,196 @@ const clientSignal: FuzzTarget = {
       for (const ws of wss.clients) ws.terminate();
       await new Promise((r) => wss.close(() => r(undefined)));
     }
+  },
+};
+
+// ---------- the member's side, the parser alone: readServerMessage (pure, in-process) ----------
+
+/**
+ * The same messages as the target above, without a socket: `readServerMessage` (the parser inside
+ * SignalClient) must never throw, give null or a checked message (ids that match, ICE servers that
+ * validate again to themselves, short notes, bounded errors), accept every well-formed message as
+ * it was, and only the peer's own sealed blob may open.
+ */
+const clientSignalParse: FuzzTarget = {
+  name: 'signal protocol messages (member readServerMessage)',
+  quickRuns: 1500,
+  run: (budget) => {
+    const topic = randomBytes(32).toString('hex');
+    const localId = randomBytes(32).toString('hex');
+    const remote = randomBytes(32).toString('hex');
+    const signalKey = randomBytes(32);
+    const sealed = sealSignal(signalKey, remote, localId, { fuzz: true });
+    const opener = new SignalOpener(signalKey, localId);
+    const peerArb = fc.oneof(fc.constant(remote), fc.constant(localId), hex64);
+    const iceServerArb = fc.record(
+      {
+        urls: fc.oneof(
+          fc.constantFrom('stun:203.0.113.9', 'turn:203.0.113.9?transport=tcp', 'turns:x:1'),
+          fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 3 }),
+        ),
+        username: fc.string({ maxLength: 20 }),
+        credential: fc.string({ maxLength: 20 }),
+      },
+      { requiredKeys: ['urls'] },
+    );
+    /** Well-formed messages and what each must read as. */
+    const validArb: fc.Arbitrary<{ text: string; expected: unknown }> = fc.oneof(
+      fc
+        .tuple(
+          fc.array(iceServerArb, { maxLength: 3 }),
+          fc.array(fc.stringMatching(/^[a-z_]{1,40}$/), { maxLength: 8 }),
+        )
+        .map(([iceServers, notes]) => ({
+          text: JSON.stringify({ t: 'welcome', v: 1, iceServers, notes }),
+          expected: {
+            t: 'welcome',
+            iceServers: iceServers.map((s) => ({
+              ...s,
+              urls: typeof s.urls === 'string' ? [s.urls] : s.urls,
+            })),
+            notes,
+          },
+        })),
+      fc.uniqueArray(peerArb, { maxLength: 6 }).map((peers) => ({
+        text: JSON.stringify({ t: 'peers', topic, peers }),
+        expected: { t: 'peers', peers: peers.filter((p) => p !== localId) },
+      })),
+      fc.tuple(fc.constantFrom('joined' as const, 'left' as const), peerArb).map(([t, peer]) => ({
+        text: JSON.stringify({ t, topic, peer }),
+        expected: { t, peer },
+      })),
+      fc
+        .tuple(peerArb, fc.oneof(fc.constant(sealed), fc.base64String({ maxLength: 100 })))
+        .map(([from, data]) => ({
+          text: JSON.stringify({ t: 'signal', topic, from, data }),
+          expected: { t: 'signal', from, data },
+        })),
+      fc
+        .tuple(
+          fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'),
+          fc.string({ maxLength: 300, size: 'max' }),
+        )
+        .map(([code, message]) => ({
+          text: JSON.stringify({ t: 'error', code, message }),
+          expected: { t: 'error', code, message: message.slice(0, 200) },
+        })),
+    );
+    const hostileArb = fc
+      .record(
+        {
+          t: fc.oneof(
+            fc.constantFrom('welcome', 'peers', 'joined', 'left', 'signal', 'error', '__proto__'),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          topic: fc.oneof(fc.constant(topic), hex64, fc.jsonValue({ maxDepth: 1 })),
+          peer: fc.oneof(peerArb, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+          peers: fc.oneof(
+            fc.array(fc.oneof(peerArb, fc.jsonValue({ maxDepth: 1 })), { maxLength: 5 }),
+            hostileJson,
+          ),
+          from: fc.oneof(fc.constant(remote), hex64, fc.jsonValue({ maxDepth: 1 })),
+          data: fc.oneof(
+            fc.constant(sealed),
+            editsArb.map((e) => applyEdits(sealed, e)),
+            fc.base64String({ maxLength: 200 }),
+            hostileJson,
+          ),
+          iceServers: fc.oneof(
+            fc.array(
+              fc.record(
+                {
+                  urls: fc.oneof(fc.string({ maxLength: 30 }), hostileJson),
+                  username: hostileJson,
+                  credential: hostileJson,
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 3 },
+            ),
+            hostileJson,
+          ),
+          notes: fc.oneof(fc.array(fc.string({ maxLength: 45 }), { maxLength: 10 }), hostileJson),
+          code: fc.oneof(fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'), hostileJson),
+          message: fc.oneof(fc.string({ maxLength: 300, size: 'max' }), hostileJson),
+        },
+        { requiredKeys: [] },
+      )
+      .map((o) => JSON.stringify(o));
+    return check(
+      'signal protocol messages (member readServerMessage)',
+      fc.property(
+        fc.oneof(
+          { weight: 3, arbitrary: validArb },
+          { weight: 4, arbitrary: hostileArb.map((text) => ({ text, expected: undefined })) },
+          {
+            weight: 2,
+            arbitrary: fc
+              .tuple(
+                fc.oneof(
+                  validArb.map((v) => v.text),
+                  hostileArb,
+                ),
+                editsArb,
+              )
+              .map(([t, e]) => ({ text: applyEdits(t, e), expected: undefined })),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.oneof(anyText, jsonTextArb).map((text) => ({ text, expected: undefined })),
+          },
+        ),
+        ({ text, expected }) => {
+          const m = readServerMessage(text, topic, localId);
+          if (expected !== undefined && JSON.stringify(m) !== JSON.stringify(expected))
+            throw new Error(`a well-formed message read as ${JSON.stringify(m)?.slice(0, 300)}`);
+          assertNoPollution();
+          if (m === null) return true;
+          const sent = JSON.parse(text) as Record<string, unknown>;
+          if (sent.t !== m.t) throw new Error(`read ${m.t} from ${String(sent.t)}`);
+          switch (m.t) {
+            case 'welcome': {
+              const again = validateIceServers(JSON.parse(JSON.stringify(m.iceServers)));
+              if (JSON.stringify(again) !== JSON.stringify(m.iceServers))
+                throw new Error(`ICE servers that do not validate again: ${JSON.stringify(m.iceServers)}`);
+              if (m.notes.length > 8 || m.notes.some((n) => !/^[a-z_]{1,40}$/.test(n)))
+                throw new Error('bad notes');
+              break;
+            }
+            case 'peers':
+              if (sent.topic !== topic) throw new Error('peers of another topic');
+              if (
+                m.peers.some((p) => !PEER_PATTERN.test(p) || p === localId) ||
+                new Set(m.peers).size !== m.peers.length
+              )
+                throw new Error(`bad peers ${m.peers}`);
+              break;
+            case 'joined':
+            case 'left':
+              if (sent.topic !== topic || !PEER_PATTERN.test(m.peer) || m.peer !== sent.peer)
+                throw new Error(`bad ${m.t} ${m.peer}`);
+              break;
+            case 'signal': {
+              if (sent.topic !== topic || !PEER_PATTERN.test(m.from))
+                throw new Error(`bad signal from ${m.from}`);
+              const opened = opener.open(m.data, m.from);
+              if (
+                opened.ok &&
+                (opened.from !== remote || (opened.payload as { fuzz?: unknown })?.fuzz !== true)
+              )
+                throw new Error('a blob opened that was not sealed by the peer');
+              break;
+            }
+            case 'error':
+              if (typeof m.code !== 'string' || typeof m.message !== 'string' || m.message.length > 200)
+                throw new Error('server error not bounded');
+              break;
+          }
+          return true;
+        },
+      ),
+      budget,
+    );
   },
 };
 
@@ -1186,6 +1376,7 @@ const clientConfigs: FuzzTarget = {
 export const PARSER_TARGETS: FuzzTarget[] = [
   serverParse,
   clientSignal,
+  clientSignalParse,
   signalUrls,
   signalTokens,
   iceConfig,
