@@ -16,7 +16,10 @@ import fc from 'fast-check';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { codex } from '../../src/cli/install/codex.js';
 import { commandLine, registrationIn } from '../../src/cli/install/registration.js';
+import { parseJsonText } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
+import { forgetPeers } from '../../src/client/forget.js';
+import { decodeFrame, encodeFrame, envelopeOf, type MsgFrame, msgFrame } from '../../src/client/frames.js';
 import {
   parseIceServers,
   parseIceUrl,
@@ -24,19 +27,35 @@ import {
   toNativeIceServers,
   validateIceServers,
 } from '../../src/client/ice-config.js';
-import { INBOX_DIR } from '../../src/client/inbox-store.js';
+import { INBOX_DIR, parseLegacyInbox, parseStoredMessage } from '../../src/client/inbox-store.js';
 import { inertText } from '../../src/client/inert-text.js';
-import { LOG_FILE } from '../../src/client/log-file.js';
-import { formatLogEntry } from '../../src/client/log-format.js';
+import { LOG_FILE, parseLogLine } from '../../src/client/log-file.js';
+import { formatLogEntry, reviewStates } from '../../src/client/log-format.js';
 import { KnownNames, NAMES_FILE } from '../../src/client/member-names.js';
+import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../../src/client/names.js';
+import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/outbox.js';
 import {
   OUTBOX_FILE,
   openMemberState,
   openProfile,
   PEERS_FILE,
   PROFILE_FILE,
+  parseKeyText,
+  parseNamesFile,
+  parseOutboxFile,
+  parsePeersFile,
+  parseProfileFile,
   SECRET_KEY_FILE,
 } from '../../src/client/profile-store.js';
+import {
+  compilePattern,
+  holds,
+  MAX_REVIEW_RULES,
+  parseDecision,
+  REVIEW_FILE,
+  readReviewSettings,
+} from '../../src/client/review.js';
 import { readServerMessage, SignalClient } from '../../src/client/signal-client.js';
 import { SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
 import {
@@ -1164,6 +1183,302 @@ function existsShm(): boolean {
   }
 }
 
+// ---------- the profile's files, each reader alone (pure, in-process) ----------
+
+const nodeHex = randomBytes(32).toString('hex');
+const validEnvelope = {
+  id: '3f9a1c07b2',
+  from: 'ana',
+  node: nodeHex,
+  kind: 'agent',
+  to: 'bia',
+  reply_to: '81d4e0aa6c',
+  ts: 1_780_000_000_000,
+  body: 'oi\nlinha 2',
+};
+/** A field's value: one that fits it, or any JSON (hostile keys and `toString`s included). */
+const fieldArb = (...fitting: unknown[]) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...fitting) },
+    { weight: 1, arbitrary: hostileJson },
+    { weight: 1, arbitrary: fc.constantFrom({ toString: 1 }, { valueOf: [] }, '', -1, 1e300, null) },
+  );
+/** An object of this shape: each key present or not, each value fitting or not. */
+const shapeArb = (fields: Record<string, fc.Arbitrary<unknown>>) =>
+  fc.record({ ...fields, x: hostileJson }, { requiredKeys: [] });
+const envelopeFieldArbs = {
+  id: fieldArb('3f9a1c07b2', '0000000000', '../../x', '3F9A1C07B2'),
+  from: fieldArb('ana', 'bia', 'a b', '__proto__'),
+  node: fieldArb(nodeHex, 'a'.repeat(64), 'zz'),
+  kind: fieldArb('agent', 'human', 'robot'),
+  to: fieldArb('bia', 'ana', undefined),
+  reply_to: fieldArb('81d4e0aa6c', undefined),
+  ts: fieldArb(1_780_000_000_000, 0, 1.5),
+  body: fieldArb('oi', 'a\u202eb', 'x'.repeat(300)),
+  sig: fieldArb(undefined, 'ab', 'a'.repeat(128)),
+};
+const envelopeShapeArb = shapeArb(envelopeFieldArbs);
+/** A file's text: the valid one, damaged, of its shape with values of any type, any JSON, garbage. */
+const textOf = (valid: string, shaped: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constant(valid) },
+    { weight: 2, arbitrary: editsArb.map((e) => applyEdits(valid, e)) },
+    { weight: 4, arbitrary: shaped.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: jsonTextArb },
+    { weight: 1, arbitrary: anyText },
+  );
+
+/** The file's JSON, or the PapoError the reader gives for text that is not JSON. */
+function jsonOf(text: string, path: string): unknown {
+  return parseJsonText<unknown>(text, path);
+}
+
+/** Runs a reader: its value, or undefined for its own PapoError 'profile_corrupt'. */
+function readOrCorrupt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (!isPapoError(err, 'profile_corrupt')) throw err;
+    if (!err.message.includes('/fuzz/')) throw new Error(`an error that names no file: ${err.message}`);
+    return undefined;
+  }
+}
+
+function assertEnvelope(m: Envelope, what: string): void {
+  // What a reader accepts goes out again as a msg frame (re-sent, forwarded): it must decode to itself.
+  const again = decodeFrame(encodeFrame(msgFrame(m)));
+  if (JSON.stringify(envelopeOf(again as MsgFrame)) !== JSON.stringify(m))
+    throw new Error(
+      `${what}: an envelope that does not survive encode/decode: ${JSON.stringify(m).slice(0, 200)}`,
+    );
+  formatLogEntry({ ev: 'in', msg: m }, 'ana');
+}
+
+const profileReaders: FuzzTarget = {
+  name: 'profile files, each reader (profile.json, peers.json, review.json, ...)',
+  quickRuns: 500,
+  run: async (budget) => {
+    const dir = mkdtempSync(join(existsShm() ? '/dev/shm' : tmpdir(), 'papo-fuzz-review-'));
+    const at = (file: string) => `/home/x/.papo/profiles/fuzz/${file}`;
+    const validReview = { on: true, allow: ['bia'], allow_people: false, hold: ['deploy', '^rm\\b'] };
+    const reviewShape = shapeArb({
+      on: fieldArb(true, false),
+      allow: fc.oneof(fc.array(fieldArb('bia', 'ana', 'a b', ''), { maxLength: 4 }), hostileJson),
+      allow_people: fieldArb(true, false),
+      hold: fc.oneof(
+        fc.array(fieldArb('deploy', '(a+)+', '(\\w*){2,}', '[', '', 'x'.repeat(201), '\\p{L}'), {
+          maxLength: 4,
+        }),
+        hostileJson,
+      ),
+    });
+    const ids = fc.array(fieldArb('3f9a1c07b2', '81d4e0aa6c', 'XYZ'), { maxLength: 4 });
+    const decisionShape = shapeArb({
+      approve: fc.oneof(fieldArb('all', 'ALL'), ids),
+      reject: fc.oneof(ids, hostileJson),
+      reason: fieldArb('não', ''),
+    });
+    const peerShape = fc.dictionary(
+      fc.oneof(fc.constantFrom(nodeHex, 'a'.repeat(64), '__proto__', 'x'), hex64),
+      fc.oneof(
+        shapeArb({
+          name: fieldArb('ana', 'bia', 'a b'),
+          kind: fieldArb('agent', 'human'),
+          lastSeen: fieldArb(1, 0),
+          about: fieldArb('x', undefined),
+          review: fieldArb(true, undefined, false),
+        }),
+        hostileJson,
+      ),
+      { maxKeys: 4 },
+    );
+    const logLineShape = fc.oneof(
+      shapeArb({
+        ev: fieldArb('in', 'out'),
+        msg: fc.oneof(envelopeShapeArb, hostileJson),
+        held: fieldArb(true),
+      }),
+      shapeArb({
+        ev: fieldArb('delivered', 'review', 'impostor'),
+        id: fieldArb('3f9a1c07b2'),
+        by: fieldArb('bia'),
+        ts: fieldArb(1, 0),
+        decision: fieldArb('approved', 'rejected'),
+        reason: fieldArb('no'),
+        name: fieldArb('ana'),
+        kind: fieldArb('agent', 'human'),
+        node: fieldArb(nodeHex),
+      }),
+    );
+    const filesArb = fc.record({
+      profile: textOf(
+        JSON.stringify({ name: 'ana', secret: 'ab'.repeat(32), signalUrl: 'wss://s.example', createdAt: 1 }),
+        shapeArb({
+          name: fieldArb('ana', 'a b', ''),
+          secret: fieldArb('ab'.repeat(32), 'AB'.repeat(32), 'ab'),
+          about: fieldArb('x', ''),
+          signalUrl: fieldArb('wss://s.example', ''),
+          createdAt: fieldArb(1, -1),
+        }),
+      ),
+      key: fc.oneof(
+        fc.constant(`${'cd'.repeat(32)}\n`),
+        editsArb.map((e) => applyEdits(`${'cd'.repeat(32)}\n`, e)),
+        anyText,
+      ),
+      peers: textOf(JSON.stringify({ [nodeHex]: { name: 'bia', kind: 'agent', lastSeen: 1 } }), peerShape),
+      names: textOf(
+        JSON.stringify({ 'bia (agent)': nodeHex }),
+        fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), hostileKey), fieldArb(nodeHex), { maxKeys: 4 }),
+      ),
+      outbox: textOf(
+        JSON.stringify([{ ...validEnvelope, owed: ['bia'] }]),
+        fc.array(
+          fc.oneof(
+            shapeArb({
+              ...envelopeFieldArbs,
+              owed: fc.oneof(fc.array(fieldArb('bia', 'a b'), { maxLength: 3 }), hostileJson),
+            }),
+            hostileJson,
+          ),
+          { maxLength: 3 },
+        ),
+      ),
+      stored: textOf(JSON.stringify(validEnvelope), envelopeShapeArb),
+      legacy: textOf(
+        JSON.stringify([validEnvelope]),
+        fc.array(fc.oneof(envelopeShapeArb, hostileJson), { maxLength: 3 }),
+      ),
+      log: fc.array(textOf(JSON.stringify({ ev: 'in', msg: validEnvelope }), logLineShape), { maxLength: 4 }),
+      review: fc.option(textOf(JSON.stringify(validReview), reviewShape), { freq: 8 }),
+      decision: textOf(JSON.stringify({ approve: ['3f9a1c07b2'], reject: [], reason: 'x' }), decisionShape),
+    });
+    try {
+      return await check(
+        'profile files, each reader (profile.json, peers.json, review.json, ...)',
+        fc.property(filesArb, (f) => {
+          // profile.json
+          const profile = readOrCorrupt(() => parseProfileFile(jsonOf(f.profile, at(PROFILE_FILE))));
+          if (profile) {
+            if (
+              !isMemberName(profile.name) ||
+              !/^[0-9a-f]{64}$/.test(profile.secret) ||
+              typeof profile.createdAt !== 'number'
+            )
+              throw new Error(`profile.json accepted as ${JSON.stringify(profile)}`);
+            if (
+              JSON.stringify(parseProfileFile(JSON.parse(JSON.stringify(profile)))) !==
+              JSON.stringify(profile)
+            )
+              throw new Error('profile.json does not read back to itself');
+          }
+          // secret.key
+          const key = readOrCorrupt(() => parseKeyText(f.key, at(SECRET_KEY_FILE)));
+          if (key !== undefined && key.length !== 32) throw new Error('a key that is not 32 bytes');
+          // peers.json: what presence, `papo status` and `papo forget` do with it
+          const peers = readOrCorrupt(() => parsePeersFile(jsonOf(f.peers, at(PEERS_FILE)), at(PEERS_FILE)));
+          if (peers) {
+            const records = Object.entries(peers);
+            records.sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.lastSeen - b.lastSeen);
+            for (const [node, p] of records)
+              if (!NODE_ID_PATTERN.test(node) || !isMemberName(p.name) || typeof p.lastSeen !== 'number')
+                throw new Error(`peers.json accepted ${JSON.stringify(p)}`);
+            forgetPeers({ ...peers }, 'bia');
+          }
+          // names.json
+          const names = readOrCorrupt(() => parseNamesFile(jsonOf(f.names, at(NAMES_FILE)), at(NAMES_FILE)));
+          if (names) {
+            const known = new KnownNames(names);
+            known.holder('bia', 'agent');
+            known.claim('ana', 'human', nodeHex);
+            if (Object.values(known.saved()).some((v) => typeof v !== 'string'))
+              throw new Error('names.json kept a non-string');
+          }
+          // outbox.json: acks, status, forget, re-sending
+          const outbox = readOrCorrupt(() =>
+            parseOutboxFile(jsonOf(f.outbox, at(OUTBOX_FILE)), at(OUTBOX_FILE)),
+          );
+          if (outbox) {
+            owedSummary(outbox);
+            forgetInOutbox(outbox, 'bia');
+            for (const q of outbox) {
+              afterAck(q, 'bia');
+              assertEnvelope(envelopeOfQueued(q), 'outbox.json');
+            }
+          }
+          // a message file of inbox/ or held/, and the book's inbox.json
+          const stored = readOrCorrupt(() =>
+            parseStoredMessage(f.stored, at('inbox/0000000001-3f9a1c07b2.json')),
+          );
+          if (stored) assertEnvelope(stored, 'inbox/');
+          const legacy = readOrCorrupt(() =>
+            parseLegacyInbox(jsonOf(f.legacy, at('inbox.json')), at('inbox.json')),
+          );
+          for (const m of legacy ?? []) {
+            if (!MESSAGE_ID_PATTERN.test(m.id)) throw new Error(`inbox.json accepted the id ${m.id}`);
+            assertEnvelope(m, 'inbox.json');
+          }
+          // log.jsonl, formatted as `papo log` and the history tool do
+          const entries = f.log.map(parseLogLine).filter((e): e is LogEntry => e !== null);
+          for (const e of entries) formatLogEntry(e, 'ana', { note: 'held', body: false });
+          reviewStates(entries);
+          // review.json: fails closed, never throws
+          const reviewFile = join(dir, REVIEW_FILE);
+          rmSync(reviewFile, { force: true });
+          if (f.review !== null) writeFileSync(reviewFile, f.review);
+          const settings = readReviewSettings(dir);
+          if (settings.broken !== undefined) {
+            if (settings.on !== true || settings.allow.length > 0 || settings.hold.length > 0)
+              throw new Error(
+                `a broken review.json that does not hold everything: ${JSON.stringify(settings)}`,
+              );
+          } else {
+            if (
+              typeof settings.on !== 'boolean' ||
+              typeof settings.allowPeople !== 'boolean' ||
+              settings.allow.length > MAX_REVIEW_RULES ||
+              !settings.allow.every(isMemberName) ||
+              settings.hold.length > MAX_REVIEW_RULES
+            )
+              throw new Error(`review.json accepted as ${JSON.stringify(settings)}`);
+            for (const p of settings.hold) compilePattern(p);
+            if (f.review === null && settings.on) throw new Error('no review.json, yet review is on');
+          }
+          if (
+            f.review === JSON.stringify(validReview) &&
+            JSON.stringify(settings) !==
+              JSON.stringify({ on: true, allow: ['bia'], allowPeople: false, hold: validReview.hold })
+          )
+            throw new Error(`a valid review.json read as ${JSON.stringify(settings)}`);
+          if (stored) holds(settings, stored);
+          // a decision left by `papo review` (review-<8 hex>.json)
+          let request: unknown;
+          try {
+            request = JSON.parse(f.decision);
+          } catch {
+            request = undefined;
+          }
+          const decision = parseDecision(request);
+          if (decision !== null) {
+            const idsOk = (l: unknown) => Array.isArray(l) && l.every((id) => MESSAGE_ID_PATTERN.test(id));
+            if (
+              (decision.approve !== 'all' && !idsOk(decision.approve)) ||
+              !idsOk(decision.reject) ||
+              (decision.reason !== undefined && typeof decision.reason !== 'string')
+            )
+              throw new Error(`a decision accepted as ${JSON.stringify(decision)}`);
+          }
+          assertNoPollution();
+          return true;
+        }),
+        budget,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
 // ---------- the signal server's TLS files ----------
 
 const tlsFiles: FuzzTarget = {
@@ -1385,6 +1700,7 @@ export const PARSER_TARGETS: FuzzTarget[] = [
   stun,
   inert,
   profileFiles,
+  profileReaders,
   tlsFiles,
   turnLimiter,
   clientConfigs,
