@@ -8,7 +8,7 @@
 // pollution for the JSON readers, the documented invariant of each (a token never in an error, a
 // limiter that never gives more than its share, ...).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -1272,6 +1272,7 @@ const profileReaders: FuzzTarget = {
         hostileJson,
       ),
     });
+    writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ on: false }));
     const ids = fc.array(fieldArb('3f9a1c07b2', '81d4e0aa6c', 'XYZ'), { maxLength: 4 });
     const decisionShape = shapeArb({
       approve: fc.oneof(fieldArb('all', 'ALL'), ids),
@@ -1350,7 +1351,12 @@ const profileReaders: FuzzTarget = {
         fc.array(fc.oneof(envelopeShapeArb, hostileJson), { maxLength: 3 }),
       ),
       log: fc.array(textOf(JSON.stringify({ ev: 'in', msg: validEnvelope }), logLineShape), { maxLength: 4 }),
-      review: fc.option(textOf(JSON.stringify(validReview), reviewShape), { freq: 8 }),
+      // review.json: text, any bytes (not UTF-8 too), absent, or not a plain file (a folder, a link)
+      review: fc.oneof(
+        { weight: 8, arbitrary: textOf(JSON.stringify(validReview), reviewShape) },
+        { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
+        { weight: 1, arbitrary: fc.constantFrom(null, 'folder' as const, 'link' as const) },
+      ),
       decision: textOf(JSON.stringify({ approve: ['3f9a1c07b2'], reject: [], reason: 'x' }), decisionShape),
     });
     try {
@@ -1424,9 +1430,14 @@ const profileReaders: FuzzTarget = {
           reviewStates(entries);
           // review.json: fails closed, never throws
           const reviewFile = join(dir, REVIEW_FILE);
-          rmSync(reviewFile, { force: true });
-          if (f.review !== null) writeFileSync(reviewFile, f.review);
+          rmSync(reviewFile, { force: true, recursive: true });
+          if (f.review === 'folder') mkdirSync(reviewFile);
+          else if (f.review === 'link') symlinkSync(join(dir, 'elsewhere.json'), reviewFile);
+          else if (f.review !== null) writeFileSync(reviewFile, f.review);
           const settings = readReviewSettings(dir);
+          // A link (here to a valid file) or a folder is not read: everything is held.
+          if ((f.review === 'link' || f.review === 'folder') && settings.broken === undefined)
+            throw new Error(`review.json as a ${f.review} read as ${JSON.stringify(settings)}`);
           if (settings.broken !== undefined) {
             if (settings.on !== true || settings.allow.length > 0 || settings.hold.length > 0)
               throw new Error(
