@@ -5,7 +5,7 @@
 // Usage: npm run build && node dist/bench/fuzz.js [seconds per target, default 20] [seed] [target name part]
 //        node dist/bench/fuzz.js --cases 1000000 [seed] [target name part]   (until N cases each)
 import { PARSER_TARGETS } from '../tests/fuzz/parser-targets.js';
-import { FUZZ_TARGETS } from '../tests/fuzz/targets.js';
+import { FUZZ_TARGETS, fuzzProgress } from '../tests/fuzz/targets.js';
 
 const args = process.argv.slice(2);
 let cases: number | undefined;
@@ -30,6 +30,19 @@ for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS].filter(
   (t) => only === undefined || t.name.includes(only),
 )) {
   const started = performance.now();
+  fuzzProgress.cases = 0;
+  // A long run says where it is every minute (from the case hook: a synchronous property holds
+  // the event loop, so neither a timer nor a signal handler would run), so a run stopped early
+  // still tells how far it got.
+  let said = started;
+  fuzzProgress.afterCase = () => {
+    const now = performance.now();
+    if (now - said < 60_000) return;
+    said = now;
+    console.log(
+      `# ${target.name}: ${fuzzProgress.cases} cases in ${((now - started) / 1000).toFixed(0)} s, no failure so far (${new Date().toISOString()})`,
+    );
+  };
   const outcome = await target.run(
     cases !== undefined ? { numRuns: cases, seed } : { timeMs: seconds * 1000, seed },
   );

@@ -101,7 +101,11 @@ export function readTextFile(path: string): Promise<string | null> {
 /** Reads and parses a JSON file; null when it does not exist, 'profile_corrupt' when unreadable JSON. */
 export async function readJsonFile<T>(path: string): Promise<T | null> {
   const text = await readTextFile(path);
-  if (text === null) return null;
+  return text === null ? null : parseJsonText<T>(text, path);
+}
+
+/** The JSON in a file's text; PapoError 'profile_corrupt' naming `path` when it is not JSON. */
+export function parseJsonText<T>(text: string, path: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (err) {

@@ -171,6 +171,22 @@ export function envelopeOf(frame: MsgFrame | MissedFrame): Envelope {
   return envelope;
 }
 
+/**
+ * An envelope read back from a profile file (inbox/, held/, outbox.json): the checks of a msg
+ * frame (ids, names, kind, time, body), unknown fields dropped; null when it fails them. papo wrote
+ * it from a frame that passed them, so a failure means the file was damaged or edited.
+ */
+export function checkedEnvelope(value: unknown): Envelope | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  let frame: Frame;
+  try {
+    frame = decodeFrame(JSON.stringify({ ...value, t: 'msg' }));
+  } catch {
+    return null;
+  }
+  return frame.t === 'msg' ? envelopeOf(frame) : null;
+}
+
 export function msgFrame(envelope: Envelope): MsgFrame {
   return { t: 'msg', ...envelope };
 }

@@ -12,6 +12,7 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
+import { checkedEnvelope } from './frames.js';
 import type { Envelope } from './messages.js';
 import { linkedFileError, readNoFollowSync } from './no-follow.js';
 
@@ -112,13 +113,12 @@ export class InboxStore {
   }
 
   async #moveLegacy(path: string): Promise<void> {
-    const legacy = await readJsonFile<unknown>(path);
-    if (legacy === null) return;
-    if (!Array.isArray(legacy))
-      throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
+    const raw = await readJsonFile<unknown>(path);
+    if (raw === null) return;
+    const legacy = parseLegacyInbox(raw, path);
     // A crash mid-move leaves both: what is already in the folder is not added twice.
     const have = new Set(this.#entries.map((e) => e.msg.id));
-    for (const msg of legacy as Envelope[]) {
+    for (const msg of legacy) {
       if (have.has(msg.id)) continue;
       const text = `${JSON.stringify(msg)}\n`;
       const file = `${String(this.#next++).padStart(10, '0')}-${msg.id}.json`;
@@ -162,15 +162,34 @@ function readEntries(dir: string): Entry[] {
     const path = join(dir, file);
     const text = readNoFollowSync(path);
     if (text === null) continue;
-    let msg: Envelope;
-    try {
-      msg = JSON.parse(text) as Envelope;
-    } catch (err) {
-      throw new PapoError('profile_corrupt', `${path} is not valid JSON`, { cause: err });
-    }
-    if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'string')
-      throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
-    entries.push({ file, msg, bytes: Buffer.byteLength(text) });
+    entries.push({ file, msg: parseStoredMessage(text, path), bytes: Buffer.byteLength(text) });
   }
   return entries;
+}
+
+/**
+ * One message file of inbox/ or held/ (`path` names it in the error): a well-formed envelope
+ * (checkedEnvelope), or PapoError 'profile_corrupt'.
+ */
+export function parseStoredMessage(text: string, path: string): Envelope {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new PapoError('profile_corrupt', `${path} is not valid JSON`, { cause: err });
+  }
+  const msg = checkedEnvelope(value);
+  if (msg === null) throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
+  return msg;
+}
+
+/**
+ * The book's inbox.json read back (a list of envelopes; null when absent): every entry a
+ * well-formed envelope, or PapoError 'profile_corrupt' (an id names a file in inbox/).
+ */
+export function parseLegacyInbox(value: unknown, path: string): Envelope[] {
+  const messages = Array.isArray(value) ? value.map(checkedEnvelope) : null;
+  if (messages === null || messages.some((m) => m === null))
+    throw new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
+  return messages as Envelope[];
 }

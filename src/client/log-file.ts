@@ -177,21 +177,58 @@ async function openLog(path: string): Promise<FileHandle | null> {
 
 /** One line to an entry, or null for a blank, torn or foreign line. */
 function parseLine(bytes: Buffer): LogEntry | null {
-  const text = bytes.toString('utf8').trim();
+  return parseLogLine(bytes.toString('utf8'));
+}
+
+/**
+ * One line of log.jsonl to an entry, or null for a blank, torn or foreign line (fuzzed in
+ * tests/fuzz/parser-targets.ts). What it returns has the fields of its kind with their types, so
+ * `papo log` and the history tool can format it: a hand-edited line whose text is an object (a
+ * `toString` that is not a function) would otherwise throw while formatting.
+ */
+export function parseLogLine(line: string): LogEntry | null {
+  const text = line.trim();
   if (text === '') return null;
+  let v: Record<string, unknown>;
   try {
-    const v = JSON.parse(text) as LogEntry;
-    if (v && typeof v === 'object') {
-      if ((v.ev === 'in' || v.ev === 'out') && v.msg && typeof v.msg.id === 'string') return v;
-      if (v.ev === 'delivered' && typeof v.id === 'string') return v;
-      if (v.ev === 'impostor' && typeof v.name === 'string' && typeof v.node === 'string') return v;
-      if (
-        v.ev === 'review' &&
-        typeof v.id === 'string' &&
-        (v.decision === 'approved' || v.decision === 'rejected')
-      )
-        return v;
+    v = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const str = (x: unknown) => typeof x === 'string';
+  const kind = (x: unknown) => x === 'agent' || x === 'human';
+  const time = (x: unknown) => typeof x === 'number';
+  switch (v.ev) {
+    case 'in':
+    case 'out': {
+      const m = v.msg as Record<string, unknown> | null;
+      const ok =
+        typeof m === 'object' &&
+        m !== null &&
+        str(m.id) &&
+        str(m.from) &&
+        str(m.node) &&
+        kind(m.kind) &&
+        time(m.ts) &&
+        str(m.body) &&
+        (m.to === undefined || str(m.to)) &&
+        (m.reply_to === undefined || str(m.reply_to)) &&
+        (v.held === undefined || v.held === true);
+      return ok ? (v as unknown as LogEntry) : null;
     }
-  } catch {}
-  return null;
+    case 'delivered':
+      return str(v.id) && str(v.by) && time(v.ts) ? (v as unknown as LogEntry) : null;
+    case 'impostor':
+      return str(v.name) && kind(v.kind) && str(v.node) && time(v.ts) ? (v as unknown as LogEntry) : null;
+    case 'review':
+      return str(v.id) &&
+        (v.decision === 'approved' || v.decision === 'rejected') &&
+        time(v.ts) &&
+        (v.reason === undefined || str(v.reason))
+        ? (v as unknown as LogEntry)
+        : null;
+    default:
+      return null;
+  }
 }

@@ -4,8 +4,10 @@
 // sends; each one's ack takes that name off, and the message leaves the outbox once nobody is owed.
 // With `to` it is owed to the recipient alone, as before. When the sender knows nobody, `owed` is
 // absent and the book's rule holds: the first ack clears it.
+
+import { checkedEnvelope } from './frames.js';
 import type { Envelope } from './messages.js';
-import { sameName } from './names.js';
+import { isMemberName, sameName } from './names.js';
 
 /** One entry of outbox.json: the envelope exactly as sent, and who has not acked it yet. */
 export interface QueuedMessage extends Envelope {
@@ -92,17 +94,18 @@ export function owedSummary(outbox: readonly QueuedMessage[]): { name: string; c
   return [...counts.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
 }
 
-/** Parses an outbox.json entry's `owed` field: a list of names, or absent. */
+/**
+ * Whether outbox.json holds a list of queued messages: each a well-formed envelope (the checks of
+ * a msg frame: checkedEnvelope) whose `owed`, if any, is a list of member names. Anything else
+ * would reach the acks, `papo status` and `papo forget` with fields of the wrong type.
+ */
 export function isQueuedMessageList(value: unknown): value is QueuedMessage[] {
   return (
     Array.isArray(value) &&
-    value.every(
-      (m) =>
-        typeof m === 'object' &&
-        m !== null &&
-        ((m as QueuedMessage).owed === undefined ||
-          (Array.isArray((m as QueuedMessage).owed) &&
-            (m as { owed: unknown[] }).owed.every((n) => typeof n === 'string'))),
-    )
+    value.every((m) => {
+      if (checkedEnvelope(m) === null) return false;
+      const owed = (m as QueuedMessage).owed;
+      return owed === undefined || (Array.isArray(owed) && owed.every(isMemberName));
+    })
   );
 }

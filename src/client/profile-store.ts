@@ -19,13 +19,14 @@ import { Low } from 'lowdb';
 import { DurableJsonFile, readJsonFile, readTextFile, syncDir, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
 import { acquireLock } from './file-lock.js';
+import { checkedEnvelope } from './frames.js';
 import { profileDir } from './home.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from './identity.js';
 import { INBOX_DIR, InboxStore, LEGACY_INBOX_FILE } from './inbox-store.js';
 import { LOG_FILE, LogFile } from './log-file.js';
 import { NAMES_FILE } from './member-names.js';
 import type { Envelope, LogEntry, SenderKind } from './messages.js';
-import { validateProfileName } from './names.js';
+import { isMemberName, NODE_ID_PATTERN, validateProfileName } from './names.js';
 import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
 import { HELD_DIR, ReviewGate } from './review.js';
 
@@ -79,7 +80,7 @@ export interface CreateProfileInput extends ProfileRef {
 }
 
 /** profile.json as stored. */
-interface ProfileFile {
+export interface ProfileFile {
   name: string;
   about?: string;
   secret: string;
@@ -239,16 +240,20 @@ export interface MemberState {
 export async function openMemberState(dir: string, onLog?: (line: string) => void): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
   const held = await InboxStore.open(dir, HELD_DIR);
-  const outbox = new Low<QueuedMessage[]>(new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE)), []);
-  const peers = new Low<Peers>(new DurableJsonFile<Peers>(join(dir, PEERS_FILE)), {});
+  const outboxFile = new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE));
+  const peersFile = new DurableJsonFile<Peers>(join(dir, PEERS_FILE));
+  const outbox = new Low<QueuedMessage[]>(outboxFile, []);
+  const peers = new Low<Peers>(peersFile, {});
   const names = new DurableJsonFile<Record<string, string>>(join(dir, NAMES_FILE));
-  const [savedNames] = await Promise.all([names.read(), outbox.read(), peers.read()]);
-  if (savedNames !== null && (typeof savedNames !== 'object' || Array.isArray(savedNames)))
-    throw corruptState(dir, NAMES_FILE);
-  if (!isQueuedMessageList(outbox.data)) throw corruptState(dir, OUTBOX_FILE);
-  if (typeof peers.data !== 'object' || peers.data === null || Array.isArray(peers.data)) {
-    throw corruptState(dir, PEERS_FILE);
-  }
+  // The files as they are (lowdb's read() would keep its default for a falsy value such as 0).
+  const [savedNames, savedOutbox, savedPeers] = await Promise.all([
+    names.read(),
+    outboxFile.read(),
+    peersFile.read(),
+  ]);
+  const checkedNames = parseNamesFile(savedNames, join(dir, NAMES_FILE));
+  outbox.data = parseOutboxFile(savedOutbox, join(dir, OUTBOX_FILE));
+  peers.data = parsePeersFile(savedPeers, join(dir, PEERS_FILE));
   const log = new LogFile(join(dir, LOG_FILE));
   return {
     get inbox() {
@@ -276,7 +281,7 @@ export async function openMemberState(dir: string, onLog?: (line: string) => voi
     review: new ReviewGate(dir, onLog),
     saveOutbox: () => outbox.write(),
     savePeers: () => peers.write(),
-    names: savedNames ?? {},
+    names: checkedNames,
     saveNames: (data) => names.write(data),
     appendLog: (entry) => log.append(entry),
     readLogTail: (limit) => log.readTail(limit),
@@ -312,16 +317,64 @@ async function readIdentity(dir: string, file: string): Promise<Identity | null>
   const path = join(dir, file);
   const text = await readTextFile(path);
   if (text === null) return null;
+  return identityFromSecretKey(parseKeyText(text, path));
+}
+
+// The readers of the profile's files, as pure functions of what the file held (fuzzed in
+// tests/fuzz/parser-targets.ts): a well-formed value, or PapoError 'profile_corrupt' naming `path`.
+
+/** secret.key or person.key: the 32-byte Ed25519 seed (64 hex characters, a newline allowed). */
+export function parseKeyText(text: string, path: string): Uint8Array {
   const hex = text.trim();
   if (!/^[0-9a-f]{64}$/.test(hex))
     throw new PapoError('profile_corrupt', `${path} is not a papo identity key`);
-  return identityFromSecretKey(hexToBytes(hex));
+  return hexToBytes(hex);
 }
 
-function parseProfileFile(raw: unknown): ProfileFile | null {
+/** peers.json (null: absent): node id -> a member remembered, each field of its type. */
+export function parsePeersFile(raw: unknown, path: string): Peers {
+  if (raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw corruptFile(path);
+  for (const [node, p] of Object.entries(raw)) {
+    const v = p as Record<string, unknown> | null;
+    if (
+      !NODE_ID_PATTERN.test(node) ||
+      typeof v !== 'object' ||
+      v === null ||
+      !isMemberName(v.name) ||
+      (v.kind !== 'agent' && v.kind !== 'human') ||
+      typeof v.lastSeen !== 'number' ||
+      !Number.isFinite(v.lastSeen) ||
+      (v.about !== undefined && typeof v.about !== 'string') ||
+      (v.review !== undefined && v.review !== true)
+    )
+      throw corruptFile(path);
+  }
+  return raw as Peers;
+}
+
+/** names.json (null: absent): which node id holds each name (member-names.ts). */
+export function parseNamesFile(raw: unknown, path: string): Record<string, string> {
+  if (raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw corruptFile(path);
+  return raw as Record<string, string>;
+}
+
+/** outbox.json (null: absent): the queued messages (isQueuedMessageList), unknown fields dropped. */
+export function parseOutboxFile(raw: unknown, path: string): QueuedMessage[] {
+  if (raw === null) return [];
+  if (!isQueuedMessageList(raw)) throw corruptFile(path);
+  return raw.map((m) => ({
+    ...(checkedEnvelope(m) as Envelope),
+    ...(m.owed !== undefined ? { owed: m.owed } : {}),
+  }));
+}
+
+/** profile.json's JSON: the profile's fields, or null when it is not a papo profile. */
+export function parseProfileFile(raw: unknown): ProfileFile | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const v = raw as Record<string, unknown>;
-  if (typeof v.name !== 'string' || typeof v.secret !== 'string' || !/^[0-9a-f]{64}$/.test(v.secret)) {
+  if (!isMemberName(v.name) || typeof v.secret !== 'string' || !/^[0-9a-f]{64}$/.test(v.secret)) {
     return null;
   }
   if (v.about !== undefined && typeof v.about !== 'string') return null;
@@ -350,8 +403,8 @@ function toProfile(dir: string, profile: string, file: ProfileFile, identity: Id
   return p;
 }
 
-function corruptState(dir: string, file: string): PapoError {
-  return new PapoError('profile_corrupt', `${join(dir, file)} does not hold what papo expects`);
+function corruptFile(path: string): PapoError {
+  return new PapoError('profile_corrupt', `${path} does not hold what papo expects`);
 }
 
 function unwritable(home: string, err: unknown): Error {

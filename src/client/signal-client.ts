@@ -346,29 +346,19 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   /** Handles one server message; false when it was not protocol v1 (counted, then ignored). */
   #accept(ws: WebSocket, raw: WebSocket.RawData, isBinary: boolean): boolean {
     if (ws !== this.#ws || isBinary) return false;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(raw.toString());
-    } catch {
-      return false;
-    }
-    if (typeof msg !== 'object' || msg === null) return false;
-    const m = msg as Record<string, unknown>;
+    const m = readServerMessage(raw.toString(), this.topic, this.localId);
+    if (m === null) return false;
     switch (m.t) {
       case 'welcome': {
-        const iceServers = validateIceServers(m.iceServers ?? []);
-        if (iceServers === undefined) return false;
         clearTimeout(this.#welcomeTimer);
-        this.#iceServers = iceServers;
-        this.emit('welcome', iceServers, welcomeNotes(m.notes));
+        this.#iceServers = m.iceServers;
+        this.emit('welcome', m.iceServers, m.notes);
         this.#write({ t: 'join', topic: this.topic, peer: this.localId });
         return true;
       }
       case 'peers': {
-        if (m.topic !== this.topic || !Array.isArray(m.peers)) return false;
-        const peers = m.peers.filter((p): p is string => typeof p === 'string' && PEER_PATTERN.test(p));
         this.#peers.clear();
-        for (const p of peers) if (p !== this.localId) this.#peers.add(p);
+        for (const p of m.peers) this.#peers.add(p);
         // The join was answered: this connection is good, so the next loss redials after 1 s again.
         this.#joined = true;
         this.#everJoined = true;
@@ -380,31 +370,26 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       }
       case 'joined':
       case 'left': {
-        const peer = m.peer;
-        if (m.topic !== this.topic || typeof peer !== 'string' || !PEER_PATTERN.test(peer)) return false;
-        if (peer === this.localId) {
+        if (m.peer === this.localId) {
           // Our own id left while this socket is open: another socket took it over.
           if (m.t === 'left') this.#onDisplaced(ws);
           return true;
         }
         if (m.t === 'joined') {
-          this.#peers.add(peer);
-          this.emit('joined', peer);
-        } else if (this.#peers.delete(peer)) {
-          this.emit('left', peer);
+          this.#peers.add(m.peer);
+          this.emit('joined', m.peer);
+        } else if (this.#peers.delete(m.peer)) {
+          this.emit('left', m.peer);
         }
         return true;
       }
       case 'signal': {
-        const from = m.from;
-        if (m.topic !== this.topic || typeof from !== 'string' || !PEER_PATTERN.test(from)) return false;
-        const opened = this.#opener.open(m.data, from);
+        const opened = this.#opener.open(m.data, m.from);
         if (opened.ok) this.emit('signal', opened.from, opened.payload);
         return true;
       }
       case 'error': {
-        const code = typeof m.code === 'string' ? m.code : 'unknown';
-        const message = typeof m.message === 'string' ? m.message.slice(0, 200) : '';
+        const { code, message } = m;
         if (REFUSALS.has(code) && !this.#joined) {
           // Refused before the join was answered: that is why we are not on the topic.
           const refusal = { code: code as SignalProblemCode, detail: message };
@@ -417,9 +402,67 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         this.emit('server-error', { code, message });
         return true;
       }
-      default:
-        return false;
     }
+  }
+}
+
+/** A server message of protocol v1 as the member reads it (readServerMessage), checked. */
+export type ServerMessage =
+  | { t: 'welcome'; iceServers: IceServer[]; notes: string[] }
+  /** Who else is on our topic: each a peer id, once, never our own. */
+  | { t: 'peers'; peers: string[] }
+  /** A peer id (possibly our own: see `left` for it in SignalClient). */
+  | { t: 'joined' | 'left'; peer: string }
+  /** A blob from `from` (a peer id), still sealed: SignalOpener opens and checks it. */
+  | { t: 'signal'; from: string; data: unknown }
+  /** `message` at most 200 characters; `code` 'unknown' when the server sent none. */
+  | { t: 'error'; code: SignalErrorCode | string; message: string };
+
+/**
+ * Reads one text message of the signal server for the member on `topic` as `localId`: the checked
+ * message, or null when it is not protocol v1 or not for this topic (the caller counts it and
+ * ignores it). Never throws: the server is a stranger (fuzzed in tests/fuzz/parser-targets.ts).
+ */
+export function readServerMessage(text: string, topic: string, localId: string): ServerMessage | null {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof msg !== 'object' || msg === null) return null;
+  const m = msg as Record<string, unknown>;
+  switch (m.t) {
+    case 'welcome': {
+      const iceServers = validateIceServers(m.iceServers ?? []);
+      if (iceServers === undefined) return null;
+      return { t: 'welcome', iceServers, notes: welcomeNotes(m.notes) };
+    }
+    case 'peers': {
+      if (m.topic !== topic || !Array.isArray(m.peers)) return null;
+      const peers = new Set<string>();
+      for (const p of m.peers)
+        if (typeof p === 'string' && PEER_PATTERN.test(p) && p !== localId) peers.add(p);
+      return { t: 'peers', peers: [...peers] };
+    }
+    case 'joined':
+    case 'left': {
+      const peer = m.peer;
+      if (m.topic !== topic || typeof peer !== 'string' || !PEER_PATTERN.test(peer)) return null;
+      return { t: m.t, peer };
+    }
+    case 'signal': {
+      const from = m.from;
+      if (m.topic !== topic || typeof from !== 'string' || !PEER_PATTERN.test(from)) return null;
+      return { t: 'signal', from, data: m.data };
+    }
+    case 'error': {
+      const code = typeof m.code === 'string' ? m.code : 'unknown';
+      const message = typeof m.message === 'string' ? m.message.slice(0, 200) : '';
+      return { t: 'error', code, message };
+    }
+    default:
+      return null;
   }
 }
 

@@ -3,12 +3,15 @@
 // PAPO_SIGNAL_TOKEN, ICE servers from the environment and the welcome, JSON-RPC line splitting,
 // tool arguments, STUN/TURN messages (and their TCP framing), the profile's files read back,
 // inert text, the signal server's TLS files, the TURN credential limiter, and the agent clients'
-// configuration files that `papo doctor` reads. Each property can fail: the parser's own error
+// configuration files that `papo doctor` reads. Two parsers also have a target of their own as
+// pure functions, without sockets or a profile folder, fast enough for 1 M cases: the member's
+// `readServerMessage` (signal-client.ts) and each reader of the profile's files (profile-store.ts,
+// inbox-store.ts, log-file.ts, review.ts). Each property can fail: the parser's own error
 // type and nothing else, round trips where there is an encoder, bounded output, no prototype
 // pollution for the JSON readers, the documented invariant of each (a token never in an error, a
 // limiter that never gives more than its share, ...).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -16,7 +19,10 @@ import fc from 'fast-check';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { codex } from '../../src/cli/install/codex.js';
 import { commandLine, registrationIn } from '../../src/cli/install/registration.js';
+import { parseJsonText } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
+import { forgetPeers } from '../../src/client/forget.js';
+import { decodeFrame, encodeFrame, envelopeOf, type MsgFrame, msgFrame } from '../../src/client/frames.js';
 import {
   parseIceServers,
   parseIceUrl,
@@ -24,21 +30,37 @@ import {
   toNativeIceServers,
   validateIceServers,
 } from '../../src/client/ice-config.js';
-import { INBOX_DIR } from '../../src/client/inbox-store.js';
+import { INBOX_DIR, parseLegacyInbox, parseStoredMessage } from '../../src/client/inbox-store.js';
 import { inertText } from '../../src/client/inert-text.js';
-import { LOG_FILE } from '../../src/client/log-file.js';
-import { formatLogEntry } from '../../src/client/log-format.js';
+import { LOG_FILE, parseLogLine } from '../../src/client/log-file.js';
+import { formatLogEntry, reviewStates } from '../../src/client/log-format.js';
 import { KnownNames, NAMES_FILE } from '../../src/client/member-names.js';
+import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../../src/client/names.js';
+import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/outbox.js';
 import {
   OUTBOX_FILE,
   openMemberState,
   openProfile,
   PEERS_FILE,
   PROFILE_FILE,
+  parseKeyText,
+  parseNamesFile,
+  parseOutboxFile,
+  parsePeersFile,
+  parseProfileFile,
   SECRET_KEY_FILE,
 } from '../../src/client/profile-store.js';
-import { SignalClient } from '../../src/client/signal-client.js';
-import { sealSignal } from '../../src/client/signal-seal.js';
+import {
+  compilePattern,
+  holds,
+  MAX_REVIEW_RULES,
+  parseDecision,
+  REVIEW_FILE,
+  readReviewSettings,
+} from '../../src/client/review.js';
+import { readServerMessage, SignalClient } from '../../src/client/signal-client.js';
+import { SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
 import {
   parseSignalTokens,
   signalOrigin,
@@ -296,6 +318,196 @@ const clientSignal: FuzzTarget = {
       for (const ws of wss.clients) ws.terminate();
       await new Promise((r) => wss.close(() => r(undefined)));
     }
+  },
+};
+
+// ---------- the member's side, the parser alone: readServerMessage (pure, in-process) ----------
+
+/**
+ * The same messages as the target above, without a socket: `readServerMessage` (the parser inside
+ * SignalClient) must never throw, give null or a checked message (ids that match, ICE servers that
+ * validate again to themselves, short notes, bounded errors), accept every well-formed message as
+ * it was, and only the peer's own sealed blob may open.
+ */
+const clientSignalParse: FuzzTarget = {
+  name: 'signal protocol messages (member readServerMessage)',
+  quickRuns: 1500,
+  run: (budget) => {
+    const topic = randomBytes(32).toString('hex');
+    const localId = randomBytes(32).toString('hex');
+    const remote = randomBytes(32).toString('hex');
+    const signalKey = randomBytes(32);
+    const sealed = sealSignal(signalKey, remote, localId, { fuzz: true });
+    const opener = new SignalOpener(signalKey, localId);
+    const peerArb = fc.oneof(fc.constant(remote), fc.constant(localId), hex64);
+    const iceServerArb = fc.record(
+      {
+        urls: fc.oneof(
+          fc.constantFrom('stun:203.0.113.9', 'turn:203.0.113.9?transport=tcp', 'turns:x:1'),
+          fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 3 }),
+        ),
+        username: fc.string({ maxLength: 20 }),
+        credential: fc.string({ maxLength: 20 }),
+      },
+      { requiredKeys: ['urls'] },
+    );
+    /** Well-formed messages and what each must read as. */
+    const validArb: fc.Arbitrary<{ text: string; expected: unknown }> = fc.oneof(
+      fc
+        .tuple(
+          fc.array(iceServerArb, { maxLength: 3 }),
+          fc.array(fc.stringMatching(/^[a-z_]{1,40}$/), { maxLength: 8 }),
+        )
+        .map(([iceServers, notes]) => ({
+          text: JSON.stringify({ t: 'welcome', v: 1, iceServers, notes }),
+          expected: {
+            t: 'welcome',
+            iceServers: iceServers.map((s) => ({
+              ...s,
+              urls: typeof s.urls === 'string' ? [s.urls] : s.urls,
+            })),
+            notes,
+          },
+        })),
+      fc.uniqueArray(peerArb, { maxLength: 6 }).map((peers) => ({
+        text: JSON.stringify({ t: 'peers', topic, peers }),
+        expected: { t: 'peers', peers: peers.filter((p) => p !== localId) },
+      })),
+      fc.tuple(fc.constantFrom('joined' as const, 'left' as const), peerArb).map(([t, peer]) => ({
+        text: JSON.stringify({ t, topic, peer }),
+        expected: { t, peer },
+      })),
+      fc
+        .tuple(peerArb, fc.oneof(fc.constant(sealed), fc.base64String({ maxLength: 100 })))
+        .map(([from, data]) => ({
+          text: JSON.stringify({ t: 'signal', topic, from, data }),
+          expected: { t: 'signal', from, data },
+        })),
+      fc
+        .tuple(
+          fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'),
+          fc.string({ maxLength: 300, size: 'max' }),
+        )
+        .map(([code, message]) => ({
+          text: JSON.stringify({ t: 'error', code, message }),
+          expected: { t: 'error', code, message: message.slice(0, 200) },
+        })),
+    );
+    const hostileArb = fc
+      .record(
+        {
+          t: fc.oneof(
+            fc.constantFrom('welcome', 'peers', 'joined', 'left', 'signal', 'error', '__proto__'),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          topic: fc.oneof(fc.constant(topic), hex64, fc.jsonValue({ maxDepth: 1 })),
+          peer: fc.oneof(peerArb, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+          peers: fc.oneof(
+            fc.array(fc.oneof(peerArb, fc.jsonValue({ maxDepth: 1 })), { maxLength: 5 }),
+            hostileJson,
+          ),
+          from: fc.oneof(fc.constant(remote), hex64, fc.jsonValue({ maxDepth: 1 })),
+          data: fc.oneof(
+            fc.constant(sealed),
+            editsArb.map((e) => applyEdits(sealed, e)),
+            fc.base64String({ maxLength: 200 }),
+            hostileJson,
+          ),
+          iceServers: fc.oneof(
+            fc.array(
+              fc.record(
+                {
+                  urls: fc.oneof(fc.string({ maxLength: 30 }), hostileJson),
+                  username: hostileJson,
+                  credential: hostileJson,
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 3 },
+            ),
+            hostileJson,
+          ),
+          notes: fc.oneof(fc.array(fc.string({ maxLength: 45 }), { maxLength: 10 }), hostileJson),
+          code: fc.oneof(fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'), hostileJson),
+          message: fc.oneof(fc.string({ maxLength: 300, size: 'max' }), hostileJson),
+        },
+        { requiredKeys: [] },
+      )
+      .map((o) => JSON.stringify(o));
+    return check(
+      'signal protocol messages (member readServerMessage)',
+      fc.property(
+        fc.oneof(
+          { weight: 3, arbitrary: validArb },
+          { weight: 4, arbitrary: hostileArb.map((text) => ({ text, expected: undefined })) },
+          {
+            weight: 2,
+            arbitrary: fc
+              .tuple(
+                fc.oneof(
+                  validArb.map((v) => v.text),
+                  hostileArb,
+                ),
+                editsArb,
+              )
+              .map(([t, e]) => ({ text: applyEdits(t, e), expected: undefined })),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.oneof(anyText, jsonTextArb).map((text) => ({ text, expected: undefined })),
+          },
+        ),
+        ({ text, expected }) => {
+          const m = readServerMessage(text, topic, localId);
+          if (expected !== undefined && JSON.stringify(m) !== JSON.stringify(expected))
+            throw new Error(`a well-formed message read as ${JSON.stringify(m)?.slice(0, 300)}`);
+          assertNoPollution();
+          if (m === null) return true;
+          const sent = JSON.parse(text) as Record<string, unknown>;
+          if (sent.t !== m.t) throw new Error(`read ${m.t} from ${String(sent.t)}`);
+          switch (m.t) {
+            case 'welcome': {
+              const again = validateIceServers(JSON.parse(JSON.stringify(m.iceServers)));
+              if (JSON.stringify(again) !== JSON.stringify(m.iceServers))
+                throw new Error(`ICE servers that do not validate again: ${JSON.stringify(m.iceServers)}`);
+              if (m.notes.length > 8 || m.notes.some((n) => !/^[a-z_]{1,40}$/.test(n)))
+                throw new Error('bad notes');
+              break;
+            }
+            case 'peers':
+              if (sent.topic !== topic) throw new Error('peers of another topic');
+              if (
+                m.peers.some((p) => !PEER_PATTERN.test(p) || p === localId) ||
+                new Set(m.peers).size !== m.peers.length
+              )
+                throw new Error(`bad peers ${m.peers}`);
+              break;
+            case 'joined':
+            case 'left':
+              if (sent.topic !== topic || !PEER_PATTERN.test(m.peer) || m.peer !== sent.peer)
+                throw new Error(`bad ${m.t} ${m.peer}`);
+              break;
+            case 'signal': {
+              if (sent.topic !== topic || !PEER_PATTERN.test(m.from))
+                throw new Error(`bad signal from ${m.from}`);
+              const opened = opener.open(m.data, m.from);
+              if (
+                opened.ok &&
+                (opened.from !== remote || (opened.payload as { fuzz?: unknown })?.fuzz !== true)
+              )
+                throw new Error('a blob opened that was not sealed by the peer');
+              break;
+            }
+            case 'error':
+              if (typeof m.code !== 'string' || typeof m.message !== 'string' || m.message.length > 200)
+                throw new Error('server error not bounded');
+              break;
+          }
+          return true;
+        },
+      ),
+      budget,
+    );
   },
 };
 
@@ -974,6 +1186,313 @@ function existsShm(): boolean {
   }
 }
 
+// ---------- the profile's files, each reader alone (pure, in-process) ----------
+
+const nodeHex = randomBytes(32).toString('hex');
+const validEnvelope = {
+  id: '3f9a1c07b2',
+  from: 'ana',
+  node: nodeHex,
+  kind: 'agent',
+  to: 'bia',
+  reply_to: '81d4e0aa6c',
+  ts: 1_780_000_000_000,
+  body: 'oi\nlinha 2',
+};
+/** A field's value: one that fits it, or any JSON (hostile keys and `toString`s included). */
+const fieldArb = (...fitting: unknown[]) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...fitting) },
+    { weight: 1, arbitrary: hostileJson },
+    { weight: 1, arbitrary: fc.constantFrom({ toString: 1 }, { valueOf: [] }, '', -1, 1e300, null) },
+  );
+/** An object of this shape: each key present or not, each value fitting or not. */
+const shapeArb = (fields: Record<string, fc.Arbitrary<unknown>>) =>
+  fc.record({ ...fields, x: hostileJson }, { requiredKeys: [] });
+const envelopeFieldArbs = {
+  id: fieldArb('3f9a1c07b2', '0000000000', '../../x', '3F9A1C07B2'),
+  from: fieldArb('ana', 'bia', 'a b', '__proto__'),
+  node: fieldArb(nodeHex, 'a'.repeat(64), 'zz'),
+  kind: fieldArb('agent', 'human', 'robot'),
+  to: fieldArb('bia', 'ana', undefined),
+  reply_to: fieldArb('81d4e0aa6c', undefined),
+  ts: fieldArb(1_780_000_000_000, 0, 1.5),
+  body: fieldArb('oi', 'a\u202eb', 'x'.repeat(300)),
+  sig: fieldArb(undefined, 'ab', 'a'.repeat(128)),
+};
+const envelopeShapeArb = shapeArb(envelopeFieldArbs);
+/** A file's text: the valid one, damaged, of its shape with values of any type, any JSON, garbage. */
+const textOf = (valid: string, shaped: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constant(valid) },
+    { weight: 2, arbitrary: editsArb.map((e) => applyEdits(valid, e)) },
+    { weight: 4, arbitrary: shaped.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: jsonTextArb },
+    { weight: 1, arbitrary: anyText },
+  );
+
+/** The file's JSON, or the PapoError the reader gives for text that is not JSON. */
+function jsonOf(text: string, path: string): unknown {
+  return parseJsonText<unknown>(text, path);
+}
+
+/** Runs a reader: its value, or undefined for its own PapoError 'profile_corrupt'. */
+function readOrCorrupt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (!isPapoError(err, 'profile_corrupt')) throw err;
+    if (!err.message.includes('/fuzz/')) throw new Error(`an error that names no file: ${err.message}`);
+    return undefined;
+  }
+}
+
+function assertEnvelope(m: Envelope, what: string): void {
+  // What a reader accepts goes out again as a msg frame (re-sent, forwarded): it must decode to itself.
+  const again = decodeFrame(encodeFrame(msgFrame(m)));
+  if (JSON.stringify(envelopeOf(again as MsgFrame)) !== JSON.stringify(m))
+    throw new Error(
+      `${what}: an envelope that does not survive encode/decode: ${JSON.stringify(m).slice(0, 200)}`,
+    );
+  formatLogEntry({ ev: 'in', msg: m }, 'ana');
+}
+
+const profileReaders: FuzzTarget = {
+  name: 'profile files, each reader (profile.json, peers.json, review.json, ...)',
+  quickRuns: 500,
+  run: async (budget) => {
+    const dir = mkdtempSync(join(existsShm() ? '/dev/shm' : tmpdir(), 'papo-fuzz-review-'));
+    const at = (file: string) => `/home/x/.papo/profiles/fuzz/${file}`;
+    const validReview = { on: true, allow: ['bia'], allow_people: false, hold: ['deploy', '^rm\\b'] };
+    const reviewShape = shapeArb({
+      on: fieldArb(true, false),
+      allow: fc.oneof(fc.array(fieldArb('bia', 'ana', 'a b', ''), { maxLength: 4 }), hostileJson),
+      allow_people: fieldArb(true, false),
+      hold: fc.oneof(
+        fc.array(fieldArb('deploy', '(a+)+', '(\\w*){2,}', '[', '', 'x'.repeat(201), '\\p{L}'), {
+          maxLength: 4,
+        }),
+        hostileJson,
+      ),
+    });
+    writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ on: false }));
+    const ids = fc.array(fieldArb('3f9a1c07b2', '81d4e0aa6c', 'XYZ'), { maxLength: 4 });
+    const decisionShape = shapeArb({
+      approve: fc.oneof(fieldArb('all', 'ALL'), ids),
+      reject: fc.oneof(ids, hostileJson),
+      reason: fieldArb('não', ''),
+    });
+    const peerShape = fc.dictionary(
+      fc.oneof(fc.constantFrom(nodeHex, 'a'.repeat(64), '__proto__', 'x'), hex64),
+      fc.oneof(
+        shapeArb({
+          name: fieldArb('ana', 'bia', 'a b'),
+          kind: fieldArb('agent', 'human'),
+          lastSeen: fieldArb(1, 0),
+          about: fieldArb('x', undefined),
+          review: fieldArb(true, undefined, false),
+        }),
+        hostileJson,
+      ),
+      { maxKeys: 4 },
+    );
+    const logLineShape = fc.oneof(
+      shapeArb({
+        ev: fieldArb('in', 'out'),
+        msg: fc.oneof(envelopeShapeArb, hostileJson),
+        held: fieldArb(true),
+      }),
+      shapeArb({
+        ev: fieldArb('delivered', 'review', 'impostor'),
+        id: fieldArb('3f9a1c07b2'),
+        by: fieldArb('bia'),
+        ts: fieldArb(1, 0),
+        decision: fieldArb('approved', 'rejected'),
+        reason: fieldArb('no'),
+        name: fieldArb('ana'),
+        kind: fieldArb('agent', 'human'),
+        node: fieldArb(nodeHex),
+      }),
+    );
+    const filesArb = fc.record({
+      profile: textOf(
+        JSON.stringify({ name: 'ana', secret: 'ab'.repeat(32), signalUrl: 'wss://s.example', createdAt: 1 }),
+        shapeArb({
+          name: fieldArb('ana', 'a b', ''),
+          secret: fieldArb('ab'.repeat(32), 'AB'.repeat(32), 'ab'),
+          about: fieldArb('x', ''),
+          signalUrl: fieldArb('wss://s.example', ''),
+          createdAt: fieldArb(1, -1),
+        }),
+      ),
+      key: fc.oneof(
+        fc.constant(`${'cd'.repeat(32)}\n`),
+        editsArb.map((e) => applyEdits(`${'cd'.repeat(32)}\n`, e)),
+        anyText,
+      ),
+      peers: textOf(JSON.stringify({ [nodeHex]: { name: 'bia', kind: 'agent', lastSeen: 1 } }), peerShape),
+      names: textOf(
+        JSON.stringify({ 'bia (agent)': nodeHex }),
+        fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), hostileKey), fieldArb(nodeHex), { maxKeys: 4 }),
+      ),
+      outbox: textOf(
+        JSON.stringify([{ ...validEnvelope, owed: ['bia'] }]),
+        fc.array(
+          fc.oneof(
+            shapeArb({
+              ...envelopeFieldArbs,
+              owed: fc.oneof(fc.array(fieldArb('bia', 'a b'), { maxLength: 3 }), hostileJson),
+            }),
+            hostileJson,
+          ),
+          { maxLength: 3 },
+        ),
+      ),
+      stored: textOf(JSON.stringify(validEnvelope), envelopeShapeArb),
+      legacy: textOf(
+        JSON.stringify([validEnvelope]),
+        fc.array(fc.oneof(envelopeShapeArb, hostileJson), { maxLength: 3 }),
+      ),
+      log: fc.array(textOf(JSON.stringify({ ev: 'in', msg: validEnvelope }), logLineShape), { maxLength: 4 }),
+      // review.json: text, any bytes (not UTF-8 too), absent, or not a plain file (a folder, a link)
+      review: fc.oneof(
+        { weight: 8, arbitrary: textOf(JSON.stringify(validReview), reviewShape) },
+        { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
+        { weight: 1, arbitrary: fc.constantFrom(null, 'folder' as const, 'link' as const) },
+      ),
+      decision: textOf(JSON.stringify({ approve: ['3f9a1c07b2'], reject: [], reason: 'x' }), decisionShape),
+    });
+    try {
+      return await check(
+        'profile files, each reader (profile.json, peers.json, review.json, ...)',
+        fc.property(filesArb, (f) => {
+          // profile.json
+          const profile = readOrCorrupt(() => parseProfileFile(jsonOf(f.profile, at(PROFILE_FILE))));
+          if (profile) {
+            if (
+              !isMemberName(profile.name) ||
+              !/^[0-9a-f]{64}$/.test(profile.secret) ||
+              typeof profile.createdAt !== 'number'
+            )
+              throw new Error(`profile.json accepted as ${JSON.stringify(profile)}`);
+            if (
+              JSON.stringify(parseProfileFile(JSON.parse(JSON.stringify(profile)))) !==
+              JSON.stringify(profile)
+            )
+              throw new Error('profile.json does not read back to itself');
+          }
+          // secret.key
+          const key = readOrCorrupt(() => parseKeyText(f.key, at(SECRET_KEY_FILE)));
+          if (key !== undefined && key.length !== 32) throw new Error('a key that is not 32 bytes');
+          // peers.json: what presence, `papo status` and `papo forget` do with it
+          const peers = readOrCorrupt(() => parsePeersFile(jsonOf(f.peers, at(PEERS_FILE)), at(PEERS_FILE)));
+          if (peers) {
+            const records = Object.entries(peers);
+            records.sort(([, a], [, b]) => a.name.localeCompare(b.name) || a.lastSeen - b.lastSeen);
+            for (const [node, p] of records)
+              if (!NODE_ID_PATTERN.test(node) || !isMemberName(p.name) || typeof p.lastSeen !== 'number')
+                throw new Error(`peers.json accepted ${JSON.stringify(p)}`);
+            forgetPeers({ ...peers }, 'bia');
+          }
+          // names.json
+          const names = readOrCorrupt(() => parseNamesFile(jsonOf(f.names, at(NAMES_FILE)), at(NAMES_FILE)));
+          if (names) {
+            const known = new KnownNames(names);
+            known.holder('bia', 'agent');
+            known.claim('ana', 'human', nodeHex);
+            if (Object.values(known.saved()).some((v) => typeof v !== 'string'))
+              throw new Error('names.json kept a non-string');
+          }
+          // outbox.json: acks, status, forget, re-sending
+          const outbox = readOrCorrupt(() =>
+            parseOutboxFile(jsonOf(f.outbox, at(OUTBOX_FILE)), at(OUTBOX_FILE)),
+          );
+          if (outbox) {
+            owedSummary(outbox);
+            forgetInOutbox(outbox, 'bia');
+            for (const q of outbox) {
+              afterAck(q, 'bia');
+              assertEnvelope(envelopeOfQueued(q), 'outbox.json');
+            }
+          }
+          // a message file of inbox/ or held/, and the book's inbox.json
+          const stored = readOrCorrupt(() =>
+            parseStoredMessage(f.stored, at('inbox/0000000001-3f9a1c07b2.json')),
+          );
+          if (stored) assertEnvelope(stored, 'inbox/');
+          const legacy = readOrCorrupt(() =>
+            parseLegacyInbox(jsonOf(f.legacy, at('inbox.json')), at('inbox.json')),
+          );
+          for (const m of legacy ?? []) {
+            if (!MESSAGE_ID_PATTERN.test(m.id)) throw new Error(`inbox.json accepted the id ${m.id}`);
+            assertEnvelope(m, 'inbox.json');
+          }
+          // log.jsonl, formatted as `papo log` and the history tool do
+          const entries = f.log.map(parseLogLine).filter((e): e is LogEntry => e !== null);
+          for (const e of entries) formatLogEntry(e, 'ana', { note: 'held', body: false });
+          reviewStates(entries);
+          // review.json: fails closed, never throws
+          const reviewFile = join(dir, REVIEW_FILE);
+          rmSync(reviewFile, { force: true, recursive: true });
+          if (f.review === 'folder') mkdirSync(reviewFile);
+          else if (f.review === 'link') symlinkSync(join(dir, 'elsewhere.json'), reviewFile);
+          else if (f.review !== null) writeFileSync(reviewFile, f.review);
+          const settings = readReviewSettings(dir);
+          // A link (here to a valid file) or a folder is not read: everything is held.
+          if ((f.review === 'link' || f.review === 'folder') && settings.broken === undefined)
+            throw new Error(`review.json as a ${f.review} read as ${JSON.stringify(settings)}`);
+          if (settings.broken !== undefined) {
+            if (settings.on !== true || settings.allow.length > 0 || settings.hold.length > 0)
+              throw new Error(
+                `a broken review.json that does not hold everything: ${JSON.stringify(settings)}`,
+              );
+          } else {
+            if (
+              typeof settings.on !== 'boolean' ||
+              typeof settings.allowPeople !== 'boolean' ||
+              settings.allow.length > MAX_REVIEW_RULES ||
+              !settings.allow.every(isMemberName) ||
+              settings.hold.length > MAX_REVIEW_RULES
+            )
+              throw new Error(`review.json accepted as ${JSON.stringify(settings)}`);
+            for (const p of settings.hold) compilePattern(p);
+            if (f.review === null && settings.on) throw new Error('no review.json, yet review is on');
+          }
+          if (
+            f.review === JSON.stringify(validReview) &&
+            JSON.stringify(settings) !==
+              JSON.stringify({ on: true, allow: ['bia'], allowPeople: false, hold: validReview.hold })
+          )
+            throw new Error(`a valid review.json read as ${JSON.stringify(settings)}`);
+          if (stored) holds(settings, stored);
+          // a decision left by `papo review` (review-<8 hex>.json)
+          let request: unknown;
+          try {
+            request = JSON.parse(f.decision);
+          } catch {
+            request = undefined;
+          }
+          const decision = parseDecision(request);
+          if (decision !== null) {
+            const idsOk = (l: unknown) => Array.isArray(l) && l.every((id) => MESSAGE_ID_PATTERN.test(id));
+            if (
+              (decision.approve !== 'all' && !idsOk(decision.approve)) ||
+              !idsOk(decision.reject) ||
+              (decision.reason !== undefined && typeof decision.reason !== 'string')
+            )
+              throw new Error(`a decision accepted as ${JSON.stringify(decision)}`);
+          }
+          assertNoPollution();
+          return true;
+        }),
+        budget,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
 // ---------- the signal server's TLS files ----------
 
 const tlsFiles: FuzzTarget = {
@@ -1186,6 +1705,7 @@ const clientConfigs: FuzzTarget = {
 export const PARSER_TARGETS: FuzzTarget[] = [
   serverParse,
   clientSignal,
+  clientSignalParse,
   signalUrls,
   signalTokens,
   iceConfig,
@@ -1194,6 +1714,7 @@ export const PARSER_TARGETS: FuzzTarget[] = [
   stun,
   inert,
   profileFiles,
+  profileReaders,
   tlsFiles,
   turnLimiter,
   clientConfigs,

@@ -128,12 +128,30 @@ function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
+/**
+ * Cases run by check() in this process so far, and a hook called after each (the long run prints
+ * where it is from there: a synchronous property holds the event loop for the whole run).
+ */
+export const fuzzProgress: { cases: number; afterCase: () => void } = { cases: 0, afterCase: () => {} };
+
 export async function check<T>(
   name: string,
-  property: fc.IRawProperty<T, boolean>,
+  raw: fc.IRawProperty<T, boolean>,
   budget: FuzzBudget,
   timeoutMs = 5000,
 ): Promise<FuzzOutcome> {
+  // Count each case once it ran (fast-check's afterEach hook of both kinds of property).
+  const property: fc.IRawProperty<T, boolean> = raw.isAsync()
+    ? (raw as fc.IAsyncPropertyWithHooks<T>).afterEach(async (previous) => {
+        await previous();
+        fuzzProgress.cases++;
+        fuzzProgress.afterCase();
+      })
+    : (raw as fc.IPropertyWithHooks<T>).afterEach((previous) => {
+        previous();
+        fuzzProgress.cases++;
+        fuzzProgress.afterCase();
+      });
   const params: fc.Parameters<T> = { seed: budget.seed, timeout: timeoutMs, endOnFailure: true };
   if (budget.timeMs !== undefined) {
     params.numRuns = Number.MAX_SAFE_INTEGER;

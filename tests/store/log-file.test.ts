@@ -3,6 +3,7 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/log-file.js';
+import { formatLogEntry } from '../../src/client/log-format.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import { type Hooks, tempDir } from '../support/files.js';
 
@@ -100,4 +101,21 @@ test('a missing log is an empty log', async (t) => {
   assert.deepEqual(await readLogTail(path, 5), []);
   assert.equal((await readInboundIds(path)).size, 0);
   assert.deepEqual(await readLogFrom(path, 0), { entries: [], next: 0 });
+});
+
+test('a line whose fields are of the wrong type is skipped like a foreign one: formatting what is read never throws (found by the profile fuzz target)', async (t) => {
+  const path = tempLog(t);
+  // A `toString` that is not a function made `papo log` and the history tool throw while formatting.
+  const bad = [
+    { ev: 'in', msg: { ...msg(1), body: { toString: 1 } } },
+    { ev: 'out', msg: { ...msg(2), ts: { valueOf: [] } } },
+    { ev: 'review', id: msg(3).id, decision: 'rejected', ts: 1, reason: { toString: 1 } },
+    { ev: 'delivered', id: msg(4).id, by: ['colega'], ts: 1 },
+    { ev: 'impostor', name: 'colega', kind: 'robot', node: 'ab'.repeat(32), ts: 1 },
+  ];
+  writeFileSync(path, `${bad.map((e) => JSON.stringify(e)).join('\n')}\n${line({ ev: 'in', msg: msg(5) })}`);
+  const entries = await readLogTail(path, 10);
+  assert.deepEqual(entries, [{ ev: 'in', msg: msg(5) }]);
+  for (const e of entries) formatLogEntry(e, 'voce');
+  assert.deepEqual([...(await readInboundIds(path))], [msg(5).id]);
 });

@@ -325,3 +325,35 @@ test('member state: outbox.json keeps who each message is owed to; an old outbox
     return true;
   });
 });
+
+test('member state and profile.json: a record of the wrong shape is profile_corrupt naming its file, never a TypeError later (found by the profile fuzz target)', async (t) => {
+  const { home, profile } = await aProfile(t);
+  const msg = { id: '3f9a1c07b2', from: 'b', node: 'ab'.repeat(32), kind: 'agent', ts: 1, body: 'x' };
+  const refused = async (file: string, text: string, named = file) => {
+    writeFileSync(join(profile.dir, file), text);
+    await assert.rejects(openMemberState(profile.dir), (e) => {
+      assert.ok(isPapoError(e, 'profile_corrupt'), String(e));
+      assert.ok(e.message.includes(named), e.message);
+      return true;
+    });
+    rmSync(join(profile.dir, file));
+  };
+  // A member remembered without a name: `status` sorted members by name and threw.
+  await refused('peers.json', JSON.stringify({ ['ab'.repeat(32)]: { kind: 'agent', lastSeen: 1 } }));
+  await refused('peers.json', JSON.stringify({ ['ab'.repeat(32)]: null }));
+  // A queued message whose `to` is a number: `papo status` (owedSummary) threw; one without fields
+  // would have gone out again as a frame no member accepts.
+  await refused('outbox.json', JSON.stringify([{ ...msg, to: 5 }]));
+  await refused('outbox.json', JSON.stringify([{}]));
+  // An unread message without a body reached `wait`; a legacy inbox.json entry that is null threw a
+  // TypeError, and an id such as ../../x named a file outside inbox/.
+  await refused(join('inbox', '0000000000-3f9a1c07b2.json'), JSON.stringify({ id: '3f9a1c07b2' }));
+  await refused('inbox.json', '[null]');
+  await refused('inbox.json', JSON.stringify([{ ...msg, id: '../../x' }]));
+  assert.deepEqual(readdirSync(join(profile.dir, 'inbox')), []);
+  assert.equal((await openMemberState(profile.dir)).inbox.length, 0, 'the profile opens again once fixed');
+  // A member name that is not one: every hello the member sent was refused by the others.
+  const file = JSON.parse(readFileSync(join(profile.dir, 'profile.json'), 'utf8'));
+  writeFileSync(join(profile.dir, 'profile.json'), JSON.stringify({ ...file, name: 'a b' }));
+  await assert.rejects(openProfile({ home, profile: 'default' }), (e) => isPapoError(e, 'profile_corrupt'));
+});

@@ -8,9 +8,14 @@ import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
 import { forgetWhileStopped, requestForget } from '../../client/forget.js';
 import { sameName, validateMemberName } from '../../client/names.js';
-import type { QueuedMessage } from '../../client/outbox.js';
 import { requestTaken } from '../../client/profile-requests.js';
-import { OUTBOX_FILE, openProfile, PEERS_FILE, type Peers } from '../../client/profile-store.js';
+import {
+  OUTBOX_FILE,
+  openProfile,
+  PEERS_FILE,
+  parseOutboxFile,
+  parsePeersFile,
+} from '../../client/profile-store.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
 
 /** How long to wait for a running papo mcp to take the request (it looks every second). */
@@ -28,12 +33,14 @@ export function register(program: Command, ctx: CliContext): void {
       const profile = await openProfile({ home: home(ctx), profile: checkedProfile(ctx) });
       if (sameName(name, profile.name)) throw new PapoError('forget_self', t.forgetSelf(name));
       // Read-only look first, so a typo is told rather than sent to the running member.
-      const peers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE))) ?? {};
-      const outbox = (await readJsonFile<QueuedMessage[]>(join(profile.dir, OUTBOX_FILE))) ?? [];
+      // The files' own readers: a damaged one is refused by name (profile_corrupt), never a TypeError.
+      const peersPath = join(profile.dir, PEERS_FILE);
+      const outboxPath = join(profile.dir, OUTBOX_FILE);
+      const peers = parsePeersFile(await readJsonFile<unknown>(peersPath), peersPath);
+      const outbox = parseOutboxFile(await readJsonFile<unknown>(outboxPath), outboxPath);
       const known =
         Object.values(peers).some((p) => sameName(p.name, name)) ||
-        (Array.isArray(outbox) &&
-          outbox.some((m) => (m.owed ?? (m.to ? [m.to] : [])).some((n) => sameName(n, name))));
+        outbox.some((m) => (m.owed ?? (m.to ? [m.to] : [])).some((n) => sameName(n, name)));
       if (!known)
         throw new PapoError('unknown_member', t.forgetUnknown(name, profileSuffix(profile.profile)));
       try {
