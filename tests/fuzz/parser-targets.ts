@@ -105,6 +105,24 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 })).value;
 
 /** Object.prototype is untouched (a JSON reader that merges or assigns keys could pollute it). */
+/** The fields of a server message a member reads, well-formed or hostile (two targets share them). */
+const iceServersArb = fc.oneof(
+  fc.array(
+    fc.record(
+      {
+        urls: fc.oneof(fc.string({ maxLength: 30 }), hostileJson),
+        username: hostileJson,
+        credential: hostileJson,
+      },
+      { requiredKeys: [] },
+    ),
+    { maxLength: 3 },
+  ),
+  hostileJson,
+);
+const notesArb = fc.oneof(fc.array(fc.string({ maxLength: 45 }), { maxLength: 10 }), hostileJson);
+const codeArb = fc.oneof(fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'), hostileJson);
+
 function assertNoPollution(): void {
   const probe = {} as Record<string, unknown>;
   for (const key of ['t', 'x', 'polluted', 'name', 'urls', 'command', 'peer', 'id', 'msg']) {
@@ -268,22 +286,9 @@ const clientSignal: FuzzTarget = {
                 fc.base64String({ maxLength: 200 }),
                 hostileJson,
               ),
-              iceServers: fc.oneof(
-                fc.array(
-                  fc.record(
-                    {
-                      urls: fc.oneof(fc.string({ maxLength: 30 }), hostileJson),
-                      username: hostileJson,
-                      credential: hostileJson,
-                    },
-                    { requiredKeys: [] },
-                  ),
-                  { maxLength: 3 },
-                ),
-                hostileJson,
-              ),
-              notes: fc.oneof(fc.array(fc.string({ maxLength: 45 }), { maxLength: 10 }), hostileJson),
-              code: fc.oneof(fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'), hostileJson),
+              iceServers: iceServersArb,
+              notes: notesArb,
+              code: codeArb,
               message: fc.oneof(fc.string({ maxLength: 300 }), hostileJson),
             },
             { requiredKeys: [] },
@@ -413,22 +418,9 @@ const clientSignalParse: FuzzTarget = {
             fc.base64String({ maxLength: 200 }),
             hostileJson,
           ),
-          iceServers: fc.oneof(
-            fc.array(
-              fc.record(
-                {
-                  urls: fc.oneof(fc.string({ maxLength: 30 }), hostileJson),
-                  username: hostileJson,
-                  credential: hostileJson,
-                },
-                { requiredKeys: [] },
-              ),
-              { maxLength: 3 },
-            ),
-            hostileJson,
-          ),
-          notes: fc.oneof(fc.array(fc.string({ maxLength: 45 }), { maxLength: 10 }), hostileJson),
-          code: fc.oneof(fc.constantFrom('rate_limited', 'room_full', 'unknown_peer'), hostileJson),
+          iceServers: iceServersArb,
+          notes: notesArb,
+          code: codeArb,
           message: fc.oneof(fc.string({ maxLength: 300, size: 'max' }), hostileJson),
         },
         { requiredKeys: [] },
