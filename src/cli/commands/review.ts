@@ -313,6 +313,8 @@ async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: R
 // ---- --watch --------------------------------------------------------------------------------
 
 const CTRL_C = '\u0003';
+/** How long after an ESC the rest of its sequence may still arrive. */
+const ESCAPE_MS = 100;
 const CTRL_D = '\u0004';
 
 async function watch(ctx: CliContext, dir: string, rt: ReviewTexts): Promise<void> {
@@ -375,6 +377,7 @@ class KeyReader {
   #waiter: ((key: string | null) => void) | undefined;
   ended = false;
   #raw: boolean;
+  #escapeUntil = 0;
 
   constructor() {
     const input = process.stdin;
@@ -383,7 +386,11 @@ class KeyReader {
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => {
       if (this.#raw) {
-        if ([...chunk].length === 1 && chunk !== '\u001b') this.#push(chunk);
+        // An escape sequence may come in more than one read (ESC, then "[A"): what follows an
+        // ESC within a moment is part of it.
+        const now = Date.now();
+        if (chunk.startsWith('\u001b')) this.#escapeUntil = now + ESCAPE_MS;
+        else if (now >= this.#escapeUntil && [...chunk].length === 1) this.#push(chunk);
         return;
       }
       for (const ch of chunk) if (ch.trim() !== '') this.#push(ch);
@@ -423,6 +430,7 @@ class KeyReader {
 
   close(): void {
     if (this.#raw) process.stdin.setRawMode(false);
-    process.stdin.pause();
+    // Destroyed, not paused: a terminal's stdin handle left open keeps the process alive.
+    process.stdin.destroy();
   }
 }
