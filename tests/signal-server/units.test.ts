@@ -1,5 +1,7 @@
 // Pure parts: settings from the environment, the token bucket, the client address, credentials.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { configFromEnv, DEFAULTS, parseListen } from '../../src/signal-server/config.js';
 import { AddressCounter, addressKey, clientAddress, TokenBucket } from '../../src/signal-server/limits.js';
@@ -178,4 +180,19 @@ test('TURN identities per address: a sliding window, a redial free, memory bound
   const noTurn = new TurnIssuer({ ...turn, secret: undefined }, false);
   for (let i = 0; i < 10; i++)
     assert.deepEqual(noTurn.forWelcome('a', `m${i}`, t0), { iceServers: [], notes: [] });
+});
+
+test("ws, as papo resolves it, unmasks frames with bufferutil's native code (ADR 0082)", () => {
+  // ws's exports hide lib/, so its file is found from the package's entry point.
+  const require = createRequire(import.meta.url);
+  const bufferUtil = require(join(dirname(require.resolve('ws')), 'lib', 'buffer-util.js'));
+  const native = require('bufferutil');
+  assert.match(String(native.unmask), /\[native code\]/);
+  // ws's own unmask hands frames of 32 bytes or more to it: the result is the RFC 6455 XOR.
+  const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
+  const plain = Buffer.from('a signal frame longer than thirty-two bytes');
+  const masked = Buffer.from(plain.map((b, i) => b ^ (mask[i & 3] as number)));
+  bufferUtil.unmask(masked, mask);
+  assert.deepEqual(masked, plain);
+  assert.match(String(bufferUtil.unmask), /bufferUtil\.unmask/);
 });
