@@ -1,36 +1,23 @@
-// The hono app: GET / (what this is), GET /healthz, GET /metrics (only with PAPO_SIGNAL_METRICS_TOKEN,
-// ADR 0075; otherwise on the metrics listener's app alone), and the protocol v1 WebSocket at
-// /v1/ws. Each socket is policed here (token, connection limits, size, rate, topic limit, message
-// shape); the hub only moves messages. A refusal is always an `error` message, plus a close when
-// the socket must go. Nothing here logs message contents or full topics.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// The signal server's WebSocket side: the upgrade at /v1/ws (token, connection limits, the welcome
+// with ICE servers), the heartbeat and the shutdown. Each socket is a Connection (connection.ts:
+// rate control and dispatch to the hub, in order); the HTTP routes are in routes.ts. A refusal is
+// always an `error` message, plus a close when the socket must go. Nothing here logs message
+// contents or full topics.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { type WebSocket, WebSocketServer } from 'ws';
-import {
-  type ErrorMessage,
-  PEER_PATTERN,
-  SIGNAL_PATH,
-  SIGNAL_VERSION,
-  type SignalErrorCode,
-  type WelcomeMessage,
-} from '../signal-protocol.js';
+import { PEER_PATTERN, SIGNAL_PATH, SIGNAL_VERSION, type WelcomeMessage } from '../signal-protocol.js';
 import type { SignalConfig } from './config.js';
-import type { Hub, JoinResult, Member } from './hub.js';
-import { AddressCounter, addressKey, clientAddress, TokenBucket } from './limits.js';
+import { CLOSE, Connection } from './connection.js';
+import type { Hub } from './hub.js';
+import { AddressCounter, addressKey, clientAddress } from './limits.js';
 import type { Metrics } from './metrics.js';
-import { parseClientMessage } from './parse.js';
+import { bearer, sameSecret, signalRoutes } from './routes.js';
 import { TurnIssuer } from './turn-credentials.js';
 
-/** Close codes (RFC 6455 section 7.4.1). */
-export const CLOSE = {
-  goingAway: 1001,
-  policy: 1008,
-  tooBig: 1009,
-  internal: 1011,
-  tryAgainLater: 1013,
-} as const;
+export { CLOSE } from './connection.js';
 
 /**
  * Frames above this are cut off by the WebSocket layer itself (close 1009, no error message);
@@ -57,235 +44,33 @@ export interface SignalApp {
   connectionCount(): number;
 }
 
-class Connection implements Member {
-  readonly topics = new Map<string, string>();
-  /** Pings sent and not answered yet. */
-  unanswered = 0;
-  /** Refused messages since the last accepted one (a flood that does not stop is closed). */
-  strikes = 0;
-  closed = false;
-  /** Set while an asynchronous hub operation runs: later messages wait for it, in order. */
-  chain: Promise<void> | undefined;
-  /** True while this socket's frames are held back until the end of the current tick. */
-  corked = false;
-
-  constructor(
-    readonly id: number,
-    readonly ws: WebSocket,
-    /** The socket ws writes to (the one the upgrade came on). */
-    readonly socket: Duplex,
-    readonly address: string,
-    readonly bucket: TokenBucket,
-    readonly metrics: Metrics,
-    readonly maxBufferedBytes: number,
-  ) {}
-
-  sendText(text: string): void {
-    if (this.ws.readyState !== 1) return;
-    // Every frame for this socket in one tick (all the signals forwarded from one read of a
-    // sender's socket) leaves in one write, one system call, instead of one write each. ws corks
-    // and uncorks around each frame, which nests inside this.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(flush, this);
-    }
-    this.ws.send(text);
-    this.metrics.bytesSent += Buffer.byteLength(text);
-  }
-
-  refuse(code: SignalErrorCode, message: string, close?: number): void {
-    this.metrics.refuse(code);
-    this.sendText(JSON.stringify({ t: 'error', code, message } satisfies ErrorMessage));
-    if (close !== undefined) this.ws.close(close, code);
-  }
-}
-
-/** The end of a tick with frames held for `conn`: they go out, then the socket's backlog is checked. */
-function flush(conn: Connection): void {
-  conn.corked = false;
-  conn.socket.uncork();
-  // A client that stops reading fills the kernel's buffers, then ws's: what the socket could not
-  // write yet (bufferedAmount: the net.Socket's writable queue plus ws's own). Without a bound, a
-  // peer sending it signals grows this process at the peer's rate until the ping timeout.
-  if (conn.ws.readyState === 1 && conn.ws.bufferedAmount > conn.maxBufferedBytes) {
-    conn.metrics.slowClientsClosed++;
-    conn.ws.terminate();
-  }
-}
-
-function sameSecret(expected: string, given: string | undefined): boolean {
-  if (given === undefined) return false;
-  // Hash both sides so the comparison takes the same time whatever the lengths.
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, b);
-}
-
-/** GET /metrics: the token when one is set (on any listener); 401 otherwise. */
-function metricsRoute(app: Hono, token: string | undefined, render: () => string): void {
-  app.get('/metrics', (c) => {
-    if (token !== undefined && !sameSecret(token, bearer(c.req.header('authorization')))) {
-      c.header('WWW-Authenticate', 'Bearer realm="papo signal metrics"');
-      return c.text('a metrics token is required (Authorization: Bearer)\n', 401);
-    }
-    c.header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    return c.body(render());
-  });
-}
-
-function bearer(header: string | undefined): string | undefined {
-  const m = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
-  return m?.[1]?.trim();
-}
-
 export function createSignalApp(deps: SignalAppDeps): SignalApp {
-  const { config, hub, metrics, log } = deps;
-  const app = new Hono();
+  const { config, hub, metrics } = deps;
   // The upgrade goes straight to ws rather than through @hono/node-ws, which keeps each upgrade's
   // hono context, Request and IncomingMessage alive as long as the socket (ADR 0020: twice the
   // memory per idle connection). The ws default frame limit is 100 MiB; nothing legitimate comes
   // near HARD_FRAME_LIMIT.
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, clientTracking: false });
-
   const connections = new Set<Connection>();
   const addresses = new AddressCounter();
   const turn = new TurnIssuer(config.turn, config.token !== undefined);
   let nextId = 1;
   let stopping = false;
 
-  app.get('/', (c) =>
-    c.text(
-      `papo signal server\n\nA WebSocket rendezvous for papo rooms (signal protocol v${SIGNAL_VERSION} at ${SIGNAL_PATH}).\n` +
-        'It forwards sealed WebRTC offers, answers and ICE candidates between members of a room and keeps nothing.\n' +
-        'Health: /healthz.\n',
-    ),
-  );
-  const healthz = (c: Context) =>
-    hub.healthy() ? c.text('ok\n') : c.text('shared store unreachable\n', 503);
-  app.get('/healthz', healthz);
-  const render = () => {
-    const { topics, peers } = hub.counts();
-    metrics.turnIssued = turn.issued;
-    metrics.turnLimited = turn.limited;
-    return metrics.render({ connections: connections.size, topics, peers });
-  };
-  // The signal port is the public one: /metrics there only for a scraper holding the token.
-  if (config.metricsToken !== undefined) metricsRoute(app, config.metricsToken, render);
-  const metricsApp = new Hono();
-  metricsRoute(metricsApp, config.metricsToken, render);
-  metricsApp.get('/healthz', healthz);
+  const { app, metricsApp } = signalRoutes({
+    healthy: () => hub.healthy(),
+    metricsToken: config.metricsToken,
+    renderMetrics: () => {
+      const { topics, peers } = hub.counts();
+      metrics.turnIssued = turn.issued;
+      metrics.turnLimited = turn.limited;
+      return metrics.render({ connections: connections.size, topics, peers });
+    },
+  });
 
-  const run = (conn: Connection, step: () => void | Promise<void>): void => {
-    const fail = (err: unknown) => {
-      log(`socket ${conn.id}: hub error: ${err instanceof Error ? err.message : String(err)}`);
-      // The client redials with backoff; better than a socket in an unknown state.
-      if (!conn.closed) conn.ws.close(CLOSE.internal, 'internal error');
-    };
-    if (conn.chain !== undefined) {
-      const next: Promise<void> = conn.chain
-        .then(step)
-        .catch(fail)
-        .then(() => {
-          if (conn.chain === next) conn.chain = undefined;
-        });
-      conn.chain = next;
-      return;
-    }
-    let result: void | Promise<void>;
-    try {
-      result = step();
-    } catch (err) {
-      fail(err);
-      return;
-    }
-    if (result instanceof Promise) {
-      const next: Promise<void> = result.catch(fail).then(() => {
-        if (conn.chain === next) conn.chain = undefined;
-      });
-      conn.chain = next;
-    }
-  };
-
-  const afterJoin = (conn: Connection, result: JoinResult): void => {
-    if (result === 'room_full') conn.refuse('room_full', 'this topic has as many peers as the server allows');
-  };
-
-  const handle = (conn: Connection, raw: string): void | Promise<void> => {
-    const parsed = parseClientMessage(raw);
-    if (!parsed.ok) return conn.refuse('bad_request', parsed.reason);
-    const m = parsed.message;
-    switch (m.t) {
-      case 'join': {
-        const current = conn.topics.get(m.topic);
-        if (current !== undefined && current !== m.peer) {
-          return conn.refuse('bad_request', 'this socket is already on the topic as another peer');
-        }
-        if (current === undefined && conn.topics.size >= config.maxTopicsPerSocket) {
-          return conn.refuse('topic_limit', `at most ${config.maxTopicsPerSocket} topics per connection`);
-        }
-        const result = hub.join(conn, m.topic, m.peer);
-        if (result instanceof Promise) return result.then((r) => afterJoin(conn, r));
-        return afterJoin(conn, result);
-      }
-      case 'signal': {
-        if (!conn.topics.has(m.topic))
-          return conn.refuse('bad_request', 'join the topic before signalling on it');
-        const delivered = hub.signal(conn, m.topic, m.to, m.data, parsed.plain);
-        const after = (ok: boolean) => {
-          if (!ok) conn.refuse('unknown_peer', 'no such peer on this topic');
-        };
-        if (delivered instanceof Promise) return delivered.then(after);
-        return after(delivered);
-      }
-      case 'leave':
-        return hub.leave(conn, m.topic);
-    }
-  };
-
-  const onMessage = (conn: Connection, data: Buffer, isBinary: boolean): void => {
-    metrics.messagesReceived++;
-    metrics.bytesReceived += data.length;
-    if (conn.closed) return;
-    if (!conn.bucket.take()) {
-      // One error per flood, not one per dropped message; a flood that outlasts a second burst
-      // is closed.
-      if (conn.strikes === 0)
-        conn.refuse('rate_limited', `at most ${config.messagesPerSecond} messages per second`);
-      else metrics.refuse('rate_limited');
-      conn.strikes++;
-      if (conn.strikes > config.messageBurst) conn.ws.close(CLOSE.policy, 'rate_limited');
-      return;
-    }
-    conn.strikes = 0;
-    if (data.length > config.maxMessageBytes) {
-      conn.refuse('too_large', `messages are limited to ${config.maxMessageBytes} bytes`);
-      return;
-    }
-    if (isBinary) {
-      conn.refuse('bad_request', 'only text messages are part of the protocol');
-      return;
-    }
-    const text = data.toString('utf8');
-    run(conn, () => handle(conn, text));
-  };
-
-  const open = (
-    ws: WebSocket,
-    socket: Duplex,
-    address: string,
-    authorized: boolean,
-    tag: string,
-  ): Connection | undefined => {
-    const conn = new Connection(
-      nextId++,
-      ws,
-      socket,
-      address,
-      new TokenBucket(config.messagesPerSecond, config.messageBurst),
-      metrics,
-      config.maxBufferedBytes,
-    );
+  /** The socket's Connection once it is accepted; undefined when it was refused and closed. */
+  const open = (ws: WebSocket, socket: Duplex, address: string, authorized: boolean, tag: string) => {
+    const conn = new Connection(nextId++, ws, socket, address, deps);
     if (stopping) {
       ws.close(CLOSE.goingAway, 'server shutting down');
       return undefined;
@@ -308,8 +93,6 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     }
     connections.add(conn);
     metrics.connectionsAccepted++;
-    byWebSocket.set(ws, conn);
-    ws.on('pong', onPong);
     const ice = turn.forWelcome(address, tag);
     const welcome: WelcomeMessage = { t: 'welcome', v: SIGNAL_VERSION, iceServers: ice.iceServers };
     if (ice.notes.length > 0) welcome.notes = ice.notes;
@@ -319,13 +102,10 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
 
   const close = (conn: Connection): void => {
     if (conn.closed) return;
-    conn.closed = true;
     connections.delete(conn);
     addresses.release(conn.address);
-    run(conn, () => hub.dropMember(conn));
+    conn.drop();
   };
-
-  app.get(SIGNAL_PATH, (c) => c.text('this endpoint speaks WebSocket (papo signal protocol v1)\n', 426));
 
   // Listeners shared by every socket (found through a WeakMap) rather than closures per socket:
   // idle connections are what a signal server holds most of.
@@ -336,8 +116,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     if (conn !== undefined) conn.unanswered = 0;
   }
   function onWsMessage(this: WebSocket, data: Buffer, isBinary: boolean) {
-    const conn = byWebSocket.get(this);
-    if (conn !== undefined) onMessage(conn, data, isBinary);
+    byWebSocket.get(this)?.receive(data, isBinary);
   }
   function onWsClose(this: WebSocket) {
     const conn = byWebSocket.get(this);
@@ -371,7 +150,10 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     const tag = hint !== null && PEER_PATTERN.test(hint) ? hint.slice(0, 10) : randomBytes(5).toString('hex');
     wss.handleUpgrade(request, socket, head, (ws) => {
       ws.on('error', ignore); // e.g. a frame over HARD_FRAME_LIMIT: ws closes it, 'close' follows
-      if (open(ws, socket, address, authorized, tag) === undefined) return;
+      const conn = open(ws, socket, address, authorized, tag);
+      if (conn === undefined) return;
+      byWebSocket.set(ws, conn);
+      ws.on('pong', onPong);
       ws.on('message', onWsMessage);
       ws.on('close', onWsClose);
     });
@@ -409,7 +191,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     await Promise.all(gone);
     clearTimeout(timer);
     for (const conn of all) close(conn);
-    await Promise.all(all.map((conn) => conn.chain));
+    await Promise.all(all.map((conn) => conn.idle()));
   };
 
   return { app, metricsApp, upgrade, shutdown, connectionCount: () => connections.size };

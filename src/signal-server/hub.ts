@@ -16,21 +16,15 @@ export type JoinResult = 'ok' | 'room_full';
 
 export interface Hub {
   /** Joins `member` to `topic` as `peer`; on 'ok' the hub has sent the `peers` message. */
-  join(member: Member, topic: string, peer: string): JoinResult | Promise<JoinResult>;
-  leave(member: Member, topic: string): void | Promise<void>;
+  join(member: Member, topic: string, peer: string): Promise<JoinResult>;
+  leave(member: Member, topic: string): Promise<void>;
   /**
    * Forwards a sealed blob to `to` on `topic`; false when no such peer is there (unknown_peer).
    * `plain`: `data` has no character JSON escapes (parse.ts found it so), so it is written as is.
    */
-  signal(
-    member: Member,
-    topic: string,
-    to: string,
-    data: string,
-    plain?: boolean,
-  ): boolean | Promise<boolean>;
+  signal(member: Member, topic: string, to: string, data: string, plain?: boolean): Promise<boolean>;
   /** The socket is gone: leave every topic it was on. */
-  dropMember(member: Member): void | Promise<void>;
+  dropMember(member: Member): Promise<void>;
   counts(): { topics: number; peers: number };
   /** False while a shared store is unreachable (GET /healthz answers 503). */
   healthy(): boolean;
@@ -104,7 +98,10 @@ export function deliver(entry: Entry, message: string): void {
   else entry.member.sendText(message);
 }
 
-/** One process, everything in memory, every operation synchronous. */
+/**
+ * One process, everything in memory: each operation does all its work before it returns (its
+ * promise is already settled), so a socket's messages cost no more than a microtask each.
+ */
 export class MemoryHub implements Hub {
   private readonly local = new LocalRooms();
 
@@ -113,7 +110,7 @@ export class MemoryHub implements Hub {
     private readonly metrics: Metrics,
   ) {}
 
-  join(member: Member, topic: string, peer: string): JoinResult {
+  async join(member: Member, topic: string, peer: string): Promise<JoinResult> {
     const room = this.local.rooms.get(topic);
     const existing = room?.get(peer);
     if (existing === undefined && room !== undefined && room.size >= this.maxPeersPerTopic)
@@ -129,13 +126,17 @@ export class MemoryHub implements Hub {
     return 'ok';
   }
 
-  leave(member: Member, topic: string): void {
+  async leave(member: Member, topic: string): Promise<void> {
+    this.#leave(member, topic);
+  }
+
+  #leave(member: Member, topic: string): void {
     const peer = member.topics.get(topic);
     if (peer === undefined) return;
     if (this.local.delete(topic, peer, member)) this.local.broadcast(topic, peer, text.left(topic, peer));
   }
 
-  signal(member: Member, topic: string, to: string, data: string, plain?: boolean): boolean {
+  async signal(member: Member, topic: string, to: string, data: string, plain?: boolean): Promise<boolean> {
     const from = member.topics.get(topic);
     const target = this.local.get(topic, to);
     if (from === undefined || target === undefined) return false;
@@ -144,8 +145,8 @@ export class MemoryHub implements Hub {
     return true;
   }
 
-  dropMember(member: Member): void {
-    for (const topic of [...member.topics.keys()]) this.leave(member, topic);
+  async dropMember(member: Member): Promise<void> {
+    for (const topic of [...member.topics.keys()]) this.#leave(member, topic);
   }
 
   counts(): { topics: number; peers: number } {

@@ -2,7 +2,6 @@
 // signal written without JSON.stringify, and a socket's frames of one tick sent in one write. Each
 // must give exactly what the general path gives.
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
 import { after, test } from 'node:test';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { text } from '../../src/signal-server/hub.js';
@@ -107,13 +106,6 @@ async function member(s: SignalServerHandle, room: string, peer: string): Promis
 }
 
 /** Sends `messages` to the server in one TCP write (the client's socket corked around them). */
-function burst(c: TestClient, messages: unknown[]): void {
-  const socket = (c.ws as unknown as { _socket: Socket })._socket;
-  socket.cork();
-  for (const m of messages) c.send(m);
-  socket.uncork();
-}
-
 test('signals that arrive together leave together: all of them, in order, intact', async () => {
   const s = await server();
   const room = hex32();
@@ -133,12 +125,9 @@ test('signals that arrive together leave together: all of them, in order, intact
     messages.push({ t: 'signal', topic: room, to: i % 2 === 0 ? pb : pc, data });
     if (i === 20) messages.push({ t: 'signal', topic: room, to: hex32(), data: 'nobody' });
   }
-  burst(a, messages);
+  a.sendTogether(messages);
   // b also gets signals from c, in a burst of c's own at the same time.
-  burst(
-    c,
-    Array.from({ length: 20 }, (_, i) => ({ t: 'signal', topic: room, to: pb, data: `c${i}` })),
-  );
+  c.sendTogether(Array.from({ length: 20 }, (_, i) => ({ t: 'signal', topic: room, to: pb, data: `c${i}` })));
 
   const expect = (peer: string, from: string, prefix: string) =>
     messages

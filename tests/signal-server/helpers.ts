@@ -1,5 +1,6 @@
 // Test helpers: a real `ws` client that queues what the server sends, and ids in the wire format.
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 
@@ -54,6 +55,14 @@ export class TestClient {
 
   send(message: unknown): void {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Sends the messages in one TCP write, so the server reads them together. */
+  sendTogether(messages: unknown[]): void {
+    const socket = (this.ws as unknown as { _socket: Socket })._socket;
+    socket.cork();
+    for (const m of messages) this.send(m);
+    socket.uncork();
   }
 
   /** Removes and returns the first received message matching `match`, waiting for it if needed. */

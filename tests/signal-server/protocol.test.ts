@@ -276,15 +276,14 @@ describe('liveness, HTTP and metrics', () => {
   });
 
   test('with PAPO_SIGNAL_METRICS_TOKEN, /metrics needs the token on both listeners', async () => {
+    // Every form of the header is tests/signal-server/routes.test.ts's; here, that both listeners
+    // of a real server carry the rule.
     const token = 'metrics-token-for-tests';
     const s = await server({ metricsToken: token });
     for (const base of [s.url.replace(/^ws/, 'http'), s.metricsUrl as string]) {
-      for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: token }]) {
-        const res = await fetch(`${base}/metrics`, { headers });
-        assert.equal(res.status, 401, `${base} ${JSON.stringify(headers)}`);
-        assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
-        assert.doesNotMatch(await res.text(), /papo_signal_|metrics-token/);
-      }
+      const res = await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wrong' } });
+      assert.equal(res.status, 401, base);
+      assert.doesNotMatch(await res.text(), /papo_signal_|metrics-token/);
       const ok = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
       assert.equal(ok.status, 200);
       assert.match(await ok.text(), /^papo_signal_connections 0$/m);

@@ -78,6 +78,40 @@ test('peers on different replicas see each other and exchange signals', async ()
   z.send({ t: 'leave', topic });
 });
 
+test("a socket's messages sent in one write are taken in order, each once the hub has finished the one before", async () => {
+  // With Redis every join and leave is a round trip: a signal read right after its join must wait
+  // for it, or it would be refused as not joined (and the one after the leave would pass).
+  const topic = hex32();
+  const [px, py] = [hex32(), hex32()];
+  const y = await on(replicaB.url);
+  y.send({ t: 'join', topic, peer: py });
+  await y.next((m) => m.t === 'peers');
+  const x = await on(replicaB.url);
+  x.sendTogether([
+    { t: 'join', topic, peer: px },
+    { t: 'signal', topic, to: py, data: 'after-the-join' },
+    { t: 'leave', topic },
+    { t: 'signal', topic, to: py, data: 'after-the-leave' },
+  ]);
+  assert.deepEqual(await x.next(), { t: 'peers', topic, peers: [py] });
+  const refused = await x.next();
+  assert.equal(refused.t, 'error');
+  assert.equal((refused as { code: string }).code, 'bad_request');
+  assert.match((refused as { message: string }).message, /join the topic before signalling/);
+  // y hears of the join and the leave through Redis's pub/sub, the signal straight from this
+  // replica: the signal's place between them is not fixed, only that it came, once.
+  assert.deepEqual(await y.next((m) => m.t === 'signal'), {
+    t: 'signal',
+    topic,
+    from: px,
+    data: 'after-the-join',
+  });
+  assert.deepEqual(await y.next(), { t: 'joined', topic, peer: px });
+  assert.deepEqual(await y.next(), { t: 'left', topic, peer: px });
+  assert.deepEqual(y.received, []);
+  y.send({ t: 'leave', topic });
+});
+
 test('a peer id that reconnects on another replica takes its membership over', async () => {
   const topic = hex32();
   const [p, q] = [hex32(), hex32()];
