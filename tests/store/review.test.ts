@@ -23,7 +23,6 @@ import {
   countHeld,
   decidedIn,
   dropDecided,
-  HELD_DIR,
   type HeldState,
   holds,
   matchesPattern,
@@ -238,7 +237,9 @@ test('a decision on a real profile: approved into the inbox, rejected out of hel
   const state = await openMemberState(dir);
   const [one, two, three] = [msg('colega', 'one'), msg('colega', 'two'), msg('ana', 'three')];
   for (const m of [one, two, three]) await state.addToHeld(m);
-  assert.equal(statSync(join(dir, HELD_DIR)).mode & 0o777, 0o700);
+  // held/ by its name (docs/files.md), one file per message.
+  assert.equal(statSync(join(dir, 'held')).mode & 0o777, 0o700);
+  assert.equal(readdirSync(join(dir, 'held')).length, 3);
   assert.equal(countHeld(dir), 3);
   assert.deepEqual(
     readHeld(dir).map((m) => m.body),
