@@ -131,7 +131,9 @@ test('review.json as a person may write it: only `on` is needed; up to 64 names 
   }
 });
 
-test('writing review.json: a write that fails leaves the old file where it was (review stays on)', async (t) => {
+test('writing review.json: a write that fails leaves the old file where it was (review stays on)', {
+  skip: process.platform !== 'linux' && 'the path lengths are those of Linux (4095 characters)',
+}, async (t) => {
   // The profile folder so deep that review.json's path fits the system's 4095 characters and
   // the temporary file written next to it does not: the write fails after review.json was seen.
   const top = tempDir(t, 'papo-review-');
