@@ -2,7 +2,16 @@
 // read as the person wrote it (and held closed when it cannot be), the rules, a decision applied to
 // a real profile's held/ and inbox/, and the order that makes a crash mid-decision safe.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
@@ -14,7 +23,6 @@ import {
   countHeld,
   decidedIn,
   dropDecided,
-  HELD_DIR,
   type HeldState,
   holds,
   matchesPattern,
@@ -58,18 +66,37 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
   for (const bad of [
     '{',
     '[]',
+    'null',
+    '"on"',
     '{"on":"yes"}',
     '{"on":true,"allow":["not a name!"]}',
+    '{"on":true,"allow":"colega"}',
+    '{"on":true,"allow_people":"yes"}',
     '{"on":false,"hold":["*"]}',
+    '{"on":true,"hold":"deploy"}',
   ]) {
     writeFileSync(join(dir, REVIEW_FILE), bad);
     const s = readReviewSettings(dir);
-    assert.equal(s.on, true, bad);
-    assert.equal(s.broken, bad === '{' ? 'not_json' : 'not_settings', bad);
+    // Held closed: on, nothing allowed, no pattern, and why.
+    assert.deepEqual(
+      s,
+      {
+        on: true,
+        allow: [],
+        allowPeople: false,
+        hold: [],
+        broken: bad === '{' ? 'not_json' : 'not_settings',
+      },
+      bad,
+    );
     assert.equal(holds(s, msg('colega', 'hi')), true, bad);
   }
-  // A link where review.json should be is not followed: everything is held.
+  // A review.json that cannot be read at all (here a folder) holds everything too.
   rmSync(join(dir, REVIEW_FILE));
+  mkdirSync(join(dir, REVIEW_FILE));
+  assert.equal(readReviewSettings(dir).broken, 'unreadable');
+  rmSync(join(dir, REVIEW_FILE), { recursive: true });
+  // A link where review.json should be is not followed: everything is held.
   writeFileSync(join(dir, 'elsewhere.json'), '{"on":false}');
   symlinkSync(join(dir, 'elsewhere.json'), join(dir, REVIEW_FILE));
   const linked = readReviewSettings(dir);
@@ -79,6 +106,45 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
   await writeReviewSettings(dir, { ...REVIEW_OFF, on: true });
   assert.deepEqual(readReviewSettings(dir), { on: true, allow: [], allowPeople: false, hold: [] });
   assert.equal(readFileSync(join(dir, 'elsewhere.json'), 'utf8'), '{"on":false}');
+});
+
+test('review.json as a person may write it: only `on` is needed; up to 64 names and 64 patterns each, not 65', (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const file = join(dir, 'review.json');
+  writeFileSync(file, '{"on":true}');
+  assert.deepEqual(readReviewSettings(dir), { on: true, allow: [], allowPeople: false, hold: [] });
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `member-${i}`);
+  const patterns = (n: number) => Array.from({ length: n }, (_, i) => `pattern ${i}`);
+  writeFileSync(file, JSON.stringify({ on: true, allow: names(64), hold: patterns(64) }));
+  assert.deepEqual(readReviewSettings(dir), {
+    on: true,
+    allow: names(64),
+    allowPeople: false,
+    hold: patterns(64),
+  });
+  for (const over of [
+    { on: true, allow: names(65) },
+    { on: true, hold: patterns(65) },
+  ]) {
+    writeFileSync(file, JSON.stringify(over));
+    assert.equal(readReviewSettings(dir).broken, 'not_settings', JSON.stringify(over).slice(0, 40));
+  }
+});
+
+test('writing review.json: a write that fails leaves the old file where it was (review stays on)', {
+  skip: process.platform !== 'linux' && 'the path lengths are those of Linux (4095 characters)',
+}, async (t) => {
+  // The profile folder so deep that review.json's path fits the system's 4095 characters and
+  // the temporary file written next to it does not: the write fails after review.json was seen.
+  const top = tempDir(t, 'papo-review-');
+  let dir = top;
+  while (dir.length < 4095 - '/review.json'.length - 200) dir = join(dir, 'd'.repeat(199));
+  dir = join(dir, 'd'.repeat(4095 - '/review.json'.length - dir.length - 1));
+  mkdirSync(dir, { recursive: true });
+  assert.equal(join(dir, REVIEW_FILE).length, 4095);
+  writeFileSync(join(dir, REVIEW_FILE), '{"on":true}');
+  await assert.rejects(writeReviewSettings(dir, REVIEW_OFF), { code: 'ENAMETOOLONG' });
+  assert.deepEqual(readReviewSettings(dir), { on: true, allow: [], allowPeople: false, hold: [] });
 });
 
 test('the rules: off holds nothing; on holds unless allowed; a hold pattern beats an allow', () => {
@@ -101,6 +167,10 @@ test('the rules: off holds nothing; on holds unless allowed; a hold pattern beat
   assert.equal(holds(guarded, msg('colega', 'please RM \t -RF build/')), true);
   assert.equal(holds(guarded, msg('colega', 'Ship it to Production', 'human')), true);
   assert.equal(holds(guarded, msg('colega', 'the schema is in the PR')), false);
+  // Settings marked broken hold everything, whatever else they say.
+  const broken = { ...guarded, hold: [], broken: 'link' as const };
+  assert.equal(holds(broken, msg('colega', 'hi')), true);
+  assert.equal(holds(broken, msg('terceiro', 'hi', 'human')), true);
 });
 
 test('hold patterns: text in order with * between, any case and white space; linear on a hostile text', () => {
@@ -115,6 +185,14 @@ test('hold patterns: text in order with * between, any case and white space; lin
   for (const none of ['', '*', '* *', '   '])
     assert.throws(() => compilePattern(none), /empty/, JSON.stringify(none));
   assert.throws(() => compilePattern('x'.repeat(201)), /too_long/);
+  assert.equal(m(`${'x'.repeat(199)}y`, `a${'x'.repeat(199)}y`), true);
+  // Each piece is found after the one before it, never overlapping it.
+  assert.equal(m('ab*ba', 'aba'), false);
+  assert.equal(m('ab*ba', 'ab ba'), true);
+  // A space stands for white space, which must be there.
+  assert.equal(m('rm -rf', 'rm-rf /'), false);
+  // Letter case is folded down: the Kelvin sign (U+212A) is a k.
+  assert.equal(m('kill', '\u212Aill it'), true);
   // The shapes that stall a backtracking engine cost a few indexOf calls here.
   const hostile = 'a'.repeat(48 * 1024);
   assert.equal(m('a*a*a*a*a*a*a*a*a*a*b', hostile), false);
@@ -130,11 +208,30 @@ test('the gate reads review.json again when it changes, not before', async (t) =
   assert.equal(gate.reviewing(), true);
   assert.equal(gate.holds(msg('colega', 'hi')), false);
   assert.equal(gate.holds(msg('ana', 'hi')), true);
+  assert.deepEqual(logged, []);
   writeFileSync(join(dir, REVIEW_FILE), 'not json at all');
   assert.equal(gate.holds(msg('colega', 'hi')), true);
-  assert.match(logged.join('\n'), /every message is held until it is fixed/);
+  assert.equal(gate.holds(msg('colega', 'hi')), true);
+  // Said once for the file as it is (papo log), not for every message.
+  assert.deepEqual(logged, [
+    `review: ${join(dir, 'review.json')} is not usable (not_json); every message is held until it is fixed`,
+  ]);
   rmSync(join(dir, REVIEW_FILE));
   assert.equal(gate.reviewing(), false);
+  assert.equal(logged.length, 1);
+});
+
+test('a gate over a profile path it cannot look into holds everything', (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  // A file where the profile folder should be: review.json cannot be looked at (ENOTDIR).
+  writeFileSync(join(dir, 'profile'), '');
+  const logged: string[] = [];
+  const gate = new ReviewGate(join(dir, 'profile'), (line) => logged.push(line));
+  assert.equal(gate.reviewing(), true);
+  assert.equal(gate.holds(msg('colega', 'hi')), true);
+  assert.deepEqual(logged, [
+    `review: ${join(dir, 'profile', 'review.json')} is not usable (unreadable); every message is held until it is fixed`,
+  ]);
 });
 
 test('a decision on a real profile: approved into the inbox, rejected out of held/, both logged; held/ is 0700, its files 0600', async (t) => {
@@ -142,7 +239,9 @@ test('a decision on a real profile: approved into the inbox, rejected out of hel
   const state = await openMemberState(dir);
   const [one, two, three] = [msg('colega', 'one'), msg('colega', 'two'), msg('ana', 'three')];
   for (const m of [one, two, three]) await state.addToHeld(m);
-  assert.equal(statSync(join(dir, HELD_DIR)).mode & 0o777, 0o700);
+  // held/ by its name (docs/files.md), one file per message.
+  assert.equal(statSync(join(dir, 'held')).mode & 0o777, 0o700);
+  assert.equal(readdirSync(join(dir, 'held')).length, 3);
   assert.equal(countHeld(dir), 3);
   assert.deepEqual(
     readHeld(dir).map((m) => m.body),
@@ -206,6 +305,74 @@ test('a crash between the inbox and held/ leaves a copy in both: the next start 
   assert.ok((await reopened.inboundIds()).has(other.id));
 });
 
+test('approving what a crash left both held and unread (papo mcp not running): one copy in the inbox, none held', async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const state = await openMemberState(dir);
+  const m = msg('colega', 'approved as papo stopped');
+  await state.addToHeld(m);
+  await state.addToInbox(m);
+  // `papo review approve` under the lock, before any papo mcp started again.
+  const reopened = await openMemberState(dir);
+  const outcome = await applyDecision(reopened, { approve: [m.id], reject: [] }, 5);
+  assert.deepEqual(
+    outcome.approved.map((x) => x.id),
+    [m.id],
+  );
+  const again = await openMemberState(dir);
+  assert.deepEqual([again.inbox.map((x) => x.id), again.held], [[m.id], []]);
+});
+
+test('a crash after the approval was logged: the next start drops the held copy and logs nothing twice', async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const state = await openMemberState(dir);
+  const m = msg('colega', 'approved and logged as papo stopped');
+  await state.addToHeld(m);
+  await state.addToInbox(m);
+  await state.appendLog({ ev: 'review', id: m.id, decision: 'approved', ts: 1 });
+  const reopened = await openMemberState(dir);
+  await dropDecided(reopened, decidedIn(await reopened.readLogTail(100)), 2);
+  assert.deepEqual([reopened.inbox.map((x) => x.id), reopened.held], [[m.id], []]);
+  assert.deepEqual(await reopened.readLogTail(10), [{ ev: 'review', id: m.id, decision: 'approved', ts: 1 }]);
+});
+
+test('the decisions in a log are its review entries only, the last one for an id winning', () => {
+  const [a, b] = [msg('colega', 'a'), msg('colega', 'b')];
+  const entries: LogEntry[] = [
+    { ev: 'in', msg: a, held: true },
+    { ev: 'in', msg: b, held: true },
+    { ev: 'review', id: a.id, decision: 'approved', ts: 3 },
+    { ev: 'delivered', id: '00000000ff', by: 'colega', ts: 4 },
+    { ev: 'review', id: b.id, decision: 'approved', ts: 5 },
+    { ev: 'review', id: b.id, decision: 'rejected', ts: 6 },
+    { ev: 'impostor', name: 'colega', kind: 'agent', node: 'c'.repeat(64), ts: 7 },
+  ];
+  assert.deepEqual(
+    decidedIn(entries),
+    new Map([
+      [a.id, 'approved'],
+      [b.id, 'rejected'],
+    ]),
+  );
+});
+
+test('at a start, held/ is asked to drop exactly what was decided, and not written when nothing was', async () => {
+  const [decided, waiting] = [msg('colega', 'rejected'), msg('colega', 'waiting')];
+  const removed: string[][] = [];
+  const state: HeldState = {
+    held: [decided, waiting],
+    inbox: [],
+    addToInbox: async () => {},
+    removeFromHeld: async (ids) => {
+      removed.push([...ids]);
+    },
+    appendLog: async () => {},
+  };
+  await dropDecided(state, new Map(), 1);
+  assert.deepEqual(removed, []);
+  await dropDecided(state, new Map([[decided.id, 'rejected']]), 1);
+  assert.deepEqual(removed, [[decided.id]]);
+});
+
 test("a crash between a rejection's log line and held/: the next start finishes it; a decision both ways rejects", async (t) => {
   const dir = tempDir(t, 'papo-review-');
   const state = await openMemberState(dir);
@@ -256,6 +423,39 @@ test('decisions left for papo mcp: applied oldest first; one it cannot apply yet
   assert.ok(!existsSync(join(dir, 'review-0000000000000-deadbeef.json')));
 });
 
+test('decisions left for papo mcp, applied to a real profile: what each did is logged, and a request that is not a decision is logged and removed, never applied', async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const state = await openMemberState(dir);
+  const [a, b, c] = [msg('colega', 'a'), msg('colega', 'b'), msg('ana', 'c')];
+  for (const m of [a, b, c]) await state.addToHeld(m);
+  const decisions: unknown[] = [];
+  const member = {
+    decide: (d: ReviewDecision) => {
+      decisions.push(d);
+      return applyDecision(state, d, 9);
+    },
+  };
+  const logged: string[] = [];
+  const bad = join(dir, 'review-0000000000000-0badc0de.json');
+  writeFileSync(bad, '{"approve":"some"}');
+  await requestDecision(dir, {
+    approve: [a.id, b.id, '00000000aa'],
+    reject: [c.id, '00000000bb', '00000000cc'],
+  });
+  await takeReviewRequests(dir, member, (line) => logged.push(line));
+  assert.deepEqual(logged, [
+    'ignoring review-0000000000000-0badc0de.json: not a review request',
+    'review: 2 approved, 1 rejected, 0 kept (inbox full), 3 not held',
+  ]);
+  assert.equal(decisions.length, 1);
+  assert.deepEqual([state.inbox.map((m) => m.id), state.held], [[a.id, b.id], []]);
+  assert.ok(!existsSync(bad));
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith('review-')),
+    [],
+  );
+});
+
 test('approving into a full inbox keeps the message held, and a failing disk stops the decision before anything is released', async () => {
   const m = msg('colega', 'waiting');
   const log: LogEntry[] = [];
@@ -293,6 +493,19 @@ test('approving into a full inbox keeps the message held, and a failing disk sto
   assert.deepEqual(held, [m]);
 });
 
+test("a link planted where the approved message's inbox file goes: the decision fails, the message stays held, nothing is logged", async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const state = await openMemberState(dir);
+  const m = msg('colega', 'held');
+  await state.addToHeld(m);
+  writeFileSync(join(dir, 'elsewhere'), '');
+  symlinkSync(join(dir, 'elsewhere'), join(dir, 'inbox', `0000000000-${m.id}.json`));
+  await assert.rejects(applyDecision(state, { approve: [m.id], reject: [] }, 1), { code: 'profile_link' });
+  assert.deepEqual([state.inbox, state.held.map((x) => x.id)], [[], [m.id]]);
+  assert.deepEqual(await state.readLogTail(10), []);
+  assert.equal(readFileSync(join(dir, 'elsewhere'), 'utf8'), '');
+});
+
 test('a decision request: only well-formed ids and an optional reason; anything else is refused', () => {
   assert.deepEqual(parseDecision({ approve: ['0123456789'], reject: [] }), {
     approve: ['0123456789'],
@@ -312,6 +525,17 @@ test('a decision request: only well-formed ids and an optional reason; anything 
     { approve: 'some' },
     { reject: [1] },
     { reject: [], reason: 3 },
+    // Ids are strings: not a number, nor a list, that reads as one.
+    { approve: [1234567890] },
+    { reject: [['0123456789']] },
   ])
     assert.equal(parseDecision(bad), null, JSON.stringify(bad));
+  // At most 10,000 ids each way.
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => i.toString(16).padStart(10, '0'));
+  assert.deepEqual(parseDecision({ approve: ids(10_000), reject: ids(10_000) }), {
+    approve: ids(10_000),
+    reject: ids(10_000),
+  });
+  assert.equal(parseDecision({ approve: ids(10_001) }), null);
+  assert.equal(parseDecision({ reject: ids(10_001) }), null);
 });
