@@ -220,6 +220,37 @@ test('after the first ack, the wait for the others online ends with the last ack
   await settled();
   assert.equal(ended, true, 'only voce, offline, is owed it now');
   assert.deepEqual(delivery.owedNow('00000000c1'), ['voce']);
+  assert.equal(env.events.listenerCount('delivered'), 0, 'the ended wait listens no more');
+});
+
+test('with no time left the wait for more acks ends at once; a wait its time ended leaves no listener', async (t) => {
+  const state = memoryState();
+  const { host, env } = fakeHost();
+  const delivery = new DurableDelivery(host, state, 0);
+  await delivery.start();
+  state.outbox = [queued('00000000c3', ['colega', 'terceiro'])];
+  env.online = ['colega', 'terceiro'];
+  let ended = false;
+  void delivery.moreAcks('00000000c3', 0).then(() => {
+    ended = true;
+  });
+  // Within this turn (no timer, no I/O): an ack written meanwhile is not waited for.
+  await Promise.resolve();
+  assert.equal(ended, true);
+  assert.equal(env.events.listenerCount('delivered'), 0);
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  let timedOut = false;
+  void delivery.moreAcks('00000000c3', 500).then(() => {
+    timedOut = true;
+  });
+  assert.equal(env.events.listenerCount('delivered'), 1);
+  t.mock.timers.tick(499);
+  await Promise.resolve();
+  assert.equal(timedOut, false);
+  t.mock.timers.tick(1);
+  await Promise.resolve();
+  assert.equal(timedOut, true);
+  assert.equal(env.events.listenerCount('delivered'), 0);
 });
 
 test('the wait for more acks ends at the next ack once the node closed', async () => {
