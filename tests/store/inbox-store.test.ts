@@ -344,3 +344,17 @@ test('a legacy inbox.json with one entry that is not a message is refused whole'
   );
   assert.ok(readdirSync(dir).includes(LEGACY_INBOX_FILE), 'kept as it was');
 });
+
+test('the folder is synced after a removal, and only then: with the folder gone, only a real removal fails', async (t) => {
+  const dir = profileDir(t);
+  const store = await InboxStore.open(dir);
+  await store.add(msg(1));
+  // Someone removed the folder under a running member. Reading ids it does not hold touches
+  // nothing on disk, so it is no error; removing a message syncs the folder, which is not there.
+  rmSync(store.dir, { recursive: true });
+  await store.remove(['ffffffffff']);
+  await store.remove([]);
+  assert.equal(store.count, 1);
+  await assert.rejects(store.remove([msg(1).id]), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+  assert.equal(store.count, 0);
+});
