@@ -15,7 +15,7 @@ export const modules = {
   },
   'durable-delivery': {
     mutate: ['src/client/durable-delivery.ts'],
-    tests: ['node/group-rules', 'node/store-then-ack'],
+    tests: ['node/group-rules', 'node/store-then-ack', 'node/durable-delivery'],
   },
   'ephemeral-delivery': {
     mutate: ['src/client/ephemeral-delivery.ts'],

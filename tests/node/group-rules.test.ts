@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/frame-codec.js';
-import { envelopeOf, type Frame, msgFrame } from '../../src/client/frames.js';
+import { envelopeOf, type Frame, MAX_SEALED_FRAME_BYTES, msgFrame } from '../../src/client/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
@@ -28,6 +28,9 @@ const KEYS = {
   voce: generateIdentity(),
   quarto: generateIdentity(),
   whoever: generateIdentity(),
+  // People (`papo say`): voce's, and Self's own, each under their agent's name, kind human.
+  pessoa: generateIdentity(),
+  dono: generateIdentity(),
 };
 const SELF = KEYS.self.nodeId;
 const COLEGA = KEYS.colega.nodeId;
@@ -685,5 +688,199 @@ test('a reply to the oldest unread message reads it', async (t) => {
   assert.deepEqual(
     node.unread().map((m) => m.id),
     [b.id],
+  );
+});
+
+/** A person's message (kind human) under `from`, signed by the person's own key. */
+function personMsg(key: Identity, from: string, id: string): Envelope {
+  const raw: Envelope = { id, from, node: key.nodeId, kind: 'human', ts: Date.now(), body: `said ${id}` };
+  return envelopeOf(codecOf(key.nodeId).sign(msgFrame(raw)));
+}
+
+test("a reply reads the earlier messages of its sender's kind only: the person's words under the agent's name stay", async (t) => {
+  const state = readableState();
+  const { node, from } = setup(state, t);
+  await node.start();
+  const [a, said, c] = [
+    msgOf('voce', '00000000a4'),
+    personMsg(KEYS.pessoa, 'voce', '00000000a5'),
+    msgOf('voce', '00000000a6'),
+  ];
+  for (const m of [a, said, c]) from(COLEGA, { t: 'msg', ...m });
+  await tick();
+  assert.deepEqual(
+    node.unread().map((m) => [m.id, m.kind]),
+    [
+      [a.id, 'agent'],
+      [said.id, 'human'],
+      [c.id, 'agent'],
+    ],
+  );
+  await node.markRepliedTo(c.id);
+  assert.deepEqual(
+    node.unread().map((m) => m.id),
+    [said.id],
+  );
+});
+
+test('among several queued messages, an ack, a refusal and a send result concern the message named', async (t) => {
+  const state = memoryState();
+  state.peers = {
+    [COLEGA]: { name: 'colega', kind: 'agent', lastSeen: 0 },
+    [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 },
+  };
+  const { node, transport, framesTo, from } = setup(state, t);
+  transport.links = [COLEGA];
+  await node.start();
+  // First in the outbox: a message neither colega's ack nor its refusal counts for.
+  await node.send({ body: 'for voce', to: 'voce' }, 20);
+  const toRoom = node.send({ body: 'to the room' }, 2000);
+  await tick();
+  const sentIds = () => framesTo(COLEGA).flatMap((f) => (f.t === 'msg' ? [f.id] : []));
+  const roomId = sentIds()[1] as string;
+  from(COLEGA, { t: 'ack', id: roomId, by: 'colega' });
+  const r1 = await toRoom;
+  assert.deepEqual([r1.ackedBy, r1.acked, r1.owed], ['colega', ['colega'], ['terceiro']]);
+  const toColega = node.send({ body: 'for colega', to: 'colega' }, 2000);
+  await tick();
+  from(COLEGA, { t: 'refused', id: sentIds()[2] as string, by: 'colega', node: COLEGA, why: 'inbox_full' });
+  const r2 = await toColega;
+  assert.deepEqual([r2.ackedBy, r2.refusedBy, r2.owed], [null, 'colega', ['colega']]);
+  assert.deepEqual(
+    state.outbox.map((m) => m.owed),
+    [['voce'], ['terceiro'], ['colega']],
+  );
+});
+
+test('two acks of one message in the same turn: the second finds it gone and changes nothing', async (t) => {
+  const lines: string[] = [];
+  const state = memoryState();
+  const { node, framesTo, from } = setup(state, t, { log: (l) => lines.push(l) });
+  await node.start();
+  const sending = node.send({ body: 'for colega', to: 'colega' }, 2000);
+  await tick();
+  const sent = framesTo(COLEGA).find((f) => f.t === 'msg') as { id: string };
+  // Two copies of colega's ack (it got our message twice), both before the outbox is written.
+  from(COLEGA, { t: 'ack', id: sent.id, by: 'colega' });
+  from(TERCEIRO, { t: 'ack', id: sent.id, by: 'colega' });
+  assert.equal((await sending).ackedBy, 'colega');
+  await tick();
+  assert.equal(node.queuedCount(), 0);
+  assert.deepEqual(state.log.filter((e) => e.ev === 'delivered').length, 1);
+  assert.deepEqual(lines, [], 'no failed outbox update');
+});
+
+test('catch-up of a message whose msg frame is 64 KiB exactly: the longer missed frame is too large, said and skipped', async (t) => {
+  const ts = Date.now();
+  const sealedBytes = (m: Envelope) => codecOf(VOCE).seal(msgFrame(m) as SignedFrame).length;
+  // A `"` takes two characters in the frame's JSON and one byte of the body: the frame's size is
+  // tuned to the byte without passing the body's 48 KiB.
+  const base = envelope('0000000b01', { ts, body: 'x' });
+  const need = MAX_SEALED_FRAME_BYTES - (sealedBytes(base) - 1);
+  const quotes = need - 48 * 1024 + 16;
+  const big = envelope('0000000b01', { ts, body: `${'"'.repeat(quotes)}${'x'.repeat(need - 2 * quotes)}` });
+  assert.equal(sealedBytes(big), MAX_SEALED_FRAME_BYTES, 'the msg frame is at the limit');
+  assert.throws(() => codecOf(VOCE).seal({ ...big, t: 'missed' } as SignedFrame), /larger than 64 KiB/);
+  const small = envelope('0000000b02', { ts });
+  const lines: string[] = [];
+  const state = memoryState([
+    { ev: 'in', msg: big },
+    { ev: 'in', msg: small },
+  ]);
+  const { node, transport, framesTo, from } = setup(state, t, { log: (l) => lines.push(l) });
+  await node.start();
+  transport.sent = [];
+  from(TERCEIRO, { t: 'have', since: 0, ids: [] });
+  await tick();
+  assert.deepEqual(
+    framesTo(TERCEIRO).flatMap((f) => (f.t === 'missed' ? [f.id] : [])),
+    [small.id],
+  );
+  assert.ok(
+    lines.includes('catch-up: could not send 0000000b01: sealed frame larger than 64 KiB'),
+    lines.join('\n'),
+  );
+});
+
+/** A memory state that keeps held messages too (the review gate, ADR 0081). */
+function reviewedState(holds: (m: Envelope) => boolean): MemoryState & { held: Envelope[] } {
+  const state = readableState() as MemoryState & { held: Envelope[]; review: NodeState['review'] };
+  state.held = [];
+  state.addToHeld = async (m) => {
+    state.held.push(m);
+  };
+  state.removeFromHeld = async (ids) => {
+    const drop = new Set(ids);
+    state.held = state.held.filter((m) => !drop.has(m.id));
+  };
+  state.review = { reviewing: () => true, holds };
+  return state;
+}
+
+test("the review gate: what it holds is kept in held/, logged and acked as held; the person's own words reach the agent", async (t) => {
+  const state = reviewedState(() => true);
+  const { node, framesTo, from, transport } = setup(state, t);
+  const events: string[] = [];
+  node.on('held', (m) => events.push(`held ${m.id}`));
+  node.on('message', (m) => events.push(`message ${m.id}`));
+  await node.start();
+  assert.equal(node.reviewing(), true);
+  assert.equal((framesTo(COLEGA).find((f) => f.t === 'hello') as { review?: true }).review, true);
+  transport.sent = [];
+  const fromAgent = msgOf('voce', '00000000b5');
+  const fromPerson = personMsg(KEYS.pessoa, 'voce', '00000000b6'); // voce's person, not ours
+  const fromOwn = personMsg(KEYS.dono, 'self', '00000000b7'); // our person's papo say
+  for (const m of [fromAgent, fromPerson, fromOwn]) from(COLEGA, { t: 'msg', ...m });
+  await tick();
+  assert.deepEqual(
+    node.held().map((m) => m.id),
+    [fromAgent.id, fromPerson.id],
+  );
+  assert.deepEqual(
+    node.unread().map((m) => m.id),
+    [fromOwn.id],
+  );
+  assert.deepEqual(events, [`held ${fromAgent.id}`, `held ${fromPerson.id}`, `message ${fromOwn.id}`]);
+  assert.deepEqual(
+    state.log.map((e) => e.ev === 'in' && [e.msg.id, e.held]),
+    [
+      [fromAgent.id, true],
+      [fromPerson.id, true],
+      [fromOwn.id, undefined],
+    ],
+  );
+  assert.deepEqual(
+    framesTo(TERCEIRO).flatMap((f) => (f.t === 'ack' ? [f.id] : [])),
+    [fromAgent.id, fromPerson.id, fromOwn.id],
+    'held or not, each is acked',
+  );
+  // The person approves one: the agent gets it as a new message.
+  events.length = 0;
+  const outcome = await node.decide({ approve: [fromPerson.id], reject: [] });
+  assert.deepEqual(
+    outcome.approved.map((m) => m.id),
+    [fromPerson.id],
+  );
+  assert.deepEqual(events, [`message ${fromPerson.id}`]);
+  assert.deepEqual(
+    node.unread().map((m) => m.id),
+    [fromOwn.id, fromPerson.id],
+  );
+  assert.deepEqual(
+    node.held().map((m) => m.id),
+    [fromAgent.id],
+  );
+});
+
+test('at start, held messages whose decision a crash cut short are finished', async (t) => {
+  const [kept, rejected] = [msgOf('voce', '00000000b8'), msgOf('voce', '00000000b9')];
+  const state = reviewedState(() => true);
+  state.held = [kept, rejected];
+  state.log.push({ ev: 'review', id: rejected.id, decision: 'rejected', ts: 1 });
+  const { node } = setup(state, t);
+  await node.start();
+  assert.deepEqual(
+    node.held().map((m) => m.id),
+    [kept.id],
   );
 });

@@ -121,6 +121,23 @@ test('a copy arriving while the first is being stored is acked only after the st
   assert.equal(state.inbox.length, 1, 'stored once');
 });
 
+test('a store that ends after the node closed is not acked: a closed member sends nothing', async (t) => {
+  const state = memoryState({});
+  let storeDone = () => {};
+  state.gate = new Promise((resolve) => {
+    storeDone = resolve;
+  });
+  const { node, acks, deliver } = setup(state, t);
+  await node.start();
+  deliver(msg);
+  // close() waits for the writes in progress: the store ends while the node is closing.
+  const closing = node.close();
+  storeDone();
+  await closing;
+  assert.equal(state.inbox.length, 1, 'stored all the same');
+  assert.deepEqual(acks(), []);
+});
+
 test('a failed store acks no copy and leaves nothing in the inbox; the resend is stored', async (t) => {
   const state = memoryState({ storeMs: 30, failInbox: true });
   const { node, acks, deliver } = setup(state, t);

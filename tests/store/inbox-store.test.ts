@@ -3,7 +3,16 @@
 // profile-store.test.ts drives it through the member state; these are the fast tests mutation
 // testing runs against each change of inbox-store.ts (ADR 0080).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,6 +24,7 @@ import {
   LEGACY_INBOX_FILE,
   MAX_INBOX_BYTES,
   MAX_INBOX_MESSAGES,
+  readStoredMessages,
 } from '../../src/client/inbox-store.js';
 import type { Envelope } from '../../src/client/messages.js';
 
@@ -58,6 +68,69 @@ test('entries are read in the order of their numbers, whatever order the folder 
       .sort((a, b) => a - b)
       .map((n) => msg(n).id),
   );
+});
+
+/**
+ * Runs `fn` with node:fs's readdirSync replaced by `listing` (given the real one), for what this
+ * machine's listing cannot show: libuv sorts a folder's names on Unix (scandir with strcmp, so
+ * even tmpfs, which lists unsorted, comes back sorted), not on Windows, where FAT and exFAT list
+ * in creation order; and another process removing an entry between the listing and the read.
+ */
+async function withListing<T>(
+  listing: (real: typeof fs.readdirSync, dir: string) => string[],
+  fn: () => Promise<T> | T,
+): Promise<T> {
+  const real = fs.readdirSync;
+  (fs as { readdirSync: unknown }).readdirSync = (dir: string) => listing(real, dir);
+  syncBuiltinESMExports();
+  try {
+    return await fn();
+  } finally {
+    (fs as { readdirSync: unknown }).readdirSync = real;
+    syncBuiltinESMExports();
+  }
+}
+
+test('entries are read in number order where the folder lists them unsorted (Windows on FAT)', async (t) => {
+  const dir = profileDir(t);
+  const inbox = join(dir, INBOX_DIR);
+  mkdirSync(inbox, { recursive: true });
+  for (const n of [1, 2, 3])
+    writeFileSync(join(inbox, `${String(n).padStart(10, '0')}-${msg(n).id}.json`), JSON.stringify(msg(n)));
+  const listed = (real: typeof fs.readdirSync, d: string) => (real(d) as string[]).slice().reverse();
+  const store = await withListing(listed, () => InboxStore.open(dir));
+  assert.deepEqual(
+    store.messages.map((m) => m.id),
+    [msg(1).id, msg(2).id, msg(3).id],
+  );
+  assert.deepEqual(
+    (await withListing(listed, () => readStoredMessages(inbox))).map((m) => m.id),
+    [msg(1).id, msg(2).id, msg(3).id],
+  );
+  // The next file is numbered after the highest, not after the last listed.
+  await store.add(msg(4));
+  assert.ok(readdirSync(inbox).includes(`0000000004-${msg(4).id}.json`));
+});
+
+test('an entry removed between the listing and its read (the agent read it meanwhile) is skipped', async (t) => {
+  const dir = profileDir(t);
+  const inbox = join(dir, INBOX_DIR);
+  mkdirSync(inbox, { recursive: true });
+  for (const n of [1, 2, 3])
+    writeFileSync(join(inbox, `${String(n).padStart(10, '0')}-${msg(n).id}.json`), JSON.stringify(msg(n)));
+  // papo status or review reads without the profile lock (readStoredMessages): the papo mcp that
+  // holds it may unlink an entry right after the folder was listed.
+  const racing = (real: typeof fs.readdirSync, d: string) => {
+    const names = real(d) as string[];
+    rmSync(join(d, `0000000002-${msg(2).id}.json`));
+    return names;
+  };
+  const read = await withListing(racing, () => readStoredMessages(inbox));
+  assert.deepEqual(
+    read.map((m) => m.id),
+    [msg(1).id, msg(3).id],
+  );
+  assert.deepEqual(readStoredMessages(join(dir, 'nowhere')), []);
 });
 
 test('files are numbered in arrival order, the numbering goes on after a reopen, and reading unlinks', async (t) => {
@@ -235,4 +308,53 @@ test('an inbox folder that is a symbolic link is refused: messages would be writ
     (e) => isPapoError(e, 'profile_link') && / is a symbolic link; /.test(e.message),
   );
   assert.deepEqual(readdirSync(elsewhere), []);
+});
+
+test('another folder kept the same way (held/) never takes in the legacy inbox.json', async (t) => {
+  const dir = profileDir(t);
+  writeFileSync(join(dir, LEGACY_INBOX_FILE), JSON.stringify([msg(1)]));
+  const held = await InboxStore.open(dir, 'held');
+  assert.equal(held.dir, join(dir, 'held'));
+  assert.deepEqual(held.messages, []);
+  assert.ok(readdirSync(dir).includes(LEGACY_INBOX_FILE), 'left for the inbox to move');
+  const inbox = await InboxStore.open(dir);
+  assert.deepEqual(inbox.messages, [msg(1)]);
+});
+
+test('read without the lock, a corrupt entry is an error, not an empty folder', async (t) => {
+  const dir = profileDir(t);
+  const inbox = join(dir, INBOX_DIR);
+  mkdirSync(inbox, { recursive: true });
+  writeFileSync(join(inbox, `0000000000-${msg(1).id}.json`), JSON.stringify(msg(1)));
+  writeFileSync(join(inbox, `0000000001-${msg(2).id}.json`), '{ not json');
+  assert.throws(
+    () => readStoredMessages(inbox),
+    (e) =>
+      isPapoError(e, 'profile_corrupt') && /0000000001-0000000002\.json is not valid JSON$/.test(e.message),
+  );
+});
+
+test('a legacy inbox.json with one entry that is not a message is refused whole', async (t) => {
+  const dir = profileDir(t);
+  writeFileSync(join(dir, LEGACY_INBOX_FILE), JSON.stringify([msg(1), { id: 5 }, msg(3)]));
+  await assert.rejects(
+    InboxStore.open(dir),
+    (e) =>
+      isPapoError(e, 'profile_corrupt') && /inbox\.json does not hold what papo expects$/.test(e.message),
+  );
+  assert.ok(readdirSync(dir).includes(LEGACY_INBOX_FILE), 'kept as it was');
+});
+
+test('the folder is synced after a removal, and only then: with the folder gone, only a real removal fails', async (t) => {
+  const dir = profileDir(t);
+  const store = await InboxStore.open(dir);
+  await store.add(msg(1));
+  // Someone removed the folder under a running member. Reading ids it does not hold touches
+  // nothing on disk, so it is no error; removing a message syncs the folder, which is not there.
+  rmSync(store.dir, { recursive: true });
+  await store.remove(['ffffffffff']);
+  await store.remove([]);
+  assert.equal(store.count, 1);
+  await assert.rejects(store.remove([msg(1).id]), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+  assert.equal(store.count, 0);
 });
