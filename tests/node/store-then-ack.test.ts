@@ -214,6 +214,31 @@ test('an ephemeral member holds nothing: no unread, no queue, no history, nothin
   assert.deepEqual(await node.history(10), []);
 });
 
+test('an ephemeral member has nothing held for review, never says it reviews, and decides nothing', async (t) => {
+  // The review gate (ADR 0081) is the agent's: a person's run keeps no messages to hold.
+  const { node, transport, sent } = setup(null, t);
+  keepAlive(t);
+  await node.start();
+  assert.deepEqual(node.held(), []);
+  assert.equal(node.reviewing(), false);
+  transport.emit('link-open', PEER);
+  const hello = sent().find((f) => f.t === 'hello');
+  assert.ok(hello !== undefined, 'a hello on the new link');
+  assert.equal('review' in hello, false, 'no "review" in its hello');
+  assert.deepEqual(await node.decide({ approve: ['aaaa0001'], reject: ['aaaa0002'] }), {
+    approved: [],
+    rejected: [],
+    unknown: ['aaaa0001', 'aaaa0002'],
+    full: [],
+  });
+  assert.deepEqual(await node.decide({ approve: 'all', reject: ['aaaa0003'] }), {
+    approved: [],
+    rejected: [],
+    unknown: ['aaaa0003'],
+    full: [],
+  });
+});
+
 test('an ephemeral send to one member counts only that member’s ack or refusal, and no ack of another id', async (t) => {
   const { node, sent, from } = setup(null, t);
   keepAlive(t);
