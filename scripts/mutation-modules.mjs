@@ -23,7 +23,7 @@ export const modules = {
   },
   credentials: {
     mutate: ['src/mcp/credentials.ts'],
-    tests: ['mcp/credentials', 'attacks/credential-bypass'],
+    tests: ['mcp/credentials', 'mcp/credential-thresholds', 'attacks/credential-bypass'],
     // Not the bypass file's test that drives a real `papo mcp` (14 s; the tool's wiring, not the
     // detectors). The 48 KiB check of prefixes runs: it asserts the verdict only (its time is
     // bench/credentials.ts's). (node 20 also tries a pattern on the root test, named "<root>":
