@@ -139,7 +139,7 @@ test('harmless look-alikes are not refused', () => {
   }
 });
 
-test('a 48 KiB message without secrets is checked quickly and passes', () => {
+test('a 48 KiB message without secrets passes', () => {
   const text = rnd(`${LOW} \n.,`, 48 * 1024);
   assert.equal(findCredential(text), null);
 });
