@@ -221,12 +221,12 @@ test('look-alikes stay allowed: hashes, UUIDs, code, prose in any script, base64
   assert.deepEqual(refused, []);
 });
 
-test('a 48 KiB message of prefixes and short pieces is checked quickly', () => {
+// How long this check takes (and a hostile split text's) is measured by bench/credentials.ts, not
+// here: tests assert behaviour, not timings (docs/performance.md, "Credential refusal").
+test('a 48 KiB message of prefixes and short pieces passes', () => {
   const decoys = `${join_('gh', 'p_')} ab ${join_('sk', '-')} Cd 9 ${join_('AK', 'IA')} `;
   const text = decoys.repeat(Math.floor((48 * 1024) / decoys.length));
-  const started = performance.now();
   assert.equal(findCredential(text), null);
-  assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
 });
 
 test('the send tool of a real papo mcp refuses a token with a zero-width space and writes nothing', async (t) => {
