@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { isPapoError } from '../../src/client/errors.js';
 import {
+  checkedEnvelope,
   decodeFrame,
   encodeFrame,
   envelopeOf,
@@ -380,4 +381,37 @@ test('64 KiB is the limit of a frame, included: as text, sealed, and opened', ()
     () => openFrame(key, 'text' as unknown as Uint8Array),
     (e) => isPapoError(e, 'invalid_frame') && e.message === 'invalid frame: not bytes',
   );
+});
+
+test('an envelope read back from a profile file passes the msg frame checks, with unknown fields dropped', () => {
+  const envelope = {
+    id: '81d4e0aa6c',
+    from: 'colega',
+    node: NODE,
+    kind: 'agent' as const,
+    to: 'voce',
+    reply_to: '3f9a1c07b2',
+    ts: 1791036340000,
+    body: 'Oi',
+  };
+  assert.deepEqual(checkedEnvelope(envelope), envelope);
+  // A stored `t` (or any other field papo does not write) is not part of the envelope.
+  assert.deepEqual(checkedEnvelope({ ...envelope, t: 'ack', owed: ['voce'], extra: 1 }), envelope);
+  const { to: _to, reply_to: _r, ...minimal } = envelope;
+  assert.deepEqual(checkedEnvelope(minimal), minimal);
+  for (const bad of [
+    { ...envelope, id: 'not-an-id' },
+    { ...envelope, from: '' },
+    { ...envelope, kind: 'robot' },
+    { ...envelope, ts: -1 },
+    { ...envelope, body: 5 },
+    { ...envelope, to: 5 },
+    {},
+    null,
+    undefined,
+    'a string',
+    42,
+    [envelope],
+  ])
+    assert.equal(checkedEnvelope(bad), null, JSON.stringify(bad));
 });
