@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { AckWaiters } from '../../src/client/ack-waiters.js';
-import type { DeliveryHost, NodeState } from '../../src/client/delivery.js';
+import type { DeliveryHost } from '../../src/client/delivery.js';
 import { DurableDelivery } from '../../src/client/durable-delivery.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/frame-codec.js';
 import { envelopeOf, msgFrame } from '../../src/client/frames.js';
@@ -18,6 +18,7 @@ import type { Envelope, LogEntry } from '../../src/client/messages.js';
 import type { QueuedMessage } from '../../src/client/outbox.js';
 import type { LivePeer } from '../../src/client/presence.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
+import { memoryState } from '../support/memory-state.js';
 
 const TOPIC = 'd'.repeat(64);
 const ROOM_KEY = generateSecret();
@@ -27,47 +28,6 @@ const COLEGA = generateIdentity().nodeId;
 const TERCEIRO = generateIdentity().nodeId;
 const codec = new FrameCodec(ROOM_KEY, TOPIC, SELF);
 const reader = new FrameCodec(ROOM_KEY, TOPIC, generateIdentity());
-
-type MemoryState = NodeState & {
-  inbox: Envelope[];
-  held: Envelope[];
-  log: LogEntry[];
-  review: NodeState['review'];
-};
-
-function memoryState(log: LogEntry[] = []): MemoryState {
-  const state: MemoryState = {
-    inbox: [],
-    held: [],
-    log,
-    outbox: [],
-    peers: {},
-    addToInbox: async (m) => {
-      state.inbox.push(m);
-    },
-    removeFromInbox: async (ids) => {
-      const drop = new Set(ids);
-      state.inbox = state.inbox.filter((m) => !drop.has(m.id));
-    },
-    addToHeld: async (m) => {
-      state.held.push(m);
-    },
-    removeFromHeld: async (ids) => {
-      const drop = new Set(ids);
-      state.held = state.held.filter((m) => !drop.has(m.id));
-    },
-    review: { reviewing: () => false, holds: () => false },
-    saveOutbox: async () => {},
-    savePeers: async () => {},
-    saveNames: async () => {},
-    appendLog: async (e) => {
-      state.log.push(e);
-    },
-    readLogTail: async (n) => state.log.slice(-n),
-    inboundIds: async () => state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : [])),
-  };
-  return state;
-}
 
 /** The room node as the delivery sees it; `sent` holds every frame it sent, opened. */
 function fakeHost() {
@@ -171,7 +131,7 @@ test('the outbox goes again to a neighbour it is owed to even when presence does
 
 test('the heartbeat sends every neighbour the digest of what this member holds', async () => {
   const held = fromVoce('00000000b1');
-  const state = memoryState([{ ev: 'in', msg: held }]);
+  const state = memoryState({ log: [{ ev: 'in', msg: held }] });
   const { host, env } = fakeHost();
   const delivery = new DurableDelivery(host, state, 5_000);
   await delivery.start();
@@ -283,7 +243,7 @@ test('once closed, the catch-up queued for a neighbour is not sent', async (t) =
     env.sent.filter((s) => s.to === TERCEIRO && s.frame.t === 'missed').length;
   const run = async (close: boolean) => {
     const { host, env } = fakeHost();
-    const delivery = new DurableDelivery(host, memoryState([...log]), 0);
+    const delivery = new DurableDelivery(host, memoryState({ log: [...log] }), 0);
     await delivery.start();
     delivery.onHave(TERCEIRO, { t: 'have', node: TERCEIRO, since: 0, ids: [] });
     assert.equal(missedTo(env), 50);

@@ -19,6 +19,7 @@ import {
   type RoomNodeOptions,
   type TransportEvents,
 } from '../../src/client/room-node.js';
+import { type MemoryState, memoryState } from '../support/memory-state.js';
 
 // Every frame is signed by its node's key (ADR 0064): each member here has one.
 const KEYS = {
@@ -64,34 +65,6 @@ class Recorder extends EventEmitter<TransportEvents> {
   path(): LinkPath | undefined {
     return 'direct';
   }
-}
-
-type MemoryState = NodeState & { inbox: Envelope[]; log: LogEntry[] };
-
-function memoryState(log: LogEntry[] = []): MemoryState {
-  const state: MemoryState = {
-    inbox: [],
-    log,
-    outbox: [],
-    peers: {},
-    addToInbox: async (m) => {
-      state.inbox.push(m);
-    },
-    removeFromInbox: async () => {},
-    held: [],
-    addToHeld: async () => {},
-    removeFromHeld: async () => {},
-    review: { reviewing: () => false, holds: () => false },
-    saveOutbox: async () => {},
-    savePeers: async () => {},
-    saveNames: async () => {},
-    appendLog: async (e) => {
-      state.log.push(e);
-    },
-    readLogTail: async (n) => state.log.slice(-n),
-    inboundIds: async () => state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : [])),
-  };
-  return state;
 }
 
 function setup(
@@ -237,7 +210,7 @@ test('catch-up: a digest on every new link; what the peer lacks and may read, on
     { ev: 'in', msg: envelope('0000000003', { to: 'terceiro' }) },
     { ev: 'in', msg: envelope('0000000004', { ts: Date.now() - 60_000 }) }, // before the peer joined
   ];
-  const state = memoryState(log);
+  const state = memoryState({ log: log });
   const { node, transport, framesTo, from, hello } = setup(state, t);
   await node.start();
   const digest = framesTo(COLEGA).find((f) => f.t === 'have');
@@ -541,7 +514,7 @@ test('a digest is answered again on the same link once 25 s have passed, and fro
   const log: LogEntry[] = [{ ev: 'in', msg: envelope('00000000f1') }];
   const lines: string[] = [];
   let clock = Date.now();
-  const state = memoryState(log);
+  const state = memoryState({ log: log });
   const { node, transport, framesTo, from } = setup(state, t, {
     now: () => clock,
     log: (l) => lines.push(l),
@@ -655,7 +628,7 @@ test('catch-up vouches only for signed messages; a log that cannot be read at st
     { ev: 'in', msg: unsigned },
     { ev: 'in', msg: envelope('00000000f3') },
   ];
-  const state = memoryState(log);
+  const state = memoryState({ log: log });
   const { node, transport, framesTo, from } = setup(state, t);
   await node.start();
   transport.sent = [];
@@ -783,10 +756,12 @@ test('catch-up of a message whose msg frame is 64 KiB exactly: the longer missed
   assert.throws(() => codecOf(VOCE).seal({ ...big, t: 'missed' } as SignedFrame), /larger than 64 KiB/);
   const small = envelope('0000000b02', { ts });
   const lines: string[] = [];
-  const state = memoryState([
-    { ev: 'in', msg: big },
-    { ev: 'in', msg: small },
-  ]);
+  const state = memoryState({
+    log: [
+      { ev: 'in', msg: big },
+      { ev: 'in', msg: small },
+    ],
+  });
   const { node, transport, framesTo, from } = setup(state, t, { log: (l) => lines.push(l) });
   await node.start();
   transport.sent = [];

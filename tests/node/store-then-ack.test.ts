@@ -8,9 +8,10 @@ import { FrameCodec } from '../../src/client/frame-codec.js';
 import type { Frame } from '../../src/client/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/identity.js';
 import type { LinkPath } from '../../src/client/member-api.js';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import type { Envelope } from '../../src/client/messages.js';
 import { generateSecret } from '../../src/client/room-crypto.js';
 import { type NodeState, RoomNode, type TransportEvents } from '../../src/client/room-node.js';
+import { holdStores, memoryState } from '../support/memory-state.js';
 
 const TOPIC = 'c'.repeat(64);
 const SELF = generateIdentity();
@@ -29,47 +30,6 @@ class Recorder extends EventEmitter<TransportEvents> {
   path(): LinkPath | undefined {
     return undefined;
   }
-}
-
-type MemoryState = NodeState & {
-  inbox: Envelope[];
-  failInbox: boolean;
-  storeMs: number;
-  /** When set, every store waits for it: the test says when the disk write ends. */
-  gate?: Promise<void>;
-};
-
-function memoryState(opts: { storeMs?: number; failInbox?: boolean; failOutbox?: boolean }): MemoryState {
-  const state: MemoryState = {
-    inbox: [],
-    failInbox: opts.failInbox ?? false,
-    storeMs: opts.storeMs ?? 0,
-    outbox: [],
-    peers: {},
-    addToInbox: async (m) => {
-      await new Promise((r) => setTimeout(r, state.storeMs));
-      await state.gate;
-      if (state.failInbox) throw new Error('disk full (injected)');
-      state.inbox.push(m);
-    },
-    removeFromInbox: async (ids) => {
-      const drop = new Set(ids);
-      state.inbox = state.inbox.filter((m) => !drop.has(m.id));
-    },
-    held: [],
-    addToHeld: async () => {},
-    removeFromHeld: async () => {},
-    review: { reviewing: () => false, holds: () => false },
-    saveOutbox: async () => {
-      if (opts.failOutbox) throw new Error('disk full (injected)');
-    },
-    savePeers: async () => {},
-    saveNames: async () => {},
-    appendLog: async (_e: LogEntry) => {},
-    readLogTail: async () => [],
-    inboundIds: async () => [],
-  };
-  return state;
 }
 
 function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void }) {
@@ -100,11 +60,8 @@ const msg: Envelope = { id: '0123456789', from: 'colega', node: PEER, kind: 'age
 test('a copy arriving while the first is being stored is acked only after the store', async (t) => {
   // The store ends when the test says so, not after a delay: on a loaded machine a delay of
   // 80 ms passed before the test looked (the test failed under mutation testing's load, ADR 0080).
-  const state = memoryState({});
-  let storeDone = () => {};
-  state.gate = new Promise((resolve) => {
-    storeDone = resolve;
-  });
+  const state = memoryState({ storeMs: 0 });
+  const storeDone = holdStores(state);
   const { node, acks, deliver } = setup(state, t);
   await node.start();
   deliver(msg);
@@ -122,11 +79,8 @@ test('a copy arriving while the first is being stored is acked only after the st
 });
 
 test('a store that ends after the node closed is not acked: a closed member sends nothing', async (t) => {
-  const state = memoryState({});
-  let storeDone = () => {};
-  state.gate = new Promise((resolve) => {
-    storeDone = resolve;
-  });
+  const state = memoryState({ storeMs: 0 });
+  const storeDone = holdStores(state);
   const { node, acks, deliver } = setup(state, t);
   await node.start();
   deliver(msg);
@@ -161,7 +115,7 @@ test('a failed store acks no copy and leaves nothing in the inbox; the resend is
 });
 
 test('a send whose outbox write fails is not queued in memory and never goes out', async (t) => {
-  const state = memoryState({ failOutbox: true });
+  const state = memoryState({ storeMs: 0, failOutbox: true });
   const { node, transport } = setup(state, t);
   await node.start();
   const before = transport.sent.length;
