@@ -3,12 +3,13 @@
 // lock and applies the decisions itself (the running case is tests/mcp/review.test.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Envelope } from '../../src/client/messages.js';
 import { openMemberState } from '../../src/client/profile-store.js';
 import { readHeld } from '../../src/client/review.js';
-import { tempDir } from '../support/files.js';
+import { makeTempDir, tempDir } from '../support/files.js';
 import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -42,10 +43,14 @@ test('papo review --watch on a terminal: a and r decide without Enter; escapes s
   skip: !hasTmux && 'tmux is not installed',
 }, async (t) => {
   const { home, dir } = await profileWithHeld(t);
-  const socket = join(tempDir(t, 'papo-tmux-'), 'tmux.sock');
+  // The server is ended before its socket's folder goes: with the folder gone first (after hooks
+  // run in the order they were added), kill-server finds no socket and the server stays.
+  const folder = makeTempDir('papo-tmux-');
+  const socket = join(folder, 'tmux.sock');
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
   t.after(() => {
     tmux('kill-server');
+    rmSync(folder, { recursive: true, force: true });
   });
   const env = Object.entries(cleanEnv({ PAPO_HOME: home })).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   assert.equal(
