@@ -100,11 +100,15 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     return conn;
   };
 
+  /** Closed sockets whose steps (their drop from the hub last) still run: shutdown waits for them. */
+  const leaving = new Set<Connection>();
   const close = (conn: Connection): void => {
     if (conn.closed) return;
     connections.delete(conn);
     addresses.release(conn.address);
     conn.drop();
+    leaving.add(conn);
+    void conn.idle().then(() => leaving.delete(conn));
   };
 
   // Listeners shared by every socket (found through a WeakMap) rather than closures per socket:
@@ -191,7 +195,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     await Promise.all(gone);
     clearTimeout(timer);
     for (const conn of all) close(conn);
-    await Promise.all(all.map((conn) => conn.idle()));
+    await Promise.all([...leaving].map((conn) => conn.idle()));
   };
 
   return { app, metricsApp, upgrade, shutdown, connectionCount: () => connections.size };

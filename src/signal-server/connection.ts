@@ -39,12 +39,17 @@ export class Connection implements Member {
   /** Refused messages since the last accepted one (a flood that does not stop is closed). */
   #strikes = 0;
   readonly #bucket: TokenBucket;
-  /** Hub steps waiting for the one running, in the order their messages came. */
-  readonly #queue: Array<() => Promise<void>> = [];
-  /** The running drain of #queue; undefined when nothing waits. */
+  /**
+   * Steps waiting for the one running, in the order their messages came; undefined when none
+   * waits (made on the second step of a burst: an idle socket holds no array).
+   */
+  #queue: Array<() => void | Promise<void>> | undefined;
+  /** The running drain; undefined when no step runs. */
   #draining: Promise<void> | undefined;
   /** True while this socket's frames are held back until the end of this turn of the event loop. */
   #corked = false;
+  /** Bytes of the frames held since the cork. */
+  #heldBytes = 0;
 
   constructor(
     readonly id: number,
@@ -70,7 +75,12 @@ export class Connection implements Member {
       setImmediate(flush, this);
     }
     this.ws.send(text);
-    this.context.metrics.bytesSent += Buffer.byteLength(text);
+    const bytes = Buffer.byteLength(text);
+    this.context.metrics.bytesSent += bytes;
+    // A turn can hold many senders' reads for this socket: past the slow-client bound, the held
+    // frames go out now and the backlog is checked, as after each read before (ADR 0060, 0077).
+    this.#heldBytes += bytes;
+    if (this.#heldBytes > this.context.config.maxBufferedBytes) this.flushHeld();
   }
 
   refuse(code: SignalErrorCode, message: string, close?: number): void {
@@ -81,7 +91,9 @@ export class Connection implements Member {
 
   /** The end of a turn with frames held: they go out, then the socket's backlog is checked. */
   flushHeld(): void {
+    if (!this.#corked) return; // flushed early, when the held frames passed the bound
     this.#corked = false;
+    this.#heldBytes = 0;
     this.socket.uncork();
     // A client that stops reading fills the kernel's buffers, then ws's: what the socket could not
     // write yet (bufferedAmount: the net.Socket's writable queue plus ws's own). Without a bound, a
@@ -102,23 +114,37 @@ export class Connection implements Member {
       // One error per flood, not one per dropped message; a flood that outlasts a second burst
       // is closed.
       if (this.#strikes === 0)
-        this.refuse('rate_limited', `at most ${config.messagesPerSecond} messages per second`);
+        this.#inOrder('rate_limited', `at most ${config.messagesPerSecond} messages per second`);
       else metrics.refuse('rate_limited');
       this.#strikes++;
-      if (this.#strikes > config.messageBurst) this.ws.close(CLOSE.policy, 'rate_limited');
+      if (this.#strikes === config.messageBurst + 1) this.#inOrder(undefined, 'rate_limited', CLOSE.policy);
       return;
     }
     this.#strikes = 0;
     if (data.length > config.maxMessageBytes) {
-      this.refuse('too_large', `messages are limited to ${config.maxMessageBytes} bytes`);
+      this.#inOrder('too_large', `messages are limited to ${config.maxMessageBytes} bytes`);
       return;
     }
     if (isBinary) {
-      this.refuse('bad_request', 'only text messages are part of the protocol');
+      this.#inOrder('bad_request', 'only text messages are part of the protocol');
       return;
     }
     const text = data.toString('utf8');
     this.#enqueue(() => this.#dispatch(text));
+  }
+
+  /**
+   * A refusal decided on arrival (rate, size, kind), or a close (`code` undefined): at once when
+   * no step waits, else after the steps of the messages before it, so the client hears its
+   * answers in the order it sent, and a close does not cut the answers owed before it.
+   */
+  #inOrder(code: SignalErrorCode | undefined, message: string, close?: number): void {
+    const act = () => {
+      if (code !== undefined) this.refuse(code, message, close);
+      else if (close !== undefined) this.ws.close(close, message);
+    };
+    if (this.#draining === undefined) act();
+    else this.#enqueue(act);
   }
 
   /** The socket is gone: once the steps before it have run, it leaves every topic it was on. */
@@ -163,21 +189,34 @@ export class Connection implements Member {
     }
   }
 
-  #enqueue(step: () => Promise<void>): void {
-    this.#queue.push(step);
-    this.#draining ??= this.#drain();
+  #enqueue(step: () => void | Promise<void>): void {
+    if (this.#draining === undefined) this.#draining = this.#drain(step);
+    else if (this.#queue === undefined) this.#queue = [step];
+    else this.#queue.push(step);
   }
 
-  async #drain(): Promise<void> {
-    for (let step = this.#queue.shift(); step !== undefined; step = this.#queue.shift()) {
+  /** Runs `first`, then every step queued meanwhile, one at a time. */
+  async #drain(first: () => void | Promise<void>): Promise<void> {
+    for (
+      let step: (() => void | Promise<void>) | undefined = first;
+      step !== undefined;
+      step = this.#queue?.shift()
+    ) {
       try {
         await step();
       } catch (err) {
-        this.context.log(`socket ${this.id}: hub error: ${err instanceof Error ? err.message : String(err)}`);
+        try {
+          this.context.log(
+            `socket ${this.id}: hub error: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        } catch {
+          // A log that fails must not stop this socket's queue (its drop from the hub is in it).
+        }
         // The client redials with backoff; better than a socket in an unknown state.
         if (!this.closed) this.ws.close(CLOSE.internal, 'internal error');
       }
     }
+    this.#queue = undefined;
     this.#draining = undefined;
   }
 }

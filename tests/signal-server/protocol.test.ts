@@ -195,6 +195,27 @@ describe('refusals', () => {
     assert.ok(sample(metrics, 'papo_signal_messages_refused_total{code="rate_limited"}') > 10);
   });
 
+  test('answers come in the order the messages were sent, and the close of a flood does not cut those owed before it', async () => {
+    // Refusals decided on arrival (a binary frame, the rate) wait behind the hub steps of the
+    // messages before them (ADR 0083), all read from one TCP write.
+    const s = await server({ messagesPerSecond: 1, messageBurst: 3 });
+    const c = await client(s);
+    const topic = hex32();
+    const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    c.send({ t: 'join', topic, peer: hex32() });
+    c.send({ t: 'signal', topic, to: hex32(), data: 'to nobody' });
+    c.ws.send(Buffer.from('binary'), { binary: true });
+    for (let i = 0; i < 10; i++) c.send({ t: 'leave', topic: hex32() });
+    socket.uncork();
+    assert.equal((await c.next()).t, 'peers');
+    assert.equal(((await c.next()) as { code: string }).code, 'unknown_peer');
+    assert.equal(((await c.next()) as { code: string }).code, 'bad_request');
+    assert.equal(((await c.next()) as { code: string }).code, 'rate_limited');
+    assert.equal((await c.closed).code, 1008);
+    assert.deepEqual(c.received, []);
+  });
+
   test('with PAPO_SIGNAL_TOKEN, a missing or wrong token is unauthorized', async () => {
     const s = await startSignalServer({ port: 0, env: { PAPO_SIGNAL_TOKEN: 'test-token-not-secret' } });
     open.push(s);
