@@ -91,8 +91,11 @@ test('a client that stops reading is closed once its send buffer passes the limi
   assert.equal(await metric(server.metricsUrl, 'papo_signal_slow_clients_closed_total'), 1);
   assert.equal(await metric(server.metricsUrl, 'papo_signal_connections'), senders.length);
   // Unbounded, the server held about the whole stream (this test: +150 MB and more). Bounded, it
-  // holds 1 MiB for the slow client plus what it parses on its way through.
-  assert.ok(growth < 60 * 2 ** 20, `the server grew by ${mb(growth)}`);
+  // holds 1 MiB for the slow client plus what it parses on its way through: +19-21 MB here, and
+  // +45-61 MB under coverage (PAPO_COVERAGE: V8's counters, and slower code with more in flight;
+  // 2026-12-02, one CI run at 60.8 MB), so the bound is wider there.
+  const bound = (process.env.NODE_V8_COVERAGE ? 90 : 60) * 2 ** 20;
+  assert.ok(growth < bound, `the server grew by ${mb(growth)}`);
 });
 
 test('IPv6 clients are counted per /64 against the per-address cap; IPv4-mapped addresses as IPv4', {
