@@ -77,16 +77,15 @@ export class DurableDelivery implements Delivery {
 
   async start(): Promise<void> {
     // A decision a crash cut short is finished (review.ts); decisions are recent, so the tail of
-    // the log holds them.
-    if (this.#state.held.length > 0)
-      await dropDecided(
-        this.#state,
-        decidedIn(await this.#state.readLogTail(DECISIONS_LOG_ENTRIES)),
-        this.#host.now(),
-      );
+    // the log holds them. That tail (longer than catch-up's) is read once and serves both.
+    const tail =
+      this.#state.held.length > 0 ? await this.#state.readLogTail(DECISIONS_LOG_ENTRIES) : undefined;
+    if (tail !== undefined) await dropDecided(this.#state, decidedIn(tail), this.#host.now());
     for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
     try {
-      this.#recent.load(await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES));
+      this.#recent.load(
+        tail?.slice(-CATCH_UP_LOG_ENTRIES) ?? (await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES)),
+      );
     } catch (err) {
       this.#host.log(`could not read the log for catch-up: ${(err as Error).message}`);
     }
