@@ -7,7 +7,8 @@
 //      pair with one in flight (unloaded).
 // Usage: npm run build && npm install --prefix /tmp/peerjs-bench peer && ulimit -n 20000 &&
 //        node dist/bench/signal-server.js [--idle 10000] [--pairs 50] [--messages 200000]
-//        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>]
+//        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>] [--rate 0]
+//   --rate R offers R signals per second in all instead of as many as the windows allow;
 //   --rounds N runs papo, PeerJS, papo, PeerJS... N times each, so both see the same load on a
 //   shared machine; --idle 0 skips the idle phase; --profile writes each server's V8 CPU profile
 //   (node --cpu-prof) into <dir>.   (see docs/performance.md)
@@ -28,6 +29,12 @@ const WINDOW = Number(args.get('--window') ?? 16);
 const PEERJS_DIR = args.get('--peerjs') ?? '/tmp/peerjs-bench';
 const ROUNDS = Number(args.get('--rounds') ?? 1);
 const PROFILE_DIR = args.get('--profile');
+/**
+ * Signals per second offered in all during the loaded phase (0: as fast as the window lets the
+ * pairs go). At a rate both servers keep up with, they do the same work per second, so the server
+ * CPU per signal compares the code, not which server the driving process let run more often.
+ */
+const RATE = Number(args.get('--rate') ?? 0);
 const PAYLOAD = randomBytes(384).toString('base64'); // ~ a sealed ICE candidate / small SDP chunk
 const TARGET = fileURLToPath(new URL('./signal-server-target.js', import.meta.url));
 
@@ -155,43 +162,62 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function forward(kind: Kind, port: number, pairs: number, total: number, window: number) {
+async function forward(kind: Kind, port: number, pairs: number, total: number, window: number, rate = 0) {
   const perPair = Math.ceil(total / pairs);
   const latencies: number[] = [];
   const runs: Promise<void>[] = [];
   const endpoints: Endpoint[] = [];
-  const starters: (() => void)[] = [];
+  /** Sends one signal on pair p if its window and its share allow; false when they do not. */
+  const senders: (() => boolean)[] = [];
   for (let p = 0; p < pairs; p++) {
     const topic = hex();
     const a = await connect(kind, port, topic);
     const b = await connect(kind, port, topic);
     endpoints.push(a, b);
+    let sent = 0;
+    let received = 0;
+    const sendOne = () => {
+      if (sent >= perPair || sent - received >= window) return false;
+      sent++;
+      a.send(b.id, `${performance.now()}|${PAYLOAD}`);
+      return true;
+    };
+    senders.push(sendOne);
     runs.push(
       new Promise<void>((resolve) => {
-        let sent = 0;
-        let received = 0;
-        const pump = () => {
-          while (sent < perPair && sent - received < window) {
-            sent++;
-            a.send(b.id, `${performance.now()}|${PAYLOAD}`);
-          }
-        };
         b.ws.on('message', (raw) => {
           const data = b.dataOf(String(raw));
           if (data === undefined) return;
           latencies.push(performance.now() - Number(data.slice(0, data.indexOf('|'))));
           received++;
           if (received === perPair) resolve();
-          else pump();
+          else if (rate === 0) while (sendOne());
         });
-        starters.push(pump);
       }),
     );
   }
   // Every pair is connected before the clock starts and the first signal goes out.
   const t0 = performance.now();
-  for (const start of starters) start();
+  let pacer: NodeJS.Timeout | undefined;
+  if (rate === 0) for (const send of senders) while (send());
+  else {
+    // Every 5 ms, the signals due by now, round robin over the pairs (a pair with a full window
+    // is skipped: the offered rate is then more than the server keeps up with, and the figures say so).
+    let offered = 0;
+    let next = 0;
+    pacer = setInterval(() => {
+      const due = Math.min(perPair * pairs, Math.floor(((performance.now() - t0) * rate) / 1000));
+      for (let tried = 0; offered < due && tried < pairs; ) {
+        if (senders[next]?.()) {
+          offered++;
+          tried = 0;
+        } else tried++;
+        next = (next + 1) % pairs;
+      }
+    }, 5);
+  }
   await Promise.all(runs);
+  clearInterval(pacer);
   const seconds = (performance.now() - t0) / 1000;
   await closeAll(endpoints);
   latencies.sort((x, y) => x - y);
@@ -215,7 +241,7 @@ async function run(kind: Kind) {
       await new Promise((r) => setTimeout(r, 1000));
     }
     const cpu0 = await target.cpu();
-    const load = await forward(kind, target.port, PAIRS, MESSAGES, WINDOW);
+    const load = await forward(kind, target.port, PAIRS, MESSAGES, WINDOW, RATE);
     // The server's CPU time per signal delivered under load (connecting the pairs included).
     const cpuPerSignal = ((await target.cpu()) - cpu0) / load.delivered;
     const unloaded = await forward(kind, target.port, 1, 5000, 1);
@@ -252,7 +278,8 @@ console.log(
   `machine: ${cpus()[0]?.model ?? '?'} x${cpus().length}, ${f(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
 );
 console.log(
-  `idle=${IDLE} pairs=${PAIRS} messages=${MESSAGES} window=${WINDOW} payload=${PAYLOAD.length} B base64 rounds=${ROUNDS}`,
+  `idle=${IDLE} pairs=${PAIRS} messages=${MESSAGES} window=${WINDOW} payload=${PAYLOAD.length} B base64 rounds=${ROUNDS}` +
+    (RATE > 0 ? ` rate=${RATE}/s offered` : ''),
 );
 console.log(
   '| server | idle conns | RSS with idle conns | RSS / conn | heap / conn | signals/s (loaded) | p50 / p99 loaded | server CPU / signal | p50 / p99 unloaded |',
