@@ -7,7 +7,8 @@
 //      pair with one in flight (unloaded).
 // Usage: npm run build && npm install --prefix /tmp/peerjs-bench peer && ulimit -n 20000 &&
 //        node dist/bench/signal-server.js [--idle 10000] [--pairs 50] [--messages 200000]
-//        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>] [--rate 0]
+//        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>] [--rate 0] [--syscalls 1]
+//   --syscalls 1 counts the server's system calls per signal (perf stat, kernel tracepoints);
 //   --rate R offers R signals per second in all instead of as many as the windows allow;
 //   --rounds N runs papo, PeerJS, papo, PeerJS... N times each, so both see the same load on a
 //   shared machine; --idle 0 skips the idle phase; --profile writes each server's V8 CPU profile
@@ -35,6 +36,50 @@ const PROFILE_DIR = args.get('--profile');
  * CPU per signal compares the code, not which server the driving process let run more often.
  */
 const RATE = Number(args.get('--rate') ?? 0);
+/**
+ * `--syscalls 1`: count the server's system calls over the loaded phase with `perf stat` on
+ * kernel tracepoints (Debian's linux-perf; no hardware counters needed). A count per signal is a
+ * property of the code and the load, not of the CPU that runs it.
+ */
+const SYSCALLS = args.get('--syscalls') === '1';
+const SYSCALL_EVENTS = {
+  all: 'raw_syscalls:sys_enter',
+  writev: 'syscalls:sys_enter_writev',
+  read: 'syscalls:sys_enter_read',
+  epoll: 'syscalls:sys_enter_epoll_pwait',
+  futex: 'syscalls:sys_enter_futex',
+} as const;
+type SyscallCounts = Record<keyof typeof SYSCALL_EVENTS, number>;
+
+/** Starts counting `pid`'s system calls; the returned function stops and gives the counts. */
+async function countSyscalls(pid: number): Promise<() => Promise<SyscallCounts>> {
+  const perf = spawn(
+    'perf',
+    ['stat', '-x', ',', '-e', Object.values(SYSCALL_EVENTS).join(','), '-p', String(pid)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let out = '';
+  perf.stderr?.on('data', (d) => (out += String(d)));
+  const exited = new Promise<void>((resolve, reject) => {
+    perf.once('error', reject);
+    perf.once('exit', () => resolve());
+  });
+  await new Promise((r) => setTimeout(r, 500)); // perf attaches to the running process
+  return async () => {
+    perf.kill('SIGINT');
+    await exited;
+    const counts = {} as SyscallCounts;
+    for (const [key, event] of Object.entries(SYSCALL_EVENTS)) {
+      const line = out.split('\n').find((l) => l.split(',')[2] === event);
+      const n = Number(line?.split(',')[0]);
+      if (!Number.isFinite(n)) throw new Error(`perf stat gave no count for ${event}:\n${out}`);
+      counts[key as keyof SyscallCounts] = n;
+    }
+    return counts;
+  };
+}
 const PAYLOAD = randomBytes(384).toString('base64'); // ~ a sealed ICE candidate / small SDP chunk
 const TARGET = fileURLToPath(new URL('./signal-server-target.js', import.meta.url));
 
@@ -240,10 +285,12 @@ async function run(kind: Kind) {
       await closeAll(idle);
       await new Promise((r) => setTimeout(r, 1000));
     }
+    const stopCounting = SYSCALLS ? await countSyscalls(target.child.pid as number) : undefined;
     const cpu0 = await target.cpu();
     const load = await forward(kind, target.port, PAIRS, MESSAGES, WINDOW, RATE);
     // The server's CPU time per signal delivered under load (connecting the pairs included).
     const cpuPerSignal = ((await target.cpu()) - cpu0) / load.delivered;
+    const syscalls = await stopCounting?.();
     const unloaded = await forward(kind, target.port, 1, 5000, 1);
     return {
       kind,
@@ -253,6 +300,7 @@ async function run(kind: Kind) {
       heapPerConnKB: IDLE > 0 ? (loaded.heapUsed - base.heapUsed) / IDLE / 1024 : Number.NaN,
       load,
       cpuPerSignal,
+      syscalls,
       unloaded,
     };
   } finally {
@@ -290,6 +338,18 @@ for (const r of results) {
     `| ${r.kind} | ${r.idle} | ${f(r.rssMB)} MB | ${f(r.rssPerConnKB, 2)} KB | ${f(r.heapPerConnKB, 2)} KB | ` +
       `${r.load.perSecond} | ${f(r.load.p50, 2)} / ${f(r.load.p99, 2)} ms | ${f(r.cpuPerSignal)} µs | ${f(r.unloaded.p50, 3)} / ${f(r.unloaded.p99, 3)} ms |`,
   );
+}
+if (SYSCALLS) {
+  console.log('');
+  console.log('| server | system calls / signal | writev | read | epoll_pwait | futex |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of results) {
+    const c = r.syscalls as SyscallCounts;
+    const per = (n: number) => f(n / r.load.delivered, 2);
+    console.log(
+      `| ${r.kind} | ${per(c.all)} | ${per(c.writev)} | ${per(c.read)} | ${per(c.epoll)} | ${per(c.futex)} |`,
+    );
+  }
 }
 if (ROUNDS > 1 || kinds.length > 1) {
   const range = (xs: number[], d: number) => `${f(Math.min(...xs), d)}-${f(Math.max(...xs), d)}`;
