@@ -61,11 +61,15 @@ export async function requestForget(dir: string, name: string): Promise<string> 
   return leaveRequest(dir, 'forget', { name });
 }
 
-/** The pending requests of a profile, oldest first; each file is deleted once `apply` is done. */
+/**
+ * The pending requests of a profile, oldest first; each file is deleted once `apply` is done.
+ * `names`: the folder's listing of this look, when the caller has one (listRequests).
+ */
 export function takeForgetRequests(
   dir: string,
   apply: (name: string) => Promise<unknown>,
   log: (line: string) => void = () => {},
+  names?: readonly string[],
 ): Promise<void> {
   return takeRequests(
     dir,
@@ -77,5 +81,6 @@ export function takeForgetRequests(
       return true;
     },
     log,
+    names,
   );
 }

@@ -16,7 +16,7 @@ import { resolveIceConfig } from './ice-config.js';
 import { generateIdentity } from './identity.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import { KnownNames, NAMES_FILE } from './member-names.js';
-import { REQUEST_POLL_MS } from './profile-requests.js';
+import { listRequests, REQUEST_POLL_MS } from './profile-requests.js';
 import {
   openMemberState,
   openProfile,
@@ -198,6 +198,9 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
         if (busy) return;
         busy = true;
         try {
+          // One listing of the profile folder serves both kinds.
+          const names = await listRequests(profile.dir);
+          if (names === undefined) return;
           await takeForgetRequests(
             profile.dir,
             async (name) => {
@@ -205,8 +208,9 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
               log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
             },
             log,
+            names,
           );
-          await takeReviewRequests(profile.dir, started, log);
+          await takeReviewRequests(profile.dir, started, log, names);
         } finally {
           busy = false;
         }

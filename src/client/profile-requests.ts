@@ -30,23 +30,30 @@ export async function leaveRequest(dir: string, kind: RequestKind, body: object)
 }
 
 /**
+ * The names in the profile folder, read once per look and shared by every kind the look takes;
+ * undefined when the folder cannot be read (the look is skipped).
+ */
+export async function listRequests(dir: string): Promise<readonly string[] | undefined> {
+  return readdir(dir).catch(() => undefined);
+}
+
+/**
  * Applies the pending requests of one kind, oldest file name first, and deletes each file once
  * `apply` is done. `apply` gets the parsed JSON and returns false for a request it does not
- * understand (logged, then removed: never retried forever).
+ * understand (logged, then removed: never retried forever). `names`: the folder as this look
+ * listed it (listRequests); a request written after it waits for the next look.
  */
 export async function takeRequests(
   dir: string,
   kind: RequestKind,
   apply: (request: unknown) => Promise<boolean>,
   log: (line: string) => void = () => {},
+  names?: readonly string[],
 ): Promise<void> {
   const request = pattern(kind);
-  let files: string[];
-  try {
-    files = (await readdir(dir)).filter((f) => request.test(f)).sort();
-  } catch {
-    return;
-  }
+  const listed = names ?? (await listRequests(dir));
+  if (listed === undefined) return;
+  const files = listed.filter((f) => request.test(f)).sort();
   for (const file of files) {
     const path = join(dir, file);
     let request: unknown;

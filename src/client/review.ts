@@ -319,11 +319,15 @@ export async function applyDecision(
   return outcome;
 }
 
-/** The decisions `papo review` left for the running member (profile-requests.ts), applied in order. */
+/**
+ * The decisions `papo review` left for the running member (profile-requests.ts), applied in order.
+ * `names`: the folder's listing of this look, when the caller has one (listRequests).
+ */
 export function takeReviewRequests(
   dir: string,
   member: { decide(decision: ReviewDecision): Promise<DecisionOutcome> },
   log: (line: string) => void,
+  names?: readonly string[],
 ): Promise<void> {
   return takeRequests(
     dir,
@@ -338,6 +342,7 @@ export function takeReviewRequests(
       return true;
     },
     log,
+    names,
   );
 }
 

@@ -15,7 +15,9 @@ import {
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
+import { requestForget, takeForgetRequests } from '../../src/client/forget.js';
 import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { listRequests } from '../../src/client/profile-requests.js';
 import { openMemberState } from '../../src/client/profile-store.js';
 import {
   applyDecision,
@@ -421,6 +423,30 @@ test('decisions left for papo mcp: applied oldest first; one it cannot apply yet
   ]);
   assert.ok(!existsSync(first) && !existsSync(second));
   assert.ok(!existsSync(join(dir, 'review-0000000000000-deadbeef.json')));
+});
+
+test('one listing of the profile serves both kinds of request: what was written after it waits for the next look, and an unreadable folder skips the look', async (t) => {
+  const dir = tempDir(t, 'papo-review-');
+  const forget = await requestForget(dir, 'colega');
+  const names = await listRequests(dir);
+  const decision = await requestDecision(dir, { approve: ['0000000001'], reject: [] });
+  const forgotten: string[] = [];
+  const decided: ReviewDecision[] = [];
+  const member = {
+    decide: async (d: ReviewDecision) => {
+      decided.push(d);
+      return { approved: [], rejected: [], unknown: [], full: [] };
+    },
+  };
+  await takeForgetRequests(dir, async (name) => forgotten.push(name), undefined, names);
+  await takeReviewRequests(dir, member, () => {}, names);
+  assert.deepEqual([forgotten, decided], [['colega'], []]);
+  assert.ok(!existsSync(forget) && existsSync(decision));
+  // The next look lists again and takes it.
+  await takeReviewRequests(dir, member, () => {}, await listRequests(dir));
+  assert.deepEqual(decided, [{ approve: ['0000000001'], reject: [] }]);
+  assert.ok(!existsSync(decision));
+  assert.equal(await listRequests(join(dir, 'gone')), undefined);
 });
 
 test('decisions left for papo mcp, applied to a real profile: what each did is logged, and a request that is not a decision is logged and removed, never applied', async (t) => {
