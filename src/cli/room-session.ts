@@ -8,6 +8,7 @@ import { type CliContext, checkedProfile, home } from './context.js';
 export async function openEphemeral(ctx: CliContext, signAsPerson = false): Promise<OpenedMember> {
   // WebRTC runs in a transport process of its own (ADR 0057): this one never loads it.
   const { openMember } = await import('../client/open-member.js');
+  const { hostLocalSignalServer } = await import('./local-signal-server.js');
   const log = ctx.env.PAPO_LOG ? (line: string) => process.stderr.write(`papo: ${line}\n`) : undefined;
   return openMember({
     home: home(ctx),
@@ -17,6 +18,7 @@ export async function openEphemeral(ctx: CliContext, signAsPerson = false): Prom
     signAsPerson,
     // The command exits at once; its transport finishes closing (and releasing TURN) by itself.
     waitForTransportExit: false,
+    hostSignalServer: hostLocalSignalServer,
     ...(log ? { log } : {}),
   });
 }

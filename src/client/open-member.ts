@@ -63,7 +63,16 @@ export interface OpenMemberOptions {
   transport?: 'process' | 'inline';
   /** Whether closing waits for the transport process to exit (default true; see TransportProcess). */
   waitForTransportExit?: boolean;
+  /**
+   * For a room on a loopback signal URL: starts the signal server on that address when no member
+   * of this machine hosts it yet. The CLI gives it (src/cli/local-signal-server.ts), so this
+   * module never imports the server; without it, such a room needs a server already running.
+   */
+  hostSignalServer?: HostSignalServer;
 }
+
+/** Starts a signal server on `host`:`port` (rejects with EADDRINUSE when one is already there). */
+export type HostSignalServer = (at: { host: string; port: number }) => Promise<{ close(): Promise<void> }>;
 
 export interface OpenedMember {
   /** The member, as papo mcp, say and status drive it (member-api.ts). */
@@ -110,7 +119,11 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       names.claim(profile.name, 'agent', profile.identity.nodeId);
     }
 
-    const embedded = isLoopbackSignalUrl(signalUrl) ? new EmbeddedSignalServer(signalUrl, log) : undefined;
+    const host = options.hostSignalServer;
+    const embedded =
+      host !== undefined && isLoopbackSignalUrl(signalUrl)
+        ? new EmbeddedSignalServer(signalUrl, host, log)
+        : undefined;
     if (embedded) {
       await embedded.tryStart();
       cleanups.push(() => embedded.close());
@@ -269,18 +282,20 @@ async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
 class EmbeddedSignalServer {
   #host: string;
   #port: number;
+  #startServer: HostSignalServer;
   #log: (line: string) => void;
   #handle: { close(): Promise<void> } | undefined;
   #starting: Promise<void> | undefined;
   #closed = false;
 
-  constructor(url: string, log: (line: string) => void) {
+  constructor(url: string, start: HostSignalServer, log: (line: string) => void) {
     const parsed = new URL(url);
     const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname.replace(/^\[|\]$/g, '');
     this.#host = host;
     this.#port = Number(
       parsed.port || (parsed.protocol === 'wss:' || parsed.protocol === 'https:' ? 443 : 80),
     );
+    this.#startServer = start;
     this.#log = log;
   }
 
@@ -290,17 +305,15 @@ class EmbeddedSignalServer {
 
   tryStart(): Promise<void> {
     if (this.#closed || this.#handle !== undefined) return Promise.resolve();
-    this.#starting ??= this.#start().finally(() => {
+    this.#starting ??= this.#hostNow().finally(() => {
       this.#starting = undefined;
     });
     return this.#starting;
   }
 
-  async #start(): Promise<void> {
-    const { startSignalServer } = await import('../signal-server/server.js');
+  async #hostNow(): Promise<void> {
     try {
-      // Settings of an operator's server (tokens, Redis, TURN) are not the local server's.
-      const handle = await startSignalServer({ host: this.#host, port: this.#port, env: {} });
+      const handle = await this.#startServer({ host: this.#host, port: this.#port });
       if (this.#closed) {
         await handle.close();
         return;

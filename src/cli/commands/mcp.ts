@@ -64,7 +64,17 @@ async function openMember(
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);
   // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
-  const opened = await open({ home, profile, env, mode: 'agent', about, log, waitForTransportExit: false });
+  const { hostLocalSignalServer } = await import('../local-signal-server.js');
+  const opened = await open({
+    home,
+    profile,
+    env,
+    mode: 'agent',
+    about,
+    log,
+    waitForTransportExit: false,
+    hostSignalServer: hostLocalSignalServer,
+  });
   return opened.member;
 }
 
