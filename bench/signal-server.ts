@@ -246,8 +246,8 @@ async function forward(kind: Kind, port: number, pairs: number, total: number, w
   let pacer: NodeJS.Timeout | undefined;
   if (rate === 0) for (const send of senders) while (send());
   else {
-    // Every 5 ms, the signals due by now, round robin over the pairs (a pair with a full window
-    // is skipped: the offered rate is then more than the server keeps up with, and the figures say so).
+    // Every 5 ms, the signals due by now, round robin over the pairs. A pair with a full window
+    // is skipped: the server is not keeping up, and the signals/s printed fall below the rate.
     let offered = 0;
     let next = 0;
     pacer = setInterval(() => {
