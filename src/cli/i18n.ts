@@ -1,4 +1,4 @@
-// The CLI's human text in English and Brazilian Portuguese (DESIGN.md "Human-facing text").
+// The CLI's human text in English and Brazilian Portuguese (docs/cli.md, "CLI reference"; ADR 0012).
 // Agent-facing text (MCP) never goes through here: it is always English.
 import { isPapoError } from '../client/errors.js';
 import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';

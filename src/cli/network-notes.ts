@@ -1,6 +1,7 @@
 // What `papo status` and `papo say` tell a person about the network (issue: the relayed path): the
 // signal server unreachable or refusing, a room that meets on this machine only, this command's own
-// transport process in trouble, the agent's transport restarts, and the book's PAPO_RELAY.
+// transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
+// (docs/transport.md, "Network health").
 import { join } from 'node:path';
 import { readJsonFile } from '../client/durable-file.js';
 import { isAlive } from '../client/file-lock.js';

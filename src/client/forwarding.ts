@@ -1,4 +1,4 @@
-// Flooding over the mesh (the book's gossip guarantee, here over data channels): a frame is
+// Flooding over the mesh (docs/protocol.md, "Delivery", on forwarding): a frame is
 // forwarded once to the other neighbours, so a member reachable only through another member still
 // gets everything. Frames are told apart by their nonce, random per seal (room-crypto.ts), so a
 // frame that comes back through another neighbour is neither handled nor forwarded again.

@@ -1,4 +1,4 @@
-// Frames between members (the book's "Protocolo" → "Frames"): JSON objects with `t`, optional
+// Frames between members (docs/protocol.md, "Frames"): JSON objects with `t`, optional
 // fields omitted when empty, sealed with the room's frame key (aad "papo/v1"). Every frame is
 // also signed by its sender's Ed25519 key (`sig`, last; ADR 0064): frame-codec.ts signs and checks.
 // Decoding is total: any input either becomes a valid frame or a PapoError('invalid_frame');
@@ -112,8 +112,9 @@ export function utf8Length(text: string): number {
 }
 
 /**
- * JSON of a frame, fields in the book's order, optional ones only when present, and `sig` last
- * when the frame has one: the signed bytes are this JSON without its `sig` (frame-codec.ts).
+ * JSON of a frame, fields in the order of docs/protocol.md ("Frames"), optional ones only when
+ * present, and `sig` last when the frame has one: the signed bytes are this JSON without its `sig`
+ * (frame-codec.ts).
  */
 export function encodeFrame(frame: Frame): string {
   const sig = frame.sig === undefined ? {} : { sig: frame.sig };

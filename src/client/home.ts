@@ -1,4 +1,4 @@
-// Where papo keeps its profiles: $PAPO_HOME, else ~/.papo (the book's "Configuração e arquivos").
+// Where papo keeps its profiles: $PAPO_HOME, else ~/.papo (docs/files.md, "The profile on disk").
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 

@@ -1,6 +1,7 @@
 // ICE configuration of the peer links: which STUN/TURN servers, and whether only relayed paths may
-// be used. Precedence (DESIGN.md "ICE"): PAPO_ICE_SERVERS, else the signal server's welcome, else a
-// plain STUN default. PAPO_ICE_POLICY=relay forces TURN only.
+// be used. Precedence (docs/transport.md, "ICE configuration and precedence"): PAPO_ICE_SERVERS,
+// else the signal server's welcome, else a plain STUN default. PAPO_ICE_POLICY=relay forces TURN
+// only.
 //
 // node-datachannel's native config takes each server either as a URL string or as an object
 // {hostname, port, username, password, relayType}. We always hand it the object form: TURN REST
@@ -167,7 +168,10 @@ export function nativeRtcConfig(ice: IceConfig, onSkip?: (url: string, why: stri
   };
 }
 
-/** The book's PAPO_RELAY is set: this papo does not read it (relays are PAPO_ICE_SERVERS). */
+/**
+ * PAPO_RELAY is set: this papo does not read it (relays are PAPO_ICE_SERVERS; docs/transport.md,
+ * "Network health").
+ */
 export function papoRelaySet(env: NodeJS.ProcessEnv): boolean {
   return (env.PAPO_RELAY ?? '').trim() !== '';
 }

@@ -1,7 +1,8 @@
-// The inbox as a folder: one file per unread message (ADR 0062). The book keeps the inbox in one
-// JSON array, rewritten whole (with an fsync) for every message stored and every message read, so
-// a member sent N messages of 48 KiB wrote O(N²) bytes: 300 of them rewrote 2.2 GB. Here a message
-// costs one file of its own size, written atomically and durably, and reading it costs an unlink.
+// The inbox as a folder: one file per unread message (ADR 0062). papo 0.1 kept the inbox in one
+// JSON array (docs/files.md, "Who writes what"), rewritten whole (with an fsync) for every message
+// stored and every message read, so a member sent N messages of 48 KiB wrote O(N²) bytes: 300 of
+// them rewrote 2.2 GB. Here a message costs one file of its own size, written atomically and
+// durably, and reading it costs an unlink.
 //
 //   inbox/0000000042-81d4e0aa6c.json   one Envelope; the number is the arrival order
 //
@@ -17,7 +18,7 @@ import type { Envelope } from './messages.js';
 import { linkedFileError, readNoFollowSync } from './no-follow.js';
 
 export const INBOX_DIR = 'inbox';
-/** The book's single-file inbox, read once and moved into INBOX_DIR. */
+/** papo 0.1's single-file inbox, read once and moved into INBOX_DIR. */
 export const LEGACY_INBOX_FILE = 'inbox.json';
 /** Unread messages a member keeps at most; past it, new messages are refused until the agent reads. */
 export const MAX_INBOX_MESSAGES = 1000;
@@ -184,7 +185,7 @@ export function parseStoredMessage(text: string, path: string): Envelope {
 }
 
 /**
- * The book's inbox.json read back (a list of envelopes; null when absent): every entry a
+ * papo 0.1's inbox.json read back (a list of envelopes; null when absent): every entry a
  * well-formed envelope, or PapoError 'profile_corrupt' (an id names a file in inbox/).
  */
 export function parseLegacyInbox(value: unknown, path: string): Envelope[] {

@@ -1,8 +1,8 @@
-// The invite (DESIGN.md "Invite"):
+// The invite (docs/protocol.md, "Invite"; ADR 0004):
 //   "papo1" + base32_lower_nopad( body || blake3(body)[0..4] )
 //   body = secret (32 bytes) || signal URL (UTF-8, 0..255 bytes; empty = the local default)
 // The 4-byte check makes an invite cut or altered while being copied fail loudly instead of
-// joining a different room (the book found the cut-at-a-boundary case with a property test).
+// joining a different room (every truncation is refused, property tests included: docs/status.md).
 import { blake3 } from '@noble/hashes/blake3.js';
 import { PapoError } from './errors.js';
 import { SECRET_BYTES } from './room-crypto.js';

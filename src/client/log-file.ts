@@ -1,5 +1,5 @@
-// log.jsonl: the conversation as the member saw it, one LogEntry per line (the book's
-// "Formato do log.jsonl"). Lines are appended whole and fsynced; a crash can leave at most a
+// log.jsonl: the conversation as the member saw it, one LogEntry per line (docs/files.md,
+// "log.jsonl"). Lines are appended whole and fsynced; a crash can leave at most a
 // torn last line, which every reader ignores and the next writer closes off.
 //
 // It holds every message body, so it is never opened through a link (ADR 0061): O_NOFOLLOW for

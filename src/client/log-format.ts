@@ -1,6 +1,5 @@
 // The human line of a log entry, as `papo log` prints it and the MCP `history` tool returns it
-// (the book's "papo log" format). Times are local: the TZ variable decides, as in the book's
-// Docker example (`-e TZ=America/Sao_Paulo`).
+// (docs/cli.md, "papo log"). Times are local: the TZ variable decides (docs/cli.md, "Environment").
 import { indentFollowingLines, inertText } from './inert-text.js';
 import type { Envelope, LogEntry } from './messages.js';
 
@@ -9,10 +8,10 @@ import type { Envelope, LogEntry } from './messages.js';
  * [2026-10-02 14:03:12] delivered 3f9a1c07b2 to colega
  * [2026-10-02 14:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): body
  * What we sent without `to` went to the whole room ("-> room"); what we received names us as its
- * recipient (`self`), as in the book's example, whose log.jsonl line for it carries no `to`.
+ * recipient (`self`), as in docs/files.md's example ("log.jsonl"), whose line for it carries no `to`.
  * The body is room text (ADR 0059): its control and invisible characters are shown as escapes
- * (`\x1b`, `\u202e`), and each of its further lines is indented by two spaces, as in the book's
- * "Validação com Claude Code" excerpt, so only an entry's first line starts at column 0 and no
+ * (`\x1b`, `\u202e`), and each of its further lines is indented by two spaces (docs/cli.md,
+ * "papo log"), so only an entry's first line starts at column 0 and no
  * line of a body can pass for another entry.
  */
 export function formatLogEntry(entry: LogEntry, self?: string, mark?: ReviewMark): string {
@@ -20,14 +19,14 @@ export function formatLogEntry(entry: LogEntry, self?: string, mark?: ReviewMark
     return inertText(`[${formatLocalTime(entry.ts)}] delivered ${entry.id} to ${entry.by}`, 'line');
   }
   if (entry.ev === 'impostor') {
-    // Not in the book: frames refused because their key is not the one that holds the name (ADR 0064).
+    // Added with signed frames (ADR 0064): frames refused because their key does not hold the name.
     return inertText(
       `[${formatLocalTime(entry.ts)}] refused frames claiming to be ${entry.name} (${entry.kind}) from another key [${entry.node.slice(0, 10)}]: not handed to the agent`,
       'line',
     );
   }
   if (entry.ev === 'review') {
-    // Not in the book: the person's decision on a held message (ADR 0081), as the person reads it.
+    // Added with the review gate: the person's decision on a held message (ADR 0081), as they read it.
     const what =
       entry.decision === 'approved'
         ? `you approved ${entry.id}: your agent has it now`

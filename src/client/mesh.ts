@@ -27,7 +27,7 @@ import type { SignalClient } from './signal-client.js';
 // The first retry comes at once: on loopback and fast LANs libdatachannel sometimes lets the DTLS
 // handshake run before it stored the remote description, and the fingerprint check then fails
 // ("unknown CA", seen in its debug log in about 1 attempt in 10); a second attempt succeeds.
-// After that, the design's backoff of 1, 2, 4, 8, 10 s (ADR 0032).
+// After that, the backoff of ADR 0032: 1, 2, 4, 8, 10 s.
 export const LINK_BACKOFF_MS: readonly number[] = [50, 1000, 2000, 4000, 8000, 10_000];
 
 /**

@@ -1,10 +1,10 @@
 // The shapes a message takes in memory, on disk (inbox.json, outbox.json, log.jsonl) and in a
-// `msg` frame. Field names follow the book's "Protocolo" page; optional fields are omitted when
+// `msg` frame. Field names follow docs/protocol.md ("Frames"); optional fields are omitted when
 // empty, never null.
 
 export type SenderKind = 'agent' | 'human';
 
-/** A message of the conversation (the book's envelope). */
+/** A message of the conversation: the envelope, a `msg` frame's fields (docs/protocol.md, "Frames"). */
 export interface Envelope {
   /** 10 lower-case hex characters. */
   id: string;

@@ -1,10 +1,10 @@
-// Name rules (the book's "Comandos da CLI"): a member name is what other agents call you, a
+// Name rules (docs/cli.md, "CLI reference" and "papo new"): a member name is what other agents call you, a
 // profile name is local only. Both are short, ASCII and safe in file names, logs and the
 // `from=`/`to=` attributes of a channel tag.
 import { PapoError } from './errors.js';
 
 // The one home of the room's name and id rules: every other module imports them from here.
-/** Member names: 1-32 of A-Za-z0-9-_. (the book; DESIGN.md, "What stays identical"). */
+/** Member names: 1-32 of A-Za-z0-9-_. (docs/protocol.md, "Frames"). */
 export const MEMBER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,32}$/;
 /** Profile names: 1-32 of A-Za-z0-9-_ (a path component: no dot). */
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -43,7 +43,7 @@ export function validateProfileName(name: string): string {
   return name;
 }
 
-/** Member names compare without regard to case (the book: `to` "ignora maiúsculas e minúsculas"). */
+/** Member names compare without regard to case (docs/delivery.md, "The rules"). */
 export function sameName(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }

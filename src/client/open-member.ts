@@ -1,7 +1,7 @@
 // Puts a room member together for a profile: the profile and its lock, the durable state, the
 // transport (signal client, TURN bridges and WebRTC links, in a supervised process of their own:
 // ADR 0057) and the room node — and, for a room on a loopback signal URL, the embedded signal
-// server (DESIGN.md "Where the signal server is"), which stays in this process so that a restart
+// server (docs/architecture.md, "The local signal server"), which stays in this process so that a restart
 // of the transport does not take it away from the other members on this machine. Callers get the
 // member as its contract (RoomMember) and a small read-only probe of its network (RoomProbe), never
 // the room node or the transport themselves.

@@ -1,4 +1,4 @@
-// Who is in the room and who is online (the book's presence): a member is online while a link to
+// Who is in the room and who is online (docs/protocol.md, "Presence"): a member is online while a link to
 // it is open or it was heard from (hello, msg) within ONLINE_WINDOW_MS; a goodbye (it left the
 // signal server's topic) makes it offline at once. Changes are reported as `online`/`offline`.
 // Members remembered are bounded (ADR 0062): past MAX_KNOWN_PEERS, a new one is heard only once
@@ -7,7 +7,7 @@ import type { HelloFrame } from './frames.js';
 import type { LinkPath, MemberStatus } from './member-api.js';
 import type { SenderKind } from './messages.js';
 
-/** Presence: a member heard from within this window counts as online (the book: 75 s). */
+/** Presence: a member heard from within this window counts as online (docs/protocol.md, "Presence": 75 s). */
 export const ONLINE_WINDOW_MS = 75_000;
 /** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
 export const MAX_KNOWN_PEERS = 256;

@@ -1,5 +1,5 @@
-// The profile on disk: $PAPO_HOME/profiles/<profile>/ (the book's "Arquivos do perfil", plus
-// the signal URL and the Ed25519 identity of DESIGN.md). Folder 0700, every file 0600.
+// The profile on disk: $PAPO_HOME/profiles/<profile>/ (docs/files.md, "The profile on disk").
+// Folder 0700, every file 0600.
 //
 //   profile.json  name, about, room secret (hex), signal URL, creation time   (new/join write it)
 //   secret.key    Ed25519 seed (hex), kept across --force: it is who we are to other members
@@ -131,7 +131,7 @@ export async function createProfile(
     // its queue included; only then do the old room's files go.
     await writeFileDurable(profilePath, `${JSON.stringify(file, null, 2)}\n`);
     if (replaced) {
-      // These belong to the old room (the book's "Recriando uma sala"); log.jsonl stays.
+      // These belong to the old room (docs/files.md, "Recreating a room"); log.jsonl stays.
       for (const file of [PEERS_FILE, LEGACY_INBOX_FILE, OUTBOX_FILE, NAMES_FILE]) {
         await unlink(join(dir, file)).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT') throw err;

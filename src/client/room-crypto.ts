@@ -1,4 +1,4 @@
-// Room cryptography (DESIGN.md "Room crypto"; the book's "Derivações a partir do segredo").
+// Room cryptography (docs/protocol.md, "Derivations from the secret" and "Sealing").
 // Everything comes from the 32-byte room secret through BLAKE3 derive_key with a distinct context
 // per use, so learning one derived value (the topic the signal server sees, the room id people
 // compare) tells nothing about the others or the secret.
@@ -12,9 +12,9 @@ export const SECRET_BYTES = 32;
 export const NONCE_BYTES = 24;
 export const TAG_BYTES = 16;
 
-/** aad of sealed frames (DESIGN.md). */
+/** aad of sealed frames (docs/protocol.md, "Sealing"). */
 export const FRAME_AAD = utf8ToBytes('papo/v1');
-/** aad of sealed signal blobs (DESIGN.md "Signal server"). */
+/** aad of sealed signal blobs (docs/protocol.md, "Sealing"). */
 export const SIGNAL_AAD = utf8ToBytes('papo/v1/signal');
 
 const CONTEXT_ROOM_ID = 'papo v1 room id';

@@ -1,4 +1,4 @@
-// The room member (the book's `Node`): the coordinator of one member of a room, over any
+// The room member (docs/architecture.md, "The member"): the coordinator of one member of a room, over any
 // transport that can reach neighbours. It opens and checks frames and hands the rest to one module
 // per concern:
 //   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
@@ -50,7 +50,7 @@ import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
 import type { DecisionOutcome, ReviewDecision } from './review.js';
 
-/** Hello and outbox re-send period while connected (the book: 30 s). */
+/** Hello and outbox re-send period while connected (30 s: docs/delivery.md, "The rules"). */
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
 /**

@@ -1,4 +1,4 @@
-// The room member's connection to a signal server (protocol v1, DESIGN.md "Signal protocol v1").
+// The room member's connection to a signal server (docs/protocol.md, "Signal protocol v1").
 // It joins the room's topic under our node id, tracks who else is there, and carries sealed blobs
 // to and from them. The server is a stranger: every message from it is validated, nothing it sends
 // can throw out of here, and what it forwards from peers is opened with the room's signal key (see
@@ -55,7 +55,7 @@ export interface SignalClientOptions {
 
 export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
 
-/** The server's refusals that name their cause (DESIGN.md "Signal protocol v1"). */
+/** The server's refusals that name their cause (docs/protocol.md, "Signal protocol v1"). */
 const REFUSALS: ReadonlySet<string> = new Set(['unauthorized', 'rate_limited', 'room_full', 'topic_limit']);
 
 export interface SignalClientEvents {

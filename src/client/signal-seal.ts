@@ -1,7 +1,7 @@
 // Sealed signal blobs: everything a member sends another member through the signal server (SDP
 // offers and answers, ICE candidates, knocks) travels sealed with the room's signal key, so the
 // server operator reads no IP address and cannot forge or alter an offer (the DTLS fingerprint
-// rides inside the seal). See DESIGN.md "What changes: transport" and ADR 0031.
+// rides inside the seal). See docs/transport.md, "Sealed signalling", and ADR 0031.
 //
 //   blob = base64( nonce(24) || XChaCha20-Poly1305(signalKey, nonce, JSON{from,to,ts,payload},
 //                                                   aad "papo/v1/signal") )

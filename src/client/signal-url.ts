@@ -1,4 +1,5 @@
-// Where a room's members meet (DESIGN.md "Where the signal server is"). The room carries its
+// Where a room's members meet (docs/files.md, "The profile on disk"; docs/architecture.md, "The
+// local signal server"). The room carries its
 // signal URL; PAPO_SIGNAL overrides it; with neither, the embedded local server on this machine.
 import { PapoError } from './errors.js';
 

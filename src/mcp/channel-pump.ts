@@ -1,4 +1,4 @@
-// Channel push (the book, "Mensagens empurradas", where its own ADR 0002 decided it): every message the member receives
+// Channel push (docs/mcp.md, "Push"): every message the member receives
 // becomes a `notifications/claude/channel`, which Claude Code renders as
 //   <channel source="papo" from=".." msg_id=".." sender_kind="..">body</channel>
 // The pump starts only after notifications/initialized and once the member is open; it first

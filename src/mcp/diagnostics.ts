@@ -1,7 +1,7 @@
 // Diagnostics of the MCP server. stdout belongs to JSON-RPC, so these go to stderr only, and only
 // when PAPO_LOG asks for them (Claude Code keeps a server's stderr in its debug logs). PAPO_LOG takes
-// a level (`error`, `warn`, `info`, `debug`, `trace`) or comma-separated `target=level` directives in
-// the book's style; for the MCP server the most verbose level named anywhere applies.
+// a level (`error`, `warn`, `info`, `debug`, `trace`) or comma-separated `target=level` directives
+// (docs/mcp.md, "Protocol"); for the MCP server the most verbose level named anywhere applies.
 import type { Writable } from 'node:stream';
 
 const LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;

@@ -1,4 +1,4 @@
-// How a message reads for the model in `wait` and `inbox` (the book, "Ferramentas MCP"):
+// How a message reads for the model in `wait` and `inbox` (docs/mcp.md, "Room text (ADR 0059)"):
 //
 //   [msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]
 //   <body>
@@ -6,8 +6,9 @@
 // `to=` and `reply_to=` appear only when the message has them; messages are separated by a blank
 // line. A message papo pushed in this session ends its header with ALREADY_PUSHED (ADR 0066). Times are local, as in `papo log`.
 // The body is room text (ADR 0059): control and invisible characters become visible escapes, and
-// every line of it is indented by two spaces (the book puts it at column 0), so that a body line
-// can never pass for a `[msg_id=...]` header, which alone starts at column 0.
+// every line of it is indented by two spaces (the reference design puts it at column 0; ADR 0059
+// says why not), so that a body line can never pass for a `[msg_id=...]` header, which alone
+// starts at column 0.
 import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/inert-text.js';
 import type { Envelope } from '../client/messages.js';
 import { ALREADY_PUSHED } from './texts.js';

@@ -14,7 +14,10 @@ export interface ProfilePeek extends ProfileDescription {
 
 const HEX_ROOM_ID = /^[0-9a-f]{8}$/;
 
-/** Room id = first 4 bytes of BLAKE3 derive_key("papo v1 room id", secret), in hex (DESIGN.md). */
+/**
+ * Room id = first 4 bytes of BLAKE3 derive_key("papo v1 room id", secret), in hex (docs/protocol.md,
+ * "Derivations from the secret").
+ */
 export function roomIdFromSecret(secret: Uint8Array): string {
   const out = blake3(secret, { context: new TextEncoder().encode('papo v1 room id') });
   return Buffer.from(out.subarray(0, 4)).toString('hex');

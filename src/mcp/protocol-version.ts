@@ -1,4 +1,4 @@
-// MCP protocol revisions papo speaks (the book, "Protocolo MCP"). The newest comes first and is
+// MCP protocol revisions papo speaks (docs/mcp.md, "Protocol"). The newest comes first and is
 // the answer to any revision papo does not know. 2026-07-28 is never negotiated: Claude Code does
 // not register a server on that revision as a channel, so push would silently stop working.
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;

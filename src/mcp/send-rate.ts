@@ -1,4 +1,4 @@
-// The anti-loop limit of `send` (the book, "Ferramentas MCP"): more than PAPO_MAX_SENDS_PER_10MIN
+// The anti-loop limit of `send` (docs/mcp.md, "Tools"): more than PAPO_MAX_SENDS_PER_10MIN
 // sends (default 40) in a sliding window of 10 minutes are refused with a text telling the agent
 // that it is probably looping with another agent and must stop and talk to its user.
 import { LIMITS } from './texts.js';

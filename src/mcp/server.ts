@@ -2,7 +2,7 @@
 // stdio transport (stdio-transport.ts: line framing, the single writer, EOF), the JSON-RPC session
 // (session.ts: lifecycle, cancellation, progress, shutdown within a budget) and papo's tool server
 // (tool-server.ts: the tools, the room member opened in the background, the channel pump). Structure
-// after the book's "O servidor MCP (mcp)": a reader, one task per tools/call kept in a map so that
+// as in docs/architecture.md, "The MCP server": a reader, one task per tools/call kept in a map so that
 // notifications/cancelled can abort it, a single writer, and a pump that starts after
 // notifications/initialized. Streams are injected with production defaults so tests can drive the
 // server in-process; the process-level concerns (signals, exit) live in run.ts.

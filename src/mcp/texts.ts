@@ -1,8 +1,8 @@
 // Every word the model reads from papo, in one place: the server instructions, tool and parameter
 // descriptions, every tool response and error text, and the untrusted-data notice. They are English
-// because the model reads them (the book, "Ferramentas MCP"). Where the book quotes a text, it is
-// reproduced exactly and tests/mcp/texts.test.ts pins it; the rest is written in the same voice:
-// say what happened, then what to do next.
+// because the model reads them. Where the reference design quotes a text, it is reproduced exactly
+// (docs/mcp.md, "Tools"; the exceptions are ADR 0068's) and tests/mcp/texts.test.ts pins it; the
+// rest is written in the same voice: say what happened, then what to do next.
 
 import { inertText } from '../client/inert-text.js';
 import { MAX_BODY_BYTES } from '../client/limits.js';
@@ -11,13 +11,14 @@ import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
 
 /** The limits the texts quote, kept next to them so a text never disagrees with the code. */
 export const LIMITS = {
-  /** The book's body limit: 48 KiB of UTF-8 (src/client/limits.ts). */
+  /** The body limit: 48 KiB of UTF-8 (docs/protocol.md, "Sealing"; src/client/limits.ts). */
   maxMessageBytes: MAX_BODY_BYTES,
   /** How long `send` waits for the first acknowledgement. */
   ackTimeoutSeconds: 8,
   /**
    * Under Claude Code's 2 minutes (claudeCodeBackgroundSeconds): a `wait` that keeps the default
-   * returns its own result, in the foreground. The book's 300 would go to the background. ADR 0067.
+   * returns its own result, in the foreground. The reference design's 300 would go to the
+   * background. ADR 0067.
    */
   waitDefaultSeconds: 110,
   waitMinSeconds: 1,
@@ -44,7 +45,7 @@ export const LIMITS = {
 } as const;
 
 // ---------------------------------------------------------------------------------------------
-// Server instructions (the book's seven rules, in our own words)
+// Server instructions (seven rules, in our own words: docs/mcp.md, "Instructions")
 
 /** How room text reads: what the escapes are (ADR 0059). */
 export const ESCAPES_NOTE =
@@ -175,8 +176,9 @@ export function inboxFullReviewing(by: string, msgId: string): string {
 }
 
 /**
- * The book's queued text, with papo's variants (ADR 0068). `online` is who is online now; `to` the
- * addressee, if any; `unknownTo` is set when no member of that name has been seen in the room.
+ * The queued text (docs/mcp.md, "Tools"), with papo's variants (ADR 0068). `online` is who is
+ * online now; `to` the addressee, if any; `unknownTo` is set when no member of that name has been
+ * seen in the room.
  */
 export function notAcknowledged(
   msgId: string,
@@ -402,9 +404,9 @@ export const HISTORY_HELD = "held for your user's review, text not shown";
 export const HISTORY_REJECTED = 'rejected by your user, text not shown';
 
 // ---------------------------------------------------------------------------------------------
-// The network: warnings added to \`status\`, and to \`send\` when nobody confirmed (the book's
-// "WARNING: papo lost its network subscription", here one line per cause). Each says what is
-// wrong, that queued messages are safe, and whether the user has to act.
+// The network: warnings added to \`status\`, and to \`send\` when nobody confirmed
+// (docs/transport.md, "Network health"), one line per cause. Each says what is wrong, that queued
+// messages are safe, and whether the user has to act.
 
 /** What the warnings are made from (a NetworkHealth, seen from the tool). */
 export interface NetworkView {
@@ -492,7 +494,7 @@ function signalOriginOr(url: string): string {
   }
 }
 
-/** For a user who set the book's PAPO_RELAY: this papo reads PAPO_ICE_SERVERS instead. */
+/** For a user who set PAPO_RELAY: this papo reads PAPO_ICE_SERVERS (docs/transport.md, "Network health"). */
 export const PAPO_RELAY_NOTE =
   'Note: PAPO_RELAY is set, but this papo does not use it: relays (TURN servers) are set with PAPO_ICE_SERVERS. Tell your user if they meant to use a relay.';
 
@@ -513,7 +515,7 @@ function ago(s: number): string {
 // ---------------------------------------------------------------------------------------------
 // Errors common to every tool
 
-/** Wording the book gives for the two failures at start-up; the tool errors wrap them. */
+/** The two failures at start-up, worded as in docs/mcp.md ("Tools"); the tool errors wrap them. */
 export const PROFILE_LOCKED = 'another papo server is already running with this profile';
 export function profileNotConfigured(profile: string): string {
   return `profile '${profile}' is not configured`;

@@ -1,4 +1,4 @@
-// The five tools as tools/list shows them (the book, "Ferramentas MCP"). The JSON is pinned by
+// The five tools as tools/list shows them (docs/mcp.md, "Tools"). The JSON is pinned by
 // tests/mcp/snapshots/tools-list.json: a change here is a change the model sees, so it is reviewed.
 // Schemas are plain draft 2020-12 objects with no combinators at the root (Claude Code drops tools
 // whose schema the API refuses).

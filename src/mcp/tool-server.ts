@@ -43,14 +43,14 @@ export interface ToolServerOptions {
   /** Member name and room id for the instructions, or null when the profile is not configured. */
   describe: () => ProfileDescription | null;
   serverVersion: string;
-  /** Interval of notifications/progress during `wait` (the book: 15 s). */
+  /** Interval of notifications/progress during `wait` (docs/mcp.md, "Tools": 15 s). */
   progressIntervalMs?: number;
-  /** How long `send` waits for the first ack (the book: 8 s). */
+  /** How long `send` waits for the first ack (docs/mcp.md, "Tools": 8 s). */
   ackTimeoutMs?: number;
   now?: () => number;
 }
 
-/** Maps a failure to open the member to the text every tool returns (book, "Solução de problemas"). */
+/** Maps a failure to open the member to the text every tool returns (docs/mcp.md, "Tools"). */
 export function unavailableText(err: unknown, profile: string): string {
   if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
   if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
@@ -58,7 +58,7 @@ export function unavailableText(err: unknown, profile: string): string {
   return NOT_READY.other(err instanceof Error ? err.message : String(err));
 }
 
-/** The book's interval of notifications/progress during `wait`. */
+/** The interval of notifications/progress during `wait` (docs/mcp.md, "Tools"). */
 export const PROGRESS_INTERVAL_MS = 15_000;
 
 /**

@@ -1,4 +1,4 @@
-// What each of the five tools does (the book, "Ferramentas MCP"). The handlers drive a RoomMember
+// What each of the five tools does (docs/mcp.md, "Tools"). The handlers drive a RoomMember
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
 import { formatLogEntry, reviewStates } from '../client/log-format.js';
@@ -92,7 +92,7 @@ export interface ToolDeps {
   sendWindow: SendWindow;
   ackTimeoutMs: number;
   progressIntervalMs: number;
-  /** PAPO_RELAY is set (the book's variable, which this papo does not read). */
+  /** PAPO_RELAY is set (a variable this papo does not read; docs/transport.md, "Network health"). */
   papoRelaySet?: boolean;
   /** The session's pushes: which were pushed, and whether pushes reach the model (ADR 0066). */
   channel: ChannelPush;
@@ -226,8 +226,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     } catch (err) {
       return errorResult(SEND_ERRORS.failed(err instanceof Error ? err.message : String(err)));
     }
-    // Answering implies having seen that message and the sender's earlier ones (the book,
-    // "Leitura e marcar como lido").
+    // Answering implies having seen that message and the sender's earlier ones (docs/mcp.md,
+    // "Tools").
     if (replyTo !== undefined) await member.markRepliedTo(replyTo);
     const owed = result.owed ?? [];
     if (result.ackedBy !== null) {
@@ -235,7 +235,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       // Those who have it and whose person reads it first (ADR 0081): an answer can take longer.
       const reviewers = reviewersAmong(member, (name) => acked.some((a) => sameName(a, name)));
       const review = reviewers.length > 0 ? ` ${reviewedBy(reviewers)}` : '';
-      // Everyone it is owed to has it: the book's text (with every name, in a larger room).
+      // Everyone it is owed to has it: the delivered text (docs/mcp.md, "Tools"), with every name.
       if (owed.length === 0) return textResult(delivered(nameList(acked), result.id) + review);
       const online = member.onlineNames();
       const later = owed.map((name) => ({ name, online: online.some((o) => sameName(o, name)) }));
@@ -246,7 +246,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
       const reviews = reviewersAmong(member, (name) => sameName(name, by)).length > 0;
       return textResult(reviews ? inboxFullReviewing(by, result.id) : inboxFull(by, result.id));
     }
-    // Nobody confirmed: say whether the network is the reason (the book's WARNING line).
+    // Nobody confirmed: say whether the network is the reason (docs/transport.md, "Network health").
     const warnings = [...trustWarnings(member), ...networkWarnings(await networkView(member))];
     const queued = notAcknowledged(result.id, member.onlineNames(), to, unknownTo);
     return textResult([owed.length > 1 ? `${queued} ${owedToEach(owed)}` : queued, ...warnings].join('\n'));
@@ -377,7 +377,8 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     // Its own person's review (ADR 0081): how many messages wait for them, so it can say so.
     const held = member.held().length;
     if (member.reviewing() || held > 0) tail.push(heldForReview(held, member.reviewing()));
-    // Who the queue waits for (ADR 0063); in a pair it can only be the other one: the book's text.
+    // Who the queue waits for (ADR 0063); in a pair it can only be the other one, so the text stays
+    // as docs/mcp.md ("Tools") gives it.
     const waiting = member.queuedFor?.() ?? [];
     if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1)
       tail.push(statusQueuedFor(waiting));

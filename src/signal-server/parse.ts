@@ -1,5 +1,5 @@
 // Client messages, checked field by field. The `data` blob is only checked to be a string: it is
-// sealed with the room key and the server forwards it untouched (DESIGN.md, "Signal server").
+// sealed with the room key and the server forwards it untouched (docs/protocol.md, "Signal protocol v1").
 import { type ClientMessage, PEER_PATTERN, TOPIC_PATTERN } from '../signal-protocol.js';
 
 export type Parsed =

@@ -1,6 +1,7 @@
 // Starting and stopping a signal server: used by `papo signal` and embedded by the room member
-// (DESIGN.md: a `papo mcp` whose room uses a loopback URL starts one in-process when the port is
-// free). A factory that returns a handle, like trystero's relays: tests pass port 0.
+// (docs/architecture.md, "The local signal server": a `papo mcp` whose room uses a loopback URL
+// starts one in-process when the port is free). A factory that returns a handle, like trystero's
+// relays: tests pass port 0.
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, isIP } from 'node:net';

@@ -11,7 +11,7 @@ export interface TurnCredential {
   credential: string;
 }
 
-/** `tag` ends up in coturn's logs (DESIGN.md: the short node id); it is not a secret. */
+/** `tag` ends up in coturn's logs (ADR 0023: the short node id); it is not a secret. */
 export function mintTurnCredential(
   secret: string,
   tag: string,

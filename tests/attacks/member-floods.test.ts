@@ -163,7 +163,7 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
       `${(written[300] as number) - (written[0] as number)} in all`,
   );
   // A message costs its size (inbox file, log line, push, forward), not the size of the inbox:
-  // the book's one-file inbox made the last ones cost several times the first.
+  // papo 0.1's one-file inbox (ADR 0062) made the last ones cost several times the first.
   assert.ok(late < early * 1.5, `the last stored messages cost ${late} bytes each, the first ${early}`);
   assert.ok(
     stored.length > 0 && stored.length * MAX_BODY_BYTES <= MAX_INBOX_BYTES,

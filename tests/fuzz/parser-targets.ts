@@ -1407,7 +1407,7 @@ const profileReaders: FuzzTarget = {
               assertEnvelope(envelopeOfQueued(q), 'outbox.json');
             }
           }
-          // a message file of inbox/ or held/, and the book's inbox.json
+          // a message file of inbox/ or held/, and papo 0.1's inbox.json
           const stored = readOrCorrupt(() =>
             parseStoredMessage(f.stored, at('inbox/0000000001-3f9a1c07b2.json')),
           );

@@ -1,4 +1,4 @@
-// The texts the book quotes, exactly: the model (and the book's readers) depend on them.
+// The texts, exactly as docs/mcp.md ("Tools") and ADR 0068 give them: the model depends on them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_ABOUT_CHARS, normaliseAbout } from '../../src/client/about.js';
@@ -11,7 +11,7 @@ import { negotiateProtocolVersion } from '../../src/mcp/protocol-version.js';
 import { fitMessages } from '../../src/mcp/result-fit.js';
 import * as texts from '../../src/mcp/texts.js';
 
-// The formats use local time; pin the zone so the book's wall-clock examples can be compared.
+// The formats use local time; pin the zone so docs/mcp.md's wall-clock examples can be compared.
 process.env.TZ = 'UTC';
 const at = (s: string) => Date.parse(`${s}Z`);
 
@@ -24,7 +24,7 @@ test('send responses', () => {
     texts.notAcknowledged('3f9a1c07b2', []),
     'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when a peer is reachable. No peer is online right now.',
   );
-  // Not in the book: a recipient's full inbox (ADR 0062).
+  // Added by ADR 0062: a recipient's full inbox.
   assert.equal(
     texts.inboxFull('colega', '3f9a1c07b2'),
     "Not delivered yet (msg_id 3f9a1c07b2): colega's inbox is full, because their agent has not read the messages it already holds. It stays queued and goes automatically once colega's agent reads them. Do not send it again; if it cannot wait, tell your user.",
@@ -40,7 +40,7 @@ test('wait and inbox texts', () => {
 });
 
 test("wait's default stays under Claude Code's 2 minutes, and its texts say what happens past them (ADR 0067)", () => {
-  // Not the book's 300: Claude Code moves a call still running after 120 s to the background.
+  // Not the reference design's 300: Claude Code moves a call still running after 120 s to the background.
   assert.equal(texts.LIMITS.waitDefaultSeconds, 110);
   assert.equal(texts.LIMITS.claudeCodeBackgroundSeconds, 120);
   assert.ok(texts.LIMITS.waitDefaultSeconds + 10 <= texts.LIMITS.claudeCodeBackgroundSeconds);
@@ -52,7 +52,7 @@ test("wait's default stays under Claude Code's 2 minutes, and its texts say what
     texts.WAIT_ERRORS.timeout,
     '`timeout_seconds` must be an integer from 1 to 1200 (default 110).',
   );
-  // The book's description of the tool, then the first rule (ADR 0071); the instructions' line
+  // The reference design's description of the tool, then the first rule (ADR 0071); the instructions' line
   // about `wait` is unchanged.
   assert.equal(
     texts.TOOL_DESCRIPTIONS.wait,
@@ -79,7 +79,7 @@ test('message format: header, body, reply_to/to only when present', () => {
   };
   assert.equal(
     formatMessage(msg),
-    // The book's header, then the body indented by two spaces (ADR 0059).
+    // The header (docs/mcp.md, "Room text (ADR 0059)"), then the body indented by two spaces.
     '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2]\n  Oi, agente do notificacoes aqui. ...',
   );
   const { reply_to: _, ...plain } = msg;
@@ -504,7 +504,7 @@ test("hostile signal server text: a warning's detail is escaped too", () => {
 });
 
 test('send and status in a larger room: who has it, who gets it later, who the queue waits for (ADR 0063)', () => {
-  // Every member it was owed to confirmed: the book's text, with every name.
+  // Every member it was owed to confirmed: the delivered text (docs/mcp.md, "Tools"), with every name.
   assert.equal(
     texts.delivered(texts.nameList(['colega', 'terceiro']), '3f9a1c07b2'),
     'Delivered to colega and terceiro (msg_id 3f9a1c07b2). If you need their answer to continue, call `wait`.',

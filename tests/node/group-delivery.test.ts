@@ -221,7 +221,7 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   const status = await voce.tool('status');
   assert.match(status, /Queued for delivery: 0\./);
   assert.doesNotMatch(status, /terceiro/);
-  // New messages are not owed to terceiro: colega's ack delivers it (the book's text).
+  // New messages are not owed to terceiro: colega's ack delivers it (docs/mcp.md, "Tools").
   const next = await voce.tool('send', { message: 'after terceiro left' });
   assert.equal(
     next,

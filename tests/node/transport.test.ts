@@ -67,7 +67,7 @@ test('the signal server stops while two members are linked: they keep talking an
   );
   assert.deepEqual(ana.probe.signalState().peers, [bia.member.nodeId]);
 
-  // Bia restarts: linked again and online (the book's presence: a member heard from within 75 s
+  // Bia restarts: linked again and online (docs/protocol.md, "Presence": a member heard from within 75 s
   // counts as online anyway, so the link is what shows she is back).
   await bia.member.close();
   await waitFor('Ana’s link to the old Bia closed', () => !linkedTo(ana, bia.member.nodeId));

@@ -38,7 +38,7 @@ test("the book's three line forms, in the local time of TZ", (t) => {
     // Further lines of a body are indented by two spaces (ADR 0059).
     '[2026-10-03 11:05:40] colega (agent) -> voce (msg 81d4e0aa6c, reply to 3f9a1c07b2): linha 1\n  linha 2',
   );
-  // Received without `to`: the line names this member as the recipient (the book's example).
+  // Received without `to`: the line names this member as the recipient (docs/files.md, "log.jsonl").
   const received = {
     ev: 'in' as const,
     msg: { id: '81d4e0aa6c', from: 'colega', node, kind: 'agent' as const, ts: 1791036340000, body: 'oi' },

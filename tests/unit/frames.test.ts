@@ -51,7 +51,8 @@ test('frames encode in the book’s shape and decode back', () => {
     encodeFrame(valid[3] as Frame),
     `{"t":"msg","id":"81d4e0aa6c","from":"colega","node":"${NODE}","kind":"agent","to":"voce","reply_to":"3f9a1c07b2","ts":1791036340000,"body":"Oi, agente do notificacoes aqui."}`,
   );
-  // A reviewing member's hello (ADR 0081): `review` only when true, after the book's fields.
+  // A reviewing member's hello (ADR 0081): `review` only when true, after the fields of
+  // docs/protocol.md ("Frames").
   assert.equal(
     encodeFrame(valid[2] as Frame),
     `{"t":"hello","node":"${NODE}","name":"colega","kind":"agent","ephemeral":false,"review":true}`,

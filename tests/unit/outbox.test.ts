@@ -25,7 +25,7 @@ const base: Envelope = {
 
 test('owed at send: every known member but the sender, each name once, case-insensitively', () => {
   assert.deepEqual(owedAtSend(['colega', 'terceiro', 'Colega', 'VOCE'], 'voce'), ['colega', 'terceiro']);
-  // Knowing nobody (or only oneself): no list, the book's first-ack rule.
+  // Knowing nobody (or only oneself): no list, the first-ack rule (docs/delivery.md, "The rules").
   assert.equal(owedAtSend([], 'voce'), undefined);
   assert.equal(owedAtSend(['voce'], 'voce'), undefined);
   // With `to`: the recipient alone, known or not.

@@ -1,6 +1,6 @@
 // papo demo: "see it work" on this machine with nothing else installed. Two real `papo mcp`
-// servers, in two temporary homes and two project folders named like the book's tutorial
-// (payments-api, notifications), join one room whose signal URL is on loopback (so the first
+// servers, in two temporary homes and two project folders named as in the tutorial (payments-api,
+// notifications; docs/mcp.md, "`papo demo`"), join one room whose signal URL is on loopback (so the first
 // server hosts the embedded signal server), and are driven over stdio exactly as Claude Code
 // drives them — initialize, notifications/initialized, tools/call — through the tutorial's
 // exchange: the webhook proposal, the reply with reply_to, the closing summary. The agents' words

@@ -1,4 +1,4 @@
-// papo install: registers `papo mcp` with an agent CLI for this project (the book's "papo install",
+// papo install: registers `papo mcp` with an agent CLI for this project (docs/cli.md, "papo install",
 // for Claude Code; --client for the others, ADR 0070). Only the executable, the profile name and
 // non-secret settings go into a client's configuration, never the room secret, so a committed
 // .mcp.json (scope project) leaks nothing.

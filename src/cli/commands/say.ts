@@ -1,6 +1,6 @@
 // papo say [--to NAME] TEXT...: a person speaks in the room (sender_kind "human"). It uses an
 // ephemeral identity, waits up to 30 s for someone to be online and up to 15 s for the ack, and
-// keeps no queue: when nobody is online, nothing is sent nor stored (the book's "papo say").
+// keeps no queue: when nobody is online, nothing is sent nor stored (docs/cli.md, "papo say").
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import { MAX_BODY_BYTES, utf8Length } from '../../client/frames.js';

@@ -1,4 +1,4 @@
-// Claude Code: `claude mcp add --scope <scope> papo -- <papo> mcp` (the book's papo install). Claude
+// Claude Code: `claude mcp add --scope <scope> papo -- <papo> mcp` (docs/cli.md, "papo install"). Claude
 // Code passes its own environment to the servers it starts, so secrets need no mention; plain
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
 import { spawnSync } from 'node:child_process';
