@@ -9,6 +9,7 @@ import { startCoturn } from '../support/coturn.js';
 import { tempDir } from '../support/files.js';
 import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
 import { localhostCert } from '../support/tls-cert.js';
+import { waitFor } from '../support/wait.js';
 
 const hasCoturn = spawnSync('turnserver', ['--version'], { encoding: 'utf8' }).error === undefined;
 
@@ -25,13 +26,19 @@ test('two relay-only agents whose only TURN is turns: (TLS) link through it and 
   ]);
   const relayEnv = { PAPO_ICE_POLICY: 'relay', PAPO_ICE_SERVERS: iceServers };
 
-  // Not trusted: the bridge refuses the server's certificate, so no relay and no link.
+  // Not trusted: the bridge refuses the server's certificate (and says so in the diagnostics), so
+  // no relay and no link.
   const room = await makeRoom(t);
-  const untrusted = startAgent(room, room.voce, relayEnv);
+  const untrusted = startAgent(room, room.voce, { ...relayEnv, PAPO_LOG: 'debug' });
   const other = startAgent(room, room.colega, relayEnv);
   await Promise.all([untrusted.client.initialize(), other.client.initialize()]);
+  const refused = new RegExp(`TURN bridge to localhost:${turn.tlsPort}: .*(self[- ]signed|certificate)`, 'i');
+  await waitFor('the bridge refusing the certificate', () => refused.test(untrusted.stderr()), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
   await assert.rejects(
-    statusUntil(untrusted.client, /colega \(agent\): online/, 15_000),
+    statusUntil(untrusted.client, /colega \(agent\): online/, 5_000),
     'no link through a TURN server whose certificate is not trusted',
   );
   assert.equal(turn.relaySockets(), 0);
