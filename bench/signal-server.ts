@@ -13,7 +13,7 @@
 //   --rounds N runs papo, PeerJS, papo, PeerJS... N times each, so both see the same load on a
 //   shared machine; --idle 0 skips the idle phase; --profile writes each server's V8 CPU profile
 //   (node --cpu-prof) into <dir>.   (see docs/performance.md)
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -42,6 +42,10 @@ const RATE = Number(args.get('--rate') ?? 0);
  * property of the code and the load, not of the CPU that runs it.
  */
 const SYSCALLS = args.get('--syscalls') === '1';
+if (SYSCALLS && spawnSync('perf', ['--version']).error !== undefined) {
+  process.stderr.write('--syscalls 1 needs perf (Debian: apt-get install linux-perf)\n');
+  process.exit(2);
+}
 const SYSCALL_EVENTS = {
   all: 'raw_syscalls:sys_enter',
   writev: 'syscalls:sys_enter_writev',
