@@ -248,6 +248,9 @@ async function forward(kind: Kind, port: number, pairs: number, total: number, w
   // Every pair is connected before the clock starts and the first signal goes out.
   const t0 = performance.now();
   let pacer: NodeJS.Timeout | undefined;
+  /** Pacer ticks that left signals due unsent because every window was full, and the most left. */
+  let behind = 0;
+  let maxBacklog = 0;
   if (rate === 0) for (const send of senders) while (send());
   else {
     // Every 5 ms, the signals due by now, round robin over the pairs. A pair with a full window
@@ -263,6 +266,10 @@ async function forward(kind: Kind, port: number, pairs: number, total: number, w
         } else tried++;
         next = (next + 1) % pairs;
       }
+      if (offered < due) {
+        behind++;
+        maxBacklog = Math.max(maxBacklog, due - offered);
+      }
     }, 5);
   }
   await Promise.all(runs);
@@ -275,6 +282,8 @@ async function forward(kind: Kind, port: number, pairs: number, total: number, w
     perSecond: Math.round(latencies.length / seconds),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    behind,
+    maxBacklog,
   };
 }
 
@@ -342,6 +351,14 @@ for (const r of results) {
     `| ${r.kind} | ${r.idle} | ${f(r.rssMB)} MB | ${f(r.rssPerConnKB, 2)} KB | ${f(r.heapPerConnKB, 2)} KB | ` +
       `${r.load.perSecond} | ${f(r.load.p50, 2)} / ${f(r.load.p99, 2)} ms | ${f(r.cpuPerSignal)} µs | ${f(r.unloaded.p50, 3)} / ${f(r.unloaded.p99, 3)} ms |`,
   );
+}
+if (RATE > 0) {
+  // With a window per pair, a server that falls behind the rate shows here first.
+  console.log('');
+  for (const r of results)
+    console.log(
+      `${r.kind}: ${r.load.behind} pacer ticks of 5 ms left signals due unsent (windows full), at most ${r.load.maxBacklog} at once`,
+    );
 }
 if (SYSCALLS) {
   console.log('');
