@@ -4,10 +4,21 @@
 // docs/reliability.md.
 // Usage: npm run build && node dist/bench/fuzz.js [seconds per target, default 20] [seed] [target name part]
 //        node dist/bench/fuzz.js --cases 1000000 [seed] [target name part]   (until N cases each)
+//        node dist/bench/fuzz.js --path <path> --cases 1 <seed> <target name part>   (replays the case
+//        a failure printed as "seed S path P"; values a target draws outside fast-check, such as
+//        random keys, differ between runs, so the replayed case has the same shape, not the same bytes)
 import { PARSER_TARGETS } from '../tests/fuzz/parser-targets.js';
 import { FUZZ_TARGETS, fuzzProgress } from '../tests/fuzz/targets.js';
 
 const args = process.argv.slice(2);
+let path: string | undefined;
+const pathAt = args.indexOf('--path');
+if (pathAt >= 0) {
+  path = args[pathAt + 1];
+  if (path === undefined || !/^\d+(:\d+)*$/.test(path))
+    throw new Error('--path takes a path a failure printed, e.g. 640646:3');
+  args.splice(pathAt, 2);
+}
 let cases: number | undefined;
 const casesAt = args.indexOf('--cases');
 if (casesAt >= 0) {
@@ -43,9 +54,10 @@ for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS].filter(
       `# ${target.name}: ${fuzzProgress.cases} cases in ${((now - started) / 1000).toFixed(0)} s, no failure so far (${new Date().toISOString()})`,
     );
   };
-  const outcome = await target.run(
-    cases !== undefined ? { numRuns: cases, seed } : { timeMs: seconds * 1000, seed },
-  );
+  const outcome = await target.run({
+    ...(cases !== undefined ? { numRuns: cases, seed } : { timeMs: seconds * 1000, seed }),
+    ...(path !== undefined ? { path } : {}),
+  });
   const took = (performance.now() - started) / 1000;
   const rate = Math.round(outcome.runs / took);
   console.log(

@@ -36,6 +36,8 @@ export interface FuzzBudget {
   /** Run for this long instead (the bench). */
   timeMs?: number;
   seed: number;
+  /** Replays the case a failure printed (fast-check's counterexample path), with this seed. */
+  path?: string;
 }
 
 export interface FuzzOutcome {
@@ -153,6 +155,7 @@ export async function check<T>(
         fuzzProgress.afterCase();
       });
   const params: fc.Parameters<T> = { seed: budget.seed, timeout: timeoutMs, endOnFailure: true };
+  if (budget.path !== undefined) params.path = budget.path;
   if (budget.timeMs !== undefined) {
     params.numRuns = Number.MAX_SAFE_INTEGER;
     params.interruptAfterTimeLimit = budget.timeMs;
