@@ -119,9 +119,11 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       names.claim(profile.name, 'agent', profile.identity.nodeId);
     }
 
+    // Only a plain ws:// room: the local server speaks no TLS, and a wss:// URL on this machine is
+    // a TLS proxy's port, which the member must not take when the proxy is down.
     const host = options.hostSignalServer;
     const embedded =
-      host !== undefined && isLoopbackSignalUrl(signalUrl)
+      host !== undefined && signalUrl.startsWith('ws://') && isLoopbackSignalUrl(signalUrl)
         ? new EmbeddedSignalServer(signalUrl, host, log)
         : undefined;
     if (embedded) {

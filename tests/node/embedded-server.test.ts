@@ -1,0 +1,43 @@
+// Which rooms host the local signal server (docs/architecture.md, "The local signal server"): a
+// room on a plain ws:// loopback URL does, given the CLI's function; a wss:// one on this machine
+// (a TLS proxy's port, down for a moment) and a room on another host never do.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { freePort } from '../../src/cli/free-port.js';
+import { type HostSignalServer, openMember } from '../../src/client/open-member.js';
+import { startSignalServer } from '../../src/signal-server/server.js';
+import { makeRoom, memberEnv } from './helpers.js';
+
+test('the local signal server is hosted for a ws:// loopback room only: not for wss:// on this machine, not for another host', {
+  timeout: 60_000,
+}, async (t) => {
+  const port = await freePort();
+  const asked: string[] = [];
+  const host: HostSignalServer = (at) => {
+    asked.push(`${at.host}:${at.port}`);
+    return startSignalServer({ host: at.host, port: at.port, env: {} });
+  };
+  const open = async (url: string) => {
+    const room = await makeRoom(t, ['Ana'], url);
+    const opened = await openMember({
+      home: room.members.Ana.home,
+      profile: 'default',
+      env: memberEnv(),
+      mode: 'agent',
+      hostSignalServer: host,
+    });
+    t.after(() => opened.member.close());
+    return opened;
+  };
+
+  for (const url of [`wss://127.0.0.1:${port}`, `wss://localhost:${port}`, `ws://192.0.2.1:${port}`]) {
+    const opened = await open(url);
+    assert.equal(opened.probe.hostsSignalServer(), false, url);
+    await opened.member.close();
+  }
+  assert.deepEqual(asked, [], 'nothing was hosted for those rooms');
+
+  const local = await open(`ws://127.0.0.1:${port}`);
+  assert.deepEqual(asked, [`127.0.0.1:${port}`]);
+  assert.equal(local.probe.hostsSignalServer(), true);
+});
