@@ -33,8 +33,11 @@ export interface NodeState {
   saveNames(names: Record<string, string>): Promise<void>;
   appendLog(entry: LogEntry): Promise<void>;
   readLogTail(limit: number): Promise<LogEntry[]>;
-  /** Every msg id this member ever stored (from the log and the inbox). */
-  inboundIds(): Promise<Iterable<string>>;
+  /**
+   * Every msg id this member ever stored (from the log, the inbox and held/); a stored message
+   * whose `in` line a stop kept out of the log gets it now (profile-store.ts).
+   */
+  recoverInboundIds(): Promise<Iterable<string>>;
 }
 
 /** What a delivery needs of the room node. */

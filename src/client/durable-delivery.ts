@@ -81,7 +81,7 @@ export class DurableDelivery implements Delivery {
     const tail =
       this.#state.held.length > 0 ? await this.#state.readLogTail(DECISIONS_LOG_ENTRIES) : undefined;
     if (tail !== undefined) await dropDecided(this.#state, decidedIn(tail), this.#host.now());
-    for (const id of await this.#state.inboundIds()) this.#seenIds.add(id);
+    for (const id of await this.#state.recoverInboundIds()) this.#seenIds.add(id);
     try {
       this.#recent.load(
         tail?.slice(-CATCH_UP_LOG_ENTRIES) ?? (await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES)),

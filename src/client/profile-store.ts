@@ -232,8 +232,13 @@ export interface MemberState {
   appendLog(entry: LogEntry): Promise<void>;
   /** The last `limit` log entries, oldest first. */
   readLogTail(limit: number): Promise<LogEntry[]>;
-  /** Ids of every message ever stored: the `in` entries of the log, plus the inbox (dedupe across restarts). */
-  inboundIds(): Promise<Set<string>>;
+  /**
+   * Ids of every message ever stored: the `in` entries of the log, plus the inbox and held/
+   * (dedupe across restarts). A message the inbox or held/ holds without its `in` line (a stop
+   * between the two writes of a store: the agent has it, the history missed it) gets its line
+   * now, at the end of the log.
+   */
+  recoverInboundIds(): Promise<Set<string>>;
 }
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
@@ -285,10 +290,18 @@ export async function openMemberState(dir: string, onLog?: (line: string) => voi
     saveNames: (data) => names.write(data),
     appendLog: (entry) => log.append(entry),
     readLogTail: (limit) => log.readTail(limit),
-    async inboundIds() {
+    async recoverInboundIds() {
       const ids = await log.readInboundIds();
-      for (const msg of inbox.messages) ids.add(msg.id);
-      for (const msg of held.messages) ids.add(msg.id);
+      for (const [msgs, entry] of [
+        [inbox.messages, (msg: Envelope): LogEntry => ({ ev: 'in', msg })],
+        [held.messages, (msg: Envelope): LogEntry => ({ ev: 'in', msg, held: true })],
+      ] as const) {
+        for (const msg of msgs) {
+          if (ids.has(msg.id)) continue;
+          await log.append(entry(msg));
+          ids.add(msg.id);
+        }
+      }
       return ids;
     },
   };

@@ -1150,7 +1150,7 @@ const profileFiles: FuzzTarget = {
               names.saved();
               // What the history tool and `papo log` do with the log's lines.
               for (const e of await state.readLogTail(50)) formatLogEntry(e, 'ana');
-              await state.inboundIds();
+              await state.recoverInboundIds();
               for (const m of state.inbox)
                 if (typeof m.id !== 'string') throw new Error('inbox entry without id');
             } catch (err) {

@@ -167,7 +167,7 @@ test('openProfile: missing and corrupt profiles', async (t) => {
   await assert.rejects(openProfile({ home, profile: 'work' }), (e) => isPapoError(e, 'profile_corrupt'));
 });
 
-test('member state: the shape the room node drives; inbound ids from the log and the inbox', async (t) => {
+test('member state: the shape the room node drives; inbound ids from the log and the inbox, and the log line a stop kept out written', async (t) => {
   const { profile } = await aProfile(t);
   const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
   const msg = (id: string) => ({
@@ -180,10 +180,23 @@ test('member state: the shape the room node drives; inbound ids from the log and
   });
   await state.appendLog({ ev: 'in', msg: msg('00000000a1') });
   await state.appendLog({ ev: 'out', msg: msg('00000000a2') });
+  // Stored, then stopped before its log line (kill -9 between the two writes of a store).
   await state.addToInbox(msg('00000000a3'));
+  await state.addToHeld(msg('00000000a4'));
   const again = await openMemberState(profile.dir);
-  assert.deepEqual([...(await again.inboundIds())].sort(), ['00000000a1', '00000000a3']);
-  assert.equal((await again.readLogTail(1))[0]?.ev, 'out');
+  assert.deepEqual([...(await again.recoverInboundIds())].sort(), ['00000000a1', '00000000a3', '00000000a4']);
+  // The history gets the lines it missed, once; the agent's inbox is as it was.
+  const lines = [
+    { ev: 'in', msg: msg('00000000a3') },
+    { ev: 'in', msg: msg('00000000a4'), held: true },
+  ];
+  assert.deepEqual((await again.readLogTail(3)).slice(1), lines);
+  await (await openMemberState(profile.dir)).recoverInboundIds();
+  assert.deepEqual(await again.readLogTail(2), lines);
+  assert.deepEqual(
+    again.inbox.map((m) => m.id),
+    ['00000000a3'],
+  );
 });
 
 test('member state: a legacy inbox.json (papo 0.1) is moved into inbox/, in order', async (t) => {

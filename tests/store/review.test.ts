@@ -286,7 +286,7 @@ test('a decision on a real profile: approved into the inbox, rejected out of hel
     [one.id, three.id],
   );
   assert.deepEqual(reopened.held, []);
-  const ids = await reopened.inboundIds();
+  const ids = await reopened.recoverInboundIds();
   assert.ok(ids.has(one.id) && ids.has(three.id));
 });
 
@@ -304,7 +304,7 @@ test('a crash between the inbox and held/ leaves a copy in both: the next start 
   // The approval the crash kept out of the log is written, so history no longer says "held".
   assert.deepEqual(await reopened.readLogTail(10), [{ ev: 'review', id: m.id, decision: 'approved', ts: 7 }]);
   // Held ids count as stored: a copy sent again is acked, not stored twice.
-  assert.ok((await reopened.inboundIds()).has(other.id));
+  assert.ok((await reopened.recoverInboundIds()).has(other.id));
 });
 
 test('approving what a crash left both held and unread (papo mcp not running): one copy in the inbox, none held', async (t) => {

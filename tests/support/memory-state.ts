@@ -57,7 +57,7 @@ export function memoryState(
       state.log.push(e);
     },
     readLogTail: async (n) => state.log.slice(-n),
-    inboundIds: async () => state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : [])),
+    recoverInboundIds: async () => state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : [])),
   };
   return state;
 }
