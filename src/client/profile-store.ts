@@ -298,8 +298,13 @@ export async function openMemberState(dir: string, onLog?: (line: string) => voi
       ] as const) {
         for (const msg of msgs) {
           if (ids.has(msg.id)) continue;
-          await log.append(entry(msg));
           ids.add(msg.id);
+          try {
+            await log.append(entry(msg));
+          } catch (err) {
+            // The message is safe where it is; only the history goes on missing it.
+            onLog?.(`could not log message ${msg.id}: ${(err as Error).message}`);
+          }
         }
       }
       return ids;
