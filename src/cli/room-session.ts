@@ -4,11 +4,11 @@
 // the room to show itself.
 import type { OpenedMember } from '../client/open-member.js';
 import { type CliContext, checkedProfile, home } from './context.js';
+import { hostLocalSignalServer } from './local-signal-server.js';
 
 export async function openEphemeral(ctx: CliContext, signAsPerson = false): Promise<OpenedMember> {
   // WebRTC runs in a transport process of its own (ADR 0057): this one never loads it.
   const { openMember } = await import('../client/open-member.js');
-  const { hostLocalSignalServer } = await import('./local-signal-server.js');
   const log = ctx.env.PAPO_LOG ? (line: string) => process.stderr.write(`papo: ${line}\n`) : undefined;
   return openMember({
     home: home(ctx),

@@ -294,9 +294,7 @@ class EmbeddedSignalServer {
     const parsed = new URL(url);
     const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname.replace(/^\[|\]$/g, '');
     this.#host = host;
-    this.#port = Number(
-      parsed.port || (parsed.protocol === 'wss:' || parsed.protocol === 'https:' ? 443 : 80),
-    );
+    this.#port = Number(parsed.port || 80); // a ws:// URL (openMember hosts no other)
     this.#startServer = start;
     this.#log = log;
   }

@@ -292,21 +292,16 @@ export async function openMemberState(dir: string, onLog?: (line: string) => voi
     readLogTail: (limit) => log.readTail(limit),
     async recoverInboundIds() {
       const ids = await log.readInboundIds();
-      for (const [msgs, entry] of [
-        [inbox.messages, (msg: Envelope): LogEntry => ({ ev: 'in', msg })],
-        [held.messages, (msg: Envelope): LogEntry => ({ ev: 'in', msg, held: true })],
-      ] as const) {
-        for (const msg of msgs) {
-          if (ids.has(msg.id)) continue;
-          ids.add(msg.id);
-          try {
-            await log.append(entry(msg));
-          } catch (err) {
-            // The message is safe where it is; only the history goes on missing it.
-            onLog?.(`could not log message ${msg.id}: ${(err as Error).message}`);
-          }
-        }
-      }
+      const recover = async (entry: LogEntry & { ev: 'in' }) => {
+        if (ids.has(entry.msg.id)) return;
+        ids.add(entry.msg.id);
+        // The message is safe where it is: a line that cannot be written only leaves history short.
+        await log
+          .append(entry)
+          .catch((err: Error) => onLog?.(`could not log message ${entry.msg.id}: ${err.message}`));
+      };
+      for (const msg of inbox.messages) await recover({ ev: 'in', msg });
+      for (const msg of held.messages) await recover({ ev: 'in', msg, held: true });
       return ids;
     },
   };

@@ -114,19 +114,24 @@ export class Connection implements Member {
       // One error per flood, not one per dropped message; a flood that outlasts a second burst
       // is closed.
       if (this.#strikes === 0)
-        this.#inOrder('rate_limited', `at most ${config.messagesPerSecond} messages per second`);
+        this.#inOrder(() =>
+          this.refuse('rate_limited', `at most ${config.messagesPerSecond} messages per second`),
+        );
       else metrics.refuse('rate_limited');
       this.#strikes++;
-      if (this.#strikes === config.messageBurst + 1) this.#inOrder(undefined, 'rate_limited', CLOSE.policy);
+      if (this.#strikes === config.messageBurst + 1)
+        this.#inOrder(() => this.ws.close(CLOSE.policy, 'rate_limited'));
       return;
     }
     this.#strikes = 0;
     if (data.length > config.maxMessageBytes) {
-      this.#inOrder('too_large', `messages are limited to ${config.maxMessageBytes} bytes`);
+      this.#inOrder(() =>
+        this.refuse('too_large', `messages are limited to ${config.maxMessageBytes} bytes`),
+      );
       return;
     }
     if (isBinary) {
-      this.#inOrder('bad_request', 'only text messages are part of the protocol');
+      this.#inOrder(() => this.refuse('bad_request', 'only text messages are part of the protocol'));
       return;
     }
     const text = data.toString('utf8');
@@ -134,15 +139,11 @@ export class Connection implements Member {
   }
 
   /**
-   * A refusal decided on arrival (rate, size, kind), or a close (`code` undefined): at once when
-   * no step waits, else after the steps of the messages before it, so the client hears its
-   * answers in the order it sent, and a close does not cut the answers owed before it.
+   * A refusal or a close decided on arrival (rate, size, kind): at once when no step waits, else
+   * after the steps of the messages before it, so the client hears its answers in the order it
+   * sent, and a close does not cut the answers owed before it.
    */
-  #inOrder(code: SignalErrorCode | undefined, message: string, close?: number): void {
-    const act = () => {
-      if (code !== undefined) this.refuse(code, message, close);
-      else if (close !== undefined) this.ws.close(close, message);
-    };
+  #inOrder(act: () => void): void {
     if (this.#draining === undefined) act();
     else this.#enqueue(act);
   }

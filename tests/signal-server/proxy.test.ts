@@ -12,9 +12,8 @@
 //   1 s pings is run; without the pings nginx cuts the socket). Caddy's reverse_proxy sets no read
 //   timeout of its own by default, so this is shown for nginx only (not measured for Caddy).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +21,11 @@ import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { DEFAULTS } from '../../src/signal-server/config.js';
 import { makeRoom, memberEnv, startMcp, waitOnline } from '../node/helpers.js';
+import { supervised } from '../support/coturn.js';
 import { makeTempDir } from '../support/files.js';
 import { waitFor } from '../support/wait.js';
 import { hex32 } from './helpers.js';
-import { freePort, startCliSignal, stop, waitForOutput } from './processes.js';
+import { freePort, startCliSignal, stop } from './processes.js';
 import { issueLeaf, makeCa, type TestCa } from './tls-ca.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/signal-server.md', import.meta.url));
@@ -71,34 +71,6 @@ interface Proxy {
   logs(): string;
 }
 
-/** Resolves once something accepts on 127.0.0.1:port; rejects if the child exits first. */
-async function listening(child: ChildProcess, port: number, logs: () => string): Promise<void> {
-  await waitFor(
-    `a listener on 127.0.0.1:${port}`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the proxy exited (${child.exitCode}): ${logs()}`);
-      return new Promise<boolean>((resolve) => {
-        const s = connect(port, '127.0.0.1');
-        s.on('connect', () => {
-          s.destroy();
-          resolve(true);
-        });
-        s.on('error', () => resolve(false));
-      });
-    },
-    { timeoutMs: 15_000, intervalMs: 50, last: logs },
-  );
-}
-
-/** SIGTERM (both stop their workers on it), SIGKILL if that takes more than 5 s. */
-function stopper(child: ChildProcess): () => Promise<void> {
-  return async () => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await stop(child, 'SIGTERM');
-    clearTimeout(timer);
-  };
-}
-
 /**
  * Everything one test starts, stopped in reverse order after it (also when it fails), then its
  * folder removed: processes first, since they write into it.
@@ -141,7 +113,7 @@ async function startNginx(s: Scope, upstream: number, recipe = nginxRecipe()): P
     conf,
     `daemon off;
 pid ${d}/nginx.pid;
-error_log ${d}/error.log info;
+error_log stderr info;
 worker_processes 1;
 events { worker_connections 256; }
 http {
@@ -163,25 +135,18 @@ http {
 }
 `,
   );
-  const child = spawn('nginx', ['-p', d, '-c', conf, '-e', join(d, 'error.log')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
-  s.stops.push(stopper(child));
-  const logs = () => {
-    const read = (f: string) => {
-      try {
-        return readFileSync(join(d, f), 'utf8');
-      } catch {
-        return '';
-      }
-    };
-    return `${out}\n--- error.log\n${read('error.log')}\n--- access.log\n${read('access.log')}`;
+  // Its error log on stderr, kept by `supervised` (and shown if it does not start).
+  const child = spawn('nginx', ['-p', d, '-c', conf, '-e', 'stderr'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = await supervised(child, d, [port], 'nginx');
+  s.stops.push(proc.close);
+  const access = () => {
+    try {
+      return readFileSync(join(d, 'access.log'), 'utf8');
+    } catch {
+      return '';
+    }
   };
-  await listening(child, port, logs);
-  return { port, logs };
+  return { port, logs: () => `${proc.log()}\n--- access.log\n${access()}` };
 }
 
 /**
@@ -217,13 +182,9 @@ ${site}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
-  s.stops.push(stopper(child));
-  await waitForOutput(child, /serving initial configuration/, 15_000);
-  await listening(child, port, () => out);
-  return { port, logs: () => out };
+  const proc = await supervised(child, d, [port], 'caddy');
+  s.stops.push(proc.close);
+  return { port, logs: proc.log };
 }
 
 interface Dialed {

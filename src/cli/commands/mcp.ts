@@ -5,6 +5,7 @@ import { papoHome } from '../../client/home.js';
 import type { RoomMember } from '../../client/member-api.js';
 import { isProfileName } from '../../client/names.js';
 import { type CliContext, profileName } from '../context.js';
+import { hostLocalSignalServer } from '../local-signal-server.js';
 
 interface McpOptions {
   about?: string;
@@ -64,7 +65,6 @@ async function openMember(
   const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
   const log = (line: string) => diagnostics.log('info', line);
   // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
-  const { hostLocalSignalServer } = await import('../local-signal-server.js');
   const opened = await open({
     home,
     profile,
