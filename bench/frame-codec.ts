@@ -4,10 +4,10 @@
 // Usage: npm run build && node dist/bench/frame-codec.js [frames=5000]
 import { cpus } from 'node:os';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { FrameCodec } from '../src/client/frame-codec.js';
-import { encodeFrame, type Frame, openFrame, sealFrame } from '../src/client/frames.js';
-import { generateIdentity } from '../src/client/identity.js';
-import { deriveRoomKeys, generateSecret } from '../src/client/room-crypto.js';
+import { FrameCodec } from '../src/client/wire/frame-codec.js';
+import { encodeFrame, type Frame, openFrame, sealFrame } from '../src/client/wire/frames.js';
+import { generateIdentity } from '../src/client/wire/identity.js';
+import { deriveRoomKeys, generateSecret } from '../src/client/wire/room-crypto.js';
 
 const N = Number(process.argv[2] ?? 5000);
 const keys = deriveRoomKeys(generateSecret());

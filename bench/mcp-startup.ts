@@ -13,8 +13,8 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/cli/free-port.js';
-import { createProfile } from '../src/client/profile-store.js';
-import { generateSecret } from '../src/client/room-crypto.js';
+import { createProfile } from '../src/client/store/profile-store.js';
+import { generateSecret } from '../src/client/wire/room-crypto.js';
 
 const BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const RUNS = Number(process.argv[2] ?? 15);

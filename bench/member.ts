@@ -14,10 +14,10 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpStdioClient } from '../src/cli/stdio-client.js';
+import { disableNativeCleanup } from '../src/client/net/peer-link.js';
 import { type OpenedMember, openMember } from '../src/client/open-member.js';
-import { disableNativeCleanup } from '../src/client/peer-link.js';
-import { createProfile } from '../src/client/profile-store.js';
-import { generateSecret } from '../src/client/room-crypto.js';
+import { createProfile } from '../src/client/store/profile-store.js';
+import { generateSecret } from '../src/client/wire/room-crypto.js';
 import { startSignalServer } from '../src/signal-server/server.js';
 import { childPids } from '../tests/support/processes.js';
 

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type OpenedMember, openMember } from '../src/client/open-member.js';
-import { createProfile } from '../src/client/profile-store.js';
-import { generateSecret } from '../src/client/room-crypto.js';
+import { createProfile } from '../src/client/store/profile-store.js';
+import { generateSecret } from '../src/client/wire/room-crypto.js';
 import { startSignalServer } from '../src/signal-server/server.js';
 
 const N = Number(process.argv[2] ?? 8);

@@ -3,23 +3,23 @@
 // store, vector and in-process member tests, never the NAT, chaos or agent-CLI ones. `nodeArgs`:
 // given to node for each test file (a name pattern leaves out a file's slow end-to-end test).
 export const modules = {
-  'room-crypto': { mutate: ['src/client/room-crypto.ts'], tests: ['unit/room-crypto'] },
-  invite: { mutate: ['src/client/invite.ts'], tests: ['unit/invite'] },
-  frames: { mutate: ['src/client/frames.ts'], tests: ['unit/frames', 'unit/presence', 'unit/catch-up'] },
-  'frame-codec': { mutate: ['src/client/frame-codec.ts'], tests: ['unit/frame-codec'] },
-  'signal-seal': { mutate: ['src/client/signal-seal.ts'], tests: ['link/signal-seal'] },
-  outbox: { mutate: ['src/client/outbox.ts'], tests: ['unit/outbox'] },
+  'room-crypto': { mutate: ['src/client/wire/room-crypto.ts'], tests: ['wire/room-crypto'] },
+  invite: { mutate: ['src/client/wire/invite.ts'], tests: ['wire/invite'] },
+  frames: { mutate: ['src/client/wire/frames.ts'], tests: ['wire/frames', 'room/presence', 'room/catch-up'] },
+  'frame-codec': { mutate: ['src/client/wire/frame-codec.ts'], tests: ['wire/frame-codec'] },
+  'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },
+  outbox: { mutate: ['src/client/store/outbox.ts'], tests: ['store/outbox'] },
   'inbox-store': {
-    mutate: ['src/client/inbox-store.ts'],
+    mutate: ['src/client/store/inbox-store.ts'],
     tests: ['store/inbox-store', 'store/profile-store'],
   },
   'durable-delivery': {
-    mutate: ['src/client/durable-delivery.ts'],
-    tests: ['node/group-rules', 'node/store-then-ack', 'node/durable-delivery'],
+    mutate: ['src/client/room/durable-delivery.ts'],
+    tests: ['member/group-rules', 'member/store-then-ack', 'member/durable-delivery'],
   },
   'ephemeral-delivery': {
-    mutate: ['src/client/ephemeral-delivery.ts'],
-    tests: ['node/group-rules', 'node/store-then-ack'],
+    mutate: ['src/client/room/ephemeral-delivery.ts'],
+    tests: ['member/group-rules', 'member/store-then-ack'],
   },
   credentials: {
     mutate: ['src/mcp/credentials.ts'],
@@ -33,5 +33,5 @@ export const modules = {
   'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tool-args'] },
   'result-fit': { mutate: ['src/mcp/result-fit.ts'], tests: ['mcp/result-fit', 'mcp/texts'] },
   // The person's review gate (ADR 0081): the rules, review.json failing closed, decisions.
-  review: { mutate: ['src/client/review.ts'], tests: ['store/review'] },
+  review: { mutate: ['src/client/store/review.ts'], tests: ['store/review'] },
 };

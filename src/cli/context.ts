@@ -1,7 +1,7 @@
 // What every command needs from the global options and the environment.
 import type { Command } from 'commander';
-import { papoHome } from '../client/home.js';
-import { validateProfileName } from '../client/names.js';
+import { papoHome } from '../client/store/home.js';
+import { validateProfileName } from '../client/wire/names.js';
 import { detectLang, type ErrorHints, errorText, type Lang, type Messages, messages } from './i18n.js';
 import { type Styles, stylesFor } from './output.js';
 

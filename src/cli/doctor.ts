@@ -1,13 +1,9 @@
 // papo doctor's checks (ADR 0072): what it measures (the facts, language-free), the rule that says
 // whether the room can work from here, and the checklist a person or a script reads.
 import { PapoError } from '../client/errors.js';
-import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/ice-config.js';
-import { shortId } from '../client/identity.js';
-import { openProfile } from '../client/profile-store.js';
-import { deriveRoomKeys } from '../client/room-crypto.js';
-import { probeSignal, type SignalProbe } from '../client/signal-probe.js';
-import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/signal-token.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/signal-url.js';
+import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/net/ice-config.js';
+import { probeSignal, type SignalProbe } from '../client/net/signal-probe.js';
+import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/net/signal-token.js';
 import {
   type AllocationResult,
   type BindingResult,
@@ -16,7 +12,11 @@ import {
   type StunDestination,
   stunMappings,
   turnTransportOf,
-} from '../client/turn-probe.js';
+} from '../client/net/turn-probe.js';
+import { openProfile } from '../client/store/profile-store.js';
+import { shortId } from '../client/wire/identity.js';
+import { deriveRoomKeys } from '../client/wire/room-crypto.js';
+import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/wire/signal-url.js';
 import type { IceServer } from '../signal-protocol.js';
 import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';

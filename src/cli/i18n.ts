@@ -1,7 +1,7 @@
 // The CLI's human text in English and Brazilian Portuguese (docs/cli.md, "CLI reference"; ADR 0012).
 // Agent-facing text (MCP) never goes through here: it is always English.
 import { isPapoError } from '../client/errors.js';
-import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
+import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 
 export type Lang = 'en' | 'pt';
 
@@ -486,7 +486,7 @@ function originOf(url: string): string {
   }
 }
 
-/** PAPO_SIGNAL_TOKEN's errors (src/client/signal-token.ts) in Portuguese; they name origins only. */
+/** PAPO_SIGNAL_TOKEN's errors (src/client/net/signal-token.ts) in Portuguese; they name origins only. */
 function signalTokenPt(message: string): string {
   const bound = /binds a token to (\S+):/.exec(message)?.[1];
   if (bound !== undefined) {

@@ -3,15 +3,15 @@
 // transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
 // (docs/transport.md, "Network health").
 import { join } from 'node:path';
-import { readJsonFile } from '../client/durable-file.js';
-import { isAlive } from '../client/file-lock.js';
-import { papoRelaySet } from '../client/ice-config.js';
-import { inertText } from '../client/inert-text.js';
-import { LOG_FILE, LogFile } from '../client/log-file.js';
 import type { NetworkHealth } from '../client/member-api.js';
+import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
-import { TRANSPORT_FILE, type TransportRecord } from '../client/profile-store.js';
-import { isLoopbackSignalUrl } from '../client/signal-url.js';
+import { readJsonFile } from '../client/store/durable-file.js';
+import { isAlive } from '../client/store/file-lock.js';
+import { LOG_FILE, LogFile } from '../client/store/log-file.js';
+import { TRANSPORT_FILE, type TransportRecord } from '../client/store/profile-store.js';
+import { inertText } from '../client/wire/inert-text.js';
+import { isLoopbackSignalUrl } from '../client/wire/signal-url.js';
 import type { Messages } from './i18n.js';
 
 /** Lines about this command's own view of the network; empty when all is well. */

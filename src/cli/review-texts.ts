@@ -1,6 +1,6 @@
 // papo review's texts in English and Brazilian Portuguese (ADR 0081). The texts of held messages
 // themselves are room text: the command shows them through inertText, never here.
-import type { BrokenReason } from '../client/review.js';
+import type { BrokenReason } from '../client/store/review.js';
 import type { Lang } from './i18n.js';
 
 export interface ReviewTexts {

@@ -4,9 +4,9 @@
 // member does not tell (openMember returns both).
 
 import type { EventEmitter } from 'node:events';
-import type { Envelope, LogEntry, SenderKind } from './messages.js';
-import type { DecisionOutcome, ReviewDecision } from './review.js';
-import type { SignalClientDropReason } from './signal-client.js';
+import type { SignalClientDropReason } from './net/signal-client.js';
+import type { DecisionOutcome, ReviewDecision } from './store/review.js';
+import type { Envelope, LogEntry, SenderKind } from './wire/messages.js';
 
 export type LinkPath = 'direct' | 'relay';
 

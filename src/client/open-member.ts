@@ -7,16 +7,16 @@
 // the room node or the transport themselves.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonFile, writeFileDurable } from './durable-file.js';
 import { PapoError } from './errors.js';
-import { acquireLock, type ProfileLock } from './file-lock.js';
-import { takeForgetRequests } from './forget.js';
-import { FrameCodec } from './frame-codec.js';
-import { resolveIceConfig } from './ice-config.js';
-import { generateIdentity } from './identity.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
-import { KnownNames, NAMES_FILE } from './member-names.js';
-import { listRequests, REQUEST_POLL_MS } from './profile-requests.js';
+import { resolveIceConfig } from './net/ice-config.js';
+import { signalTokenFor } from './net/signal-token.js';
+import { takeForgetRequests } from './room/forget.js';
+import { KnownNames, NAMES_FILE } from './room/member-names.js';
+import { type KnownPeer, RoomNode } from './room/room-node.js';
+import { readJsonFile, writeFileDurable } from './store/durable-file.js';
+import { acquireLock, type ProfileLock } from './store/file-lock.js';
+import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {
   openMemberState,
   openProfile,
@@ -26,14 +26,14 @@ import {
   personIdentity,
   TRANSPORT_FILE,
   type TransportRecord,
-} from './profile-store.js';
-import { takeReviewRequests } from './review.js';
-import { deriveRoomKeys } from './room-crypto.js';
-import { type KnownPeer, RoomNode } from './room-node.js';
-import { signalTokenFor } from './signal-token.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl } from './signal-url.js';
-import type { MemberTransport } from './transport.js';
-import { TransportProcess } from './transport-process.js';
+} from './store/profile-store.js';
+import { takeReviewRequests } from './store/review.js';
+import type { MemberTransport } from './transport/inline-transport.js';
+import { TransportProcess } from './transport/transport-process.js';
+import { FrameCodec } from './wire/frame-codec.js';
+import { generateIdentity } from './wire/identity.js';
+import { deriveRoomKeys } from './wire/room-crypto.js';
+import { effectiveSignalUrl, isLoopbackSignalUrl } from './wire/signal-url.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -145,7 +145,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     resolveIceConfig({ env });
     let transport: MemberTransport;
     if (options.transport === 'inline') {
-      const { InlineTransport } = await import('./transport.js');
+      const { InlineTransport } = await import('./transport/inline-transport.js');
       transport = await InlineTransport.open({ ...room, signalKey: keys.signalKey, env, log });
     } else {
       const child = new TransportProcess({

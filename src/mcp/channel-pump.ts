@@ -12,9 +12,10 @@
 // of this session. From then on each push marks its message read, and so are the pushed ones
 // still unread. A message that arrives while a `wait` that wants it is in flight is not pushed:
 // the `wait` returns it (if the wait ends without it, it is pushed then).
-import { inertText } from '../client/inert-text.js';
+
 import type { RoomMember } from '../client/member-api.js';
-import type { Envelope } from '../client/messages.js';
+import { inertText } from '../client/wire/inert-text.js';
+import type { Envelope } from '../client/wire/messages.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
 

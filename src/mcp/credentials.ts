@@ -13,7 +13,7 @@
 // characters gone, Cyrillic/Greek lookalikes of Latin letters) so a zero-width space or a homoglyph
 // inside a token does not hide it; tokens with a distinctive prefix are also joined across
 // whitespace splits.
-import { decodeInvite } from '../client/invite.js';
+import { decodeInvite } from '../client/wire/invite.js';
 
 export interface CredentialFinding {
   /** What was found, worded for the model: "a GitHub token". Never contains the matched text. */

@@ -9,8 +9,8 @@
 // every line of it is indented by two spaces (the reference design puts it at column 0; ADR 0059
 // says why not), so that a body line can never pass for a `[msg_id=...]` header, which alone
 // starts at column 0.
-import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/inert-text.js';
-import type { Envelope } from '../client/messages.js';
+import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/wire/inert-text.js';
+import type { Envelope } from '../client/wire/messages.js';
 import { ALREADY_PUSHED } from './texts.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in the local time zone (TZ is honoured by Node). */

@@ -5,7 +5,7 @@
 // the profile is not configured, and the tools say what to do).
 import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
-import { readNoFollowSync } from '../client/no-follow.js';
+import { readNoFollowSync } from '../client/store/no-follow.js';
 import type { ProfileDescription } from './server.js';
 
 export interface ProfilePeek extends ProfileDescription {

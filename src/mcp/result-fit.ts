@@ -4,7 +4,7 @@
 // cut a message to fit others, so a single message longer than the budget is returned alone, up to
 // LIMITS.maxSingleMessageResultChars (49,900, under the 50,000-character threshold): a 48 KiB body
 // fits, and only one whose escapes or indentation (ADR 0059) make it longer is cut, with a note.
-import type { Envelope } from '../client/messages.js';
+import type { Envelope } from '../client/wire/messages.js';
 import { formatMessage, MESSAGE_SEPARATOR } from './message-format.js';
 import {
   historyLeftOut,

@@ -4,14 +4,14 @@
 // (docs/mcp.md, "Tools"; the exceptions are ADR 0068's) and tests/mcp/texts.test.ts pins it; the
 // rest is written in the same voice: say what happened, then what to do next.
 
-import { inertText } from '../client/inert-text.js';
-import { MAX_BODY_BYTES } from '../client/limits.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
-import { signalOrigin, tokenMayTravel } from '../client/signal-token.js';
+import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
+import { inertText } from '../client/wire/inert-text.js';
+import { MAX_BODY_BYTES } from '../client/wire/limits.js';
 
 /** The limits the texts quote, kept next to them so a text never disagrees with the code. */
 export const LIMITS = {
-  /** The body limit: 48 KiB of UTF-8 (docs/protocol.md, "Sealing"; src/client/limits.ts). */
+  /** The body limit: 48 KiB of UTF-8 (docs/protocol.md, "Sealing"; src/client/wire/limits.ts). */
   maxMessageBytes: MAX_BODY_BYTES,
   /** How long `send` waits for the first acknowledgement. */
   ackTimeoutSeconds: 8,
@@ -329,7 +329,7 @@ export function statusPeerLine(p: {
   reviews?: boolean | undefined;
 }): string {
   let line = `- ${p.name} (${p.kind}): ${p.online ? 'online' : 'offline'}`;
-  // Normalised when the hello arrived (src/client/about.ts); escaped again here (a no-op then).
+  // Normalised when the hello arrived (src/client/wire/about.ts); escaped again here (a no-op then).
   if (p.about !== undefined && p.about !== '') line += `, working on: ${inertText(p.about, 'line')}`;
   if (p.online) line += `, link: ${p.path ?? 'through another member'}`;
   if (p.reviews === true) line += STATUS_PEER_REVIEWS;

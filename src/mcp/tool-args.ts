@@ -1,10 +1,10 @@
 // Validation of tool arguments. A bad argument is the model's mistake, so it comes back as a tool
 // error (isError) in words the model can act on, not as a JSON-RPC error (MCP 2025-11-25 asks for
 // input validation errors to be tool execution errors, so the model can correct itself).
-import { MEMBER_NAME_PATTERN, MESSAGE_ID_PATTERN } from '../client/names.js';
+import { MEMBER_NAME_PATTERN, MESSAGE_ID_PATTERN } from '../client/wire/names.js';
 import { ARGUMENT_ERRORS } from './texts.js';
 
-/** The room's rules, from their one home (src/client/names.ts). */
+/** The room's rules, from their one home (src/client/wire/names.ts). */
 export const MEMBER_NAME = MEMBER_NAME_PATTERN;
 export const MSG_ID = MESSAGE_ID_PATTERN;
 

@@ -7,9 +7,9 @@
 // notifications/initialized came and the member is open; the send window; and the results that
 // marked messages read, put back among the unread when the client will never read them.
 import { isPapoError } from '../client/errors.js';
-import { papoRelaySet } from '../client/ice-config.js';
 import type { RoomMember } from '../client/member-api.js';
-import type { Envelope } from '../client/messages.js';
+import { papoRelaySet } from '../client/net/ice-config.js';
+import type { Envelope } from '../client/wire/messages.js';
 import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
 import { INVALID_PARAMS, isObject } from './json-rpc.js';

@@ -1,11 +1,12 @@
 // What each of the five tools does (docs/mcp.md, "Tools"). The handlers drive a RoomMember
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
-import { formatLogEntry, reviewStates } from '../client/log-format.js';
+
 import type { RoomMember } from '../client/member-api.js';
-import type { Envelope } from '../client/messages.js';
-import { sameName } from '../client/names.js';
-import { isLoopbackSignalUrl } from '../client/signal-url.js';
+import { formatLogEntry, reviewStates } from '../client/store/log-format.js';
+import type { Envelope } from '../client/wire/messages.js';
+import { sameName } from '../client/wire/names.js';
+import { isLoopbackSignalUrl } from '../client/wire/signal-url.js';
 import type { ChannelPush } from './channel-pump.js';
 import { findCredential } from './credentials.js';
 import { fitLines, fitMessages, fitStatus } from './result-fit.js';

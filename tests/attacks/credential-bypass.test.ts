@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { encodeInvite } from '../../src/client/invite.js';
+import { encodeInvite } from '../../src/client/wire/invite.js';
 import { findCredential } from '../../src/mcp/credentials.js';
 import { makeTempDir } from '../support/files.js';
 import { spawnMcp } from '../support/mcp-process.js';

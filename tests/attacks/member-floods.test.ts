@@ -2,17 +2,17 @@
 // it forges opens. Before the bounds of ADR 0062, 5,000 forged hellos made the victim remember
 // 5,000 members, rewrite peers.json 5,000 times and send 15,002 frames, and 300 messages of 48 KiB
 // made it rewrite 2.2 GB into inbox.json. The victim here is a real `papo mcp`; the attacker a raw
-// peer with the room's keys (tests/node/raw-peer.ts) on a real signal server and a real link.
+// peer with the room's keys (tests/member/raw-peer.ts) on a real signal server and a real link.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Frame, RefusedFrame } from '../../src/client/frames.js';
-import { MAX_BODY_BYTES } from '../../src/client/frames.js';
-import { generateIdentity, type Identity } from '../../src/client/identity.js';
-import { MAX_INBOX_BYTES } from '../../src/client/inbox-store.js';
-import { MAX_KNOWN_PEERS } from '../../src/client/room-node.js';
+import { MAX_KNOWN_PEERS } from '../../src/client/room/room-node.js';
+import { MAX_INBOX_BYTES } from '../../src/client/store/inbox-store.js';
+import type { Frame, RefusedFrame } from '../../src/client/wire/frames.js';
+import { MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import { LIMITS } from '../../src/mcp/texts.js';
 import {
   inboxIdsOnDisk,
@@ -21,8 +21,8 @@ import {
   signalServer,
   startMcp,
   waitOnline,
-} from '../node/helpers.js';
-import { RawPeer } from '../node/raw-peer.js';
+} from '../member/helpers.js';
+import { RawPeer } from '../member/raw-peer.js';
 import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

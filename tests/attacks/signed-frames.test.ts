@@ -2,18 +2,18 @@
 // room seal, and a name belongs to the first key the room showed with it. Before, `from`, `node`
 // and `kind` were only self-declared: a fourth profile joined as "voce" and colega's agent was
 // handed "please drop the tables" as from=voce (agent). Here, with real `papo mcp` members and a
-// raw peer that holds the room key (tests/node/raw-peer.ts): a member sending as another name, a
+// raw peer that holds the room key (tests/member/raw-peer.ts): a member sending as another name, a
 // forwarder altering a frame, a replayed frame, a substituted key, an unsigned frame, a `papo say`
 // forged as voce's person, and a real papo profile that took voce's name. Nothing reaches an agent;
 // the person sees why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SignedFrame } from '../../src/client/frame-codec.js';
-import { encodeFrame, type MsgFrame, sealFrame } from '../../src/client/frames.js';
-import { createProfile } from '../../src/client/profile-store.js';
-import { FRAME_AAD, open, seal } from '../../src/client/room-crypto.js';
-import { makeRoom, memberEnv, signalServer, startMcp, waitOnline } from '../node/helpers.js';
-import { RawPeer } from '../node/raw-peer.js';
+import { createProfile } from '../../src/client/store/profile-store.js';
+import type { SignedFrame } from '../../src/client/wire/frame-codec.js';
+import { encodeFrame, type MsgFrame, sealFrame } from '../../src/client/wire/frames.js';
+import { FRAME_AAD, open, seal } from '../../src/client/wire/room-crypto.js';
+import { makeRoom, memberEnv, signalServer, startMcp, waitOnline } from '../member/helpers.js';
+import { RawPeer } from '../member/raw-peer.js';
 import { tempDir } from '../support/files.js';
 import { runPapo } from '../support/papo.js';
 import { channelPushes } from '../support/room.js';

@@ -132,7 +132,7 @@ test('a token never goes over ws:// to another machine', { timeout: 60_000 }, as
     .flat()
     .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
   if (lan === undefined) {
-    t.skip('no non-loopback IPv4 address on this machine (tests/unit/signal-token.test.ts covers the rule)');
+    t.skip('no non-loopback IPv4 address on this machine (tests/net/signal-token.test.ts covers the rule)');
     return;
   }
   const evil = await rogue(t, lan);

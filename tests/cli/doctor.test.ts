@@ -13,7 +13,7 @@ import {
   turnTargets,
 } from '../../src/cli/doctor.js';
 import { freePort } from '../../src/cli/free-port.js';
-import { mappingBehaviour } from '../../src/client/turn-probe.js';
+import { mappingBehaviour } from '../../src/client/net/turn-probe.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
 import { tempDir } from '../support/files.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { LogEntry } from '../../src/client/messages.js';
+import type { LogEntry } from '../../src/client/wire/messages.js';
 import { tempDir } from '../support/files.js';
 import { cleanEnv, runPapo, spawnPapo } from '../support/papo.js';
 

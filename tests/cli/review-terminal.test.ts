@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Envelope } from '../../src/client/messages.js';
-import { openMemberState } from '../../src/client/profile-store.js';
-import { readHeld } from '../../src/client/review.js';
+import { openMemberState } from '../../src/client/store/profile-store.js';
+import { readHeld } from '../../src/client/store/review.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 import { makeTempDir, tempDir } from '../support/files.js';
 import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 

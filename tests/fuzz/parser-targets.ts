@@ -19,25 +19,32 @@ import fc from 'fast-check';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { codex } from '../../src/cli/install/codex.js';
 import { commandLine, registrationIn } from '../../src/cli/install/registration.js';
-import { parseJsonText } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
-import { forgetPeers } from '../../src/client/forget.js';
-import { decodeFrame, encodeFrame, envelopeOf, type MsgFrame, msgFrame } from '../../src/client/frames.js';
 import {
   parseIceServers,
   parseIceUrl,
   resolveIceConfig,
   toNativeIceServers,
   validateIceServers,
-} from '../../src/client/ice-config.js';
-import { INBOX_DIR, parseLegacyInbox, parseStoredMessage } from '../../src/client/inbox-store.js';
-import { inertText } from '../../src/client/inert-text.js';
-import { LOG_FILE, parseLogLine } from '../../src/client/log-file.js';
-import { formatLogEntry, reviewStates } from '../../src/client/log-format.js';
-import { KnownNames, NAMES_FILE } from '../../src/client/member-names.js';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
-import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../../src/client/names.js';
-import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/outbox.js';
+} from '../../src/client/net/ice-config.js';
+import { readServerMessage, SignalClient } from '../../src/client/net/signal-client.js';
+import { SignalOpener, sealSignal } from '../../src/client/net/signal-seal.js';
+import {
+  parseSignalTokens,
+  signalOrigin,
+  signalTokenFor,
+  tokenMayTravel,
+} from '../../src/client/net/signal-token.js';
+import { addressOf, errorOf, mappedOf } from '../../src/client/net/turn-probe.js';
+import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/net/turn-release.js';
+import { nextFrame } from '../../src/client/net/turn-tcp-bridge.js';
+import { forgetPeers } from '../../src/client/room/forget.js';
+import { KnownNames, NAMES_FILE } from '../../src/client/room/member-names.js';
+import { parseJsonText } from '../../src/client/store/durable-file.js';
+import { INBOX_DIR, parseLegacyInbox, parseStoredMessage } from '../../src/client/store/inbox-store.js';
+import { LOG_FILE, parseLogLine } from '../../src/client/store/log-file.js';
+import { formatLogEntry, reviewStates } from '../../src/client/store/log-format.js';
+import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/store/outbox.js';
 import {
   OUTBOX_FILE,
   openMemberState,
@@ -50,7 +57,7 @@ import {
   parsePeersFile,
   parseProfileFile,
   SECRET_KEY_FILE,
-} from '../../src/client/profile-store.js';
+} from '../../src/client/store/profile-store.js';
 import {
   compilePattern,
   holds,
@@ -58,19 +65,22 @@ import {
   parseDecision,
   REVIEW_FILE,
   readReviewSettings,
-} from '../../src/client/review.js';
-import { readServerMessage, SignalClient } from '../../src/client/signal-client.js';
-import { SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
+} from '../../src/client/store/review.js';
 import {
-  parseSignalTokens,
-  signalOrigin,
-  signalTokenFor,
-  tokenMayTravel,
-} from '../../src/client/signal-token.js';
-import { isLoopbackSignalUrl, MAX_SIGNAL_URL_BYTES, parseSignalUrl } from '../../src/client/signal-url.js';
-import { addressOf, errorOf, mappedOf } from '../../src/client/turn-probe.js';
-import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/turn-release.js';
-import { nextFrame } from '../../src/client/turn-tcp-bridge.js';
+  decodeFrame,
+  encodeFrame,
+  envelopeOf,
+  type MsgFrame,
+  msgFrame,
+} from '../../src/client/wire/frames.js';
+import { inertText } from '../../src/client/wire/inert-text.js';
+import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
+import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../../src/client/wire/names.js';
+import {
+  isLoopbackSignalUrl,
+  MAX_SIGNAL_URL_BYTES,
+  parseSignalUrl,
+} from '../../src/client/wire/signal-url.js';
 import { ChannelPush } from '../../src/mcp/channel-pump.js';
 import { readLines } from '../../src/mcp/json-lines.js';
 import { createSendWindow } from '../../src/mcp/send-rate.js';

@@ -14,12 +14,18 @@ import fc from 'fast-check';
 import { WebSocket } from 'ws';
 import { McpStdioClient } from '../../src/cli/stdio-client.js';
 import { isPapoError } from '../../src/client/errors.js';
-import { FrameCodec } from '../../src/client/frame-codec.js';
-import { decodeFrame, encodeFrame, type Frame } from '../../src/client/frames.js';
-import { generateIdentity } from '../../src/client/identity.js';
-import { decodeInvite, encodeInvite } from '../../src/client/invite.js';
-import { deriveRoomKeys, FRAME_AAD, generateSecret, SIGNAL_AAD, seal } from '../../src/client/room-crypto.js';
-import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/signal-seal.js';
+import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/net/signal-seal.js';
+import { FrameCodec } from '../../src/client/wire/frame-codec.js';
+import { decodeFrame, encodeFrame, type Frame } from '../../src/client/wire/frames.js';
+import { generateIdentity } from '../../src/client/wire/identity.js';
+import { decodeInvite, encodeInvite } from '../../src/client/wire/invite.js';
+import {
+  deriveRoomKeys,
+  FRAME_AAD,
+  generateSecret,
+  SIGNAL_AAD,
+  seal,
+} from '../../src/client/wire/room-crypto.js';
 import { parseMessage } from '../../src/mcp/json-rpc.js';
 import { startMcpServer } from '../../src/mcp/server.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';

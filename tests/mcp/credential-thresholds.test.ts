@@ -9,7 +9,7 @@
 // the repository looks like a credential to a secret scanner.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeInvite } from '../../src/client/invite.js';
+import { encodeInvite } from '../../src/client/wire/invite.js';
 import { findCredential } from '../../src/mcp/credentials.js';
 import { ALNUM, HEX, seededText } from '../support/seeded-text.js';
 

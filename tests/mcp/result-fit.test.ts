@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Envelope } from '../../src/client/messages.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 import { formatMessage, MESSAGE_SEPARATOR } from '../../src/mcp/message-format.js';
 import { fitLines, fitMessages, fitStatus } from '../../src/mcp/result-fit.js';
 import {

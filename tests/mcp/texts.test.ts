@@ -1,10 +1,10 @@
 // The texts, exactly as docs/mcp.md ("Tools") and ADR 0068 give them: the model depends on them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_ABOUT_CHARS, normaliseAbout } from '../../src/client/about.js';
-import { formatLogEntry } from '../../src/client/log-format.js';
 import type { SignalProblemCode } from '../../src/client/member-api.js';
-import type { Envelope } from '../../src/client/messages.js';
+import { formatLogEntry } from '../../src/client/store/log-format.js';
+import { MAX_ABOUT_CHARS, normaliseAbout } from '../../src/client/wire/about.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 import { channelParams } from '../../src/mcp/channel-pump.js';
 import { formatMessage } from '../../src/mcp/message-format.js';
 import { negotiateProtocolVersion } from '../../src/mcp/protocol-version.js';

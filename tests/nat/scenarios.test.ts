@@ -115,7 +115,7 @@ test('both behind symmetric NAT: linked through TURN (relay)', { skip: skip ?? f
 });
 
 // libjuice speaks TURN over UDP only; papo carries it over TCP through a local bridge
-// (src/client/turn-tcp-bridge.ts, ADR 0054). Side A's router drops every UDP packet, so A can only
+// (src/client/net/turn-tcp-bridge.ts, ADR 0054). Side A's router drops every UDP packet, so A can only
 // reach the TURN server over TCP.
 test('UDP blocked on one side: linked through TURN over TCP', {
   skip: skip ?? false,

@@ -12,7 +12,7 @@ import {
   STUN_ATTR,
   stunAttr,
   stunMessage,
-} from '../../src/client/stun-message.js';
+} from '../../src/client/net/stun-message.js';
 export const METHOD = {
   binding: 0x001,
   allocate: 0x003,

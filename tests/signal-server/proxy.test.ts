@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { DEFAULTS } from '../../src/signal-server/config.js';
-import { makeRoom, memberEnv, startMcp, waitOnline } from '../node/helpers.js';
+import { makeRoom, memberEnv, startMcp, waitOnline } from '../member/helpers.js';
 import { supervised } from '../support/coturn.js';
 import { makeTempDir } from '../support/files.js';
 import { waitFor } from '../support/wait.js';

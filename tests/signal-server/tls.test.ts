@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { makeRoom, memberEnv, startMcp, waitOnline } from '../node/helpers.js';
+import { makeRoom, memberEnv, startMcp, waitOnline } from '../member/helpers.js';
 import { tempDir } from '../support/files.js';
 import { waitFor } from '../support/wait.js';
 import { hex32 } from './helpers.js';

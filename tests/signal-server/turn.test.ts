@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { SignalClient } from '../../src/client/signal-client.js';
+import { SignalClient } from '../../src/client/net/signal-client.js';
 import type { IceServer, ServerMessage } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';

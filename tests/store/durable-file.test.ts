@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Low } from 'lowdb';
-import { DurableJsonFile, writeFileDurable } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
+import { DurableJsonFile, writeFileDurable } from '../../src/client/store/durable-file.js';
 import { tempDir } from '../support/files.js';
 
 test('lowdb over DurableJsonFile: replaces the file, mode 0600, no temporary file left', async (t) => {

@@ -5,10 +5,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
-import { acquireLock } from '../../src/client/file-lock.js';
+import { acquireLock } from '../../src/client/store/file-lock.js';
 import { tempDir } from '../support/files.js';
 
-const lockModule = new URL('../../src/client/file-lock.js', import.meta.url).href;
+const lockModule = new URL('../../src/client/store/file-lock.js', import.meta.url).href;
 
 /**
  * A real process that tries to take the lock, prints "got" or "locked", and holds it until its

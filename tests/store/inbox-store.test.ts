@@ -25,8 +25,8 @@ import {
   MAX_INBOX_BYTES,
   MAX_INBOX_MESSAGES,
   readStoredMessages,
-} from '../../src/client/inbox-store.js';
-import type { Envelope } from '../../src/client/messages.js';
+} from '../../src/client/store/inbox-store.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 
 function profileDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'papo-inbox-'));

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/log-file.js';
-import { formatLogEntry } from '../../src/client/log-format.js';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/store/log-file.js';
+import { formatLogEntry } from '../../src/client/store/log-format.js';
+import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 import { type Hooks, tempDir } from '../support/files.js';
 
 function tempLog(t: Hooks): string {

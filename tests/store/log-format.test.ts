@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatLogEntry } from '../../src/client/log-format.js';
+import { formatLogEntry } from '../../src/client/store/log-format.js';
 
 test("the book's three line forms, in the local time of TZ", (t) => {
   const saved = process.env.TZ;

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { linkSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readJsonFile, writeFileDurable } from '../../src/client/durable-file.js';
 import { isPapoError } from '../../src/client/errors.js';
-import { acquireLock } from '../../src/client/file-lock.js';
-import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/log-file.js';
-import type { Envelope } from '../../src/client/messages.js';
-import { OPEN_CREATE_NEW, openNoFollowSync } from '../../src/client/no-follow.js';
+import { readJsonFile, writeFileDurable } from '../../src/client/store/durable-file.js';
+import { acquireLock } from '../../src/client/store/file-lock.js';
+import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/store/log-file.js';
+import { OPEN_CREATE_NEW, openNoFollowSync } from '../../src/client/store/no-follow.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 import { peekProfile } from '../../src/mcp/profile-peek.js';
 import { tempDir } from '../support/files.js';
 

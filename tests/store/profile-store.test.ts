@@ -3,12 +3,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
-import { acquireLock } from '../../src/client/file-lock.js';
-import { MAX_BODY_BYTES } from '../../src/client/frames.js';
-import { MAX_INBOX_BYTES } from '../../src/client/inbox-store.js';
-import { createProfile, openMemberState, openProfile } from '../../src/client/profile-store.js';
-import { generateSecret } from '../../src/client/room-crypto.js';
-import type { NodeState } from '../../src/client/room-node.js';
+import type { NodeState } from '../../src/client/room/room-node.js';
+import { acquireLock } from '../../src/client/store/file-lock.js';
+import { MAX_INBOX_BYTES } from '../../src/client/store/inbox-store.js';
+import { createProfile, openMemberState, openProfile } from '../../src/client/store/profile-store.js';
+import { MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
+import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { type Hooks, snapshot, tempDir } from '../support/files.js';
 
 function tempHome(t: Hooks): string {

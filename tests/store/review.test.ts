@@ -1,4 +1,4 @@
-// The review gate's files and rules (src/client/review.ts, ADR 0081), on real files: review.json
+// The review gate's files and rules (src/client/store/review.ts, ADR 0081), on real files: review.json
 // read as the person wrote it (and held closed when it cannot be), the rules, a decision applied to
 // a real profile's held/ and inbox/, and the order that makes a crash mid-decision safe.
 import assert from 'node:assert/strict';
@@ -15,10 +15,9 @@ import {
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
-import { requestForget, takeForgetRequests } from '../../src/client/forget.js';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
-import { listRequests } from '../../src/client/profile-requests.js';
-import { openMemberState } from '../../src/client/profile-store.js';
+import { requestForget, takeForgetRequests } from '../../src/client/room/forget.js';
+import { listRequests } from '../../src/client/store/profile-requests.js';
+import { openMemberState } from '../../src/client/store/profile-store.js';
 import {
   applyDecision,
   compilePattern,
@@ -38,7 +37,8 @@ import {
   requestDecision,
   takeReviewRequests,
   writeReviewSettings,
-} from '../../src/client/review.js';
+} from '../../src/client/store/review.js';
+import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 import { tempDir } from '../support/files.js';
 
 let seq = 0;

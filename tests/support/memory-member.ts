@@ -13,8 +13,8 @@ import type {
   SendInput,
   SendResult,
 } from '../../src/client/member-api.js';
-import type { Envelope, LogEntry, SenderKind } from '../../src/client/messages.js';
-import type { DecisionOutcome, ReviewDecision } from '../../src/client/review.js';
+import type { DecisionOutcome, ReviewDecision } from '../../src/client/store/review.js';
+import type { Envelope, LogEntry, SenderKind } from '../../src/client/wire/messages.js';
 
 export class MemoryMember extends EventEmitter<RoomMemberEvents> implements RoomMember {
   readonly name: string;

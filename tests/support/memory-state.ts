@@ -1,7 +1,7 @@
 // A member's durable state (NodeState: inbox, held/, outbox, log) kept in memory, for the room
 // node and delivery tests that need no disk: what a test reads back is what the node stored.
-import type { NodeState } from '../../src/client/delivery.js';
-import type { Envelope, LogEntry } from '../../src/client/messages.js';
+import type { NodeState } from '../../src/client/room/delivery.js';
+import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 
 export type MemoryState = NodeState & {
   inbox: Envelope[];

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { messages } from '../../src/cli/i18n.js';
-import { formatLogEntry } from '../../src/client/log-format.js';
-import type { Envelope } from '../../src/client/messages.js';
+import { formatLogEntry } from '../../src/client/store/log-format.js';
+import type { Envelope } from '../../src/client/wire/messages.js';
 import { formatMessage } from '../../src/mcp/message-format.js';
 import { delivered, deliveredToSome, inboxFull, notAcknowledged } from '../../src/mcp/texts.js';
 import { msgIdIn } from '../support/papo.js';

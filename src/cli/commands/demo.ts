@@ -68,8 +68,8 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
   ]);
   const [{ createProfile }, { deriveRoomKeys, generateSecret }, { McpStdioClient, toolText }] =
     await Promise.all([
-      import('../../client/profile-store.js'),
-      import('../../client/room-crypto.js'),
+      import('../../client/store/profile-store.js'),
+      import('../../client/wire/room-crypto.js'),
       import('../stdio-client.js'),
     ]);
 

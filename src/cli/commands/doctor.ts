@@ -6,7 +6,7 @@
 // exit 0 only when no check failed, which includes "the room can work from here". It never joins
 // the room and takes no lock: it runs beside the profile's papo mcp. Secrets are never printed.
 import type { Command } from 'commander';
-import { inertText } from '../../client/inert-text.js';
+import { inertText } from '../../client/wire/inert-text.js';
 import { type CliContext, checkedProfile, home, lang, reportError } from '../context.js';
 import { checksFrom, type DoctorReport, gatherFacts } from '../doctor.js';
 import { doctorTexts } from '../doctor-texts.js';

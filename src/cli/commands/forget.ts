@@ -4,18 +4,18 @@
 // papo mcp owns the queue, so when it runs the command leaves it a request and waits for it.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
-import { forgetWhileStopped, requestForget } from '../../client/forget.js';
-import { sameName, validateMemberName } from '../../client/names.js';
-import { requestTaken } from '../../client/profile-requests.js';
+import { forgetWhileStopped, requestForget } from '../../client/room/forget.js';
+import { readJsonFile } from '../../client/store/durable-file.js';
+import { requestTaken } from '../../client/store/profile-requests.js';
 import {
   OUTBOX_FILE,
   openProfile,
   PEERS_FILE,
   parseOutboxFile,
   parsePeersFile,
-} from '../../client/profile-store.js';
+} from '../../client/store/profile-store.js';
+import { sameName, validateMemberName } from '../../client/wire/names.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
 
 /** How long to wait for a running papo mcp to take the request (it looks every second). */

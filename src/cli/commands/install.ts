@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { isPapoError } from '../../client/errors.js';
-import { openProfile } from '../../client/profile-store.js';
+import { openProfile } from '../../client/store/profile-store.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';
 import {
   CLIENT_IDS,

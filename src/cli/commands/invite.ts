@@ -1,8 +1,8 @@
 // papo invite: prints the invite of this profile's room again, to call someone else in.
 import type { Command } from 'commander';
-import { encodeInvite } from '../../client/invite.js';
-import { openProfile } from '../../client/profile-store.js';
-import { deriveRoomKeys } from '../../client/room-crypto.js';
+import { openProfile } from '../../client/store/profile-store.js';
+import { encodeInvite } from '../../client/wire/invite.js';
+import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
 import { type CliContext, checkedProfile, home, styles, text } from '../context.js';
 import { printLines } from '../output.js';
 

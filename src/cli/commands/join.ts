@@ -1,11 +1,11 @@
 // papo join: stores the room of an invite in this profile.
 import type { Command } from 'commander';
-import { checkAbout } from '../../client/about.js';
-import { decodeInvite } from '../../client/invite.js';
-import { validateMemberName } from '../../client/names.js';
-import { createProfile } from '../../client/profile-store.js';
-import { deriveRoomKeys } from '../../client/room-crypto.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl, parseSignalUrl } from '../../client/signal-url.js';
+import { createProfile } from '../../client/store/profile-store.js';
+import { checkAbout } from '../../client/wire/about.js';
+import { decodeInvite } from '../../client/wire/invite.js';
+import { validateMemberName } from '../../client/wire/names.js';
+import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
+import { effectiveSignalUrl, isLoopbackSignalUrl, parseSignalUrl } from '../../client/wire/signal-url.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
 import { printLines } from '../output.js';
 import { readInvite } from '../read-invite.js';

@@ -2,10 +2,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { LOG_FILE, readLogFrom, readLogTail } from '../../client/log-file.js';
-import { formatLogEntry, type ReviewMark } from '../../client/log-format.js';
-import type { LogEntry } from '../../client/messages.js';
-import { openProfile } from '../../client/profile-store.js';
+import { LOG_FILE, readLogFrom, readLogTail } from '../../client/store/log-file.js';
+import { formatLogEntry, type ReviewMark } from '../../client/store/log-format.js';
+import { openProfile } from '../../client/store/profile-store.js';
+import type { LogEntry } from '../../client/wire/messages.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';
 
 const POLL_MS = 250;

@@ -1,9 +1,9 @@
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import { checkAbout, normaliseAbout } from '../../client/about.js';
-import { papoHome } from '../../client/home.js';
 import type { RoomMember } from '../../client/member-api.js';
-import { isProfileName } from '../../client/names.js';
+import { papoHome } from '../../client/store/home.js';
+import { checkAbout, normaliseAbout } from '../../client/wire/about.js';
+import { isProfileName } from '../../client/wire/names.js';
 import { type CliContext, profileName } from '../context.js';
 import { hostLocalSignalServer } from '../local-signal-server.js';
 
@@ -56,7 +56,7 @@ async function openMember(
   env: NodeJS.ProcessEnv,
 ): Promise<RoomMember> {
   // The profile first: a room that is not configured must not pay for loading WebRTC.
-  const { openProfile } = await import('../../client/profile-store.js');
+  const { openProfile } = await import('../../client/store/profile-store.js');
   await openProfile({ home, profile });
   // WebRTC runs in a transport process that this one supervises and starts again when it freezes
   // or dies (ADR 0057): this process never loads the native library, so it always answers.

@@ -1,11 +1,11 @@
 // papo new: makes a room (a fresh secret) in this profile and prints the invite.
 import type { Command } from 'commander';
-import { checkAbout } from '../../client/about.js';
-import { encodeInvite } from '../../client/invite.js';
-import { validateMemberName } from '../../client/names.js';
-import { createProfile } from '../../client/profile-store.js';
-import { deriveRoomKeys, generateSecret } from '../../client/room-crypto.js';
-import { DEFAULT_SIGNAL_URL, isLoopbackSignalUrl, parseSignalUrl } from '../../client/signal-url.js';
+import { createProfile } from '../../client/store/profile-store.js';
+import { checkAbout } from '../../client/wire/about.js';
+import { encodeInvite } from '../../client/wire/invite.js';
+import { validateMemberName } from '../../client/wire/names.js';
+import { deriveRoomKeys, generateSecret } from '../../client/wire/room-crypto.js';
+import { DEFAULT_SIGNAL_URL, isLoopbackSignalUrl, parseSignalUrl } from '../../client/wire/signal-url.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, styles, text } from '../context.js';
 import { printLines } from '../output.js';
 

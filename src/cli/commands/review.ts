@@ -1,4 +1,4 @@
-// papo review: the person decides what reaches their agent (ADR 0081; the gate: src/client/review.ts).
+// papo review: the person decides what reaches their agent (ADR 0081; the gate: src/client/store/review.ts).
 //   papo review                         the state, the rules and the held messages, with their text
 //   papo review on | off
 //   papo review approve ID... | --all   held messages become unread for the agent (and are pushed)
@@ -12,15 +12,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
-import { acquireLock } from '../../client/file-lock.js';
-import { indentFollowingLines, inertText } from '../../client/inert-text.js';
-import { LOG_FILE, readLogTail } from '../../client/log-file.js';
-import { formatLocalTime } from '../../client/log-format.js';
-import type { Envelope } from '../../client/messages.js';
-import { isMemberName, sameName, validateMemberName } from '../../client/names.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { requestTaken } from '../../client/profile-requests.js';
-import { openMemberState, openProfile } from '../../client/profile-store.js';
+import { acquireLock } from '../../client/store/file-lock.js';
+import { LOG_FILE, readLogTail } from '../../client/store/log-file.js';
+import { formatLocalTime } from '../../client/store/log-format.js';
+import { requestTaken } from '../../client/store/profile-requests.js';
+import { openMemberState, openProfile } from '../../client/store/profile-store.js';
 import {
   applyDecision,
   compilePattern,
@@ -32,7 +29,10 @@ import {
   readReviewSettings,
   requestDecision,
   writeReviewSettings,
-} from '../../client/review.js';
+} from '../../client/store/review.js';
+import { indentFollowingLines, inertText } from '../../client/wire/inert-text.js';
+import type { Envelope } from '../../client/wire/messages.js';
+import { isMemberName, sameName, validateMemberName } from '../../client/wire/names.js';
 import { rejectionNotice } from '../../mcp/texts.js';
 import { type CliContext, checkedProfile, home, lang, reportError, text } from '../context.js';
 import { type ReviewTexts, reviewTexts } from '../review-texts.js';

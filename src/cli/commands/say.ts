@@ -3,9 +3,9 @@
 // keeps no queue: when nobody is online, nothing is sent nor stored (docs/cli.md, "papo say").
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
-import { MAX_BODY_BYTES, utf8Length } from '../../client/frames.js';
-import { sameName, validateMemberName } from '../../client/names.js';
 import type { OpenedMember } from '../../client/open-member.js';
+import { MAX_BODY_BYTES, utf8Length } from '../../client/wire/frames.js';
+import { sameName, validateMemberName } from '../../client/wire/names.js';
 import { type CliContext, checkedProfile, hint, profileSuffix, reportError, text } from '../context.js';
 import { networkNotes } from '../network-notes.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';

@@ -4,17 +4,17 @@
 // machine's link to them is direct or relayed. It runs beside the profile's papo mcp.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { readJsonFile } from '../../client/durable-file.js';
 import { PapoError } from '../../client/errors.js';
-import { shortId } from '../../client/identity.js';
-import { countUnread } from '../../client/inbox-store.js';
-import { inertText } from '../../client/inert-text.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { isQueuedMessageList, owedSummary } from '../../client/outbox.js';
-import { OUTBOX_FILE, openProfile } from '../../client/profile-store.js';
-import { countHeld, readReviewSettings } from '../../client/review.js';
-import { deriveRoomKeys } from '../../client/room-crypto.js';
+import { readJsonFile } from '../../client/store/durable-file.js';
+import { countUnread } from '../../client/store/inbox-store.js';
+import { isQueuedMessageList, owedSummary } from '../../client/store/outbox.js';
+import { OUTBOX_FILE, openProfile } from '../../client/store/profile-store.js';
+import { countHeld, readReviewSettings } from '../../client/store/review.js';
+import { shortId } from '../../client/wire/identity.js';
+import { inertText } from '../../client/wire/inert-text.js';
+import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
 import { type CliContext, checkedProfile, home, lang, profileSuffix, reportError, text } from '../context.js';
 import { agentRestartNote, impostorNotes, networkNotes } from '../network-notes.js';
 import { printLines } from '../output.js';

@@ -4,7 +4,7 @@
 // person keeps in variables (a signal token, TURN credentials) are passed by name, so that no
 // client's configuration file ever holds them.
 import { resolve } from 'node:path';
-import { papoHome } from '../../client/home.js';
+import { papoHome } from '../../client/store/home.js';
 
 /** Variables papo mcp reads whose values may be written into a client's configuration. */
 export const PLAIN_VARIABLES = [

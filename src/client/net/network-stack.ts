@@ -1,0 +1,137 @@
+// The WebRTC side of a member: the signal client, the TURN/TCP bridges and the mesh of peer
+// links, put together from the room's topic and keys and the environment (ICE settings). It runs
+// in the transport process (transport-child.ts, ADR 0057), or in the member's own process where a
+// test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
+// between the member and its neighbours is already sealed.
+
+import type { SignalState } from '../member-api.js';
+import { resolveIceConfig } from './ice-config.js';
+import { Mesh } from './mesh.js';
+import { SignalClient } from './signal-client.js';
+import type { GrantEvent } from './turn-release.js';
+import { TurnBridges } from './turn-tcp-bridge.js';
+
+/** A TURN allocation no live link has claimed for this long is an orphan, given back (ADR 0058). */
+const ORPHAN_AGE_MS = 10_000;
+
+export interface NetworkStackOptions {
+  url: string;
+  topic: string;
+  localId: string;
+  signalKey: Uint8Array;
+  token?: string | undefined;
+  /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
+  env: NodeJS.ProcessEnv;
+  /** Diagnostics; never stdout. */
+  log: (line: string) => void;
+  /** Hears of each TURN-over-UDP allocation made and given back (the member's process keeps them). */
+  onTurnGrant?: (event: GrantEvent) => void;
+}
+
+export class NetworkStack {
+  readonly signal: SignalClient;
+  readonly mesh: Mesh;
+  readonly #bridges: TurnBridges;
+  readonly #sweep: NodeJS.Timeout;
+
+  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges, sweep: NodeJS.Timeout) {
+    this.signal = signal;
+    this.mesh = mesh;
+    this.#bridges = bridges;
+    this.#sweep = sweep;
+  }
+
+  /** Builds the stack and starts dialling the signal server. */
+  static async open(options: NetworkStackOptions): Promise<NetworkStack> {
+    const { env, log } = options;
+    const signal = new SignalClient({
+      url: options.url,
+      topic: options.topic,
+      localId: options.localId,
+      signalKey: options.signalKey,
+      token: options.token,
+    });
+    signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
+    signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
+    signal.on('displaced', ({ rejoinInMs }) =>
+      log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
+    );
+    // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
+    const bridges = new TurnBridges(log, options.onTurnGrant);
+    try {
+      await bridges.prepare(resolveIceConfig({ env }).servers);
+    } catch (err) {
+      bridges.close();
+      throw err;
+    }
+    let turnLimitedSaid = false;
+    signal.on('welcome', (servers, notes) => {
+      void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+      // The server has TURN but gave this address its share already (no token required there).
+      if (notes.includes('turn_limited') && !turnLimitedSaid) {
+        turnLimitedSaid = true;
+        log(
+          'signal server: no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
+        );
+      }
+    });
+    const allowLink = deniedLinks(env);
+    const mesh = new Mesh({
+      signal,
+      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
+      ...(allowLink ? { allowLink } : {}),
+      releaseRelays: (relayed) => bridges.release(relayed),
+      log,
+    });
+    // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
+    const sweep = setInterval(() => {
+      void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});
+    }, ORPHAN_AGE_MS);
+    sweep.unref();
+    signal.start();
+    return new NetworkStack(signal, mesh, bridges, sweep);
+  }
+
+  /** Calls `listener` whenever the signal connection changes (joined, peers, lost, refused). */
+  onSignalChange(listener: () => void): void {
+    for (const event of ['peers', 'joined', 'left', 'displaced', 'disconnected', 'server-error'] as const)
+      this.signal.on(event, listener);
+  }
+
+  signalState(): SignalState {
+    const signal = this.signal;
+    const problem = signal.problem;
+    return {
+      joined: signal.joined,
+      everJoined: signal.everJoined,
+      peers: signal.peers(),
+      ...(problem ? { problem } : {}),
+      dropped: signal.dropped(),
+    };
+  }
+
+  /** Gives every TURN allocation back, closes the links and leaves the topic. */
+  async close(): Promise<void> {
+    clearInterval(this.#sweep);
+    // Every allocation is given back at once, beside the links' own close (which may wait up to
+    // 2 s for the native side): a transport that is ending must not run out of time before its
+    // Refresh requests leave. Again after, for one made meanwhile.
+    const releaseAll = () => this.#bridges.sweep(new Set(), 0).catch(() => {});
+    await Promise.all([releaseAll(), this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
+    await releaseAll();
+    this.#bridges.close();
+  }
+}
+
+/**
+ * Test-only (PAPO_TEST_DENY_LINKS): node ids, or prefixes of them, separated by commas, that this
+ * member must not link with directly — so a test can build a room where A reaches C only via B.
+ */
+function deniedLinks(env: NodeJS.ProcessEnv): ((peer: string) => boolean) | undefined {
+  const list = (env.PAPO_TEST_DENY_LINKS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (list.length === 0) return undefined;
+  return (peer) => !list.some((prefix) => peer.startsWith(prefix));
+}

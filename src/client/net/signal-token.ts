@@ -1,0 +1,145 @@
+// Which bearer token, if any, a member sends to a signal server (ADR 0060). The room's signal URL
+// comes from an invite, which anyone can make, so a token is bound to the server it is for:
+// PAPO_SIGNAL_TOKEN holds ORIGIN=TOKEN pairs (`wss://signal.corp.example=abc`, several separated by
+// spaces or commas). A bare token is bound to PAPO_SIGNAL's origin when that is set, and refused
+// otherwise. A token never goes over ws:// (or http://) to a host other than this machine: it
+// would travel in clear. Errors name origins, never tokens.
+//
+// (The signal server reads the same variable as the one token it requires: src/signal-server/config.ts.)
+import { PapoError } from '../errors.js';
+
+/** `scheme://host[:port]` with http/https folded into ws/wss and default ports dropped. */
+export function signalOrigin(url: string): string {
+  const parsed = new URL(url);
+  const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[parsed.protocol];
+  if (scheme === undefined) throw new TypeError(`not a signal URL: ${parsed.protocol}`);
+  const defaultPort = scheme === 'wss:' ? '443' : '80';
+  // WHATWG URL already drops a scheme's own default port; after folding http into ws, drop it too.
+  const port = parsed.port === '' || parsed.port === defaultPort ? '' : `:${parsed.port}`;
+  return `${scheme}//${parsed.hostname.toLowerCase()}${port}`;
+}
+
+/** True for a host on this machine: `localhost`, 127.0.0.0/8, `[::1]`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** True when a token may be sent to this URL: TLS (wss/https), or plain text to this machine only. */
+export function tokenMayTravel(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'wss:' || parsed.protocol === 'https:') return true;
+  return isLoopbackHost(parsed.hostname);
+}
+
+export interface SignalTokens {
+  /** origin (as signalOrigin gives it) -> token */
+  bound: Map<string, string>;
+  /** A token given without an origin. */
+  bare: string | undefined;
+}
+
+const ORIGIN_FIRST = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** Parses PAPO_SIGNAL_TOKEN; throws PapoError 'invalid_signal_token' (naming origins, never tokens). */
+export function parseSignalTokens(value: string | undefined): SignalTokens {
+  const bound = new Map<string, string>();
+  let bare: string | undefined;
+  const entries = (value ?? '').split(/[\s,]+/).filter((e) => e !== '');
+  for (const entry of entries) {
+    if (!ORIGIN_FIRST.test(entry)) {
+      if (bare !== undefined) {
+        throw new PapoError(
+          'invalid_signal_token',
+          'PAPO_SIGNAL_TOKEN holds more than one token without a server: write each as ORIGIN=TOKEN (e.g. wss://signal.example.com=TOKEN)',
+        );
+      }
+      bare = entry;
+      continue;
+    }
+    // An origin holds no "=", so the first one ends it.
+    const eq = entry.indexOf('=');
+    const originText = eq < 0 ? entry : entry.slice(0, eq);
+    const token = eq < 0 ? '' : entry.slice(eq + 1);
+    const origin = originOf(originText);
+    if (token === '') {
+      throw new PapoError(
+        'invalid_signal_token',
+        `PAPO_SIGNAL_TOKEN names ${origin} without a token: write ${origin}=TOKEN`,
+      );
+    }
+    if (!tokenMayTravel(origin)) throw inClear(origin);
+    const before = bound.get(origin);
+    if (before !== undefined && before !== token) {
+      throw new PapoError('invalid_signal_token', `PAPO_SIGNAL_TOKEN gives ${origin} two different tokens`);
+    }
+    bound.set(origin, token);
+  }
+  return { bound, bare };
+}
+
+/**
+ * The token to send to `signalUrl` (the URL the member uses: PAPO_SIGNAL, else the room's), or
+ * undefined when none is bound to its origin. Throws PapoError 'invalid_signal_token' for a
+ * PAPO_SIGNAL_TOKEN that is malformed, a bare token without PAPO_SIGNAL, or a token that would go
+ * over ws:// to another machine.
+ */
+export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): string | undefined {
+  const { bound, bare } = parseSignalTokens(env.PAPO_SIGNAL_TOKEN);
+  const target = signalOrigin(signalUrl);
+  if (bare !== undefined) {
+    const pinned = env.PAPO_SIGNAL?.trim() ?? '';
+    if (pinned === '') {
+      const head =
+        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
+      throw new PapoError(
+        'invalid_signal_token',
+        tokenMayTravel(target)
+          ? `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${target}=TOKEN`
+          : `${head}; this room's server, ${target}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`,
+      );
+    }
+    let origin: string;
+    try {
+      origin = signalOrigin(pinned);
+    } catch {
+      return undefined; // PAPO_SIGNAL itself is invalid: effectiveSignalUrl reports that
+    }
+    if (!tokenMayTravel(origin)) throw inClear(origin);
+    if (!bound.has(origin)) bound.set(origin, bare);
+  }
+  return bound.get(target);
+}
+
+function originOf(text: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(text);
+  } catch {
+    parsed = undefined;
+  }
+  const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  const usable =
+    parsed !== undefined &&
+    ['ws:', 'wss:', 'http:', 'https:'].includes(parsed.protocol) &&
+    parsed.hostname !== '' &&
+    parsed.username === '' &&
+    parsed.password === '' &&
+    (parsed.pathname === '' || parsed.pathname === '/') &&
+    parsed.search === '' &&
+    parsed.hash === '';
+  if (!usable || parsed === undefined) {
+    throw new PapoError(
+      'invalid_signal_token',
+      `PAPO_SIGNAL_TOKEN names ${shown}, which is not a server's origin: write ORIGIN=TOKEN with ORIGIN like wss://signal.example.com or wss://signal.example.com:8443 (no path)`,
+    );
+  }
+  return signalOrigin(parsed.toString());
+}
+
+function inClear(origin: string): PapoError {
+  return new PapoError(
+    'invalid_signal_token',
+    `PAPO_SIGNAL_TOKEN binds a token to ${origin}: over ws:// to another machine it would travel in clear, so papo never sends it. Put TLS in front of the signal server and use wss:// (docs/signal-server.md)`,
+  );
+}

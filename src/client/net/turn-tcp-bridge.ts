@@ -1,0 +1,314 @@
+// TURN over TCP and TLS for an ICE agent that speaks TURN over UDP only.
+//
+// node-datachannel's ICE backend (libjuice) relays through TURN over UDP and ignores
+// `turn:...?transport=tcp` and `turns:` (ADR 0053), so a network that lets no UDP out could not
+// link at all. A bridge closes the gap: it listens on a UDP port on 127.0.0.1, which the ICE
+// agent is given as a plain UDP TURN server, and carries each datagram over one TCP (or TLS)
+// connection per agent socket to the real TURN server (RFC 5766 §2.1: TURN over TCP is the same
+// messages on a stream). The server sees an ordinary TCP client; credentials and
+// MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
+import type { Socket as UdpSocket } from 'node:dgram';
+import { type Socket, connect as tcpConnect } from 'node:net';
+import { rootCertificates, connect as tlsConnect } from 'node:tls';
+import type { IceServer } from '../../signal-protocol.js';
+import { type IceConfig, parseIceUrl } from './ice-config.js';
+import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
+
+export interface TurnBridgeTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+  /** Extra trusted CA (PEM) for TLS; the system's store is always trusted. Tests use it. */
+  ca?: string;
+}
+
+/** Longest TURN message or ChannelData frame we accept from the server (they fit a datagram). */
+const MAX_FRAME = 65_535 + 20;
+
+export class TurnTcpBridge {
+  readonly target: TurnBridgeTarget;
+  readonly localPort: number;
+  readonly #udp: UdpSocket;
+  readonly #streams = new Map<string, Socket>();
+  /** The stream behind each allocation it carried: "ip:port" relayed -> stream, and since when. */
+  readonly #allocations = new Map<string, { stream: Socket; at: number }>();
+  readonly #log: (line: string) => void;
+  #closed = false;
+
+  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: (line: string) => void) {
+    this.target = target;
+    this.#udp = udp;
+    this.#log = log;
+    this.localPort = udp.address().port;
+    udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
+  }
+
+  static async open(
+    target: TurnBridgeTarget,
+    log: (line: string) => void = () => {},
+  ): Promise<TurnTcpBridge> {
+    return new TurnTcpBridge(target, await bindAgentSocket('TURN bridge', log), log);
+  }
+
+  /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
+  #fromAgent(datagram: Buffer, address: string, port: number): void {
+    if (this.#closed || datagram.length < 4) return;
+    const key = `${address}:${port}`;
+    let stream = this.#streams.get(key);
+    if (stream === undefined) {
+      stream = this.#connect(key, address, port);
+      this.#streams.set(key, stream);
+    }
+    // Over a stream, ChannelData is padded to a multiple of 4 bytes (RFC 5766 §11.5); STUN
+    // messages always are.
+    const pad = isChannelData(datagram) ? (4 - (datagram.length % 4)) % 4 : 0;
+    stream.write(pad === 0 ? datagram : Buffer.concat([datagram, Buffer.alloc(pad)]));
+  }
+
+  #connect(key: string, agentAddress: string, agentPort: number): Socket {
+    const { host, port, tls, ca } = this.target;
+    const stream = tls
+      ? tlsConnect({ host, port, servername: host, ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
+      : tcpConnect({ host, port });
+    stream.setNoDelay(true);
+    let pending: Buffer = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      for (;;) {
+        const frame = nextFrame(pending);
+        if (frame === null) break;
+        if (frame === 'bad') {
+          this.#log(`TURN bridge: unexpected bytes from ${host}:${port}; closing the stream`);
+          stream.destroy();
+          return;
+        }
+        const message = pending.subarray(0, frame.length);
+        const relayed = allocatedAddress(message);
+        if (relayed !== undefined) this.#allocations.set(relayed, { stream, at: Date.now() });
+        this.#udp.send(message, agentPort, agentAddress);
+        pending = pending.subarray(frame.consumed);
+      }
+    });
+    const forget = () => {
+      if (this.#streams.get(key) === stream) this.#streams.delete(key);
+      for (const [relayed, a] of this.#allocations)
+        if (a.stream === stream) this.#allocations.delete(relayed);
+    };
+    stream.on('error', (err) => this.#log(`TURN bridge to ${host}:${port}: ${err.message}`));
+    stream.on('close', forget);
+    return stream;
+  }
+
+  /**
+   * Ends the allocations behind these relayed addresses: over TCP an allocation lives as long as
+   * its connection (RFC 6062 §4), so closing the stream gives it back at once (ADR 0058).
+   */
+  release(relayed: Iterable<string>): void {
+    for (const address of relayed) this.#allocations.get(address)?.stream.destroy();
+  }
+
+  /** Ends allocations older than `minAgeMs` that no live link claims (see TurnReleaseRelay.sweep). */
+  sweep(inUse: ReadonlySet<string>, minAgeMs: number): void {
+    const now = Date.now();
+    const orphans = [...this.#allocations].filter(([r, a]) => now - a.at >= minAgeMs && !inUse.has(r));
+    this.release(orphans.map(([r]) => r));
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stream of this.#streams.values()) stream.destroy();
+    this.#streams.clear();
+    this.#udp.close();
+  }
+}
+
+function isChannelData(bytes: Uint8Array): boolean {
+  return ((bytes[0] ?? 0) & 0xc0) === 0x40;
+}
+
+/**
+ * The next complete frame at the start of `buf`: its length, and how much of the stream it used
+ * (exported for the fuzz target).
+ */
+export function nextFrame(buf: Buffer): { length: number; consumed: number } | null | 'bad' {
+  if (buf.length < 4) return null;
+  const kind = (buf[0] ?? 0) & 0xc0;
+  const declared = buf.readUInt16BE(2);
+  let length: number;
+  let consumed: number;
+  if (kind === 0x00) {
+    length = 20 + declared; // a STUN message: 20-byte header, attributes already 4-aligned
+    consumed = length;
+  } else if (kind === 0x40) {
+    length = 4 + declared; // ChannelData: 4-byte header, then padding to 4 on a stream
+    consumed = (length + 3) & ~3;
+  } else {
+    return 'bad';
+  }
+  if (length > MAX_FRAME) return 'bad';
+  return buf.length >= consumed ? { length, consumed } : null;
+}
+
+/**
+ * The bridges of one member, one per TURN-over-TCP/TLS server, and the release relays, one per
+ * TURN-over-UDP server (turn-release.ts, ADR 0058), opened when the servers become known
+ * (PAPO_ICE_SERVERS at start, the signal server's welcome) and used by every link.
+ */
+export class TurnBridges {
+  readonly #bridges = new Map<string, Promise<TurnTcpBridge | null>>();
+  readonly #ready = new Map<string, TurnTcpBridge>();
+  readonly #relays = new Map<string, Promise<TurnReleaseRelay | null>>();
+  readonly #readyRelays = new Map<string, TurnReleaseRelay>();
+  readonly #log: (line: string) => void;
+  readonly #onGrant: (event: GrantEvent) => void;
+  #closed = false;
+
+  /** `onGrant` hears of each allocation made and given back through the UDP relays. */
+  constructor(log: (line: string) => void = () => {}, onGrant: (event: GrantEvent) => void = () => {}) {
+    this.#log = log;
+    this.#onGrant = onGrant;
+  }
+
+  /** Opens a bridge for every TURN URL over TCP or TLS among `servers`, and a release relay for every one over UDP. */
+  async prepare(servers: readonly IceServer[]): Promise<void> {
+    const opening: Promise<unknown>[] = [];
+    for (const url of urlsOf(servers)) {
+      const udp = udpTurnTarget(url);
+      if (udp !== null) {
+        opening.push(this.#openRelay(udp, url));
+        continue;
+      }
+      const target = bridgeTarget(url);
+      if (target === null) continue;
+      opening.push(
+        this.#openOnce(this.#bridges, this.#ready, targetKey(target), `TURN bridge for ${url}`, () =>
+          TurnTcpBridge.open(target, this.#log),
+        ),
+      );
+    }
+    await Promise.all(opening);
+  }
+
+  #openRelay(target: { host: string; port: number }, url: string): Promise<unknown> {
+    return this.#openOnce(
+      this.#relays,
+      this.#readyRelays,
+      `${target.host}:${target.port}`,
+      `TURN relay for ${url}`,
+      () => TurnReleaseRelay.open(target.host, target.port, this.#log, this.#onGrant),
+    );
+  }
+
+  /** Opens what `key` names once; keeps it among `ready` when open (closed if we closed meanwhile). */
+  #openOnce<T extends { close(): void }>(
+    opening: Map<string, Promise<T | null>>,
+    ready: Map<string, T>,
+    key: string,
+    what: string,
+    open: () => Promise<T>,
+  ): Promise<unknown> {
+    const known = opening.get(key);
+    if (known !== undefined || this.#closed) return known ?? Promise.resolve();
+    const made = open().then(
+      (it) => {
+        if (this.#closed) {
+          it.close();
+          return null;
+        }
+        ready.set(key, it);
+        return it;
+      },
+      (err: unknown) => {
+        this.#log(`${what}: ${(err as Error).message}`);
+        return null;
+      },
+    );
+    opening.set(key, made);
+    return made;
+  }
+
+  /** Gives back the allocations behind these relayed addresses ("ip:port"), at every relay and bridge. */
+  async release(relayed: readonly string[]): Promise<void> {
+    if (relayed.length === 0) return;
+    for (const bridge of this.#ready.values()) bridge.release(relayed);
+    await Promise.all([...this.#readyRelays.values()].map((r) => r.release(relayed)));
+  }
+
+  /**
+   * Gives back allocations that no live link claims after `minAgeMs` (a link closed while its
+   * Allocate was in flight never names its allocation).
+   */
+  async sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
+    for (const bridge of this.#ready.values()) bridge.sweep(inUse, minAgeMs);
+    await Promise.all([...this.#readyRelays.values()].map((r) => r.sweep(inUse, minAgeMs)));
+  }
+
+  /**
+   * The config with each TURN-over-TCP/TLS URL replaced by its bridge (dropped while not ready),
+   * and each TURN-over-UDP URL by its release relay (kept as it is while not ready).
+   */
+  rewrite(config: IceConfig): IceConfig {
+    const servers: IceServer[] = [];
+    const stun: string[] = [];
+    for (const server of config.servers) {
+      const urls: string[] = [];
+      for (const url of urlsOf([server])) {
+        const udp = udpTurnTarget(url);
+        if (udp !== null) {
+          const relay = this.#readyRelays.get(`${udp.host}:${udp.port}`);
+          if (relay && server.username !== undefined && server.credential !== undefined) {
+            relay.remember(server.username, server.credential);
+            urls.push(`turn:127.0.0.1:${relay.localPort}?transport=udp`);
+            // The agent learns its server-reflexive address from the TURN server itself, which
+            // the relay would hide: ask the same server over plain STUN (ADR 0058).
+            stun.push(`stun:${udp.host.includes(':') ? `[${udp.host}]` : udp.host}:${udp.port}`);
+          } else urls.push(url);
+          continue;
+        }
+        const target = bridgeTarget(url);
+        if (target === null) {
+          urls.push(url);
+          continue;
+        }
+        const bridge = this.#ready.get(targetKey(target));
+        if (bridge) urls.push(`turn:127.0.0.1:${bridge.localPort}?transport=udp`);
+      }
+      if (urls.length > 0) servers.push({ ...server, urls });
+    }
+    const fresh = stun.filter((u, i) => stun.indexOf(u) === i && !urlsOf(servers).includes(u));
+    if (fresh.length > 0) servers.push({ urls: fresh });
+    return { ...config, servers };
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const bridge of this.#ready.values()) bridge.close();
+    this.#ready.clear();
+    for (const relay of this.#readyRelays.values()) relay.close();
+    this.#readyRelays.clear();
+  }
+}
+
+/** host and port of a TURN-over-UDP URL (the ICE agent's own kind), else null. */
+function udpTurnTarget(url: string): { host: string; port: number } | null {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string' || parsed.scheme !== 'turn' || parsed.transport === 'tcp') return null;
+  return { host: parsed.host, port: parsed.port };
+}
+
+function urlsOf(servers: readonly IceServer[]): string[] {
+  return servers.flatMap((s) => (typeof s.urls === 'string' ? [s.urls] : s.urls));
+}
+
+function bridgeTarget(url: string): TurnBridgeTarget | null {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string') return null;
+  const tls = parsed.scheme === 'turns';
+  if (!tls && !(parsed.scheme === 'turn' && parsed.transport === 'tcp')) return null;
+  return { host: parsed.host.replace(/^\[|\]$/g, ''), port: parsed.port, tls };
+}
+
+function targetKey(t: TurnBridgeTarget): string {
+  return `${t.tls ? 'tls' : 'tcp'}:${t.host}:${t.port}`;
+}

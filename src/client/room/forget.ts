@@ -1,0 +1,86 @@
+// `papo forget NAME`: stop waiting for a member who left the room for good (ADR 0063). Its name
+// leaves every queued message's `owed` list and the known members, so no message waits for it;
+// and the key that held the name is let go (names.json, ADR 0064), so the next key that shows it
+// holds it: the deliberate step after a member made its profile again.
+//
+// outbox.json and peers.json belong to the papo mcp that holds the profile lock. When none runs,
+// the command takes the lock and edits them itself; when one runs, it leaves a request file in
+// the profile (forget-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
+// picks up within a second and deletes once applied.
+import { acquireLock } from '../store/file-lock.js';
+import { forgetInOutbox } from '../store/outbox.js';
+import { leaveRequest, takeRequests } from '../store/profile-requests.js';
+import { openMemberState, type Peers } from '../store/profile-store.js';
+import { isMemberName, sameName } from '../wire/names.js';
+import { KnownNames } from './member-names.js';
+
+export interface ForgetOutcome {
+  /** Queued messages that no longer wait for the member. */
+  released: number;
+  /** Known identities (node ids) with that name that were forgotten. */
+  peers: number;
+}
+
+/** Known-member records without `name`; returns how many went. */
+export function forgetPeers(peers: Peers, name: string): number {
+  let count = 0;
+  for (const [node, p] of Object.entries(peers)) {
+    if (!sameName(p.name, name)) continue;
+    delete peers[node];
+    count++;
+  }
+  return count;
+}
+
+/**
+ * Applies a forget with no papo mcp running: takes the profile lock (PapoError 'profile_locked'
+ * when one runs), edits outbox.json and peers.json, releases it.
+ */
+export async function forgetWhileStopped(dir: string, name: string): Promise<ForgetOutcome> {
+  const lock = await acquireLock(dir);
+  try {
+    const state = await openMemberState(dir);
+    const { outbox, released } = forgetInOutbox(state.outbox, name);
+    const peers = forgetPeers(state.peers, name);
+    if (released > 0) {
+      state.outbox = outbox;
+      await state.saveOutbox();
+    }
+    if (peers > 0) await state.savePeers();
+    const names = new KnownNames(state.names);
+    if (names.forget(name)) await state.saveNames(names.saved());
+    return { released, peers };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Leaves a request for the running member; returns the request file's path. */
+export async function requestForget(dir: string, name: string): Promise<string> {
+  if (!isMemberName(name)) throw new RangeError('invalid member name');
+  return leaveRequest(dir, 'forget', { name });
+}
+
+/**
+ * The pending requests of a profile, oldest first; each file is deleted once `apply` is done.
+ * `names`: the folder's listing of this look, when the caller has one (listRequests).
+ */
+export function takeForgetRequests(
+  dir: string,
+  apply: (name: string) => Promise<unknown>,
+  log: (line: string) => void = () => {},
+  names?: readonly string[],
+): Promise<void> {
+  return takeRequests(
+    dir,
+    'forget',
+    async (request) => {
+      const name = (request as { name?: unknown } | null)?.name;
+      if (!isMemberName(name)) return false;
+      await apply(name);
+      return true;
+    },
+    log,
+    names,
+  );
+}

@@ -1,0 +1,624 @@
+// The room member (docs/architecture.md, "The member"): the coordinator of one member of a room, over any
+// transport that can reach neighbours. It opens and checks frames and hands the rest to one module
+// per concern:
+//   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
+//     a frame budget per neighbour;
+//   - presence.ts: who is live and online, the known-members cap;
+//   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
+//     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
+//     ephemeral (ephemeral-delivery.ts: never stores, never acks);
+//   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
+//   - hello-answers.ts: when the others' hellos are answered;
+//   - peers-save.ts: when peers.json and names.json are written.
+// What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
+// members remembered, unread messages kept (past the cap a message is refused, and the sender is
+// told), and how often hellos are answered and peers.json is written.
+import { EventEmitter } from 'node:events';
+import { PapoError } from '../errors.js';
+import type {
+  Impostor,
+  LinkPath,
+  MemberStatus,
+  NetworkHealth,
+  RoomMember,
+  RoomMemberEvents,
+  SendInput,
+  SendResult,
+} from '../member-api.js';
+import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
+import type { FrameCodec, SignedFrame } from '../wire/frame-codec.js';
+import {
+  envelopeOf,
+  type HelloFrame,
+  MAX_ABOUT_CHARS,
+  MAX_BODY_BYTES,
+  msgFrame,
+  newMessageId,
+  type RefusedFrame,
+  utf8Length,
+} from '../wire/frames.js';
+import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
+import { isMemberName, sameName } from '../wire/names.js';
+import { AckWaiters } from './ack-waiters.js';
+import { after, type Clock } from './clock.js';
+import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import { DurableDelivery } from './durable-delivery.js';
+import { EphemeralDelivery } from './ephemeral-delivery.js';
+import { Forwarding } from './forwarding.js';
+import { HelloAnswers } from './hello-answers.js';
+import { KnownNames, NameGuard } from './member-names.js';
+import { PeersSave } from './peers-save.js';
+import { type KnownPeer, Presence } from './presence.js';
+
+/** Hello and outbox re-send period while connected (30 s: docs/delivery.md, "The rules"). */
+export const HEARTBEAT_MS = 30_000;
+const PRESENCE_TICK_MS = 1_000;
+/**
+ * After the first ack, how long `send` waits for the other members online it is owed to, so its
+ * result can say who has it (ADR 0063).
+ */
+const MORE_ACKS_MS = 1_000;
+
+/**
+ * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
+ * process: src/client/transport/inline-transport.ts).
+ */
+export interface NodeTransport extends EventEmitter<TransportEvents> {
+  send(peer: string, data: Uint8Array): boolean;
+  neighbours(): string[];
+  path(peer: string): LinkPath | undefined;
+}
+
+export type { NodeState } from './delivery.js';
+// Still exported from here, as before the split (the node's public surface does not change).
+export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
+export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
+
+export interface TransportEvents {
+  'link-open': [string];
+  'link-message': [string, Uint8Array];
+  'link-close': [string];
+  /** The peer left the room's topic on the signal server: its goodbye. */
+  'peer-left': [string];
+}
+
+export interface RoomNodeOptions {
+  name: string;
+  about?: string;
+  kind: SenderKind;
+  nodeId: string;
+  roomId: string;
+  /** Seals, signs, opens and checks frames: the room's frame key and this member's identity. */
+  codec: FrameCodec;
+  transport: NodeTransport;
+  /** null for an ephemeral identity: it never stores, never acks, is never remembered. */
+  state: NodeState | null;
+  /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
+  knownPeers?: Record<string, KnownPeer>;
+  /** Who each name belongs to (names.json; for an ephemeral node, read-only). */
+  names?: KnownNames;
+  /** The network's health (the transport's); default: a transport with nothing to report. */
+  network?: () => Promise<NetworkHealth>;
+  /** The node id of this agent's person (person.key), announced in its hellos (ADR 0064). */
+  person?: string;
+  /** Called on close, after the node stopped talking (closes links, releases the lock...). */
+  onClose?: () => Promise<void>;
+  /** Diagnostics (stderr); never stdout. */
+  log?: (line: string) => void;
+  now?: () => number;
+  /** When this member joined the room (ms): catch-up never brings it older messages. */
+  memberSince?: number;
+}
+
+export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMember {
+  readonly name: string;
+  readonly roomId: string;
+  readonly nodeId: string;
+  readonly kind: SenderKind;
+  readonly ephemeral: boolean;
+  /** Frames that did not open, validate or check, by reason (they are dropped, never fatal). */
+  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0 };
+
+  #about: string | undefined;
+  #codec: FrameCodec;
+  #transport: NodeTransport;
+  /** The member's own records here (peers.json, names.json, impostor lines); messages: #delivery. */
+  #state: NodeState | null;
+  #onClose: (() => Promise<void>) | undefined;
+  #network: () => Promise<NetworkHealth>;
+  #log: (line: string) => void;
+  #now: () => number;
+  /** Live and remembered members, who is online, the known-members cap (presence.ts). */
+  #presence: Presence;
+  /** When the others' hellos are answered (hello-answers.ts). */
+  #helloAnswers: HelloAnswers;
+  #waiters = new AckWaiters();
+  /** Durable or ephemeral, chosen once (delivery.ts). */
+  #delivery: Delivery;
+  #timers: NodeJS.Timeout[] = [];
+  /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
+  #forwarding: Forwarding;
+  /** When peers.json and names.json are written (peers-save.ts); none for an ephemeral member. */
+  #peersSave: PeersSave | undefined;
+  /** Who each name belongs to (names.json). */
+  #names: KnownNames;
+  /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
+  #nameGuard: NameGuard;
+  #person: string | undefined;
+  /** Whether our hellos say our person reviews (ADR 0081); a change is announced at once. */
+  #announcedReview = false;
+  #writes: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: RoomNodeOptions) {
+    super();
+    // Every pending `wait` of the MCP server listens for messages; a dozen at once is legitimate
+    // and each removes its listener, so Node's leak warning (at 10) would be noise on stderr.
+    this.setMaxListeners(0);
+    this.name = options.name;
+    this.roomId = options.roomId;
+    this.nodeId = options.nodeId;
+    this.kind = options.kind;
+    this.ephemeral = options.state === null;
+    this.#about = options.about;
+    this.#codec = options.codec;
+    this.#transport = options.transport;
+    this.#forwarding = new Forwarding(options.transport, {
+      now: () => this.#now(),
+      log: (line) => this.#log(line),
+      onFlood: () => this.dropped.flood++,
+    });
+    this.#state = options.state;
+    const knownPeers = options.knownPeers ?? {};
+    const state = options.state;
+    this.#presence = new Presence({
+      self: this.nodeId,
+      links: options.transport,
+      known: () => state?.peers ?? knownPeers,
+      now: () => this.#now(),
+      online: (member) => this.emit('online', member),
+      offline: (member) => this.emit('offline', member),
+    });
+    this.#names = options.names ?? new KnownNames();
+    this.#person = options.person;
+    // Our own name is ours: a frame that claims it with another key is an impostor's.
+    this.#names.claim(this.name, this.kind, this.nodeId);
+    this.#onClose = options.onClose;
+    this.#network =
+      options.network ??
+      (async () => ({
+        signalUrl: '',
+        signal: { joined: true, everJoined: true, peers: [], dropped: {} },
+        transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
+      }));
+    this.#log = options.log ?? (() => {});
+    this.#now = options.now ?? Date.now;
+    const clock: Clock = { now: () => this.#now(), after };
+    this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
+      this.#broadcast(this.#hello());
+      if (resendOutbox) for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    });
+    this.#peersSave =
+      state === null
+        ? undefined
+        : new PeersSave({
+            state,
+            names: this.#names,
+            serial: (work) => this.#serial(work),
+            clock,
+            log: (line) => this.#log(line),
+          });
+    this.#nameGuard = new NameGuard(this.#names, {
+      now: () => this.#now(),
+      held: () => this.#peersSave?.soon(),
+      refused: (impostor, first) => this.#onImpostor(impostor, first),
+      mayTell: () => !this.ephemeral && !this.#closed,
+      tell: (node, msgId) => this.#tellNameTaken(node, msgId),
+    });
+    const host: DeliveryHost = {
+      name: this.name,
+      nodeId: this.nodeId,
+      codec: options.codec,
+      links: options.transport,
+      sendTo: (peer: string, sealed: Uint8Array) => this.#sendTo(peer, sealed),
+      broadcast: (sealed: Uint8Array) => this.#broadcast(sealed),
+      events: this,
+      waiters: this.#waiters,
+      serial: <T>(work: () => Promise<T>) => this.#serial(work),
+      onlineNames: () => this.onlineNames(),
+      live: (node: string) => this.#presence.live(node),
+      isClosed: () => this.#closed,
+      now: () => this.#now(),
+      log: (line: string) => this.#log(line),
+    };
+    this.#delivery =
+      state === null
+        ? new EphemeralDelivery(host)
+        : new DurableDelivery(host, state, options.memberSince ?? 0);
+  }
+
+  /** Loads remembered ids and starts listening; call once. */
+  async start(): Promise<void> {
+    await this.#delivery.start();
+    this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
+    this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
+    this.#transport.on('link-close', (peer) => {
+      this.#forwarding.drop(peer);
+      this.#delivery.linkClosed(peer);
+      this.#updatePresence();
+    });
+    this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
+    const heartbeat = setInterval(() => this.#heartbeat(), HEARTBEAT_MS);
+    const presence = setInterval(() => this.#updatePresence(), PRESENCE_TICK_MS);
+    heartbeat.unref();
+    presence.unref();
+    this.#timers.push(heartbeat, presence);
+    for (const peer of this.#transport.neighbours()) this.#onLinkOpen(peer);
+  }
+
+  get about(): string | undefined {
+    return this.#about;
+  }
+
+  // ---- RoomMember --------------------------------------------------------------------------
+
+  members(): MemberStatus[] {
+    return this.#presence.members();
+  }
+
+  /** Members seen on the room right now, including other ephemeral identities. */
+  liveMembers(): MemberStatus[] {
+    return this.#presence.liveMembers();
+  }
+
+  onlineNames(): string[] {
+    return this.#presence.onlineNames();
+  }
+
+  neighbours(): string[] {
+    return this.#transport.neighbours();
+  }
+
+  unread(): Envelope[] {
+    return this.#delivery.unread();
+  }
+
+  consume(ids: string[]): Promise<void> {
+    return this.#delivery.consume(ids);
+  }
+
+  restore(messages: Envelope[]): Promise<void> {
+    // Closed, the profile's lock may already be another process's: nothing is written any more.
+    if (this.#closed) return Promise.resolve();
+    return this.#delivery.restore(messages);
+  }
+
+  markRepliedTo(msgId: string): Promise<void> {
+    return this.#delivery.markRepliedTo(msgId);
+  }
+
+  held(): Envelope[] {
+    return this.#delivery.held();
+  }
+
+  reviewing(): boolean {
+    return this.#delivery.reviewing();
+  }
+
+  decide(decision: ReviewDecision): Promise<DecisionOutcome> {
+    if (this.#closed) return Promise.reject(new PapoError('io', 'the room member is closed'));
+    return this.#delivery.decide(decision);
+  }
+
+  queuedCount(): number {
+    return this.#delivery.queuedCount();
+  }
+
+  /** Who queued messages wait for, with how many each ('' = the first member to confirm). */
+  queuedFor(): { name: string; count: number }[] {
+    return this.#delivery.queuedFor();
+  }
+
+  /**
+   * Stops waiting for a member who left for good (`papo forget`): its name leaves every message's
+   * `owed` list (a message owed to nobody else leaves the outbox) and the known members, so new
+   * messages are not owed to it, and the key that held its name is let go (ADR 0064). If it comes
+   * back, its hello makes it a member again.
+   */
+  async forget(name: string): Promise<{ released: number; peers: number }> {
+    const state = this.#state;
+    if (!state || this.#closed) return { released: 0, peers: 0 };
+    return this.#serial(async () => {
+      const peers = this.#presence.forget((n) => sameName(n, name));
+      const released = await this.#delivery.forgetOwed(name);
+      if (peers > 0) await state.savePeers();
+      // The key that held the name goes too: whoever shows it next holds it (ADR 0064).
+      if (this.#names.forget(name)) await state.saveNames(this.#names.saved());
+      this.#updatePresence();
+      return { released, peers };
+    });
+  }
+
+  network(): Promise<NetworkHealth> {
+    return this.#network();
+  }
+
+  history(limit: number): Promise<LogEntry[]> {
+    return this.#delivery.history(limit);
+  }
+
+  async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
+    if (this.#closed) throw new PapoError('io', 'the room member is closed');
+    const body = input.body;
+    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
+      throw new RangeError('body empty or over 48 KiB');
+    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
+    const unsigned: Envelope = {
+      id: newMessageId(),
+      from: this.name,
+      node: this.nodeId,
+      kind: this.kind,
+      ...(input.to ? { to: input.to } : {}),
+      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+      ts: this.#now(),
+      body,
+    };
+    // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
+    // members that stored it) carries the same bytes.
+    const signed = this.#codec.sign(msgFrame(unsigned));
+    const envelope = envelopeOf(signed);
+    const started = this.#now();
+    const acked = this.#waiters.wait(envelope, ackTimeoutMs);
+    const ackers: string[] = [];
+    const onDelivered = (d: { id: string; by: string }) => {
+      if (d.id === envelope.id && !ackers.some((n) => sameName(n, d.by))) ackers.push(d.by);
+    };
+    this.on('delivered', onDelivered);
+    // Kept before the first broadcast (durably: docs/delivery.md); if it could not be, it must
+    // not go out either, and the caller is told.
+    const kept = this.#delivery.queue(envelope, () => this.members().map((m) => m.name));
+    if (kept)
+      await kept.catch((err: unknown) => {
+        this.off('delivered', onDelivered);
+        throw err;
+      });
+    this.#broadcast(this.#codec.seal(signed));
+    try {
+      const answer = await acked;
+      if (answer.ackedBy !== null)
+        await this.#delivery.moreAcks(
+          envelope.id,
+          Math.min(MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
+        );
+      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#delivery.owedNow(envelope.id) };
+    } finally {
+      this.off('delivered', onDelivered);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const t of this.#timers) clearInterval(t);
+    this.#helloAnswers.close();
+    this.#delivery.close();
+    this.#waiters.close();
+    // What changed and was not written yet is written now (peers-save.ts).
+    this.#peersSave?.close();
+    await this.#writes.catch(() => {});
+    await this.#onClose?.();
+  }
+
+  // ---- frames in ---------------------------------------------------------------------------
+
+  #onLinkOpen(peer: string): void {
+    if (this.#closed) return;
+    this.#sendTo(peer, this.#hello());
+    this.#resendOutbox(peer);
+    // What we hold, so the peer can send us what we missed (catch-up.ts; a durable member only).
+    this.#delivery.linkOpened(peer);
+    this.#updatePresence();
+  }
+
+  #onLinkMessage(peer: string, data: Uint8Array): void {
+    if (this.#closed) return;
+    // Within the neighbour's budget and not seen before (forwarding.ts), else dropped unopened.
+    const fingerprint = this.#forwarding.admit(peer, data);
+    if (fingerprint === undefined) return;
+    let frame: SignedFrame;
+    try {
+      frame = this.#codec.open(data);
+    } catch (err) {
+      const code = err instanceof PapoError ? err.code : undefined;
+      const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
+      this.dropped[reason]++;
+      this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      return;
+    }
+    // Catch-up frames are between two neighbours only: the others hold their own digests.
+    this.#forwarding.accept(peer, data, fingerprint, frame.t !== 'have' && frame.t !== 'missed');
+    switch (frame.t) {
+      case 'hello':
+        this.#onHello(frame);
+        break;
+      case 'msg':
+        this.#onMsg(envelopeOf(frame), true);
+        break;
+      case 'missed':
+        // Stored and acked like a msg, but it says nothing about its sender being online.
+        this.#onMsg(envelopeOf(frame), false);
+        break;
+      case 'have':
+        // A digest is never forwarded: it speaks for the neighbour that signed it, or for nobody.
+        if (frame.node === peer) this.#delivery.onHave(peer, frame);
+        break;
+      case 'ack':
+        // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
+        break;
+      case 'refused':
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#onRefused(frame);
+        break;
+    }
+  }
+
+  /**
+   * A member that closes leaves the signal server's topic: it is offline from then on, not 75 s
+   * later (it comes back online with its next hello or message, directly or forwarded).
+   */
+  #onPeerLeft(peer: string): void {
+    this.#presence.left(peer);
+    // If it comes back, its first hello is answered again (it may have been away a while).
+    this.#helloAnswers.left(peer);
+    this.#updatePresence();
+  }
+
+  #onHello(hello: HelloFrame): void {
+    if (hello.node === this.nodeId) return;
+    // An ephemeral hello (a person's say or status) proves a name only if it holds it already:
+    // a status run, signed by a throwaway key, must not take its person's name, nor be reported,
+    // nor seen as a member; it is still answered, so it learns who is here.
+    if (hello.ephemeral) {
+      const holder = this.#names.holder(hello.name, hello.kind);
+      if (holder !== undefined && holder !== hello.node) {
+        this.#helloAnswers.hello(hello);
+        return;
+      }
+    } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
+    // An agent names its person's key: "name (human)" is theirs from now on (a different key
+    // already holding it is not replaced; its frames are judged when they come).
+    if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
+      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#peersSave?.soon();
+    }
+    // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
+    const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
+    if (!heard) return;
+    // lastSeen alone is refreshed in memory; the file is written when something a person
+    // would see changes (at most every 5 s), and on close.
+    if (changed) this.#peersSave?.soon();
+    // A newcomer learns about us without waiting 30 s (within the answer budget: hello-answers.ts).
+    this.#helloAnswers.hello(hello);
+    this.#updatePresence();
+  }
+
+  /**
+   * A frame claimed a name another key holds (member-names.ts): counted, and the first one from
+   * that key logged once and written to the log (`papo log` shows it).
+   */
+  #onImpostor(impostor: Impostor, first: boolean): void {
+    this.dropped.impostor++;
+    if (!first) return;
+    const { name, kind, node, first: ts } = impostor;
+    this.#log(
+      `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
+    );
+    const state = this.#state;
+    if (state)
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+  }
+
+  /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
+  #tellNameTaken(node: string, msgId: string | undefined): void {
+    this.#broadcast(
+      this.#codec.signAndSeal({
+        t: 'refused',
+        ...(msgId ? { id: msgId } : {}),
+        for: node,
+        by: this.name,
+        node: this.nodeId,
+        why: 'name_taken',
+      }),
+    );
+  }
+
+  /** Keys this member refused for claiming a name another key holds (newest last). */
+  impostors(): Impostor[] {
+    return this.#nameGuard.impostors();
+  }
+
+  /** A member that refuses our frames because another key holds our name, if one said so. */
+  nameTakenBy(): string | undefined {
+    return this.#nameGuard.nameTakenBy();
+  }
+
+  #onMsg(msg: Envelope, fresh: boolean): void {
+    if (msg.node === this.nodeId) return;
+    if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
+    if (fresh) this.#presence.heardFrom(msg.node);
+    // Stored and acked, or (ephemeral) observed only: delivery.ts.
+    this.#delivery.onMsg(msg);
+  }
+
+  #onRefused(frame: RefusedFrame): void {
+    const { id, by } = frame;
+    if (frame.why === 'name_taken') {
+      // Our name is held by another key: say so to whoever asks (status, send), once it is ours.
+      if (frame.for === this.nodeId && this.#nameGuard.nameTaken(by))
+        this.#log(`${by} refuses our frames: the name ${this.name} (${this.kind}) belongs to another key`);
+      return;
+    }
+    if (id !== undefined) this.#delivery.onRefused(id, by);
+  }
+
+  // ---- frames out --------------------------------------------------------------------------
+
+  #hello(): Uint8Array {
+    this.#announcedReview = this.#delivery.reviewing();
+    const hello: HelloFrame = {
+      t: 'hello',
+      node: this.nodeId,
+      name: this.name,
+      // Receivers refuse a longer `about` (and with it the whole hello): never send one.
+      ...(this.#about ? { about: this.#about.slice(0, MAX_ABOUT_CHARS) } : {}),
+      kind: this.kind,
+      ephemeral: this.ephemeral,
+      ...(this.#person ? { person: this.#person } : {}),
+      ...(this.#announcedReview ? { review: true as const } : {}),
+    };
+    return this.#codec.signAndSeal(hello);
+  }
+
+  #sendTo(peer: string, sealed: Uint8Array): void {
+    this.#forwarding.sendTo(peer, sealed);
+  }
+
+  #broadcast(sealed: Uint8Array): void {
+    this.#forwarding.broadcast(sealed);
+  }
+
+  /** What we sent and is not yet confirmed, to `peer` again (delivery.ts decides what). */
+  #resendOutbox(peer: string): void {
+    for (const m of this.#delivery.toResend(peer)) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+  }
+
+  /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */
+  #signedCopy(m: Envelope): SignedFrame {
+    const frame = msgFrame(m);
+    return frame.sig === undefined ? this.#codec.sign(frame) : (frame as SignedFrame);
+  }
+
+  #heartbeat(): void {
+    if (this.#closed || this.#transport.neighbours().length === 0) return;
+    this.#broadcast(this.#hello());
+    for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
+    this.#delivery.heartbeat();
+    this.#peersSave?.now();
+  }
+
+  // ---- presence ----------------------------------------------------------------------------
+
+  #updatePresence(): void {
+    if (this.#closed) return;
+    this.#presence.update();
+    // The person turned review on or off (papo review): the room learns it now, not in 30 s.
+    if (this.#delivery.reviewing() !== this.#announcedReview && this.#transport.neighbours().length > 0)
+      this.#broadcast(this.#hello());
+  }
+
+  /** State changes run one after another, so two writers never interleave on one file. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#writes.then(work, work);
+    this.#writes = next.catch(() => {});
+    return next;
+  }
+}

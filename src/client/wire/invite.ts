@@ -1,0 +1,119 @@
+// The invite (docs/protocol.md, "Invite"; ADR 0004):
+//   "papo1" + base32_lower_nopad( body || blake3(body)[0..4] )
+//   body = secret (32 bytes) || signal URL (UTF-8, 0..255 bytes; empty = the local default)
+// The 4-byte check makes an invite cut or altered while being copied fail loudly instead of
+// joining a different room (every truncation is refused, property tests included: docs/status.md).
+import { blake3 } from '@noble/hashes/blake3.js';
+import { PapoError } from '../errors.js';
+import { SECRET_BYTES } from './room-crypto.js';
+import { MAX_SIGNAL_URL_BYTES, parseSignalUrl } from './signal-url.js';
+
+export const INVITE_PREFIX = 'papo1';
+const CHECK_BYTES = 4;
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export interface Invite {
+  secret: Uint8Array;
+  /** '' when the room uses the local signal server. */
+  signalUrl: string;
+}
+
+export function encodeInvite(secret: Uint8Array, signalUrl: string): string {
+  if (secret.length !== SECRET_BYTES) throw new TypeError(`room secret must be ${SECRET_BYTES} bytes`);
+  const url = new TextEncoder().encode(signalUrl);
+  if (url.length > MAX_SIGNAL_URL_BYTES) throw new RangeError('signal URL longer than 255 bytes');
+  const body = new Uint8Array(SECRET_BYTES + url.length);
+  body.set(secret, 0);
+  body.set(url, SECRET_BYTES);
+  const check = blake3(body).subarray(0, CHECK_BYTES);
+  const all = new Uint8Array(body.length + CHECK_BYTES);
+  all.set(body, 0);
+  all.set(check, body.length);
+  return INVITE_PREFIX + base32Encode(all);
+}
+
+const DAMAGED =
+  'this invite is damaged or was cut off when it was copied; ask for it again (the other person runs "papo invite")';
+
+export function decodeInvite(text: string): Invite {
+  if (typeof text !== 'string') throw new TypeError('invite must be a string');
+  const trimmed = text.trim();
+  if (!trimmed.startsWith(INVITE_PREFIX)) {
+    throw new PapoError('invalid_invite', 'this is not a papo invite (an invite starts with "papo1")');
+  }
+  const bytes = base32Decode(trimmed.slice(INVITE_PREFIX.length).toLowerCase());
+  if (bytes === null || bytes.length < SECRET_BYTES + CHECK_BYTES) {
+    throw new PapoError('invalid_invite', DAMAGED);
+  }
+  const body = bytes.subarray(0, bytes.length - CHECK_BYTES);
+  const check = bytes.subarray(bytes.length - CHECK_BYTES);
+  const expected = blake3(body).subarray(0, CHECK_BYTES);
+  if (!expected.every((b, i) => b === check[i])) throw new PapoError('invalid_invite', DAMAGED);
+  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES) throw new PapoError('invalid_invite', DAMAGED);
+
+  const secret = body.slice(0, SECRET_BYTES);
+  let signalUrl = '';
+  if (body.length > SECRET_BYTES) {
+    let urlText: string;
+    try {
+      urlText = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(SECRET_BYTES));
+    } catch (cause) {
+      throw new PapoError('invalid_invite', 'this invite carries no usable signal URL', { cause });
+    }
+    try {
+      signalUrl = parseSignalUrl(urlText, 'invite');
+    } catch (cause) {
+      throw new PapoError(
+        'invalid_invite',
+        'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)',
+        { cause },
+      );
+    }
+  }
+  return { secret, signalUrl };
+}
+
+/** RFC 4648 base32, lower case, no padding. */
+export function base32Encode(bytes: Uint8Array): string {
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(buffer >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  return out;
+}
+
+/**
+ * Strict decoder: null for a character outside the alphabet, an impossible length, or leftover
+ * bits that are not zero. Strictness matters: a lenient decoder would accept a changed last
+ * character that only touches the unused bits, so two different texts would be "the same" invite.
+ */
+export function base32Decode(text: string): Uint8Array | null {
+  const rem = text.length % 8;
+  if (rem === 1 || rem === 3 || rem === 6) return null;
+  const out = new Uint8Array(Math.floor((text.length * 5) / 8));
+  let buffer = 0;
+  let bits = 0;
+  let index = 0;
+  for (const ch of text) {
+    const value = ALPHABET.indexOf(ch);
+    if (value < 0) return null;
+    buffer = (buffer << 5) | value;
+    bits += 5;
+    if (bits >= 8) {
+      out[index++] = (buffer >>> (bits - 8)) & 0xff;
+      bits -= 8;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (buffer !== 0) return null;
+  return out;
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { IceConfig } from '../../src/client/net/ice-config.js';
+import { PeerLink } from '../../src/client/net/peer-link.js';
+import {
+  type LinkPair,
+  LOOPBACK_ICE,
+  once,
+  openLinkPair,
+  orderedIds,
+  remoteAnswerer,
+  startTurn,
+  turnRestCredentials,
+} from './helpers.js';
+
+async function exchange(pair: LinkPair, answerer: PeerLink): Promise<void> {
+  const atAnswerer = once<[Uint8Array]>(answerer, 'message');
+  assert.equal(pair.offerer.send(new Uint8Array([1, 2, 3])), true);
+  assert.deepEqual([...(await atAnswerer)[0]], [1, 2, 3]);
+  const atOfferer = once<[Uint8Array]>(pair.offerer, 'message');
+  assert.equal(answerer.send(new TextEncoder().encode('olá')), true);
+  assert.equal(new TextDecoder().decode((await atOfferer)[0]), 'olá');
+}
+
+test('two links on loopback open, carry a message each way, and report a direct path', async (t) => {
+  const { pair, answerer, failures } = await openLinkPair(LOOPBACK_ICE, (fn) => t.after(fn));
+  for (const f of failures) t.diagnostic(`attempt failed: ${f}`);
+  await exchange(pair, answerer);
+  assert.equal(pair.offerer.state, 'open');
+  assert.equal(pair.offerer.path(), 'direct');
+  assert.equal(answerer.path(), 'direct');
+
+  // A large message (a sealed frame may be 64 KiB) goes through whole.
+  const big = new Uint8Array(64 * 1024).map((_, i) => i & 0xff);
+  const got = once<[Uint8Array]>(answerer, 'message');
+  assert.equal(pair.offerer.send(big), true);
+  assert.deepEqual((await got)[0], big);
+
+  // Closing one side closes the other.
+  const remoteClosed = once<[string]>(answerer, 'close');
+  await pair.offerer.close();
+  assert.equal(pair.offerer.state, 'closed');
+  assert.equal(pair.offerer.send(new Uint8Array([1])), false);
+  assert.equal(pair.offerer.path(), undefined);
+  await remoteClosed;
+  assert.equal(answerer.state, 'closed');
+});
+
+test('signals of another attempt, and a second offer, are ignored', async (t) => {
+  const { answerer, failures } = await openLinkPair(LOOPBACK_ICE, (fn) => t.after(fn));
+  for (const f of failures) t.diagnostic(`attempt failed: ${f}`);
+  assert.equal(answerer.handleSignal({ k: 'offer', link: '0123456789abcdef', sdp: 'v=0' }), false);
+  assert.equal(answerer.handleSignal({ k: 'cand', link: '0123456789abcdef', cand: 'x', mid: '0' }), false);
+  assert.equal(answerer.handleSignal({ k: 'offer', link: answerer.linkId, sdp: 'v=0' }), false);
+  assert.equal(answerer.state, 'open');
+});
+
+test('a link whose peer never answers ends with a timeout', async (t) => {
+  const [a, b] = orderedIds();
+  const link = new PeerLink({
+    localId: a,
+    remoteId: b,
+    role: 'offerer',
+    ice: LOOPBACK_ICE,
+    sendSignal: () => {},
+    connectTimeoutMs: 300,
+  });
+  t.after(() => link.close());
+  const [reason] = await once<[string]>(link, 'close');
+  assert.equal(reason, 'timeout');
+  assert.equal(link.state, 'closed');
+});
+
+test('relay only through a real coturn with TURN REST credentials: path is relay', async (t) => {
+  const turn = await startTurn();
+  t.after(() => turn.close());
+  const [a, b] = orderedIds();
+  // Credentials as the signal server mints them for a node.
+  const iceFor = (id: string): IceConfig => {
+    const { username, credential } = turnRestCredentials(turn.secret, id.slice(0, 10));
+    assert.match(username, /^\d+:[0-9a-f]{10}$/);
+    return {
+      servers: [{ urls: `turn:127.0.0.1:${turn.port}`, username, credential }],
+      policy: 'relay',
+      source: 'env',
+    };
+  };
+  // The answering end (the DTLS server) runs in a child process: libdatachannel 0.24.5 can
+  // deadlock it on a relayed link (ADR 0055), and a frozen child is ended by its watchdog and
+  // replaced, where a frozen test process could only fail the file. Both sides
+  // use one config; the credentials are valid for either side. libjuice may select a pair through
+  // its server-reflexive address despite the relay policy; the link then refuses to open and a
+  // new attempt is made, as the mesh would. The one that opens must be relayed on both ends.
+  const remote = remoteAnswerer(iceFor(a), [a, b]);
+  t.after(() => remote.close());
+  const { offerer, remotePath, failures } = await remote.open(8);
+  for (const f of failures) t.diagnostic(`attempt failed: ${f}`);
+  if (remote.restarts() > 0)
+    t.diagnostic(`the answering process was started again ${remote.restarts()} time(s)`);
+  assert.equal(offerer.path(), 'relay');
+  assert.equal(remotePath, 'relay');
+  const atRemote = remote.received();
+  assert.equal(offerer.send(new Uint8Array([1, 2, 3])), true);
+  assert.deepEqual([...(await atRemote)], [1, 2, 3]);
+  const atOfferer = once<[Uint8Array]>(offerer, 'message');
+  remote.send(new TextEncoder().encode('olá'));
+  assert.equal(new TextDecoder().decode((await atOfferer)[0]), 'olá');
+});

@@ -1,0 +1,92 @@
+// TURN over TCP and TLS through the local bridge (ADR 0054), against a real coturn: a UDP TURN
+// client (the same role libjuice plays) allocates through the bridge, so every request and answer
+// crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { TurnBridges, TurnTcpBridge } from '../../src/client/net/turn-tcp-bridge.js';
+import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
+import { StunClient } from '../nat/stun.js';
+import { startCoturn } from '../support/coturn.js';
+import { tempDir } from '../support/files.js';
+import { localhostCert } from '../support/tls-cert.js';
+
+const SECRET = 'test-secret-not-a-real-one';
+
+async function coturn(t: { after: (fn: () => unknown) => void }) {
+  const dir = tempDir(t, 'papo-bridge-');
+  // A certificate for "localhost", trusted by the bridge through its `ca` (tests only).
+  const tls = localhostCert(dir);
+  const server = await startCoturn({
+    secret: SECRET,
+    relayIp: '127.0.0.1',
+    tls,
+  });
+  t.after(() => server.close());
+  return {
+    port: server.port,
+    tlsPort: server.tlsPort as number,
+    ca: readFileSync(tls.cert, 'utf8'),
+  };
+}
+
+async function allocateThrough(bridge: TurnTcpBridge) {
+  const { username, credential } = mintTurnCredential(SECRET, 'bridge', 300);
+  const client = await StunClient.udp({ address: '127.0.0.1', port: bridge.localPort });
+  try {
+    return await client.allocate(username, credential);
+  } finally {
+    client.close();
+  }
+}
+
+test('an Allocate through the bridge over TCP and over TLS succeeds at a real coturn', {
+  timeout: 30_000,
+}, async (t) => {
+  const server = await coturn(t);
+  const tcp = await TurnTcpBridge.open({ host: '127.0.0.1', port: server.port, tls: false });
+  t.after(() => tcp.close());
+  assert.equal((await allocateThrough(tcp)).relayed.address, '127.0.0.1');
+
+  const tls = await TurnTcpBridge.open({ host: 'localhost', port: server.tlsPort, tls: true, ca: server.ca });
+  t.after(() => tls.close());
+  assert.equal((await allocateThrough(tls)).relayed.address, '127.0.0.1');
+
+  // Without trusting the certificate, TLS refuses: nothing is relayed through an unverified server.
+  const untrusted = await TurnTcpBridge.open({ host: 'localhost', port: server.tlsPort, tls: true });
+  t.after(() => untrusted.close());
+  await assert.rejects(allocateThrough(untrusted));
+});
+
+test('the ICE config given to links: TURN URLs point at the release relay (UDP) and bridges (TCP, TLS), STUN asked of the TURN server, the rest unchanged', async (t) => {
+  const bridges = new TurnBridges();
+  t.after(() => bridges.close());
+  const servers = [
+    { urls: 'stun:stun.example.org:3478' },
+    {
+      urls: [
+        'turn:turn.example.org:3478?transport=udp',
+        'turn:turn.example.org:3478?transport=tcp',
+        'turns:turn.example.org:443',
+      ],
+      username: '1733000000:ab12cd34ef',
+      credential: 'c2VjcmV0',
+    },
+  ];
+  const config = { servers, policy: 'relay' as const, source: 'env' as const };
+  // Before the bridges are open, their URLs are left out (libjuice would ignore them anyway).
+  assert.deepEqual(bridges.rewrite(config).servers[1]?.urls, ['turn:turn.example.org:3478?transport=udp']);
+  await bridges.prepare(servers);
+  const rewritten = bridges.rewrite(config);
+  assert.equal(rewritten.policy, 'relay');
+  assert.deepEqual(rewritten.servers[0]?.urls, ['stun:stun.example.org:3478']);
+  const urls = rewritten.servers[1]?.urls as string[];
+  // Every TURN URL now points at a local port of papo's: the release relay (UDP, ADR 0058) and
+  // the two bridges (ADR 0054), three different ports.
+  for (const url of urls) assert.match(url, /^turn:127\.0\.0\.1:\d+\?transport=udp$/);
+  assert.equal(new Set(urls).size, 3);
+  assert.equal(rewritten.servers[1]?.username, '1733000000:ab12cd34ef');
+  // The TURN server is also asked for the server-reflexive address, over plain STUN.
+  assert.deepEqual(rewritten.servers[2], { urls: ['stun:turn.example.org:3478'] });
+  assert.equal(rewritten.servers.length, 3);
+});
