@@ -20,7 +20,8 @@ import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/wire/signal-u
 import type { IceServer } from '../signal-protocol.js';
 import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';
-import { CLIENT_IDS, CLIENTS, findExecutable, type Registration } from './install/clients.js';
+import { CLIENT_IDS, type Registration } from './install/agent-client.js';
+import { CLIENTS, findExecutable } from './install/clients.js';
 
 /** Bounds of each check, in ms. */
 export const DOCTOR_TIMEOUTS = { signal: 5000, stun: 3000, turn: 5000, client: 10_000 } as const;

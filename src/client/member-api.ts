@@ -4,11 +4,21 @@
 // member does not tell (openMember returns both).
 
 import type { EventEmitter } from 'node:events';
-import type { SignalClientDropReason } from './net/signal-client.js';
+import type { LinkPath, NetworkHealth, SignalState } from './net/health.js';
 import type { DecisionOutcome, ReviewDecision } from './store/review.js';
 import type { Envelope, LogEntry, SenderKind } from './wire/messages.js';
 
-export type LinkPath = 'direct' | 'relay';
+// The network's health types are part of this contract; their home is net/health.ts.
+export type {
+  LinkPath,
+  NetworkHealth,
+  SignalClientDropReason,
+  SignalProblem,
+  SignalProblemCode,
+  SignalState,
+  TransportHealth,
+  TransportState,
+} from './net/health.js';
 
 export interface MemberStatus {
   name: string;
@@ -22,68 +32,6 @@ export interface MemberStatus {
   path?: LinkPath;
   /** Its person reviews incoming messages before its agent sees them (its hello says so). */
   reviews?: boolean;
-}
-
-/**
- * Why the member is not on the signal server's topic, as a person needs to know it: the server
- * cannot be reached, it is not a papo signal server, or it refused (token, rate, room size, topics).
- */
-export type SignalProblemCode =
-  | 'unreachable'
-  | 'not_papo'
-  | 'unauthorized'
-  | 'rate_limited'
-  | 'room_full'
-  | 'topic_limit';
-
-export interface SignalProblem {
-  code: SignalProblemCode;
-  /** What the server or the socket said (never a secret: no token is in a URL or a reason). */
-  detail: string;
-  /** When this problem was first seen (ms since the epoch); kept while it repeats. */
-  since: number;
-}
-
-/** The member's link to the signal server, as last known. */
-export interface SignalState {
-  /** The server answered our join with the peer list, and that connection is up. */
-  joined: boolean;
-  /** Some connection of this member was ever joined. */
-  everJoined: boolean;
-  /** Other peers on the topic (empty while not joined). */
-  peers: string[];
-  problem?: SignalProblem;
-  /** Sealed blobs and server messages dropped, by reason (diagnostics and tests). */
-  dropped: Record<SignalClientDropReason, number> | Record<string, never>;
-}
-
-/**
- * The process that holds WebRTC (ADR 0057): 'running' answers its heartbeat; 'unresponsive' has
- * missed it (frozen or stopped) and is about to be ended; 'restarting' waits to be started again.
- */
-export type TransportState = 'starting' | 'running' | 'unresponsive' | 'restarting' | 'closed';
-
-export interface TransportHealth {
-  state: TransportState;
-  /** How many times the transport was started again. */
-  restarts: number;
-  /** The latest restart: when (ms since the epoch) and why. */
-  lastRestart?: { at: number; why: string };
-  /** While unresponsive: how long it has been silent, in ms. */
-  silentMs?: number;
-  /** While restarting: how long until the next start, in ms. */
-  nextStartInMs?: number;
-  /** Several starts in a row ended before it ran for long: a crash loop (it keeps trying). */
-  failing: boolean;
-  /** Seconds of silence after which the transport is ended and started again. */
-  stallSeconds: number;
-}
-
-/** What `status` and `send` tell about the network (docs/transport.md "Network health"). */
-export interface NetworkHealth {
-  signalUrl: string;
-  signal: SignalState;
-  transport: TransportHealth;
 }
 
 /** A key that claimed a name another key holds (ADR 0064). */

@@ -12,23 +12,22 @@ import type { RoomMember, RoomProbe } from './member-api.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
-import { KnownNames, NAMES_FILE } from './room/member-names.js';
+import { KnownNames } from './room/member-names.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
 import { readJsonFile, writeFileDurable } from './store/durable-file.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
+import { NAMES_FILE, PEERS_FILE, TRANSPORT_FILE } from './store/profile-files.js';
 import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {
   openMemberState,
   openProfile,
-  PEERS_FILE,
   type Peers,
   type Profile,
   personIdentity,
-  TRANSPORT_FILE,
   type TransportRecord,
 } from './store/profile-store.js';
 import { takeReviewRequests } from './store/review.js';
-import type { MemberTransport } from './transport/inline-transport.js';
+import type { MemberTransport } from './transport/member-transport.js';
 import { TransportProcess } from './transport/transport-process.js';
 import { FrameCodec } from './wire/frame-codec.js';
 import { generateIdentity } from './wire/identity.js';

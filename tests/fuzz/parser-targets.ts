@@ -39,31 +39,36 @@ import { addressOf, errorOf, mappedOf } from '../../src/client/net/turn-probe.js
 import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/net/turn-release.js';
 import { nextFrame } from '../../src/client/net/turn-tcp-bridge.js';
 import { forgetPeers } from '../../src/client/room/forget.js';
-import { KnownNames, NAMES_FILE } from '../../src/client/room/member-names.js';
+import { KnownNames } from '../../src/client/room/member-names.js';
 import { parseJsonText } from '../../src/client/store/durable-file.js';
-import { INBOX_DIR, parseLegacyInbox, parseStoredMessage } from '../../src/client/store/inbox-store.js';
-import { LOG_FILE, parseLogLine } from '../../src/client/store/log-file.js';
+import { parseLegacyInbox, parseStoredMessage } from '../../src/client/store/inbox-store.js';
+import { parseLogLine } from '../../src/client/store/log-file.js';
 import { formatLogEntry, reviewStates } from '../../src/client/store/log-format.js';
 import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/store/outbox.js';
 import {
+  INBOX_DIR,
+  LOG_FILE,
+  NAMES_FILE,
   OUTBOX_FILE,
-  openMemberState,
-  openProfile,
   PEERS_FILE,
   PROFILE_FILE,
+  REVIEW_FILE,
+  SECRET_KEY_FILE,
+} from '../../src/client/store/profile-files.js';
+import {
+  openMemberState,
+  openProfile,
   parseKeyText,
   parseNamesFile,
   parseOutboxFile,
   parsePeersFile,
   parseProfileFile,
-  SECRET_KEY_FILE,
 } from '../../src/client/store/profile-store.js';
 import {
   compilePattern,
   holds,
   MAX_REVIEW_RULES,
   parseDecision,
-  REVIEW_FILE,
   readReviewSettings,
 } from '../../src/client/store/review.js';
 import {

@@ -7,12 +7,8 @@ import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import type { LinkPath } from '../../src/client/member-api.js';
-import {
-  type NodeState,
-  RoomNode,
-  type RoomNodeOptions,
-  type TransportEvents,
-} from '../../src/client/room/room-node.js';
+import type { TransportEvents } from '../../src/client/room/links.js';
+import { type NodeState, RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
 import type { QueuedMessage } from '../../src/client/store/outbox.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { envelopeOf, type Frame, MAX_SEALED_FRAME_BYTES, msgFrame } from '../../src/client/wire/frames.js';

@@ -19,13 +19,12 @@ import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
 import {
   countUnread,
-  INBOX_DIR,
   InboxStore,
-  LEGACY_INBOX_FILE,
   MAX_INBOX_BYTES,
   MAX_INBOX_MESSAGES,
   readStoredMessages,
 } from '../../src/client/store/inbox-store.js';
+import { INBOX_DIR, LEGACY_INBOX_FILE } from '../../src/client/store/profile-files.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
 
 function profileDir(t: { after: (fn: () => void) => void }): string {

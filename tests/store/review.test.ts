@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import { requestForget, takeForgetRequests } from '../../src/client/room/forget.js';
+import { REVIEW_FILE } from '../../src/client/store/profile-files.js';
 import { listRequests } from '../../src/client/store/profile-requests.js';
 import { openMemberState } from '../../src/client/store/profile-store.js';
 import {
@@ -28,7 +29,6 @@ import {
   holds,
   matchesPattern,
   parseDecision,
-  REVIEW_FILE,
   REVIEW_OFF,
   type ReviewDecision,
   ReviewGate,

@@ -7,14 +7,9 @@ import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import { forgetWhileStopped, requestForget } from '../../client/room/forget.js';
 import { readJsonFile } from '../../client/store/durable-file.js';
+import { OUTBOX_FILE, PEERS_FILE } from '../../client/store/profile-files.js';
 import { requestTaken } from '../../client/store/profile-requests.js';
-import {
-  OUTBOX_FILE,
-  openProfile,
-  PEERS_FILE,
-  parseOutboxFile,
-  parsePeersFile,
-} from '../../client/store/profile-store.js';
+import { openProfile, parseOutboxFile, parsePeersFile } from '../../client/store/profile-store.js';
 import { sameName, validateMemberName } from '../../client/wire/names.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, text } from '../context.js';
 

@@ -7,14 +7,8 @@ import { Option } from 'commander';
 import { isPapoError } from '../../client/errors.js';
 import { openProfile } from '../../client/store/profile-store.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';
-import {
-  CLIENT_IDS,
-  CLIENTS,
-  type ClientId,
-  clientOnPath,
-  findExecutable,
-  type InstallTarget,
-} from '../install/clients.js';
+import { CLIENT_IDS, type ClientId, type InstallTarget } from '../install/agent-client.js';
+import { CLIENTS, clientOnPath, findExecutable } from '../install/clients.js';
 import { mcpEntry } from '../install/entry.js';
 import { printLines } from '../output.js';
 

@@ -2,8 +2,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { LOG_FILE, readLogFrom, readLogTail } from '../../client/store/log-file.js';
+import { readLogFrom, readLogTail } from '../../client/store/log-file.js';
 import { formatLogEntry, type ReviewMark } from '../../client/store/log-format.js';
+import { LOG_FILE } from '../../client/store/profile-files.js';
 import { openProfile } from '../../client/store/profile-store.js';
 import type { LogEntry } from '../../client/wire/messages.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';

@@ -14,8 +14,9 @@ import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { acquireLock } from '../../client/store/file-lock.js';
-import { LOG_FILE, readLogTail } from '../../client/store/log-file.js';
+import { readLogTail } from '../../client/store/log-file.js';
 import { formatLocalTime } from '../../client/store/log-format.js';
+import { LOG_FILE } from '../../client/store/profile-files.js';
 import { requestTaken } from '../../client/store/profile-requests.js';
 import { openMemberState, openProfile } from '../../client/store/profile-store.js';
 import {

@@ -3,7 +3,7 @@
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { AgentClient, Registration, RegistrationTarget } from './clients.js';
+import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine, registrationIn, upwards, userHome } from './registration.js';
 

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOLS } from '../../mcp/tool-list.js';
-import type { AgentClient, InstallTarget } from './clients.js';
+import type { AgentClient, InstallTarget } from './agent-client.js';
 import { writeAtomically } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine } from './registration.js';

@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentClient, InstallTarget } from './clients.js';
+import type { AgentClient, InstallTarget } from './agent-client.js';
 import { writeAtomically } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';

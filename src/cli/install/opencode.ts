@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOL_NAMES } from '../../mcp/tool-list.js';
 import type { Messages } from '../i18n.js';
-import type { AgentClient, InstallTarget } from './clients.js';
+import type { AgentClient, InstallTarget } from './agent-client.js';
 import { writeAtomically } from './config-file.js';
 import type { McpEntry } from './entry.js';
 import { commandLine, registrationIn, upwards } from './registration.js';

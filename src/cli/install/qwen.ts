@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentClient, InstallTarget } from './clients.js';
+import type { AgentClient, InstallTarget } from './agent-client.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
 

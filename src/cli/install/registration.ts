@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Registration } from './clients.js';
+import type { Registration } from './agent-client.js';
 
 /** One place a client may keep papo's entry: a JSON file and the keys down to the entry. */
 export interface ConfigPlace {

@@ -10,7 +10,7 @@
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
-import type { LinkPath } from '../member-api.js';
+import type { LinkPath } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
 import {

@@ -4,7 +4,7 @@
 // test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
 // between the member and its neighbours is already sealed.
 
-import type { SignalState } from '../member-api.js';
+import type { SignalState } from './health.js';
 import { resolveIceConfig } from './ice-config.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';

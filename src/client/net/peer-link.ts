@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
-import type { LinkPath } from '../member-api.js';
+import type { LinkPath } from './health.js';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
 import { relayedAddressOf } from './turn-release.js';
 

@@ -24,9 +24,9 @@ import {
   TOPIC_PATTERN,
 } from '../../signal-protocol.js';
 import { PapoError } from '../errors.js';
-import type { SignalProblem, SignalProblemCode } from '../member-api.js';
+import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from './health.js';
 import { validateIceServers } from './ice-config.js';
-import { type SignalDropReason, SignalOpener, sealSignal } from './signal-seal.js';
+import { SignalOpener, sealSignal } from './signal-seal.js';
 import { tokenMayTravel } from './signal-token.js';
 
 /** Redial delays in ms; the last one repeats. */
@@ -52,8 +52,6 @@ export interface SignalClientOptions {
   /** Redial delays in ms (tests shorten them); the last repeats. */
   backoffMs?: readonly number[];
 }
-
-export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
 
 /** The server's refusals that name their cause (docs/protocol.md, "Signal protocol v1"). */
 const REFUSALS: ReadonlySet<string> = new Set(['unauthorized', 'rate_limited', 'room_full', 'topic_limit']);

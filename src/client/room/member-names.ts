@@ -13,7 +13,6 @@
 import type { Impostor } from '../member-api.js';
 import type { SenderKind } from '../wire/messages.js';
 
-export const NAMES_FILE = 'names.json';
 export const MAX_KNOWN_NAMES = 1024;
 
 /** Impostor keys remembered (for status and the log). */

@@ -17,7 +17,6 @@ import { EventEmitter } from 'node:events';
 import { PapoError } from '../errors.js';
 import type {
   Impostor,
-  LinkPath,
   MemberStatus,
   NetworkHealth,
   RoomMember,
@@ -46,6 +45,7 @@ import { DurableDelivery } from './durable-delivery.js';
 import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
 import { HelloAnswers } from './hello-answers.js';
+import type { NodeTransport } from './links.js';
 import { KnownNames, NameGuard } from './member-names.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
@@ -59,28 +59,9 @@ const PRESENCE_TICK_MS = 1_000;
  */
 const MORE_ACKS_MS = 1_000;
 
-/**
- * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
- * process: src/client/transport/inline-transport.ts).
- */
-export interface NodeTransport extends EventEmitter<TransportEvents> {
-  send(peer: string, data: Uint8Array): boolean;
-  neighbours(): string[];
-  path(peer: string): LinkPath | undefined;
-}
-
 export type { NodeState } from './delivery.js';
-// Still exported from here, as before the split (the node's public surface does not change).
 export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
 export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
-
-export interface TransportEvents {
-  'link-open': [string];
-  'link-message': [string, Uint8Array];
-  'link-close': [string];
-  /** The peer left the room's topic on the signal server: its goodbye. */
-  'peer-left': [string];
-}
 
 export interface RoomNodeOptions {
   name: string;

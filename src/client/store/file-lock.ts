@@ -18,8 +18,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PapoError } from '../errors.js';
 import { OPEN_CREATE_NEW, openNoFollow, readNoFollow, readNoFollowSync } from './no-follow.js';
+import { LOCK_FILE } from './profile-files.js';
 
-export const LOCK_FILE = 'lock';
 export const LOCKED_MESSAGE = 'another papo server is already running with this profile';
 
 export interface ProfileLock {

@@ -16,10 +16,8 @@ import { checkedEnvelope } from '../wire/frames.js';
 import type { Envelope } from '../wire/messages.js';
 import { readJsonFile, syncDir, writeFileDurable } from './durable-file.js';
 import { linkedFileError, readNoFollowSync } from './no-follow.js';
+import { INBOX_DIR, LEGACY_INBOX_FILE } from './profile-files.js';
 
-export const INBOX_DIR = 'inbox';
-/** papo 0.1's single-file inbox, read once and moved into INBOX_DIR. */
-export const LEGACY_INBOX_FILE = 'inbox.json';
 /** Unread messages a member keeps at most; past it, new messages are refused until the agent reads. */
 export const MAX_INBOX_MESSAGES = 1000;
 /** Bytes of unread messages (their files) a member keeps at most. */

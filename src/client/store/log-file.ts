@@ -10,7 +10,6 @@ import { createInterface } from 'node:readline';
 import type { LogEntry } from '../wire/messages.js';
 import { OPEN_APPEND, OPEN_READ, openNoFollow, openNoFollowSync, refuseSharedFileSync } from './no-follow.js';
 
-export const LOG_FILE = 'log.jsonl';
 const CHUNK = 64 * 1024;
 
 /** Appends entries to one log file. Keep one per process: it remembers whether the tail was checked. */

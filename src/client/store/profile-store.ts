@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { Low } from 'lowdb';
 import { PapoError } from '../errors.js';
-import { NAMES_FILE } from '../room/member-names.js';
 import { checkedEnvelope } from '../wire/frames.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from '../wire/identity.js';
 import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
@@ -25,19 +24,24 @@ import { isMemberName, NODE_ID_PATTERN, validateProfileName } from '../wire/name
 import { DurableJsonFile, readJsonFile, readTextFile, syncDir, writeFileDurable } from './durable-file.js';
 import { acquireLock } from './file-lock.js';
 import { profileDir } from './home.js';
-import { INBOX_DIR, InboxStore, LEGACY_INBOX_FILE } from './inbox-store.js';
-import { LOG_FILE, LogFile } from './log-file.js';
+import { InboxStore } from './inbox-store.js';
+import { LogFile } from './log-file.js';
 import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
-import { HELD_DIR, ReviewGate } from './review.js';
+import {
+  HELD_DIR,
+  INBOX_DIR,
+  LEGACY_INBOX_FILE,
+  LOG_FILE,
+  NAMES_FILE,
+  OUTBOX_FILE,
+  PEERS_FILE,
+  PERSON_KEY_FILE,
+  PROFILE_FILE,
+  SECRET_KEY_FILE,
+} from './profile-files.js';
+import { ReviewGate } from './review.js';
 
 export type { Identity } from '../wire/identity.js';
-
-export const PROFILE_FILE = 'profile.json';
-export const SECRET_KEY_FILE = 'secret.key';
-export const PEERS_FILE = 'peers.json';
-export const OUTBOX_FILE = 'outbox.json';
-/** The agent's transport restarts, for `papo status` (written by papo mcp; ADR 0057). */
-export const TRANSPORT_FILE = 'transport.json';
 
 export interface TransportRecord {
   /** The papo mcp process that wrote it. */
@@ -306,8 +310,6 @@ export async function openMemberState(dir: string, onLog?: (line: string) => voi
     },
   };
 }
-
-export const PERSON_KEY_FILE = 'person.key';
 
 /**
  * The person's own identity in this profile (person.key, made on first use): `papo say` signs with

@@ -22,10 +22,9 @@ import { isMemberName, MESSAGE_ID_PATTERN, sameName } from '../wire/names.js';
 import { writeFileDurable } from './durable-file.js';
 import { countStored, readStoredMessages } from './inbox-store.js';
 import { readNoFollowSync } from './no-follow.js';
+import { HELD_DIR, REVIEW_FILE } from './profile-files.js';
 import { leaveRequest, takeRequests } from './profile-requests.js';
 
-export const REVIEW_FILE = 'review.json';
-export const HELD_DIR = 'held';
 /** Patterns and allowed names kept at most (each). */
 export const MAX_REVIEW_RULES = 64;
 /** Longest hold pattern, in characters. */

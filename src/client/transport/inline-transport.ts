@@ -1,25 +1,12 @@
-// What a room member needs from its network side, and the in-process form of it. The production
-// form runs the same NetworkStack in a supervised child process (transport-process.ts, ADR 0057);
-// the in-process form is kept for tests that look inside the stack and for the benchmark that
-// measures what the process boundary costs.
+// The network stack in this very process, unsupervised: the in-process form of MemberTransport.
+// The production form runs the same NetworkStack in a supervised child process
+// (transport-process.ts, ADR 0057); this one is kept for tests that look inside the stack and for
+// the benchmark that measures what the process boundary costs.
 import { EventEmitter } from 'node:events';
-import type { LinkPath, NetworkHealth, SignalState } from '../member-api.js';
+import type { LinkPath, NetworkHealth, SignalState } from '../net/health.js';
 import { NetworkStack, type NetworkStackOptions } from '../net/network-stack.js';
-import type { NodeTransport, TransportEvents } from '../room/room-node.js';
-
-export interface MemberTransport extends NodeTransport {
-  readonly signalUrl: string;
-  /** The signal server connection as last known (never waits). */
-  signalState(): SignalState;
-  /**
-   * Calls `listener` whenever the signal server connection changes (joined, lost, refused, peers);
-   * returns what stops it.
-   */
-  onSignalState(listener: (state: SignalState) => void): () => void;
-  /** The network now; asks the transport, at most `probeMs`, whether it still answers. */
-  health(probeMs?: number): Promise<NetworkHealth>;
-  close(): Promise<void>;
-}
+import type { TransportEvents } from '../room/links.js';
+import type { MemberTransport } from './member-transport.js';
 
 /** The network stack in this very process: no supervision, nothing to restart. */
 export class InlineTransport extends EventEmitter<TransportEvents> implements MemberTransport {

@@ -7,7 +7,7 @@
 // parent points this process's stdout at its own stderr anyway), and it ends when the member's
 // process goes away (the IPC channel disconnects), closing its links first so that their TURN
 // allocations are given back.
-import type { LinkPath } from '../member-api.js';
+import type { LinkPath } from '../net/health.js';
 import { NetworkStack } from '../net/network-stack.js';
 import { disableNativeCleanup } from '../net/peer-link.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';

@@ -12,10 +12,10 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../member-api.js';
+import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
-import type { TransportEvents } from '../room/room-node.js';
-import type { MemberTransport } from './inline-transport.js';
+import type { TransportEvents } from '../room/links.js';
+import type { MemberTransport } from './member-transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
 
 export const HEARTBEAT_MS = 1000;

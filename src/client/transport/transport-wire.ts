@@ -2,7 +2,7 @@
 // child-process IPC channel (JSON, one message per send). Frames cross already sealed with the
 // room's frame key, as base64; the transport process holds the signal key (it seals offers and
 // candidates) but never the frame key.
-import type { LinkPath, SignalState } from '../member-api.js';
+import type { LinkPath, SignalState } from '../net/health.js';
 import type { TurnGrant } from '../net/turn-release.js';
 
 /** The first message to the transport: what it needs to meet the room. Never in argv or env. */
