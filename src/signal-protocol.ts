@@ -96,3 +96,16 @@ export interface LeaveMessage {
   topic: string;
 }
 export type ClientMessage = JoinMessage | SignalToMessage | LeaveMessage;
+
+/**
+ * The signal address a member is given carries, in its URL's fragment (which no HTTP request
+ * sends), what it needs to reach a server set up by `papo signal --public`:
+ * `wss://host:port/#pin=sha256/<pin>&token=<token>` (ADR 0089). The pin is this function of the
+ * certificate's public key (its SubjectPublicKeyInfo, DER): base64url without padding of its
+ * SHA-256, behind `sha256/`. A pin of the key, not of the certificate, holds across a renewal
+ * that keeps the key.
+ */
+export const PIN_PREFIX = 'sha256/';
+export function certificatePin(spkiDer: Uint8Array, sha256: (data: Uint8Array) => Uint8Array): string {
+  return PIN_PREFIX + Buffer.from(sha256(spkiDer)).toString('base64url');
+}
