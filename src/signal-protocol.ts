@@ -1,6 +1,7 @@
 // Signal protocol v1: the wire contract between the room member (src/client) and the signal
 // server (src/signal-server). Both sides import these types and nothing else from each other.
 // See docs/protocol.md ("Signal protocol v1").
+import { sha256 } from '@noble/hashes/sha2.js';
 
 /** Path of the WebSocket endpoint on a signal server. */
 export const SIGNAL_PATH = '/v1/ws';
@@ -106,6 +107,6 @@ export type ClientMessage = JoinMessage | SignalToMessage | LeaveMessage;
  * that keeps the key.
  */
 export const PIN_PREFIX = 'sha256/';
-export function certificatePin(spkiDer: Uint8Array, sha256: (data: Uint8Array) => Uint8Array): string {
+export function certificatePin(spkiDer: Uint8Array): string {
   return PIN_PREFIX + Buffer.from(sha256(spkiDer)).toString('base64url');
 }
