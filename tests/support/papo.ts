@@ -81,12 +81,20 @@ export async function cliRoom(
 
 /**
  * The environment of a user with no papo settings and an English locale: this process's, without
- * PAPO_*, LC_*, LANG, NO_COLOR and TZ, then `extra` (undefined removes a variable).
+ * PAPO_*, LC_*, LANG, NO_COLOR, TZ and NODE_EXTRA_CA_CERTS (a machine may set it for its own CA
+ * bundle; papo install passes it on), then `extra` (undefined removes a variable).
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('PAPO_') || k.startsWith('LC_') || k === 'LANG' || k === 'NO_COLOR' || k === 'TZ')
+    if (
+      k.startsWith('PAPO_') ||
+      k.startsWith('LC_') ||
+      k === 'LANG' ||
+      k === 'NO_COLOR' ||
+      k === 'TZ' ||
+      k === 'NODE_EXTRA_CA_CERTS'
+    )
       continue;
     env[k] = v;
   }
