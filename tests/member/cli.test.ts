@@ -49,6 +49,24 @@ test('papo say and papo status against a running member', { timeout: 90_000 }, a
   assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \(direct\)$/m);
 });
 
+test('papo status beside its own running agent shows the path to every member online: its own agent and the other one', {
+  timeout: 120_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const ana = await openAgent(t, room.members.Ana, memberEnv(), 'the importer');
+  const bia = await openAgent(t, room.members.Bia, memberEnv(), 'the exporter');
+  await waitLinked([ana, bia]);
+  // Five runs: the hello of a member the agent forwards can arrive before this run's own link to
+  // that member is up, and the list must wait for it.
+  for (let i = 0; i < 5; i++) {
+    const status = await papo(['status', '--timeout', '10'], room.members.Ana.home);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^ {2}Ana \[[0-9a-f]{10}\] online — your agent \((direct|relay)\)$/m);
+    assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \((direct|relay)\)$/m);
+  }
+});
+
 test('papo say when nobody was ever known, and when the known members are offline', {
   timeout: 120_000,
 }, async (t) => {

@@ -22,6 +22,12 @@ import { printLines } from '../output.js';
 import { reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
 
+/**
+ * How long, once everyone on the topic has said hello, the list waits for this run's links to them
+ * (a link forms in 0.9-2.4 s across NATs: docs/performance.md); past it a member shows no path.
+ */
+const LINK_SETTLE_MS = 5000;
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('status')
@@ -43,8 +49,10 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
         member = await openEphemeral(ctx);
         const m = member;
-        // Done when everyone on the topic has said hello and either every known member is online
-        // or a second has passed since (a known member not on the topic is offline, unless it is
+        // Done when everyone on the topic has said hello, this run's link to each of them is up
+        // (its path is what the list shows; a hello forwarded by the person's own agent can come
+        // before the link: LINK_SETTLE_MS at most), and either every known member is online or a
+        // second has passed since (a known member not on the topic is offline, unless it is
         // reachable only through another member, whose forwarded hello arrives within that second).
         let topicSeenSince: number | undefined;
         const everyoneSeen = () => {
@@ -55,7 +63,12 @@ export function register(program: Command, ctx: CliContext): void {
             return false;
           }
           topicSeenSince ??= Date.now();
-          return m.member.members().every((x) => x.online) || Date.now() - topicSeenSince >= 1000;
+          const waited = Date.now() - topicSeenSince;
+          const members = m.member.members();
+          const onTopic = new Set(signal.peers);
+          const linked = members.every((x) => !x.online || !onTopic.has(x.node) || x.path !== undefined);
+          if (!linked && waited < LINK_SETTLE_MS) return false;
+          return members.every((x) => x.online) || waited >= 1000;
         };
         await waitFor(m, seconds * 1000, everyoneSeen);
         const members = m.member.members();
