@@ -201,6 +201,56 @@ export function notAcknowledged(
   return `${head} ${tail}${unknown}`;
 }
 
+/**
+ * What a `send` came to, as the tool found it; `sendOutcome` words it.
+ * - `delivered`: `acked` have it; `later` are those it is still owed to, with whether they are online
+ *   now (ADR 0063); `reviewers`, among `acked`, those whose person reviews incoming messages (ADR 0081).
+ * - `refused`: `by`'s papo refused it, its inbox full (ADR 0062); `reviews`: `by`'s person reviews.
+ * - `queued`: nobody confirmed. `online` is who is online now, `to` the addressee if any, `unknownTo`
+ *   set when no member of that name was seen, `owed` those it is owed to; `trust` and `network` say
+ *   whether names or the network are the reason (docs/transport.md, "Network health").
+ */
+export type SendOutcome =
+  | {
+      kind: 'delivered';
+      msgId: string;
+      acked: readonly string[];
+      later: readonly { name: string; online: boolean }[];
+      reviewers: readonly string[];
+    }
+  | { kind: 'refused'; msgId: string; by: string; reviews: boolean }
+  | {
+      kind: 'queued';
+      msgId: string;
+      online: readonly string[];
+      to: string | undefined;
+      unknownTo: boolean;
+      owed: readonly string[];
+      trust: TrustView;
+      network: NetworkView;
+    };
+
+/** The text of a `send` result (docs/mcp.md, "Tools"; ADR 0062, 0063, 0068, 0081). */
+export function sendOutcome(o: SendOutcome): string {
+  switch (o.kind) {
+    case 'delivered': {
+      // Everyone it is owed to has it: the delivered text, with every name; else who gets it later.
+      const text =
+        o.later.length === 0
+          ? delivered(nameList(o.acked), o.msgId)
+          : deliveredToSome(o.acked, o.msgId, o.later);
+      return o.reviewers.length > 0 ? `${text} ${reviewedBy(o.reviewers)}` : text;
+    }
+    case 'refused':
+      return o.reviews ? inboxFullReviewing(o.by, o.msgId) : inboxFull(o.by, o.msgId);
+    case 'queued': {
+      const queued = notAcknowledged(o.msgId, o.online, o.to, o.unknownTo);
+      const head = o.owed.length > 1 ? `${queued} ${owedToEach(o.owed)}` : queued;
+      return [head, ...trustWarnings(o.trust), ...networkWarnings(o.network)].join('\n');
+    }
+  }
+}
+
 export const SEND_ERRORS = {
   missingMessage: 'The `message` argument is required: the full text to send.',
   notAString: (param: string) => `\`${param}\` must be a string.`,
@@ -431,6 +481,24 @@ export function impostorWarning(name: string, kind: string, node: string, frames
 /** Another key holds our own name: the others refuse what we send (ADR 0064). On status and send. */
 export function nameTakenWarning(name: string, by: string): string {
   return `WARNING: another key already holds the name "${name}" in this room, so ${by}'s papo refuses what you send and nobody receives it. Tell your user: join again under another name (\`papo join --force --name <another name>\`); if this profile was made again on purpose, the others must let the old key go (\`papo forget ${name}\`).`;
+}
+
+/** Who holds which name, as the trust warnings need it (ADR 0064). */
+export interface TrustView {
+  /** This member's own name. */
+  name: string;
+  /** The member whose papo refuses our frames because another key holds our name, if one said so. */
+  takenBy: string | undefined;
+  /** Members with another key that claimed a name another key holds, oldest first. */
+  impostors: readonly { name: string; kind: string; node: string; frames: number }[];
+}
+
+/** The name warnings of `status`, and of `send` when nobody confirmed: at most three impostors, the latest. */
+export function trustWarnings(t: TrustView): string[] {
+  const lines: string[] = [];
+  if (t.takenBy !== undefined) lines.push(nameTakenWarning(t.name, t.takenBy));
+  for (const i of t.impostors.slice(-3)) lines.push(impostorWarning(i.name, i.kind, i.node, i.frames));
+  return lines;
 }
 
 export function networkWarnings(n: NetworkView): string[] {

@@ -72,6 +72,29 @@ export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
   return ms >= 50 ? ms : PROGRESS_INTERVAL_MS;
 }
 
+/** The open member once `opening` resolves; CallCancelled as soon as the call is cancelled. */
+function untilCancelled(opening: Promise<RoomMember>, signal: AbortSignal): Promise<RoomMember> {
+  if (signal.aborted) return Promise.reject(new CallCancelled('cancelled'));
+  return new Promise<RoomMember>((resolve, reject) => {
+    const onAbort = () => reject(new CallCancelled('cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The tool error for a handler that threw: its own text for a refused argument or a member that
+ * could not be opened; anything else is papo's fault, logged with its stack.
+ */
+function failureResult(name: ToolName, err: unknown, log: Diagnostics): ToolResult {
+  if (err instanceof ArgumentError || err instanceof MemberUnavailable) return errorResult(err.message);
+  log.log(
+    'error',
+    `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
+  return errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err)));
+}
+
 export function createToolServer(
   options: ToolServerOptions,
   io: { env: NodeJS.ProcessEnv; writer: Writer; log: Diagnostics },
@@ -129,15 +152,7 @@ export function createToolServer(
   }
 
   const handlers = createToolHandlers({
-    member: (signal) => {
-      const opening = openInBackground();
-      if (signal.aborted) return Promise.reject(new CallCancelled('cancelled'));
-      return new Promise<RoomMember>((resolve, reject) => {
-        const onAbort = () => reject(new CallCancelled('cancelled'));
-        signal.addEventListener('abort', onAbort, { once: true });
-        opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-      });
-    },
+    member: (signal) => untilCancelled(openInBackground(), signal),
     sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
     progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
@@ -198,17 +213,7 @@ export function createToolServer(
           (result: ToolResult) => answer(name, call, result),
           (err: unknown): Answer | null => {
             if (err instanceof CallCancelled || call.signal.aborted) return null;
-            if (err instanceof ArgumentError || err instanceof MemberUnavailable)
-              return answer(name, call, errorResult(err.message));
-            log.log(
-              'error',
-              `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-            );
-            return answer(
-              name,
-              call,
-              errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err))),
-            );
+            return answer(name, call, failureResult(name, err, log));
           },
         );
       },
