@@ -4,12 +4,14 @@
 //   - the answerer "knocks" (a sealed {k:'knock'}) when it sees the offerer on the topic and holds no
 //     link to it, so a restarted answerer is linked again at once instead of waiting for the
 //     offerer to notice that the old link died;
-//   - a link that fails or closes is re-offered (or knocked for) after 1, 2, 4, 8, 10, 10... s while
-//     the peer is on the topic; the delay starts over once a link opens;
+//   - a link that fails or closes is re-offered (or knocked for) at once, then after 1, 2, 4, 8, 10,
+//     10... s with jitter (backoff.ts) while the peer is on the topic; the delay starts over once a
+//     link opens;
 //   - `left` closes the link; a lost signal server closes nothing (open links keep working).
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
+import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
 import type { LinkPath } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
@@ -22,13 +24,6 @@ import {
   retainNative,
 } from './peer-link.js';
 import type { SignalClient } from './signal-client.js';
-
-/** Re-offer delays in ms; the last repeats. */
-// The first retry comes at once: on loopback and fast LANs libdatachannel sometimes lets the DTLS
-// handshake run before it stored the remote description, and the fingerprint check then fails
-// ("unknown CA", seen in its debug log in about 1 attempt in 10); a second attempt succeeds.
-// After that, the backoff of ADR 0032: 1, 2, 4, 8, 10 s.
-export const LINK_BACKOFF_MS: readonly number[] = [50, 1000, 2000, 4000, 8000, 10_000];
 
 /**
  * The most peers a member keeps links (or link attempts) with. A room is a few people, and a
@@ -46,7 +41,10 @@ export interface MeshOptions {
   ice?: IceConfig | (() => IceConfig);
   /** Test-only: return false to forbid a direct link to that peer (no offer, answer or knock). */
   allowLink?: (peerId: string) => boolean;
+  /** Re-offer delays in ms (tests shorten them); the last repeats. Default LINK_RETRY's. */
   backoffMs?: readonly number[];
+  /** The jitter's randomness (tests fix it). */
+  random?: Random;
   /** The most peers to hold links with (default MAX_PEERS). */
   maxPeers?: number;
   connectTimeoutMs?: number;
@@ -74,8 +72,8 @@ export interface LinkInfo {
 
 interface Slot {
   link: PeerLink | undefined;
-  /** Index into the backoff list for the next retry. */
-  attempts: number;
+  /** Where the next retry is in the schedule. */
+  backoff: Backoff;
   retry: NodeJS.Timeout | undefined;
   /** Bumped each time the server says the peer is (again) on the topic. */
   epoch: number;
@@ -88,7 +86,8 @@ export class Mesh extends EventEmitter<MeshEvents> {
   readonly #signal: SignalClient;
   readonly #ice: () => IceConfig;
   readonly #allow: (peerId: string) => boolean;
-  readonly #backoff: readonly number[];
+  readonly #schedule: Schedule;
+  readonly #random: Random | undefined;
   readonly #maxPeers: number;
   #capLogged = false;
   readonly #connectTimeoutMs: number | undefined;
@@ -113,9 +112,9 @@ export class Mesh extends EventEmitter<MeshEvents> {
           ? () => ice
           : () => resolveIceConfig({ welcome: signal.iceServers });
     this.#allow = options.allowLink ?? (() => true);
-    this.#backoff = options.backoffMs ?? LINK_BACKOFF_MS;
+    this.#schedule = scheduleOf(options.backoffMs, LINK_RETRY);
+    this.#random = options.random;
     this.#maxPeers = options.maxPeers ?? MAX_PEERS;
-    if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#releaseRelays = options.releaseRelays ?? (async () => {});
     this.#log = options.log ?? (() => {});
@@ -225,7 +224,8 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #slot(peer: string): Slot {
     let slot = this.#slots.get(peer);
     if (slot === undefined) {
-      slot = { link: undefined, attempts: 0, retry: undefined, epoch: 0, linkEpoch: -1 };
+      const backoff = new Backoff(this.#schedule, this.#random);
+      slot = { link: undefined, backoff, retry: undefined, epoch: 0, linkEpoch: -1 };
       this.#slots.set(peer, slot);
     }
     return slot;
@@ -240,7 +240,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const link = slot.link;
     if (link !== undefined && link.state !== 'closed') return; // keep what works or is forming
     // A fresh appearance starts the backoff over.
-    slot.attempts = 0;
+    slot.backoff.reset();
     clearTimeout(slot.retry);
     slot.retry = undefined;
     if (this.#isOfferer(peer)) this.#offer(peer);
@@ -323,7 +323,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     link.on('open', () => {
       if (this.#slots.get(peer)?.link !== link) return;
       opened = true;
-      this.#slot(peer).attempts = 0;
+      this.#slot(peer).backoff.reset();
       this.emit('link-open', peer);
     });
     link.on('message', (data) => {
@@ -357,8 +357,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #scheduleRetry(peer: string): void {
     const slot = this.#slots.get(peer);
     if (slot === undefined || this.#closed || slot.retry !== undefined) return;
-    const delay = this.#backoff[Math.min(slot.attempts, this.#backoff.length - 1)] ?? 10_000;
-    slot.attempts += 1;
+    const delay = slot.backoff.next();
     slot.retry = setTimeout(() => {
       slot.retry = undefined;
       if (this.#closed || this.#slots.get(peer) !== slot) return;
@@ -412,7 +411,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     // Our offer in progress was made after we last saw them arrive: it is on its way to the very
     // instance that knocked (the knock crossed it), so a new offer would only cost a round.
     if (link !== undefined && link.state === 'connecting' && slot.linkEpoch === slot.epoch) return;
-    slot.attempts = 0;
+    slot.backoff.reset();
     this.#offer(from);
   }
 }
