@@ -2,6 +2,7 @@
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
 
+import { shortId } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { formatLogEntry, reviewStates } from '../client/store/log-format.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -371,7 +372,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
     const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
     throwIfCancelled(ctx.signal);
     const peers = member.members();
-    const head = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
+    const head = [statusHeader(member.name, member.roomId, shortId(member.nodeId))];
     head.push(...trustWarnings(member), ...networkWarnings(network));
     head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];

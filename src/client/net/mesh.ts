@@ -11,6 +11,7 @@
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
+import { shortId } from '../log.js';
 import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
 import type { LinkPath } from './health.js';
 import type { IceConfig } from './ice-config.js';
@@ -256,7 +257,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     if (this.#slots.size < this.#maxPeers) return true;
     if (!this.#capLogged) {
       this.#capLogged = true;
-      this.#log(`papo: not linking to ${peer.slice(0, 10)}: already ${this.#maxPeers} peers on this topic`);
+      this.#log(`papo: not linking to ${shortId(peer)}: already ${this.#maxPeers} peers on this topic`);
     }
     return false;
   }
@@ -316,7 +317,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
         onIceSkip: (url, why) => this.#log(`papo: ICE server ${url} skipped: ${why}`),
       });
     } catch (err) {
-      this.#log(`papo: cannot create a link to ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`papo: cannot create a link to ${shortId(peer)}: ${(err as Error).message}`);
       return undefined;
     }
     let opened = false;
@@ -336,7 +337,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
       if (current && slot !== undefined) slot.link = undefined;
       if (opened) this.emit('link-close', peer);
       if (!current || this.#closed) return;
-      this.#log(`papo: link to ${peer.slice(0, 10)} closed (${reason})`);
+      this.#log(`papo: link to ${shortId(peer)} closed (${reason})`);
       this.#scheduleRetry(peer);
     });
     return link;
@@ -382,7 +383,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     }
     const signal = parseLinkSignal(payload);
     if (signal === undefined) {
-      this.#log(`papo: dropped a malformed link signal from ${from.slice(0, 10)}`);
+      this.#log(`papo: dropped a malformed link signal from ${shortId(from)}`);
       return;
     }
     const slot = this.#slot(from);

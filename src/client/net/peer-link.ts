@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
+import { shortId } from '../log.js';
 import type { LinkPath } from './health.js';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
 import { relayedAddressOf } from './turn-release.js';
@@ -150,7 +151,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     this.#send = options.sendSignal;
     this.#relayOnly = options.ice.policy === 'relay';
     const config = nativeRtcConfig(options.ice, options.onIceSkip);
-    this.#pc = new nodeDataChannel.PeerConnection(`papo-${this.remoteId.slice(0, 10)}`, config);
+    this.#pc = new nodeDataChannel.PeerConnection(`papo-${shortId(this.remoteId)}`, config);
     retainNative();
 
     this.#pc.onLocalDescription((sdp, type) => {
