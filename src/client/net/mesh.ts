@@ -11,19 +11,13 @@
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
-import { shortId } from '../log.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
 import type { LinkPath } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
-import {
-  type LinkSignal,
-  type LinkState,
-  PeerLink,
-  parseLinkSignal,
-  releaseNative,
-  retainNative,
-} from './peer-link.js';
+import { KNOCK, type LinkSignal, parseMeshSignal } from './link-signal.js';
+import { type LinkState, PeerLink, releaseNative, retainNative } from './peer-link.js';
 import type { SignalClient } from './signal-client.js';
 
 /**
@@ -52,7 +46,7 @@ export interface MeshOptions {
   /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
   releaseRelays?: (relayed: string[]) => Promise<void>;
   /** Diagnostics (stderr in production); never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
 }
 
 export interface MeshEvents {
@@ -95,7 +89,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   readonly #releaseRelays: (relayed: string[]) => Promise<void>;
   /** Releases in progress, awaited by close(). */
   readonly #releasing = new Set<Promise<void>>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   readonly #slots = new Map<string, Slot>();
   readonly #unsubscribe: () => void;
   #closed = false;
@@ -118,7 +112,8 @@ export class Mesh extends EventEmitter<MeshEvents> {
     this.#maxPeers = options.maxPeers ?? MAX_PEERS;
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#releaseRelays = options.releaseRelays ?? (async () => {});
-    this.#log = options.log ?? (() => {});
+    // Every line of the mesh says it is papo's (the transport's stderr is shared with its parent).
+    this.#log = toLog(options.log).child('papo: ');
     // Held for the mesh's whole life so node-datachannel is not torn down between two attempts.
     retainNative();
 
@@ -257,7 +252,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     if (this.#slots.size < this.#maxPeers) return true;
     if (!this.#capLogged) {
       this.#capLogged = true;
-      this.#log(`papo: not linking to ${shortId(peer)}: already ${this.#maxPeers} peers on this topic`);
+      this.#log(`not linking to ${shortId(peer)}: already ${this.#maxPeers} peers on this topic`);
     }
     return false;
   }
@@ -298,7 +293,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   }
 
   #knock(peer: string): void {
-    this.#signal.send(peer, { k: 'knock' });
+    this.#signal.send(peer, KNOCK);
   }
 
   #newLink(peer: string, role: 'offerer' | 'answerer', linkId: string | undefined): PeerLink | undefined {
@@ -314,10 +309,10 @@ export class Mesh extends EventEmitter<MeshEvents> {
           this.#signal.send(peer, signal);
         },
         ...(this.#connectTimeoutMs !== undefined ? { connectTimeoutMs: this.#connectTimeoutMs } : {}),
-        onIceSkip: (url, why) => this.#log(`papo: ICE server ${url} skipped: ${why}`),
+        onIceSkip: (url, why) => this.#log(`ICE server ${url} skipped: ${why}`),
       });
     } catch (err) {
-      this.#log(`papo: cannot create a link to ${shortId(peer)}: ${(err as Error).message}`);
+      this.#log(`cannot create a link to ${shortId(peer)}: ${(err as Error).message}`);
       return undefined;
     }
     let opened = false;
@@ -337,7 +332,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
       if (current && slot !== undefined) slot.link = undefined;
       if (opened) this.emit('link-close', peer);
       if (!current || this.#closed) return;
-      this.#log(`papo: link to ${shortId(peer)} closed (${reason})`);
+      this.#log(`link to ${shortId(peer)} closed (${reason})`);
       this.#scheduleRetry(peer);
     });
     return link;
@@ -348,9 +343,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const releasing = link
       .close()
       .then(() => this.#releaseRelays(link.relayedAddresses()))
-      .catch((err: unknown) =>
-        this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`),
-      )
+      .catch((err: unknown) => this.#log(`could not release TURN allocations: ${(err as Error).message}`))
       .finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
   }
@@ -377,13 +370,13 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #onSignal(from: string, payload: unknown): void {
     if (this.#closed || !this.#allow(from)) return;
     if (!this.#slots.has(from) && !this.#roomFor(from)) return;
-    if (typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === 'knock') {
-      this.#onKnock(from);
+    const signal = parseMeshSignal(payload);
+    if (signal === undefined) {
+      this.#log(`dropped a malformed link signal from ${shortId(from)}`);
       return;
     }
-    const signal = parseLinkSignal(payload);
-    if (signal === undefined) {
-      this.#log(`papo: dropped a malformed link signal from ${shortId(from)}`);
+    if (signal.k === 'knock') {
+      this.#onKnock(from);
       return;
     }
     const slot = this.#slot(from);

@@ -5,7 +5,7 @@
 // What a neighbour can make this member do is bounded (ADR 0062): frames per neighbour per second,
 // past which its frames are dropped unopened (their senders re-send them later, docs/delivery.md).
 
-import { shortId } from '../log.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import { NONCE_BYTES } from '../wire/room-crypto.js';
 
 /** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
@@ -38,19 +38,16 @@ export function fingerprintOf(sealed: Uint8Array): string {
 export class Forwarding {
   #links: ForwardingLinks;
   #now: () => number;
-  #log: (line: string) => void;
+  #log: Log;
   /** Counts frames dropped for a spent budget (the node's `dropped.flood`). */
   #onFlood: () => number;
   #seenFrames = new Set<string>();
   #budgets = new Map<string, FrameBudget>();
 
-  constructor(
-    links: ForwardingLinks,
-    options: { now: () => number; log: (line: string) => void; onFlood: () => number },
-  ) {
+  constructor(links: ForwardingLinks, options: { now: () => number; log: LogTarget; onFlood: () => number }) {
     this.#links = links;
     this.#now = options.now;
-    this.#log = options.log;
+    this.#log = toLog(options.log);
     this.#onFlood = options.onFlood;
   }
 

@@ -15,7 +15,7 @@
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
 import { PapoError } from '../errors.js';
-import { shortId } from '../log.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import type {
   Impostor,
   MemberStatus,
@@ -86,7 +86,7 @@ export interface RoomNodeOptions {
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
   now?: () => number;
   /** When this member joined the room (ms): catch-up never brings it older messages. */
   memberSince?: number;
@@ -108,7 +108,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #state: NodeState | null;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
-  #log: (line: string) => void;
+  #log: Log;
   #now: () => number;
   /** Live and remembered members, who is online, the known-members cap (presence.ts). */
   #presence: Presence;
@@ -173,7 +173,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         signal: { joined: true, everJoined: true, peers: [], dropped: {} },
         transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
       }));
-    this.#log = options.log ?? (() => {});
+    this.#log = toLog(options.log);
     this.#now = options.now ?? Date.now;
     const clock: Clock = { now: () => this.#now(), after };
     this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {

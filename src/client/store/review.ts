@@ -17,6 +17,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PapoError } from '../errors.js';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 import { isMemberName, MESSAGE_ID_PATTERN, sameName } from '../wire/names.js';
 import { writeFileDurable } from './durable-file.js';
@@ -179,12 +180,12 @@ export class ReviewGate {
   #dir: string;
   #stamp = '';
   #settings: ReviewSettings = REVIEW_OFF;
-  #log: (line: string) => void;
+  #log: Log;
 
-  constructor(profileDir: string, log: (line: string) => void = () => {}) {
+  constructor(profileDir: string, log: LogTarget = () => {}) {
     this.#dir = profileDir;
     this.#path = join(profileDir, REVIEW_FILE);
-    this.#log = log;
+    this.#log = toLog(log);
   }
 
   settings(): ReviewSettings {
@@ -325,7 +326,7 @@ export async function applyDecision(
 export function takeReviewRequests(
   dir: string,
   member: { decide(decision: ReviewDecision): Promise<DecisionOutcome> },
-  log: (line: string) => void,
+  log: LogTarget,
   names?: readonly string[],
 ): Promise<void> {
   return takeRequests(

@@ -13,6 +13,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import { delayOf, type Schedule, scheduleOf, TRANSPORT_RESTART } from '../net/backoff.js';
 import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
@@ -41,9 +42,9 @@ export interface TransportProcessOptions {
   /** The transport's environment (ICE settings, PAPO_LOG); the room's keys never go here. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics (PAPO_LOG). */
-  log?: (line: string) => void;
+  log?: LogTarget;
   /** What a person should see on stderr whatever PAPO_LOG says: restarts. */
-  warn?: (line: string) => void;
+  warn?: LogTarget;
   /** Told of each restart (papo mcp records it for `papo status`). */
   onRestart?: (health: TransportHealth) => void;
   heartbeatMs?: number;
@@ -65,8 +66,8 @@ const NOT_JOINED: SignalState = { joined: false, everJoined: false, peers: [], d
 export class TransportProcess extends EventEmitter<TransportEvents> implements MemberTransport {
   readonly signalUrl: string;
   readonly #options: TransportProcessOptions;
-  readonly #log: (line: string) => void;
-  readonly #warn: (line: string) => void;
+  readonly #log: Log;
+  readonly #warn: Log;
   readonly #heartbeatMs: number;
   readonly #stallMs: number;
   readonly #backoff: Schedule;
@@ -106,8 +107,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     super();
     this.signalUrl = options.init.url;
     this.#options = options;
-    this.#log = options.log ?? (() => {});
-    this.#warn = options.warn ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#log = toLog(options.log);
+    this.#warn = toLog(options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     this.#heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
     this.#stallMs = options.stallMs ?? STALL_MS;
     this.#backoff = scheduleOf(options.backoffMs, TRANSPORT_RESTART);
