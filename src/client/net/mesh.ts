@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
-import type { LinkPath } from './health.js';
+import type { LinkPath, TransportEvents } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
 import { KNOCK, type LinkSignal, parseMeshSignal } from './link-signal.js';
@@ -49,15 +49,6 @@ export interface MeshOptions {
   log?: LogTarget;
 }
 
-export interface MeshEvents {
-  'link-open': [peerId: string];
-  'link-message': [peerId: string, data: Uint8Array];
-  /** Only for a link that had emitted link-open. */
-  'link-close': [peerId: string];
-  /** The signal server says the peer left the topic (it closed, or lost its connection). */
-  'peer-left': [peerId: string];
-}
-
 export interface LinkInfo {
   peer: string;
   state: LinkState;
@@ -76,7 +67,7 @@ interface Slot {
   linkEpoch: number;
 }
 
-export class Mesh extends EventEmitter<MeshEvents> {
+export class Mesh extends EventEmitter<TransportEvents> {
   readonly localId: string;
   readonly #signal: SignalClient;
   readonly #ice: () => IceConfig;

@@ -15,9 +15,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { delayOf, type Schedule, scheduleOf, TRANSPORT_RESTART } from '../net/backoff.js';
-import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../net/health.js';
+import type {
+  LinkPath,
+  NetworkHealth,
+  SignalState,
+  TransportEvents,
+  TransportHealth,
+  TransportState,
+} from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
-import type { TransportEvents } from '../room/links.js';
 import type { MemberTransport } from './member-transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
 
