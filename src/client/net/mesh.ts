@@ -28,8 +28,19 @@ import type { SignalClient } from './signal-client.js';
  */
 export const MAX_PEERS = 32;
 
-export interface MeshOptions {
+/** What the mesh works with (js-libp2p's `components`): the signal client and the services it calls. */
+export interface MeshComponents {
   signal: SignalClient;
+  /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
+  releaseRelays?: (relayed: string[]) => Promise<void>;
+  /** Diagnostics (stderr in production); never stdout. */
+  log?: LogTarget;
+  /** The backoff's jitter (tests fix it). */
+  random?: Random;
+}
+
+/** How the mesh behaves (js-libp2p's `init`): plain settings, each with a default. */
+export interface MeshInit {
   /** Our node id; defaults to the signal client's. */
   localId?: string;
   /** Fixed ICE config, or a function read at each new link (default: env > welcome > STUN). */
@@ -38,15 +49,9 @@ export interface MeshOptions {
   allowLink?: (peerId: string) => boolean;
   /** Re-offer delays in ms (tests shorten them); the last repeats. Default LINK_RETRY's. */
   backoffMs?: readonly number[];
-  /** The jitter's randomness (tests fix it). */
-  random?: Random;
   /** The most peers to hold links with (default MAX_PEERS). */
   maxPeers?: number;
   connectTimeoutMs?: number;
-  /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
-  releaseRelays?: (relayed: string[]) => Promise<void>;
-  /** Diagnostics (stderr in production); never stdout. */
-  log?: LogTarget;
 }
 
 export interface LinkInfo {
@@ -85,26 +90,26 @@ export class Mesh extends EventEmitter<TransportEvents> {
   readonly #unsubscribe: () => void;
   #closed = false;
 
-  constructor(options: MeshOptions) {
+  constructor(components: MeshComponents, init: MeshInit = {}) {
     super();
-    const signal = options.signal;
+    const { signal } = components;
     this.#signal = signal;
-    this.localId = options.localId ?? signal.localId;
-    const ice = options.ice;
+    this.localId = init.localId ?? signal.localId;
+    const ice = init.ice;
     this.#ice =
       typeof ice === 'function'
         ? ice
         : ice !== undefined
           ? () => ice
           : () => resolveIceConfig({ welcome: signal.iceServers });
-    this.#allow = options.allowLink ?? (() => true);
-    this.#schedule = scheduleOf(options.backoffMs, LINK_RETRY);
-    this.#random = options.random;
-    this.#maxPeers = options.maxPeers ?? MAX_PEERS;
-    this.#connectTimeoutMs = options.connectTimeoutMs;
-    this.#releaseRelays = options.releaseRelays ?? (async () => {});
+    this.#allow = init.allowLink ?? (() => true);
+    this.#schedule = scheduleOf(init.backoffMs, LINK_RETRY);
+    this.#random = components.random;
+    this.#maxPeers = init.maxPeers ?? MAX_PEERS;
+    this.#connectTimeoutMs = init.connectTimeoutMs;
+    this.#releaseRelays = components.releaseRelays ?? (async () => {});
     // Every line of the mesh says it is papo's (the transport's stderr is shared with its parent).
-    this.#log = toLog(options.log).child('papo: ');
+    this.#log = toLog(components.log).child('papo: ');
     // Held for the mesh's whole life so node-datachannel is not torn down between two attempts.
     retainNative();
 

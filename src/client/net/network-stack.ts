@@ -79,13 +79,13 @@ export class NetworkStack {
       }
     });
     const allowLink = deniedLinks(env);
-    const mesh = new Mesh({
-      signal,
-      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
-      ...(allowLink ? { allowLink } : {}),
-      releaseRelays: (relayed) => bridges.release(relayed),
-      log,
-    });
+    const mesh = new Mesh(
+      { signal, releaseRelays: (relayed) => bridges.release(relayed), log },
+      {
+        ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
+        ...(allowLink ? { allowLink } : {}),
+      },
+    );
     // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
     const sweep = setInterval(() => {
       void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});
