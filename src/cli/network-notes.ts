@@ -3,6 +3,7 @@
 // transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
 // (docs/transport.md, "Network health").
 import { join } from 'node:path';
+import { shortId } from '../client/log.js';
 import type { NetworkHealth } from '../client/member-api.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
@@ -61,7 +62,7 @@ export async function impostorNotes(t: Messages, profileDir: string, now = Date.
   const seen = new Map<string, string>();
   for (const e of entries) {
     if (e.ev !== 'impostor' || now - e.ts > 24 * 3600_000) continue;
-    seen.set(`${e.name} ${e.kind} ${e.node}`, t.impostorNote(e.name, e.kind, e.node.slice(0, 10)));
+    seen.set(`${e.name} ${e.kind} ${e.node}`, t.impostorNote(e.name, e.kind, shortId(e.node)));
   }
   return [...seen.values()];
 }

@@ -8,6 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PapoError } from './errors.js';
+import { type Log, type LogTarget, toLog } from './log.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import { signalTokenFor } from './net/signal-token.js';
@@ -52,9 +53,9 @@ export interface OpenMemberOptions {
   /** What this member works on (agent mode). */
   about?: string;
   /** Diagnostics; never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
   /** What a person should see on stderr whatever PAPO_LOG says (transport restarts). */
-  warn?: (line: string) => void;
+  warn?: LogTarget;
   /**
    * 'process' (default): WebRTC in a supervised child process (ADR 0057). 'inline': in this
    * process, unsupervised — for tests that look inside the stack and for benchmarks.
@@ -284,18 +285,18 @@ class EmbeddedSignalServer {
   #host: string;
   #port: number;
   #startServer: HostSignalServer;
-  #log: (line: string) => void;
+  #log: Log;
   #handle: { close(): Promise<void> } | undefined;
   #starting: Promise<void> | undefined;
   #closed = false;
 
-  constructor(url: string, start: HostSignalServer, log: (line: string) => void) {
+  constructor(url: string, start: HostSignalServer, log: LogTarget) {
     const parsed = new URL(url);
     const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname.replace(/^\[|\]$/g, '');
     this.#host = host;
     this.#port = Number(parsed.port || 80); // a ws:// URL (openMember hosts no other)
     this.#startServer = start;
-    this.#log = log;
+    this.#log = toLog(log);
   }
 
   get running(): boolean {

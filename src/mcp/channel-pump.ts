@@ -13,6 +13,7 @@
 // still unread. A message that arrives while a `wait` that wants it is in flight is not pushed:
 // the `wait` returns it (if the wait ends without it, it is pushed then).
 
+import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -72,7 +73,7 @@ export class ChannelPush {
     this.#pushOnce(msg, true);
   };
 
-  constructor(private readonly log: (line: string) => void = () => {}) {}
+  constructor(private readonly log: LogTarget = () => {}) {}
 
   /** Pushes are known to reach the model in this session. */
   get proven(): boolean {

@@ -4,6 +4,7 @@
 // (docs/mcp.md, "Tools"; the exceptions are ADR 0068's) and tests/mcp/texts.test.ts pins it; the
 // rest is written in the same voice: say what happened, then what to do next.
 
+import { shortId } from '../client/log.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 import { inertText } from '../client/wire/inert-text.js';
@@ -475,7 +476,7 @@ export interface NetworkView {
  * On `status`, so the agent can tell its user someone in the room is impersonating a member.
  */
 export function impostorWarning(name: string, kind: string, node: string, frames: number): string {
-  return `WARNING: a member with another key [${node.slice(0, 10)}] claims to be ${name} (${kind}); papo refused what it sent (${frames} ${frames === 1 ? 'frame' : 'frames'}) and handed you none of it. Tell your user: someone who has this room's invite is impersonating ${name}.`;
+  return `WARNING: a member with another key [${shortId(node)}] claims to be ${name} (${kind}); papo refused what it sent (${frames} ${frames === 1 ? 'frame' : 'frames'}) and handed you none of it. Tell your user: someone who has this room's invite is impersonating ${name}.`;
 }
 
 /** Another key holds our own name: the others refuse what we send (ADR 0064). On status and send. */

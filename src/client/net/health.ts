@@ -6,6 +6,19 @@ import type { SignalDropReason } from './signal-seal.js';
 
 export type LinkPath = 'direct' | 'relay';
 
+/**
+ * What the links to neighbours tell whoever drives them: the mesh emits these, and so do the
+ * transports that carry it to the room node (room/links.ts, NodeTransport). Peers are node ids.
+ */
+export interface TransportEvents {
+  'link-open': [peerId: string];
+  'link-message': [peerId: string, data: Uint8Array];
+  /** Only for a link that had emitted link-open. */
+  'link-close': [peerId: string];
+  /** The signal server says the peer left the room's topic (it closed, or lost its connection): its goodbye. */
+  'peer-left': [peerId: string];
+}
+
 /** What the signal client dropped and why: a sealed blob refused, or a server message it could not read. */
 export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
 

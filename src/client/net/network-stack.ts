@@ -4,6 +4,7 @@
 // test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
 // between the member and its neighbours is already sealed.
 
+import { type LogTarget, toLog } from '../log.js';
 import type { SignalState } from './health.js';
 import { resolveIceConfig } from './ice-config.js';
 import { Mesh } from './mesh.js';
@@ -23,7 +24,7 @@ export interface NetworkStackOptions {
   /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics; never stdout. */
-  log: (line: string) => void;
+  log: LogTarget;
   /** Hears of each TURN-over-UDP allocation made and given back (the member's process keeps them). */
   onTurnGrant?: (event: GrantEvent) => void;
 }
@@ -43,7 +44,9 @@ export class NetworkStack {
 
   /** Builds the stack and starts dialling the signal server. */
   static async open(options: NetworkStackOptions): Promise<NetworkStack> {
-    const { env, log } = options;
+    const { env } = options;
+    const log = toLog(options.log);
+    const serverLog = log.child('signal server: ');
     const signal = new SignalClient({
       url: options.url,
       topic: options.topic,
@@ -52,7 +55,7 @@ export class NetworkStack {
       token: options.token,
     });
     signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
-    signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
+    signal.on('server-error', ({ code, message }) => serverLog(`${code}: ${message}`));
     signal.on('displaced', ({ rejoinInMs }) =>
       log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
     );
@@ -70,19 +73,19 @@ export class NetworkStack {
       // The server has TURN but gave this address its share already (no token required there).
       if (notes.includes('turn_limited') && !turnLimitedSaid) {
         turnLimitedSaid = true;
-        log(
-          'signal server: no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
+        serverLog(
+          'no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
         );
       }
     });
     const allowLink = deniedLinks(env);
-    const mesh = new Mesh({
-      signal,
-      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
-      ...(allowLink ? { allowLink } : {}),
-      releaseRelays: (relayed) => bridges.release(relayed),
-      log,
-    });
+    const mesh = new Mesh(
+      { signal, releaseRelays: (relayed) => bridges.release(relayed), log },
+      {
+        ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
+        ...(allowLink ? { allowLink } : {}),
+      },
+    );
     // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
     const sweep = setInterval(() => {
       void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});

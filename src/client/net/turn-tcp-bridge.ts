@@ -11,6 +11,7 @@ import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../../signal-protocol.js';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
@@ -32,22 +33,19 @@ export class TurnTcpBridge {
   readonly #streams = new Map<string, Socket>();
   /** The stream behind each allocation it carried: "ip:port" relayed -> stream, and since when. */
   readonly #allocations = new Map<string, { stream: Socket; at: number }>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   #closed = false;
 
-  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: (line: string) => void) {
+  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: LogTarget) {
     this.target = target;
     this.#udp = udp;
-    this.#log = log;
+    this.#log = toLog(log);
     this.localPort = udp.address().port;
     udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
   }
 
-  static async open(
-    target: TurnBridgeTarget,
-    log: (line: string) => void = () => {},
-  ): Promise<TurnTcpBridge> {
-    return new TurnTcpBridge(target, await bindAgentSocket('TURN bridge', log), log);
+  static async open(target: TurnBridgeTarget, log: LogTarget = () => {}): Promise<TurnTcpBridge> {
+    return new TurnTcpBridge(target, await bindAgentSocket(toLog(log).child('TURN bridge: ')), log);
   }
 
   /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
@@ -160,13 +158,13 @@ export class TurnBridges {
   readonly #ready = new Map<string, TurnTcpBridge>();
   readonly #relays = new Map<string, Promise<TurnReleaseRelay | null>>();
   readonly #readyRelays = new Map<string, TurnReleaseRelay>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
   #closed = false;
 
   /** `onGrant` hears of each allocation made and given back through the UDP relays. */
-  constructor(log: (line: string) => void = () => {}, onGrant: (event: GrantEvent) => void = () => {}) {
-    this.#log = log;
+  constructor(log: LogTarget = () => {}, onGrant: (event: GrantEvent) => void = () => {}) {
+    this.#log = toLog(log);
     this.#onGrant = onGrant;
   }
 

@@ -12,6 +12,7 @@
 //   - catch-up: both sides of a new link swap digests and send what the other lacks (catch-up.ts).
 
 import { PapoError } from '../errors.js';
+import { shortId } from '../log.js';
 import {
   ackCounts,
   afterAck,
@@ -335,9 +336,7 @@ export class DurableDelivery implements Delivery {
     const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
     if (missing.length === 0) return;
     const queued = this.#catchUp.enqueue(peer, missing);
-    this.#host.log(
-      `catch-up: sending ${queued} of ${missing.length} missed messages to ${peer.slice(0, 10)}`,
-    );
+    this.#host.log(`catch-up: sending ${queued} of ${missing.length} missed messages to ${shortId(peer)}`);
   }
 
   heartbeat(): void {

@@ -7,6 +7,8 @@
 // the command takes the lock and edits them itself; when one runs, it leaves a request file in
 // the profile (forget-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
 // picks up within a second and deletes once applied.
+
+import type { LogTarget } from '../log.js';
 import { acquireLock } from '../store/file-lock.js';
 import { forgetInOutbox } from '../store/outbox.js';
 import { leaveRequest, takeRequests } from '../store/profile-requests.js';
@@ -68,7 +70,7 @@ export async function requestForget(dir: string, name: string): Promise<string> 
 export function takeForgetRequests(
   dir: string,
   apply: (name: string) => Promise<unknown>,
-  log: (line: string) => void = () => {},
+  log: LogTarget = () => {},
   names?: readonly string[],
 ): Promise<void> {
   return takeRequests(

@@ -3,6 +3,8 @@
 // see changes (a name, an `about`, a name held for the first time: ADR 0064) at most every 5 s,
 // with every heartbeat, and on close. A flood of hellos costs one write, not one a hello.
 // Every write goes through the node's one queue of writes, so it never interleaves with another.
+
+import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Clock } from './clock.js';
 import type { NodeState } from './delivery.js';
 import type { KnownNames } from './member-names.js';
@@ -18,7 +20,7 @@ export interface PeersSaveOptions {
   /** The node's one queue of writes. */
   serial: <T>(work: () => Promise<T>) => Promise<T>;
   clock: Pick<Clock, 'after'>;
-  log: (line: string) => void;
+  log: LogTarget;
 }
 
 export class PeersSave {
@@ -26,7 +28,7 @@ export class PeersSave {
   #names: KnownNames;
   #serial: <T>(work: () => Promise<T>) => Promise<T>;
   #clock: Pick<Clock, 'after'>;
-  #log: (line: string) => void;
+  #log: Log;
   /** The save waiting for its turn (at most one at a time). */
   #cancel: (() => void) | undefined;
   /** Something changed since the last timed save. */
@@ -38,7 +40,7 @@ export class PeersSave {
     this.#names = options.names;
     this.#serial = options.serial;
     this.#clock = options.clock;
-    this.#log = options.log;
+    this.#log = toLog(options.log);
   }
 
   /** Something a person would see changed: written within PEERS_SAVE_INTERVAL_MS. */

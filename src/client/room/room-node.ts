@@ -15,6 +15,7 @@
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
 import { PapoError } from '../errors.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import type {
   Impostor,
   MemberStatus,
@@ -85,7 +86,7 @@ export interface RoomNodeOptions {
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
   now?: () => number;
   /** When this member joined the room (ms): catch-up never brings it older messages. */
   memberSince?: number;
@@ -107,7 +108,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #state: NodeState | null;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
-  #log: (line: string) => void;
+  #log: Log;
   #now: () => number;
   /** Live and remembered members, who is online, the known-members cap (presence.ts). */
   #presence: Presence;
@@ -172,7 +173,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         signal: { joined: true, everJoined: true, peers: [], dropped: {} },
         transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
       }));
-    this.#log = options.log ?? (() => {});
+    this.#log = toLog(options.log);
     this.#now = options.now ?? Date.now;
     const clock: Clock = { now: () => this.#now(), after };
     this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
@@ -413,7 +414,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const code = err instanceof PapoError ? err.code : undefined;
       const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
       this.dropped[reason]++;
-      this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`dropped a frame from ${shortId(peer)}: ${(err as Error).message}`);
       return;
     }
     // Catch-up frames are between two neighbours only: the others hold their own digests.
@@ -490,9 +491,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.dropped.impostor++;
     if (!first) return;
     const { name, kind, node, first: ts } = impostor;
-    this.#log(
-      `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
-    );
+    this.#log(`refused frames from ${shortId(node)}: it claims ${name} (${kind}), which another key holds`);
     const state = this.#state;
     if (state)
       void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PapoError } from '../errors.js';
+import type { LogTarget } from '../log.js';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 
 /** How often a running member looks for requests. */
@@ -47,7 +48,7 @@ export async function takeRequests(
   dir: string,
   kind: RequestKind,
   apply: (request: unknown) => Promise<boolean>,
-  log: (line: string) => void = () => {},
+  log: LogTarget = () => {},
   names?: readonly string[],
 ): Promise<void> {
   const request = pattern(kind);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { Low } from 'lowdb';
 import { PapoError } from '../errors.js';
+import type { LogTarget } from '../log.js';
 import { checkedEnvelope } from '../wire/frames.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from '../wire/identity.js';
 import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
@@ -246,7 +247,7 @@ export interface MemberState {
 }
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
-export async function openMemberState(dir: string, onLog?: (line: string) => void): Promise<MemberState> {
+export async function openMemberState(dir: string, onLog?: LogTarget): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
   const held = await InboxStore.open(dir, HELD_DIR);
   const outboxFile = new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE));

@@ -2,8 +2,10 @@
 // held; otherwise one from an allowed member (by name, agent or its person) or, with allow_people,
 // from any person passes; everything else is held. With review off nothing new is held. Settings
 // that could not be read (`broken`) hold everything.
+
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Envelope } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { REVIEW_FILE } from './profile-files.js';
@@ -28,12 +30,12 @@ export class ReviewGate {
   #dir: string;
   #stamp = '';
   #settings: ReviewSettings = REVIEW_OFF;
-  #log: (line: string) => void;
+  #log: Log;
 
-  constructor(profileDir: string, log: (line: string) => void = () => {}) {
+  constructor(profileDir: string, log: LogTarget = () => {}) {
     this.#dir = profileDir;
     this.#path = join(profileDir, REVIEW_FILE);
-    this.#log = log;
+    this.#log = toLog(log);
   }
 
   settings(): ReviewSettings {

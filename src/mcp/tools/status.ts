@@ -1,5 +1,6 @@
 // `status` (docs/mcp.md, "Tools"): who this member is, the warnings, the peers, the counts.
 
+import { shortId } from '../../client/log.js';
 import type { RoomMember } from '../../client/member-api.js';
 import { fitStatus } from '../result-fit.js';
 import {
@@ -40,7 +41,7 @@ export function statusTool(deps: ToolDeps): ToolHandler {
     const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
     throwIfCancelled(ctx.signal);
     const peers = member.members();
-    const head = [statusHeader(member.name, member.roomId, member.nodeId.slice(0, 10))];
+    const head = [statusHeader(member.name, member.roomId, shortId(member.nodeId))];
     head.push(...trustWarnings(trustView(member)), ...networkWarnings(network));
     head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
     const tail = [statusCounts(member.unread().length, member.queuedCount())];
