@@ -149,6 +149,7 @@ function findCircle(edges: readonly [string, string][]): string[] | null {
 const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   mcp: [
     'errors.ts',
+    'log.ts',
     'member-api.ts',
     'net/ice-config.ts',
     'net/signal-token.ts',
@@ -163,6 +164,7 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   ],
   cli: [
     'errors.ts',
+    'log.ts',
     'member-api.ts',
     'net/ice-config.ts',
     'net/signal-probe.ts',
