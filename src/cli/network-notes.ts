@@ -1,9 +1,10 @@
 // What `papo status` and `papo say` tell a person about the network (issue: the relayed path): the
-// signal server unreachable or refusing, a room that meets on this machine only, this command's own
+// signal server unreachable or refusing, members on it that no path reaches, a room that meets on this machine only, this command's own
 // transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
 // (docs/transport.md, "Network health").
 import { join } from 'node:path';
 import type { NetworkHealth } from '../client/member-api.js';
+import { NO_PATH_AFTER_MS, noPathSummary } from '../client/net/health.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { readJsonFile } from '../client/store/durable-file.js';
@@ -31,6 +32,19 @@ export async function networkNotes(
   if (!health.signal.joined && problem !== undefined) {
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
+  }
+  const noPath = noPathSummary(health.signal, opened.member.members());
+  if (noPath !== undefined) {
+    lines.push(
+      t.noPath(
+        noPath.names,
+        noPath.others,
+        health.signalUrl,
+        Math.round(NO_PATH_AFTER_MS / 1000),
+        noPath.reason,
+        noPath.source,
+      ),
+    );
   }
   if (isLoopbackSignalUrl(health.signalUrl) && opened.member.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));
