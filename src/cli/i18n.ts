@@ -269,7 +269,7 @@ const en: Messages = {
     const who = [...names];
     if (others > 0) who.push(others === 1 ? 'a member not met yet' : `${others} members not met yet`);
     const many = who.length > 1 || others > 1;
-    const head = `warning: ${who.join(', ')} ${many ? 'are' : 'is'} on the signal server ${url} (not gone from the room), but no network path between your machines works: no link formed within ${seconds}s`;
+    const head = `warning: ${who.join(' and ')} ${many ? 'are' : 'is'} on the signal server ${url} (not gone from the room), but no network path between your machines works: no link formed within ${seconds}s`;
     switch (reason) {
       case 'relay_without_turn':
         return `${head}. PAPO_ICE_POLICY=relay allows relayed paths only and no TURN relay is configured: unset PAPO_ICE_POLICY, or give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out)`;
@@ -448,7 +448,7 @@ const pt: Messages = {
     if (others > 0)
       who.push(others === 1 ? 'um membro ainda não visto' : `${others} membros ainda não vistos`);
     const many = who.length > 1 || others > 1;
-    const head = `aviso: ${who.join(', ')} ${many ? 'estão' : 'está'} no servidor de sinalização ${url} (não ${many ? 'saíram' : 'saiu'} da sala), mas nenhum caminho de rede entre as máquinas funciona: nenhum link se formou em ${seconds}s`;
+    const head = `aviso: ${who.join(' e ')} ${many ? 'estão' : 'está'} no servidor de sinalização ${url} (não ${many ? 'saíram' : 'saiu'} da sala), mas nenhum caminho de rede entre as máquinas funciona: nenhum link se formou em ${seconds}s`;
     switch (reason) {
       case 'relay_without_turn':
         return `${head}. PAPO_ICE_POLICY=relay só permite caminhos retransmitidos e nenhum relay TURN está configurado: remova PAPO_ICE_POLICY, ou dê ao papo um relay TURN (PAPO_ICE_SERVERS, ou um servidor de sinalização que forneça um)`;

@@ -33,7 +33,9 @@ export async function networkNotes(
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
   }
-  const noPath = noPathSummary(health.signal, opened.member.members());
+  // This command runs under its own identity: the person's own agent is a member to it too.
+  const own = { node: opened.profile.identity.nodeId, name: t.yourAgent, online: false };
+  const noPath = noPathSummary(health.signal, [...opened.member.members(), own]);
   if (noPath !== undefined) {
     lines.push(
       t.noPath(
