@@ -1,6 +1,7 @@
 // The CLI's human text in English and Brazilian Portuguese (docs/cli.md, "CLI reference"; ADR 0012).
 // Agent-facing text (MCP) never goes through here: it is always English.
 import { isPapoError } from '../client/errors.js';
+import type { NoPathReason } from '../client/net/health.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 
 export type Lang = 'en' | 'pt';
@@ -96,6 +97,18 @@ export interface Messages {
   /** This process's own transport could not run (ADR 0057). */
   transportTrouble(why: string, restarts: number): string;
   localOnlyRoom(url: string): string;
+  /**
+   * Members on the signal server with no link past the bound (docs/transport.md, "Network
+   * health"): who (names, and how many not met yet), and why no path works, with the fix.
+   */
+  noPath(
+    names: string[],
+    others: number,
+    url: string,
+    seconds: number,
+    reason: NoPathReason,
+    source: string,
+  ): string;
   papoRelayNote: string;
   agentTransportRestarts(restarts: number, when: string, why: string): string;
   counts(queued: number, unread: number): string;
@@ -109,7 +122,8 @@ export interface Messages {
   forgetHelp: string;
   forgetNameHelp: string;
   /** papo status: who the queue waits for (ADR 0063). */
-  queuedFor(waiting: { name: string; count: number }[], suffix: string): string;
+  /** `offerForget` is false when everyone named is on the signal server (they have not left). */
+  queuedFor(waiting: { name: string; count: number }[], suffix: string, offerForget: boolean): string;
   firstToConfirm: string;
   /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
   sayLater(names: string): string;
@@ -251,6 +265,24 @@ const en: Messages = {
     `warning: papo's network process ${why} (started again ${restarts} time${restarts === 1 ? '' : 's'})`,
   localOnlyRoom: (url) =>
     `this room meets on ${url}, on this machine only: a colleague on another machine needs an invite made with --signal`,
+  noPath: (names, others, url, seconds, reason, source) => {
+    const who = [...names];
+    if (others > 0) who.push(others === 1 ? 'a member not met yet' : `${others} members not met yet`);
+    const many = who.length > 1 || others > 1;
+    const head = `warning: ${who.join(' and ')} ${many ? 'are' : 'is'} on the signal server ${url} (not gone from the room), but no network path between your machines works: no link formed within ${seconds}s`;
+    switch (reason) {
+      case 'relay_without_turn':
+        return `${head}. PAPO_ICE_POLICY=relay allows relayed paths only and no TURN relay is configured: unset PAPO_ICE_POLICY, or give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out)`;
+      case 'turn_limited':
+        return `${head}. The signal server has a TURN relay but hands this machine none for now (this address had its share): a signal token for that server (PAPO_SIGNAL_TOKEN) lifts the limit`;
+      case 'turn_failed':
+        return `${head}. A TURN relay is configured, yet no path formed through it (unreachable from one machine, or refusing its credentials): run papo doctor on both machines`;
+      default:
+        return source === 'env'
+          ? `${head}. PAPO_ICE_SERVERS names no TURN relay, and a direct path does not work between these networks (a symmetric NAT, or UDP blocked): add a TURN relay to PAPO_ICE_SERVERS`
+          : `${head}. The signal server hands out no TURN relay, and a direct path does not work between these networks (a symmetric NAT, or UDP blocked): install coturn on the signal server (papo signal starts it when turnserver is on PATH) or set PAPO_TURN_URLS and PAPO_TURN_SECRET there; or point each member at a TURN relay with PAPO_ICE_SERVERS`;
+    }
+  },
   papoRelayNote:
     'note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS (README, "Behind a corporate network")',
   agentTransportRestarts: (restarts, when, why) =>
@@ -269,8 +301,8 @@ const en: Messages = {
   forgetHelp:
     'stop waiting for a member who left the room for good: queued messages no longer wait for them, new ones are not owed to them',
   forgetNameHelp: "the member's name in the room (any letter case)",
-  queuedFor: (waiting, suffix) =>
-    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Someone who left for good: papo forget NAME${suffix}.`,
+  queuedFor: (waiting, suffix, offerForget) =>
+    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}.${offerForget ? ` Someone who left for good: papo forget NAME${suffix}.` : ''}`,
   firstToConfirm: 'the first member to confirm',
   sayLater: (names) =>
     `${names} offline: papo say keeps no queue, but the members who stored it pass it on when they connect (within 24 h)`,
@@ -411,6 +443,25 @@ const pt: Messages = {
     `aviso: o processo de rede do papo ${why} (reiniciado ${restarts} ${restarts === 1 ? 'vez' : 'vezes'})`,
   localOnlyRoom: (url) =>
     `esta sala se encontra em ${url}, só nesta máquina: um colega em outra máquina precisa de um convite feito com --signal`,
+  noPath: (names, others, url, seconds, reason, source) => {
+    const who = [...names];
+    if (others > 0)
+      who.push(others === 1 ? 'um membro ainda não visto' : `${others} membros ainda não vistos`);
+    const many = who.length > 1 || others > 1;
+    const head = `aviso: ${who.join(' e ')} ${many ? 'estão' : 'está'} no servidor de sinalização ${url} (não ${many ? 'saíram' : 'saiu'} da sala), mas nenhum caminho de rede entre as máquinas funciona: nenhum link se formou em ${seconds}s`;
+    switch (reason) {
+      case 'relay_without_turn':
+        return `${head}. PAPO_ICE_POLICY=relay só permite caminhos retransmitidos e nenhum relay TURN está configurado: remova PAPO_ICE_POLICY, ou dê ao papo um relay TURN (PAPO_ICE_SERVERS, ou um servidor de sinalização que forneça um)`;
+      case 'turn_limited':
+        return `${head}. O servidor de sinalização tem um relay TURN mas não fornece nenhum a esta máquina por ora (este endereço já teve a sua parte): um token para esse servidor (PAPO_SIGNAL_TOKEN) tira o limite`;
+      case 'turn_failed':
+        return `${head}. Há um relay TURN configurado, mas nenhum caminho se formou por ele (inalcançável de uma das máquinas, ou recusando as credenciais): rode papo doctor nas duas máquinas`;
+      default:
+        return source === 'env'
+          ? `${head}. PAPO_ICE_SERVERS não tem nenhum relay TURN, e um caminho direto não funciona entre estas redes (um NAT simétrico, ou UDP bloqueado): acrescente um relay TURN a PAPO_ICE_SERVERS`
+          : `${head}. O servidor de sinalização não fornece nenhum relay TURN, e um caminho direto não funciona entre estas redes (um NAT simétrico, ou UDP bloqueado): instale o coturn no servidor de sinalização (o papo signal o inicia quando turnserver está no PATH) ou defina PAPO_TURN_URLS e PAPO_TURN_SECRET lá; ou aponte cada membro para um relay TURN com PAPO_ICE_SERVERS`;
+    }
+  },
   papoRelayNote:
     'nota: PAPO_RELAY está definido, mas este papo não o usa: configure servidores TURN com PAPO_ICE_SERVERS (README, "Behind a corporate network")',
   agentTransportRestarts: (restarts, when, why) =>
@@ -430,8 +481,8 @@ const pt: Messages = {
   forgetHelp:
     'para de esperar por um membro que saiu da sala de vez: as mensagens na fila não esperam mais por ele, e as novas não são devidas a ele',
   forgetNameHelp: 'o nome do membro na sala (maiúsculas ou minúsculas)',
-  queuedFor: (waiting, suffix) =>
-    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Quem saiu de vez: papo forget NOME${suffix}.`,
+  queuedFor: (waiting, suffix, offerForget) =>
+    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}.${offerForget ? ` Quem saiu de vez: papo forget NOME${suffix}.` : ''}`,
   firstToConfirm: 'o primeiro membro que confirmar',
   sayLater: (names) =>
     `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,

@@ -1,10 +1,11 @@
 // What `papo status` and `papo say` tell a person about the network (issue: the relayed path): the
-// signal server unreachable or refusing, a room that meets on this machine only, this command's own
+// signal server unreachable or refusing, members on it that no path reaches, a room that meets on this machine only, this command's own
 // transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
 // (docs/transport.md, "Network health").
 import { join } from 'node:path';
 import { shortId } from '../client/log.js';
 import type { NetworkHealth } from '../client/member-api.js';
+import { NO_PATH_AFTER_MS, noPathSummary } from '../client/net/health.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
 import { readJsonFile } from '../client/store/durable-file.js';
@@ -32,6 +33,21 @@ export async function networkNotes(
   if (!health.signal.joined && problem !== undefined) {
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
+  }
+  // This command runs under its own identity: the person's own agent is a member to it too.
+  const own = { node: opened.profile.identity.nodeId, name: t.yourAgent, online: false };
+  const noPath = noPathSummary(health.signal, [...opened.member.members(), own]);
+  if (noPath !== undefined) {
+    lines.push(
+      t.noPath(
+        noPath.names,
+        noPath.others,
+        health.signalUrl,
+        Math.round(NO_PATH_AFTER_MS / 1000),
+        noPath.reason,
+        noPath.source,
+      ),
+    );
   }
   if (isLoopbackSignalUrl(health.signalUrl) && opened.member.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));

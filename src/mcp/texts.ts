@@ -6,6 +6,7 @@
 
 import { shortId } from '../client/log.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
+import { NO_PATH_AFTER_MS, type NoPath } from '../client/net/health.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 import { inertText } from '../client/wire/inert-text.js';
 import { MAX_BODY_BYTES } from '../client/wire/limits.js';
@@ -400,12 +401,19 @@ export function statusCounts(unread: number, queued: number): string {
  * Who the queued messages wait for (ADR 0063); `name` '' stands for messages sent while no member
  * was known, which the first member to confirm takes.
  */
-export function statusQueuedFor(waiting: readonly { name: string; count: number }[]): string {
+export function statusQueuedFor(
+  waiting: readonly { name: string; count: number }[],
+  offerForget = true,
+): string {
   const each = waiting.map(
     ({ name, count }) =>
       `${name === '' ? 'the first member to confirm' : name} (${count} ${count === 1 ? 'message' : 'messages'})`,
   );
-  return `Waiting for confirmation from: ${each.join(', ')}. A member who left for good can be forgotten with \`papo forget NAME\` in a terminal.`;
+  const head = `Waiting for confirmation from: ${each.join(', ')}.`;
+  // `offerForget` is false when everyone named is on the signal server: they have not left.
+  return offerForget
+    ? `${head} A member who left for good can be forgotten with \`papo forget NAME\` in a terminal.`
+    : head;
 }
 
 export function statusTransportRestarts(restarts: number, agoSeconds: number, why: string): string {
@@ -469,6 +477,8 @@ export interface NetworkView {
   /** `peers`: the others on the signal server's topic (a member not met yet is among them). */
   signal: { joined: boolean; peers?: readonly string[]; problem?: Pick<SignalProblem, 'code' | 'detail'> };
   transport: TransportHealth;
+  /** Peers on the signal server with no link past the bound (docs/transport.md, "Network health"). */
+  noPath?: NoPath | undefined;
 }
 
 /**
@@ -525,12 +535,47 @@ export function networkWarnings(n: NetworkView): string[] {
   if (!n.signal.joined && problem !== undefined && t.state !== 'restarting') {
     lines.push(signalWarning(n.signalUrl, problem.code, problem.detail));
   }
+  if (n.noPath !== undefined) lines.push(noPathWarning(n.signalUrl, n.noPath));
   if (n.loopback && !n.knowsMembers) {
     lines.push(
       `WARNING: this room meets on ${n.signalUrl}, on this machine only: a colleague on another machine needs an invite made with --signal (a signal server both can reach). Tell your user if they expect someone from another machine.`,
     );
   }
   return lines;
+}
+
+/**
+ * Members on the signal server with no WebRTC link past the bound: they are there, but no network
+ * path between the two machines works; why, as far as this member's ICE settings tell, and the fix.
+ */
+export function noPathWarning(url: string, p: NoPath): string {
+  const who = [...p.names];
+  if (p.others > 0) who.push(p.others === 1 ? 'a member not met yet' : `${p.others} members not met yet`);
+  const many = who.length > 1 || p.others > 1;
+  const secs = Math.round(NO_PATH_AFTER_MS / 1000);
+  const head = `WARNING: ${nameList(who)} ${many ? 'are' : 'is'} on the signal server ${url} like you (so not gone from the room), but no network path between the machines works: no link formed within ${secs}s.`;
+  const queued = 'Messages stay queued and go out once a link forms.';
+  let why: string;
+  switch (p.reason) {
+    case 'relay_without_turn':
+      why =
+        'Why: PAPO_ICE_POLICY=relay allows relayed paths only, and no TURN relay is configured, so papo has no path to offer. Tell your user to unset PAPO_ICE_POLICY where their agent starts, or to give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out), then to restart the session.';
+      break;
+    case 'turn_limited':
+      why =
+        'Why: the signal server has a TURN relay but hands this machine none for now (this address had its share of TURN credentials), and a direct path does not work between these networks. Tell your user: a signal token for that server (PAPO_SIGNAL_TOKEN) lifts the limit.';
+      break;
+    case 'turn_failed':
+      why =
+        'Why: a TURN relay is configured, yet no path formed through it: the relay may be unreachable from one of the machines, or refuse its credentials. Tell your user to run `papo doctor` on both machines; it checks the relay.';
+      break;
+    default:
+      why =
+        p.source === 'env'
+          ? 'Why: PAPO_ICE_SERVERS names no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user to add a TURN relay to PAPO_ICE_SERVERS.'
+          : 'Why: the signal server hands out no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user: whoever runs the signal server installs coturn there (`papo signal` starts it when `turnserver` is on PATH) or sets PAPO_TURN_URLS and PAPO_TURN_SECRET; or each member points at a TURN relay with PAPO_ICE_SERVERS.';
+  }
+  return `${head} ${queued} ${why} Do not suggest \`papo forget\`: that is for members who left.`;
 }
 
 function signalWarning(url: string, code: string, rawDetail: string): string {

@@ -93,12 +93,16 @@ export function register(program: Command, ctx: CliContext): void {
         const held = countHeld(profile.dir);
         if (review.on || held > 0) printLines([reviewTexts(lang(ctx)).statusLine(review.on, held)]);
         // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
+        // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
         const waiting = owedSummary(outbox);
+        const onTopic = new Set(m.probe.signalState().peers);
+        const there = new Set(members.filter((x) => onTopic.has(x.node)).map((x) => x.name.toLowerCase()));
         if (waiting.length > 0)
           printLines([
             t.queuedFor(
               waiting.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
               profileSuffix(profile.profile),
+              waiting.some(({ name }) => name !== '' && !there.has(name.toLowerCase())),
             ),
           ]);
       } catch (err) {

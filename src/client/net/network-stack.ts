@@ -5,8 +5,8 @@
 // between the member and its neighbours is already sealed.
 
 import { type LogTarget, toLog } from '../log.js';
-import type { SignalState } from './health.js';
-import { resolveIceConfig } from './ice-config.js';
+import type { IceFacts, SignalState, UnlinkedPeer } from './health.js';
+import { type IceConfig, resolveIceConfig } from './ice-config.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';
 import type { GrantEvent } from './turn-release.js';
@@ -34,12 +34,28 @@ export class NetworkStack {
   readonly mesh: Mesh;
   readonly #bridges: TurnBridges;
   readonly #sweep: NodeJS.Timeout;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #turnLimited: () => boolean;
+  /** Peers on the topic without a link, and since when (what `signalState` reports as `unlinked`). */
+  readonly #unlinkedSince = new Map<string, number>();
 
-  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges, sweep: NodeJS.Timeout) {
+  private constructor(
+    signal: SignalClient,
+    mesh: Mesh,
+    bridges: TurnBridges,
+    sweep: NodeJS.Timeout,
+    env: NodeJS.ProcessEnv,
+    turnLimited: () => boolean,
+  ) {
     this.signal = signal;
     this.mesh = mesh;
     this.#bridges = bridges;
     this.#sweep = sweep;
+    this.#env = env;
+    this.#turnLimited = turnLimited;
+    for (const event of ['peers', 'joined'] as const) signal.on(event, () => this.#unlinked());
+    mesh.on('link-open', () => this.#unlinked());
+    mesh.on('link-close', () => this.#unlinked());
   }
 
   /** Builds the stack and starts dialling the signal server. */
@@ -68,8 +84,10 @@ export class NetworkStack {
       throw err;
     }
     let turnLimitedSaid = false;
+    let turnLimited = false;
     signal.on('welcome', (servers, notes) => {
       void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+      turnLimited = notes.includes('turn_limited');
       // The server has TURN but gave this address its share already (no token required there).
       if (notes.includes('turn_limited') && !turnLimitedSaid) {
         turnLimitedSaid = true;
@@ -92,7 +110,7 @@ export class NetworkStack {
     }, ORPHAN_AGE_MS);
     sweep.unref();
     signal.start();
-    return new NetworkStack(signal, mesh, bridges, sweep);
+    return new NetworkStack(signal, mesh, bridges, sweep, env, () => turnLimited);
   }
 
   /** Calls `listener` whenever the signal connection changes (joined, peers, lost, refused). */
@@ -110,7 +128,37 @@ export class NetworkStack {
       peers: signal.peers(),
       ...(problem ? { problem } : {}),
       dropped: signal.dropped(),
+      unlinked: this.#unlinked(),
+      ice: this.#iceFacts(),
     };
+  }
+
+  /** The peers on the topic with no open link, each since it was first seen so. */
+  #unlinked(): UnlinkedPeer[] {
+    const linked = new Set(this.mesh.neighbours());
+    const now = Date.now();
+    const waiting = this.signal.joined ? this.signal.peers().filter((p) => !linked.has(p)) : [];
+    for (const peer of this.#unlinkedSince.keys())
+      if (!waiting.includes(peer)) this.#unlinkedSince.delete(peer);
+    for (const peer of waiting) if (!this.#unlinkedSince.has(peer)) this.#unlinkedSince.set(peer, now);
+    return [...this.#unlinkedSince].map(([peer, since]) => ({ peer, since }));
+  }
+
+  #iceFacts(): IceFacts {
+    let ice: IceConfig;
+    try {
+      ice = resolveIceConfig({ env: this.#env, welcome: this.signal.iceServers });
+    } catch {
+      // A bad setting stopped the stack at start; nothing to tell here.
+      return { relayOnly: false, turn: false, source: 'env', turnLimited: false };
+    }
+    const turn = ice.servers.some(
+      (s) =>
+        s.username !== undefined &&
+        s.credential !== undefined &&
+        (typeof s.urls === 'string' ? [s.urls] : s.urls).some((u) => /^turns?:/i.test(u.trim())),
+    );
+    return { relayOnly: ice.policy === 'relay', turn, source: ice.source, turnLimited: this.#turnLimited() };
   }
 
   /** Gives every TURN allocation back, closes the links and leaves the topic. */

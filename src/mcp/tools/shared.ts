@@ -3,6 +3,7 @@
 // (reviewers, the network view, the name-trust view). The wording of every text stays in texts.ts.
 
 import type { RoomMember } from '../../client/member-api.js';
+import { noPathSummary } from '../../client/net/health.js';
 import type { Envelope } from '../../client/wire/messages.js';
 import { isLoopbackSignalUrl } from '../../client/wire/signal-url.js';
 import type { ChannelPush } from '../channel-pump.js';
@@ -108,6 +109,7 @@ export async function networkView(member: RoomMember): Promise<NetworkView> {
     knowsMembers: member.members().length > 0,
     signal: health.signal,
     transport: health.transport,
+    noPath: noPathSummary(health.signal, member.members()),
   };
 }
 

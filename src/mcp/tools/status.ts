@@ -51,8 +51,17 @@ export function statusTool(deps: ToolDeps): ToolHandler {
     // Who the queue waits for (ADR 0063); in a pair it can only be the other one, so the text stays
     // as docs/mcp.md ("Tools") gives it.
     const waiting = member.queuedFor?.() ?? [];
-    if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1)
-      tail.push(statusQueuedFor(waiting));
+    if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1) {
+      // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
+      const onTopic = new Set(network.signal.peers ?? []);
+      const there = new Set(peers.filter((p) => onTopic.has(p.node)).map((p) => p.name.toLowerCase()));
+      tail.push(
+        statusQueuedFor(
+          waiting,
+          waiting.some((w) => w.name !== '' && !there.has(w.name.toLowerCase())),
+        ),
+      );
+    }
     const restart = network.transport.lastRestart;
     if (restart !== undefined && network.transport.state === 'running') {
       tail.push(
