@@ -150,6 +150,7 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   mcp: [
     'errors.ts',
     'log.ts',
+    'net/health.ts',
     'member-api.ts',
     'net/ice-config.ts',
     'net/signal-token.ts',
@@ -165,6 +166,7 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   cli: [
     'errors.ts',
     'log.ts',
+    'net/health.ts',
     'member-api.ts',
     'net/ice-config.ts',
     'net/signal-probe.ts',
