@@ -82,13 +82,17 @@ export function signalSocketUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, { cause });
+    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, {
+      detail: { source: 'dialed' },
+      cause,
+    });
   }
   const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[parsed.protocol];
   if (scheme === undefined) {
     throw new PapoError(
       'invalid_signal_url',
       `signal URL must be ws://, wss://, http:// or https://: ${url}`,
+      { detail: { source: 'dialed' } },
     );
   }
   parsed.protocol = scheme;

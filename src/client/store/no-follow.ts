@@ -25,7 +25,7 @@ export function linkedFileError(path: string, how: 'symbolic' | 'hard', cause?: 
   return new PapoError(
     'profile_link',
     `${path} ${what}; papo does not write or read the files of a profile through links: remove it, or put the real file there`,
-    cause === undefined ? undefined : { cause },
+    { detail: { path, link: how }, ...(cause === undefined ? {} : { cause }) },
   );
 }
 
@@ -106,6 +106,10 @@ export function refuseSharedFileSync(fd: number, path: string): void {
   const st = fstatSync(fd);
   if (st.isFile() && st.nlink <= 1) return;
   closeSync(fd);
-  if (!st.isFile()) throw new PapoError('profile_link', `${path} is not a regular file`);
+  if (!st.isFile()) {
+    throw new PapoError('profile_link', `${path} is not a regular file`, {
+      detail: { path, link: 'not_regular' },
+    });
+  }
   throw linkedFileError(path, 'hard');
 }
