@@ -6,7 +6,7 @@
 // tool returns — and closed on shutdown; the channel pump (channel-pump.ts), started once
 // notifications/initialized came and the member is open; the send window; and the results that
 // marked messages read, put back among the unread when the client will never read them.
-import { isPapoError } from '../client/errors.js';
+import { isPapoError, messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -55,7 +55,7 @@ export function unavailableText(err: unknown, profile: string): string {
   if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
   if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
   if (isPapoError(err, 'invalid_signal_token')) return NOT_READY.signalToken(err.message);
-  return NOT_READY.other(err instanceof Error ? err.message : String(err));
+  return NOT_READY.other(messageOf(err));
 }
 
 /** The interval of notifications/progress during `wait` (docs/mcp.md, "Tools"). */
@@ -111,7 +111,7 @@ export function createToolServer(
         },
         (err: unknown) => {
           if (err instanceof MemberUnavailable) throw err;
-          log.log('warn', `room member not available: ${err instanceof Error ? err.message : String(err)}`);
+          log.log('warn', `room member not available: ${messageOf(err)}`);
           throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
         },
       );
@@ -149,7 +149,7 @@ export function createToolServer(
     try {
       return options.describe();
     } catch (err) {
-      log.log('warn', `could not read the profile: ${err instanceof Error ? err.message : String(err)}`);
+      log.log('warn', `could not read the profile: ${messageOf(err)}`);
       return null;
     }
   }
@@ -204,11 +204,7 @@ export function createToolServer(
               'error',
               `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
             );
-            return answer(
-              name,
-              call,
-              errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err))),
-            );
+            return answer(name, call, errorResult(NOT_READY.other(messageOf(err))));
           },
         );
       },

@@ -2,6 +2,7 @@
 // (src/client/member-api.ts) and return text results; they know nothing of JSON-RPC. A handler
 // throws CallCancelled when its call was cancelled: the server then sends no response at all.
 
+import { messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
 import { formatLogEntry, reviewStates } from '../client/store/log-format.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -225,7 +226,7 @@ export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler
         deps.ackTimeoutMs,
       );
     } catch (err) {
-      return errorResult(SEND_ERRORS.failed(err instanceof Error ? err.message : String(err)));
+      return errorResult(SEND_ERRORS.failed(messageOf(err)));
     }
     // Answering implies having seen that message and the sender's earlier ones (docs/mcp.md,
     // "Tools").

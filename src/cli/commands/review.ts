@@ -11,7 +11,7 @@
 // applies it itself. review.json is the person's, written here and read by papo mcp.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { PapoError } from '../../client/errors.js';
+import { messageOf, PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { acquireLock } from '../../client/store/file-lock.js';
 import { readLogTail } from '../../client/store/log-file.js';
@@ -207,7 +207,7 @@ async function hold(dir: string, args: string[], opts: ReviewOptions, rt: Review
   try {
     compilePattern(pattern);
   } catch (err) {
-    throw new RangeError(rt.badPattern(pattern, (err as Error).message === 'too_long'));
+    throw new RangeError(rt.badPattern(pattern, messageOf(err) === 'too_long'));
   }
   if (!s.hold.includes(pattern)) {
     if (s.hold.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
@@ -302,7 +302,7 @@ async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: R
       try {
         await speak(ctx, member, rejectionNotice(m.id, reason), m.from, m.id);
       } catch (err) {
-        process.stderr.write(`${rt.tellFailed(m.from, err instanceof Error ? err.message : String(err))}\n`);
+        process.stderr.write(`${rt.tellFailed(m.from, messageOf(err))}\n`);
       }
     }
   } catch (err) {

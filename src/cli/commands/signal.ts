@@ -2,6 +2,7 @@
 // the Docker image runs). Settings come from PAPO_SIGNAL_* / PAPO_TURN_* (docs/signal-server.md); the
 // flags win over them.
 import type { Command } from 'commander';
+import { messageOf } from '../../client/errors.js';
 import { DEFAULT_METRICS, tlsFiles } from '../../signal-server/config.js';
 import { startSignalServer } from '../../signal-server/server.js';
 import type { CliContext } from '../context.js';
@@ -100,7 +101,7 @@ export function register(program: Command, ctx: CliContext): void {
           process.off('SIGTERM', stop);
           log(`${signal}: closing connections`);
           server.close().then(resolve, (err: unknown) => {
-            log(`error while closing: ${err instanceof Error ? err.message : String(err)}`);
+            log(`error while closing: ${messageOf(err)}`);
             resolve();
           });
         };

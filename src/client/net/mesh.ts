@@ -10,6 +10,7 @@
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
+import { messageOf } from '../errors.js';
 import type { LinkPath } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
@@ -316,7 +317,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
         onIceSkip: (url, why) => this.#log(`papo: ICE server ${url} skipped: ${why}`),
       });
     } catch (err) {
-      this.#log(`papo: cannot create a link to ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`papo: cannot create a link to ${peer.slice(0, 10)}: ${messageOf(err)}`);
       return undefined;
     }
     let opened = false;
@@ -347,9 +348,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const releasing = link
       .close()
       .then(() => this.#releaseRelays(link.relayedAddresses()))
-      .catch((err: unknown) =>
-        this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`),
-      )
+      .catch((err: unknown) => this.#log(`papo: could not release TURN allocations: ${messageOf(err)}`))
       .finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
   }

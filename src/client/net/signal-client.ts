@@ -23,7 +23,7 @@ import {
   type SignalErrorCode,
   TOPIC_PATTERN,
 } from '../../signal-protocol.js';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
 import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from './health.js';
 import { validateIceServers } from './ice-config.js';
 import { SignalOpener, sealSignal } from './signal-seal.js';
@@ -248,7 +248,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         handshakeTimeout: 10_000,
       });
     } catch (err) {
-      this.#lost(undefined, `cannot dial: ${(err as Error).message}`);
+      this.#lost(undefined, `cannot dial: ${messageOf(err)}`);
       return;
     }
     this.#ws = ws;

@@ -3,6 +3,8 @@
 // see changes (a name, an `about`, a name held for the first time: ADR 0064) at most every 5 s,
 // with every heartbeat, and on close. A flood of hellos costs one write, not one a hello.
 // Every write goes through the node's one queue of writes, so it never interleaves with another.
+
+import { messageOf } from '../errors.js';
 import type { Clock } from './clock.js';
 import type { NodeState } from './delivery.js';
 import type { KnownNames } from './member-names.js';
@@ -49,7 +51,7 @@ export class PeersSave {
       this.#cancel = undefined;
       this.#dirty = false;
       void this.#serial(() => this.#write()).catch((err: unknown) =>
-        this.#log(`could not save peers.json: ${(err as Error).message}`),
+        this.#log(`could not save peers.json: ${messageOf(err)}`),
       );
     });
   }

@@ -14,7 +14,7 @@
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
 import type {
   Impostor,
   MemberStatus,
@@ -413,7 +413,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const code = err instanceof PapoError ? err.code : undefined;
       const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
       this.dropped[reason]++;
-      this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${messageOf(err)}`);
       return;
     }
     // Catch-up frames are between two neighbours only: the others hold their own digests.

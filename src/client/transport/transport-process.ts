@@ -12,6 +12,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../errors.js';
 import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
 import type { TransportEvents } from '../room/links.js';
@@ -216,7 +217,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
         serialization: 'json',
       });
     } catch (err) {
-      this.#ended(undefined, `could not be started (${(err as Error).message})`);
+      this.#ended(undefined, `could not be started (${messageOf(err)})`);
       return;
     }
     this.#child = child;

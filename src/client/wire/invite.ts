@@ -51,8 +51,10 @@ export function decodeInvite(text: string): Invite {
   const body = bytes.subarray(0, bytes.length - CHECK_BYTES);
   const check = bytes.subarray(bytes.length - CHECK_BYTES);
   const expected = blake3(body).subarray(0, CHECK_BYTES);
-  if (!expected.every((b, i) => b === check[i])) throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
-  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES) throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
+  if (!expected.every((b, i) => b === check[i]))
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
+  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES)
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
 
   const secret = body.slice(0, SECRET_BYTES);
   let signalUrl = '';
