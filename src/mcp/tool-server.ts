@@ -101,7 +101,11 @@ export function createToolServer(
         (m) => {
           if (shuttingDown) {
             // Opened too late to be used: release the lock at once.
-            void m.close().catch(() => {});
+            void m
+              .close()
+              .catch((err: unknown) =>
+                log.log('warn', `could not close the late room member: ${messageOf(err)}`),
+              );
             throw new MemberUnavailable(NOT_READY.shuttingDown);
           }
           member = m;

@@ -50,15 +50,13 @@ export class PeersSave {
     this.#cancel = this.#clock.after(PEERS_SAVE_INTERVAL_MS, () => {
       this.#cancel = undefined;
       this.#dirty = false;
-      void this.#serial(() => this.#write()).catch((err: unknown) =>
-        this.#log(`could not save peers.json: ${messageOf(err)}`),
-      );
+      void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
     });
   }
 
   /** The heartbeat: written now, whether or not anything changed (a failure waits for the next). */
   now(): void {
-    void this.#serial(() => this.#write()).catch(() => {});
+    void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
   }
 
   /** The member closes: what changed and was not written yet is written now, and nothing after. */
@@ -67,7 +65,12 @@ export class PeersSave {
     this.#closed = true;
     this.#cancel?.();
     this.#cancel = undefined;
-    if (this.#dirty || this.#names.changed) void this.#serial(() => this.#write()).catch(() => {});
+    if (this.#dirty || this.#names.changed)
+      void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
+  }
+
+  #failed(err: unknown): void {
+    this.#log(`could not save peers.json: ${messageOf(err)}`);
   }
 
   async #write(): Promise<void> {

@@ -386,7 +386,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#waiters.close();
     // What changed and was not written yet is written now (peers-save.ts).
     this.#peersSave?.close();
-    await this.#writes.catch(() => {});
+    await this.#writes.catch(() => {}); // never rejects (#serial): each failure went to its own caller
     await this.#onClose?.();
   }
 
@@ -495,7 +495,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     );
     const state = this.#state;
     if (state)
-      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(
+        (err: unknown) => this.#log(`could not log the impostor note: ${messageOf(err)}`),
+      );
   }
 
   /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
@@ -599,6 +601,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** State changes run one after another, so two writers never interleave on one file. */
   #serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.#writes.then(work, work);
+    // The caller sees its own failure through `next`; the chain goes on to the next write.
     this.#writes = next.catch(() => {});
     return next;
   }

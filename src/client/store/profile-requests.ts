@@ -62,7 +62,7 @@ export async function takeRequests(
     } catch (err) {
       // A link or unreadable JSON: removed, never followed nor retried forever.
       log(`ignoring ${file}: ${messageOf(err)}`);
-      await unlink(path).catch(() => {});
+      await unlink(path).catch(() => {}); // still there: the next look says so again
       continue;
     }
     try {
@@ -73,7 +73,7 @@ export async function takeRequests(
       log(`could not apply ${file} yet: ${messageOf(err)}`);
       return;
     }
-    await unlink(path).catch(() => {});
+    await unlink(path).catch((err: unknown) => log(`could not remove ${file}: ${messageOf(err)}`));
   }
 }
 
