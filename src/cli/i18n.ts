@@ -469,6 +469,19 @@ const pt: Messages = {
         return `${err.detail.path} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
       case 'no_invite':
         return 'nenhum convite foi dado: passe-o pela entrada padrão (papo join --name <nome> < convite.txt), digite-o quando pedido, ou dê-o como argumento';
+      case 'listen_failed': {
+        const d = err.detail;
+        if (d.listener === 'signal') {
+          return d.errno === 'EADDRINUSE'
+            ? 'esse endereço e porta já estão em uso (outro servidor de sinalização?)'
+            : 'permissão negada para escutar nessa porta';
+        }
+        const inUse =
+          d.errno === 'EADDRINUSE'
+            ? ' está em uso: defina PAPO_SIGNAL_METRICS com outro endereço, ou off'
+            : '';
+        return `o endereço de métricas ${d.address} (PAPO_SIGNAL_METRICS): ${d.errno ?? d.reason}${inUse}`;
+      }
       case 'invalid_signal_url':
         if (err.detail.source === 'PAPO_SIGNAL') return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';

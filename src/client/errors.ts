@@ -31,6 +31,8 @@ export type PapoErrorCode =
   | 'forget_self'
   | 'unknown_message'
   | 'usage'
+  | 'invalid_pattern'
+  | 'listen_failed'
   | 'io';
 
 /** What is wrong with PAPO_SIGNAL_TOKEN (src/client/net/signal-token.ts). Origins only, never tokens. */
@@ -56,6 +58,12 @@ export interface PapoErrorDetails {
   invalid_signal_token: SignalTokenProblem;
   /** A profile file that is a link (symbolic, or a hard link to another file) or not a regular file. */
   profile_link: { path: string; link: 'symbolic' | 'hard' | 'not_regular' };
+  /** A review hold pattern (src/client/store/review.ts) that is too long, or holds nothing but stars. */
+  invalid_pattern: { problem: 'too_long' | 'empty' };
+  /** `papo signal` could not listen: on its own port, or on the metrics address it was given. */
+  listen_failed:
+    | { listener: 'signal'; errno: 'EADDRINUSE' | 'EACCES' }
+    | { listener: 'metrics'; address: string; errno: string | undefined; reason: string };
 }
 
 export type CodeWithDetail = keyof PapoErrorDetails;

@@ -62,14 +62,16 @@ export interface HoldPattern {
   pieces: string[];
 }
 
-/** The pattern as papo uses it; RangeError when it is empty, only stars, or too long. */
+/** The pattern as papo uses it; PapoError 'invalid_pattern' when it is empty, only stars, or too long. */
 export function compilePattern(pattern: string): HoldPattern {
-  if (pattern.length > MAX_PATTERN_CHARS) throw new RangeError('too_long');
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new PapoError('invalid_pattern', 'too_long', { detail: { problem: 'too_long' } });
+  }
   const pieces = pattern
     .split('*')
     .map((p) => foldText(p))
     .filter((p) => p !== '' && p !== ' ');
-  if (pieces.length === 0) throw new RangeError('empty');
+  if (pieces.length === 0) throw new PapoError('invalid_pattern', 'empty', { detail: { problem: 'empty' } });
   return { pieces };
 }
 
