@@ -20,7 +20,11 @@ export const OPEN_APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_C
 export const OPEN_CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
 
 /** The error for a link where a profile file should be. */
-export function linkedFileError(path: string, how: 'symbolic' | 'hard', cause?: unknown): PapoError {
+export function linkedFileError(
+  path: string,
+  how: 'symbolic' | 'hard',
+  cause?: unknown,
+): PapoError<'profile_link'> {
   const what = how === 'symbolic' ? 'is a symbolic link' : 'has another hard link (it is also another file)';
   return new PapoError(
     'profile_link',
