@@ -1,6 +1,11 @@
 // The CLI's human text in English and Brazilian Portuguese (docs/cli.md, "CLI reference"; ADR 0012).
 // Agent-facing text (MCP) never goes through here: it is always English.
-import { isPapoError } from '../client/errors.js';
+import {
+  type AnyPapoError,
+  isPapoError,
+  type PapoErrorDetails,
+  type SignalTokenProblem,
+} from '../client/errors.js';
 import type { NoPathReason } from '../client/net/health.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 
@@ -127,8 +132,11 @@ export interface Messages {
   firstToConfirm: string;
   /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
   sayLater(names: string): string;
-  /** Text of a domain error in this language; undefined = use the error's own (English) message. */
-  error(code: string, message: string, hints: ErrorHints): string | undefined;
+  /**
+   * Text of a domain error in this language, built from its code and `detail`; undefined = use the
+   * error's own (English) message.
+   */
+  error(err: AnyPapoError, hints: ErrorHints): string | undefined;
 }
 
 const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
@@ -486,9 +494,10 @@ const pt: Messages = {
   firstToConfirm: 'o primeiro membro que confirmar',
   sayLater: (names) =>
     `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,
-  error: (code, message, hints) => {
+  error: (err, hints) => {
     const profile = hints.profile ?? 'default';
-    switch (code) {
+    const { message } = err;
+    switch (err.code) {
       case 'invalid_name':
         return `nome inválido${hints.name !== undefined ? ` ${JSON.stringify(hints.name)}` : ''}: use de 1 a 32 caracteres entre letras A-Z a-z, números, "-", "_" e "."`;
       case 'invalid_profile_name':
@@ -504,28 +513,40 @@ const pt: Messages = {
       case 'home_unwritable':
         return `não foi possível gravar na pasta do papo${hints.home ? ` ${hints.home}` : ''} — confira PAPO_HOME e as permissões (${message})`;
       case 'invalid_invite':
-        if (message.startsWith('this is not a papo invite')) {
-          return 'isto não é um convite do papo (um convite começa com "papo1")';
-        }
-        if (message.includes('signal URL')) return 'este convite não traz uma URL de sinalização utilizável';
-        return 'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")';
+        return INVITE_PT[err.detail.problem];
       case 'invalid_signal_token':
-        return signalTokenPt(message);
-      case 'profile_link': {
-        const path = /^(.*?) (?:is a symbolic link|has another hard link|is not a regular file)/.exec(
-          message,
-        )?.[1];
-        return `${path ?? 'um arquivo do perfil'} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
-      }
+        return signalTokenPt(err.detail);
+      case 'profile_link':
+        return `${err.detail.path} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
       case 'no_invite':
         return 'nenhum convite foi dado: passe-o pela entrada padrão (papo join --name <nome> < convite.txt), digite-o quando pedido, ou dê-o como argumento';
+      case 'listen_failed': {
+        const d = err.detail;
+        if (d.listener === 'signal') {
+          return d.errno === 'EADDRINUSE'
+            ? 'esse endereço e porta já estão em uso (outro servidor de sinalização?)'
+            : 'permissão negada para escutar nessa porta';
+        }
+        const inUse =
+          d.errno === 'EADDRINUSE'
+            ? ' está em uso: defina PAPO_SIGNAL_METRICS com outro endereço, ou off'
+            : '';
+        return `o endereço de métricas ${d.address} (PAPO_SIGNAL_METRICS): ${d.errno ?? d.reason}${inUse}`;
+      }
       case 'invalid_signal_url':
-        if (message.startsWith('PAPO_SIGNAL')) return 'PAPO_SIGNAL não é uma URL válida';
+        if (err.detail.source === 'PAPO_SIGNAL') return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';
       default:
         return undefined;
     }
   },
+};
+
+const INVITE_PT: Record<PapoErrorDetails['invalid_invite']['problem'], string> = {
+  not_papo: 'isto não é um convite do papo (um convite começa com "papo1")',
+  no_signal_url: 'este convite não traz uma URL de sinalização utilizável',
+  damaged:
+    'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")',
 };
 
 /** The origin of a signal URL for the ORIGIN=TOKEN form (the URL itself if it cannot be parsed). */
@@ -538,31 +559,26 @@ function originOf(url: string): string {
 }
 
 /** PAPO_SIGNAL_TOKEN's errors (src/client/net/signal-token.ts) in Portuguese; they name origins only. */
-function signalTokenPt(message: string): string {
-  const bound = /binds a token to (\S+):/.exec(message)?.[1];
-  if (bound !== undefined) {
-    return `PAPO_SIGNAL_TOKEN associa um token a ${bound}: por ws:// até outra máquina ele viajaria às claras, então o papo nunca o envia. Ponha TLS na frente do servidor de sinalização e use wss:// (docs/signal-server.md)`;
-  }
-  if (message.includes('is a token without a server')) {
-    const head =
-      'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
-    const plain = /this room's server, (\S+), is plain/.exec(message)?.[1];
-    if (plain !== undefined) {
-      return `${head}; o servidor desta sala, ${plain}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+function signalTokenPt(p: SignalTokenProblem): string {
+  switch (p.problem) {
+    case 'in_clear':
+      return `PAPO_SIGNAL_TOKEN associa um token a ${p.origin}: por ws:// até outra máquina ele viajaria às claras, então o papo nunca o envia. Ponha TLS na frente do servidor de sinalização e use wss:// (docs/signal-server.md)`;
+    case 'bare_unbound': {
+      const head =
+        'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
+      return p.inClear
+        ? `${head}; o servidor desta sala, ${p.origin}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`
+        : `${head}; para o servidor desta sala escreva PAPO_SIGNAL_TOKEN=${p.origin}=TOKEN`;
     }
-    const form =
-      /write (PAPO_SIGNAL_TOKEN=\S+=TOKEN)$/.exec(message)?.[1] ?? 'PAPO_SIGNAL_TOKEN=ORIGEM=TOKEN';
-    return `${head}; para o servidor desta sala escreva ${form}`;
+    case 'no_token':
+      return `PAPO_SIGNAL_TOKEN cita ${p.origin} sem token: escreva ${p.origin}=TOKEN`;
+    case 'two_tokens':
+      return `PAPO_SIGNAL_TOKEN dá dois tokens diferentes a ${p.origin}`;
+    case 'bare_twice':
+      return 'PAPO_SIGNAL_TOKEN tem mais de um token sem servidor: escreva cada um como ORIGEM=TOKEN (por exemplo wss://sinal.exemplo.com=TOKEN)';
+    case 'not_origin':
+      return `PAPO_SIGNAL_TOKEN cita ${p.shown}, que não é a origem de um servidor: escreva ORIGEM=TOKEN, com ORIGEM como wss://sinal.exemplo.com ou wss://sinal.exemplo.com:8443 (sem caminho)`;
   }
-  const missing = /names (\S+) without a token/.exec(message)?.[1];
-  if (missing !== undefined) return `PAPO_SIGNAL_TOKEN cita ${missing} sem token: escreva ${missing}=TOKEN`;
-  const twice = /gives (\S+) two different tokens/.exec(message)?.[1];
-  if (twice !== undefined) return `PAPO_SIGNAL_TOKEN dá dois tokens diferentes a ${twice}`;
-  if (message.includes('more than one token without a server')) {
-    return 'PAPO_SIGNAL_TOKEN tem mais de um token sem servidor: escreva cada um como ORIGEM=TOKEN (por exemplo wss://sinal.exemplo.com=TOKEN)';
-  }
-  const bad = /names (.+), which is not a server's origin/.exec(message)?.[1] ?? '?';
-  return `PAPO_SIGNAL_TOKEN cita ${bad}, que não é a origem de um servidor: escreva ORIGEM=TOKEN, com ORIGEM como wss://sinal.exemplo.com ou wss://sinal.exemplo.com:8443 (sem caminho)`;
 }
 
 export function messages(lang: Lang): Messages {
@@ -571,7 +587,7 @@ export function messages(lang: Lang): Messages {
 
 /** The one line the CLI prints for a failure, without the "error: " prefix. */
 export function errorText(err: unknown, lang: Lang, hints: ErrorHints = {}): string {
-  if (isPapoError(err)) return messages(lang).error(err.code, err.message, hints) ?? err.message;
+  if (isPapoError(err)) return messages(lang).error(err, hints) ?? err.message;
   if (err instanceof Error) return err.message;
   return String(err);
 }

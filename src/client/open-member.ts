@@ -7,7 +7,7 @@
 // the room node or the transport themselves.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PapoError } from './errors.js';
+import { messageOf, PapoError } from './errors.js';
 import { type Log, type LogTarget, toLog } from './log.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import { resolveIceConfig } from './net/ice-config.js';
@@ -165,7 +165,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
                   why: health.lastRestart?.why ?? 'stopped',
                 };
                 writeFileDurable(join(profile.dir, TRANSPORT_FILE), `${JSON.stringify(record)}\n`).catch(
-                  (err: unknown) => log(`could not record the transport restart: ${(err as Error).message}`),
+                  (err: unknown) => log(`could not record the transport restart: ${messageOf(err)}`),
                 );
               },
             }
@@ -323,7 +323,7 @@ class EmbeddedSignalServer {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EADDRINUSE') {
-        this.#log(`could not start the local signal server: ${(err as Error).message}`);
+        this.#log(`could not start the local signal server: ${messageOf(err)}`);
       }
     }
   }

@@ -13,6 +13,7 @@
 // still unread. A message that arrives while a `wait` that wants it is in flight is not pushed:
 // the `wait` returns it (if the wait ends without it, it is pushed then).
 
+import { messageOf } from '../client/errors.js';
 import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
@@ -157,7 +158,7 @@ export class ChannelPush {
     write(channelParams(msg));
     if (this.#proven && this.#member !== null) {
       this.#member.consume([msg.id]).catch((err: unknown) => {
-        this.log(`could not mark pushed ${msg.id} read: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`could not mark pushed ${msg.id} read: ${messageOf(err)}`);
       });
     }
   }

@@ -6,7 +6,7 @@
 // tool returns — and closed on shutdown; the channel pump (channel-pump.ts), started once
 // notifications/initialized came and the member is open; the send window; and the results that
 // marked messages read, put back among the unread when the client will never read them.
-import { isPapoError } from '../client/errors.js';
+import { isPapoError, messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -55,7 +55,7 @@ export function unavailableText(err: unknown, profile: string): string {
   if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
   if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
   if (isPapoError(err, 'invalid_signal_token')) return NOT_READY.signalToken(err.message);
-  return NOT_READY.other(err instanceof Error ? err.message : String(err));
+  return NOT_READY.other(messageOf(err));
 }
 
 /** The interval of notifications/progress during `wait` (docs/mcp.md, "Tools"). */
@@ -92,7 +92,7 @@ function failureResult(name: ToolName, err: unknown, log: Diagnostics): ToolResu
     'error',
     `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
   );
-  return errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err)));
+  return errorResult(NOT_READY.other(messageOf(err)));
 }
 
 export function createToolServer(
@@ -124,7 +124,11 @@ export function createToolServer(
         (m) => {
           if (shuttingDown) {
             // Opened too late to be used: release the lock at once.
-            void m.close().catch(() => {});
+            void m
+              .close()
+              .catch((err: unknown) =>
+                log.log('warn', `could not close the late room member: ${messageOf(err)}`),
+              );
             throw new MemberUnavailable(NOT_READY.shuttingDown);
           }
           member = m;
@@ -134,7 +138,7 @@ export function createToolServer(
         },
         (err: unknown) => {
           if (err instanceof MemberUnavailable) throw err;
-          log.log('warn', `room member not available: ${err instanceof Error ? err.message : String(err)}`);
+          log.log('warn', `room member not available: ${messageOf(err)}`);
           throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
         },
       );
@@ -164,7 +168,7 @@ export function createToolServer(
     try {
       return options.describe();
     } catch (err) {
-      log.log('warn', `could not read the profile: ${err instanceof Error ? err.message : String(err)}`);
+      log.log('warn', `could not read the profile: ${messageOf(err)}`);
       return null;
     }
   }

@@ -11,6 +11,7 @@
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
+import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
 import type { LinkPath, TransportEvents } from './health.js';
@@ -308,7 +309,7 @@ export class Mesh extends EventEmitter<TransportEvents> {
         onIceSkip: (url, why) => this.#log(`ICE server ${url} skipped: ${why}`),
       });
     } catch (err) {
-      this.#log(`cannot create a link to ${shortId(peer)}: ${(err as Error).message}`);
+      this.#log(`cannot create a link to ${shortId(peer)}: ${messageOf(err)}`);
       return undefined;
     }
     let opened = false;
@@ -339,7 +340,7 @@ export class Mesh extends EventEmitter<TransportEvents> {
     const releasing = link
       .close()
       .then(() => this.#releaseRelays(link.relayedAddresses()))
-      .catch((err: unknown) => this.#log(`could not release TURN allocations: ${(err as Error).message}`))
+      .catch((err: unknown) => this.#log(`could not release TURN allocations: ${messageOf(err)}`))
       .finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
   }

@@ -4,6 +4,7 @@
 // test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
 // between the member and its neighbours is already sealed.
 
+import { messageOf } from '../errors.js';
 import { type LogTarget, toLog } from '../log.js';
 import type { IceFacts, SignalState, UnlinkedPeer } from './health.js';
 import { type IceConfig, resolveIceConfig } from './ice-config.js';
@@ -106,7 +107,9 @@ export class NetworkStack {
     );
     // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
     const sweep = setInterval(() => {
-      void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});
+      void bridges
+        .sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS)
+        .catch((err: unknown) => log(`turn: could not sweep orphan allocations: ${messageOf(err)}`));
     }, ORPHAN_AGE_MS);
     sweep.unref();
     signal.start();
@@ -166,7 +169,8 @@ export class NetworkStack {
     clearInterval(this.#sweep);
     // Every allocation is given back at once, beside the links' own close (which may wait up to
     // 2 s for the native side): a transport that is ending must not run out of time before its
-    // Refresh requests leave. Again after, for one made meanwhile.
+    // Refresh requests leave. Again after, for one made meanwhile. The transport is ending: a part
+    // that fails to close ends with its process, and must not keep the others from closing.
     const releaseAll = () => this.#bridges.sweep(new Set(), 0).catch(() => {});
     await Promise.all([releaseAll(), this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
     await releaseAll();

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
+import { messageOf } from '../errors.js';
 import { shortId } from '../log.js';
 import type { LinkPath } from './health.js';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
@@ -215,7 +216,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       return true;
     } catch (err) {
       // A description or candidate libdatachannel cannot parse ends this attempt, not the process.
-      this.#end(`bad ${signal.k}: ${(err as Error).message}`);
+      this.#end(`bad ${signal.k}: ${messageOf(err)}`);
       return false;
     }
   }

@@ -24,7 +24,7 @@ import {
   type SignalErrorCode,
   TOPIC_PATTERN,
 } from '../../signal-protocol.js';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
 import { Backoff, type Random, SIGNAL_REDIAL, scheduleOf } from './backoff.js';
 import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from './health.js';
 import { validateIceServers } from './ice-config.js';
@@ -84,13 +84,17 @@ export function signalSocketUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, { cause });
+    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, {
+      detail: { source: 'dialed' },
+      cause,
+    });
   }
   const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[parsed.protocol];
   if (scheme === undefined) {
     throw new PapoError(
       'invalid_signal_url',
       `signal URL must be ws://, wss://, http:// or https://: ${url}`,
+      { detail: { source: 'dialed' } },
     );
   }
   parsed.protocol = scheme;
@@ -248,7 +252,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         handshakeTimeout: 10_000,
       });
     } catch (err) {
-      this.#lost(undefined, `cannot dial: ${(err as Error).message}`);
+      this.#lost(undefined, `cannot dial: ${messageOf(err)}`);
       return;
     }
     this.#ws = ws;

@@ -6,7 +6,7 @@
 // would travel in clear. Errors name origins, never tokens.
 //
 // (The signal server reads the same variable as the one token it requires: src/signal-server/config.ts.)
-import { PapoError } from '../errors.js';
+import { PapoError, type SignalTokenProblem } from '../errors.js';
 
 /** `scheme://host[:port]` with http/https folded into ws/wss and default ports dropped. */
 export function signalOrigin(url: string): string {
@@ -49,10 +49,7 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
   for (const entry of entries) {
     if (!ORIGIN_FIRST.test(entry)) {
       if (bare !== undefined) {
-        throw new PapoError(
-          'invalid_signal_token',
-          'PAPO_SIGNAL_TOKEN holds more than one token without a server: write each as ORIGIN=TOKEN (e.g. wss://signal.example.com=TOKEN)',
-        );
+        throw tokenError({ problem: 'bare_twice' });
       }
       bare = entry;
       continue;
@@ -62,16 +59,11 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
     const originText = eq < 0 ? entry : entry.slice(0, eq);
     const token = eq < 0 ? '' : entry.slice(eq + 1);
     const origin = originOf(originText);
-    if (token === '') {
-      throw new PapoError(
-        'invalid_signal_token',
-        `PAPO_SIGNAL_TOKEN names ${origin} without a token: write ${origin}=TOKEN`,
-      );
-    }
-    if (!tokenMayTravel(origin)) throw inClear(origin);
+    if (token === '') throw tokenError({ problem: 'no_token', origin });
+    if (!tokenMayTravel(origin)) throw tokenError({ problem: 'in_clear', origin });
     const before = bound.get(origin);
     if (before !== undefined && before !== token) {
-      throw new PapoError('invalid_signal_token', `PAPO_SIGNAL_TOKEN gives ${origin} two different tokens`);
+      throw tokenError({ problem: 'two_tokens', origin });
     }
     bound.set(origin, token);
   }
@@ -90,14 +82,7 @@ export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): strin
   if (bare !== undefined) {
     const pinned = env.PAPO_SIGNAL?.trim() ?? '';
     if (pinned === '') {
-      const head =
-        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
-      throw new PapoError(
-        'invalid_signal_token',
-        tokenMayTravel(target)
-          ? `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${target}=TOKEN`
-          : `${head}; this room's server, ${target}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`,
-      );
+      throw tokenError({ problem: 'bare_unbound', origin: target, inClear: !tokenMayTravel(target) });
     }
     let origin: string;
     try {
@@ -105,7 +90,7 @@ export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): strin
     } catch {
       return undefined; // PAPO_SIGNAL itself is invalid: effectiveSignalUrl reports that
     }
-    if (!tokenMayTravel(origin)) throw inClear(origin);
+    if (!tokenMayTravel(origin)) throw tokenError({ problem: 'in_clear', origin });
     if (!bound.has(origin)) bound.set(origin, bare);
   }
   return bound.get(target);
@@ -128,18 +113,33 @@ function originOf(text: string): string {
     (parsed.pathname === '' || parsed.pathname === '/') &&
     parsed.search === '' &&
     parsed.hash === '';
-  if (!usable || parsed === undefined) {
-    throw new PapoError(
-      'invalid_signal_token',
-      `PAPO_SIGNAL_TOKEN names ${shown}, which is not a server's origin: write ORIGIN=TOKEN with ORIGIN like wss://signal.example.com or wss://signal.example.com:8443 (no path)`,
-    );
-  }
+  if (!usable || parsed === undefined) throw tokenError({ problem: 'not_origin', shown });
   return signalOrigin(parsed.toString());
 }
 
-function inClear(origin: string): PapoError {
-  return new PapoError(
-    'invalid_signal_token',
-    `PAPO_SIGNAL_TOKEN binds a token to ${origin}: over ws:// to another machine it would travel in clear, so papo never sends it. Put TLS in front of the signal server and use wss:// (docs/signal-server.md)`,
-  );
+function tokenError(detail: SignalTokenProblem): PapoError<'invalid_signal_token'> {
+  return new PapoError('invalid_signal_token', signalTokenMessage(detail), { detail });
+}
+
+/** The English text of a PAPO_SIGNAL_TOKEN problem (the CLI renders other languages from the same data). */
+export function signalTokenMessage(p: SignalTokenProblem): string {
+  switch (p.problem) {
+    case 'bare_twice':
+      return 'PAPO_SIGNAL_TOKEN holds more than one token without a server: write each as ORIGIN=TOKEN (e.g. wss://signal.example.com=TOKEN)';
+    case 'no_token':
+      return `PAPO_SIGNAL_TOKEN names ${p.origin} without a token: write ${p.origin}=TOKEN`;
+    case 'two_tokens':
+      return `PAPO_SIGNAL_TOKEN gives ${p.origin} two different tokens`;
+    case 'in_clear':
+      return `PAPO_SIGNAL_TOKEN binds a token to ${p.origin}: over ws:// to another machine it would travel in clear, so papo never sends it. Put TLS in front of the signal server and use wss:// (docs/signal-server.md)`;
+    case 'bare_unbound': {
+      const head =
+        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
+      return p.inClear
+        ? `${head}; this room's server, ${p.origin}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`
+        : `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${p.origin}=TOKEN`;
+    }
+    case 'not_origin':
+      return `PAPO_SIGNAL_TOKEN names ${p.shown}, which is not a server's origin: write ORIGIN=TOKEN with ORIGIN like wss://signal.example.com or wss://signal.example.com:8443 (no path)`;
+  }
 }

@@ -11,6 +11,7 @@ import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../../signal-protocol.js';
+import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
@@ -218,7 +219,7 @@ export class TurnBridges {
         return it;
       },
       (err: unknown) => {
-        this.#log(`${what}: ${(err as Error).message}`);
+        this.#log(`${what}: ${messageOf(err)}`);
         return null;
       },
     );

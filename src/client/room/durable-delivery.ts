@@ -11,7 +11,7 @@
 //     the inbox, logged and acked the same, and reaches the agent only once approved (review.ts);
 //   - catch-up: both sides of a new link swap digests and send what the other lacks (catch-up.ts).
 
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
 import { shortId } from '../log.js';
 import {
   ackCounts,
@@ -72,7 +72,7 @@ export class DurableDelivery implements Delivery {
         host.sendTo(peer, host.codec.seal({ ...msg, t: 'missed' } as SignedFrame));
       } catch (err) {
         // A message whose frame was at the 64 KiB limit does not fit with the longer `t`.
-        host.log(`catch-up: could not send ${msg.id}: ${(err as Error).message}`);
+        host.log(`catch-up: could not send ${msg.id}: ${messageOf(err)}`);
       }
     }, now);
   }
@@ -89,7 +89,7 @@ export class DurableDelivery implements Delivery {
         tail?.slice(-CATCH_UP_LOG_ENTRIES) ?? (await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES)),
       );
     } catch (err) {
-      this.#host.log(`could not read the log for catch-up: ${(err as Error).message}`);
+      this.#host.log(`could not read the log for catch-up: ${messageOf(err)}`);
     }
   }
 
@@ -218,7 +218,7 @@ export class DurableDelivery implements Delivery {
           await state.appendLog({ ev: 'in', msg, ...(held ? { held: true as const } : {}) });
         } catch (err) {
           // The inbox holds it, so it is safe for the agent; only history misses the line.
-          host.log(`could not log message ${msg.id}: ${(err as Error).message}`);
+          host.log(`could not log message ${msg.id}: ${messageOf(err)}`);
         }
       })
       .then(
@@ -233,7 +233,7 @@ export class DurableDelivery implements Delivery {
         (err: unknown) => {
           // Not stored, so not acked: the sender keeps it queued and sends it again.
           this.#storing.delete(msg.id);
-          host.log(`could not store message ${msg.id}: ${(err as Error).message}`);
+          host.log(`could not store message ${msg.id}: ${messageOf(err)}`);
           // A full inbox is told, so the sender can say why (not acked, not seen: a later copy,
           // once the agent has read, is stored).
           if (err instanceof PapoError && err.code === 'inbox_full' && !host.isClosed())
@@ -280,7 +280,7 @@ export class DurableDelivery implements Delivery {
         await state.appendLog({ ev: 'delivered', id, by, ts: host.now() });
         host.events.emit('delivered', { id, by });
       })
-      .catch((err: unknown) => host.log(`could not update the outbox: ${(err as Error).message}`))
+      .catch((err: unknown) => host.log(`could not update the outbox: ${messageOf(err)}`))
       .finally(() => host.waiters.acked(id, by));
   }
 

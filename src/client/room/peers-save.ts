@@ -4,6 +4,7 @@
 // with every heartbeat, and on close. A flood of hellos costs one write, not one a hello.
 // Every write goes through the node's one queue of writes, so it never interleaves with another.
 
+import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Clock } from './clock.js';
 import type { NodeState } from './delivery.js';
@@ -50,15 +51,13 @@ export class PeersSave {
     this.#cancel = this.#clock.after(PEERS_SAVE_INTERVAL_MS, () => {
       this.#cancel = undefined;
       this.#dirty = false;
-      void this.#serial(() => this.#write()).catch((err: unknown) =>
-        this.#log(`could not save peers.json: ${(err as Error).message}`),
-      );
+      void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
     });
   }
 
   /** The heartbeat: written now, whether or not anything changed (a failure waits for the next). */
   now(): void {
-    void this.#serial(() => this.#write()).catch(() => {});
+    void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
   }
 
   /** The member closes: what changed and was not written yet is written now, and nothing after. */
@@ -67,7 +66,12 @@ export class PeersSave {
     this.#closed = true;
     this.#cancel?.();
     this.#cancel = undefined;
-    if (this.#dirty || this.#names.changed) void this.#serial(() => this.#write()).catch(() => {});
+    if (this.#dirty || this.#names.changed)
+      void this.#serial(() => this.#write()).catch((err: unknown) => this.#failed(err));
+  }
+
+  #failed(err: unknown): void {
+    this.#log(`could not save peers.json: ${messageOf(err)}`);
   }
 
   async #write(): Promise<void> {

@@ -14,7 +14,7 @@
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
 import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import type {
   Impostor,
@@ -387,7 +387,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#waiters.close();
     // What changed and was not written yet is written now (peers-save.ts).
     this.#peersSave?.close();
-    await this.#writes.catch(() => {});
+    await this.#writes.catch(() => {}); // never rejects (#serial): each failure went to its own caller
     await this.#onClose?.();
   }
 
@@ -414,7 +414,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const code = err instanceof PapoError ? err.code : undefined;
       const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
       this.dropped[reason]++;
-      this.#log(`dropped a frame from ${shortId(peer)}: ${(err as Error).message}`);
+      this.#log(`dropped a frame from ${shortId(peer)}: ${messageOf(err)}`);
       return;
     }
     // Catch-up frames are between two neighbours only: the others hold their own digests.
@@ -494,7 +494,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#log(`refused frames from ${shortId(node)}: it claims ${name} (${kind}), which another key holds`);
     const state = this.#state;
     if (state)
-      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(
+        (err: unknown) => this.#log(`could not log the impostor note: ${messageOf(err)}`),
+      );
   }
 
   /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
@@ -598,6 +600,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** State changes run one after another, so two writers never interleave on one file. */
   #serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.#writes.then(work, work);
+    // The caller sees its own failure through `next`; the chain goes on to the next write.
     this.#writes = next.catch(() => {});
     return next;
   }

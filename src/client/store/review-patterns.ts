@@ -1,5 +1,6 @@
 // The review gate's hold patterns (ADR 0081): what a person writes in `papo review hold`, and how
 // papo finds it in a colleague's message.
+import { PapoError } from '../errors.js';
 
 /** Longest hold pattern, in characters. */
 export const MAX_PATTERN_CHARS = 200;
@@ -17,14 +18,16 @@ export interface HoldPattern {
   pieces: string[];
 }
 
-/** The pattern as papo uses it; RangeError when it is empty, only stars, or too long. */
+/** The pattern as papo uses it; PapoError 'invalid_pattern' when it is empty, only stars, or too long. */
 export function compilePattern(pattern: string): HoldPattern {
-  if (pattern.length > MAX_PATTERN_CHARS) throw new RangeError('too_long');
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new PapoError('invalid_pattern', 'too_long', { detail: { problem: 'too_long' } });
+  }
   const pieces = pattern
     .split('*')
     .map((p) => foldText(p))
     .filter((p) => p !== '' && p !== ' ');
-  if (pieces.length === 0) throw new RangeError('empty');
+  if (pieces.length === 0) throw new PapoError('invalid_pattern', 'empty', { detail: { problem: 'empty' } });
   return { pieces };
 }
 

@@ -7,6 +7,8 @@
 // parent points this process's stdout at its own stderr anyway), and it ends when the member's
 // process goes away (the IPC channel disconnects), closing its links first so that their TURN
 // allocations are given back.
+
+import { messageOf } from '../errors.js';
 import type { LinkPath } from '../net/health.js';
 import { NetworkStack } from '../net/network-stack.js';
 import { disableNativeCleanup } from '../net/peer-link.js';
@@ -66,7 +68,7 @@ async function start(init: TransportInit): Promise<void> {
         ),
     });
   } catch (err) {
-    tell({ t: 'fatal', message: (err as Error).message });
+    tell({ t: 'fatal', message: messageOf(err) });
     process.exit(70);
   }
   const { mesh } = stack;

@@ -13,6 +13,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { delayOf, type Schedule, scheduleOf, TRANSPORT_RESTART } from '../net/backoff.js';
 import type {
@@ -223,7 +224,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
         serialization: 'json',
       });
     } catch (err) {
-      this.#ended(undefined, `could not be started (${(err as Error).message})`);
+      this.#ended(undefined, `could not be started (${messageOf(err)})`);
       return;
     }
     this.#child = child;

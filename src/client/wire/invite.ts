@@ -34,22 +34,27 @@ export function encodeInvite(secret: Uint8Array, signalUrl: string): string {
 
 const DAMAGED =
   'this invite is damaged or was cut off when it was copied; ask for it again (the other person runs "papo invite")';
+const DAMAGED_DETAIL = { detail: { problem: 'damaged' } } as const;
 
 export function decodeInvite(text: string): Invite {
   if (typeof text !== 'string') throw new TypeError('invite must be a string');
   const trimmed = text.trim();
   if (!trimmed.startsWith(INVITE_PREFIX)) {
-    throw new PapoError('invalid_invite', 'this is not a papo invite (an invite starts with "papo1")');
+    throw new PapoError('invalid_invite', 'this is not a papo invite (an invite starts with "papo1")', {
+      detail: { problem: 'not_papo' },
+    });
   }
   const bytes = base32Decode(trimmed.slice(INVITE_PREFIX.length).toLowerCase());
   if (bytes === null || bytes.length < SECRET_BYTES + CHECK_BYTES) {
-    throw new PapoError('invalid_invite', DAMAGED);
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
   }
   const body = bytes.subarray(0, bytes.length - CHECK_BYTES);
   const check = bytes.subarray(bytes.length - CHECK_BYTES);
   const expected = blake3(body).subarray(0, CHECK_BYTES);
-  if (!expected.every((b, i) => b === check[i])) throw new PapoError('invalid_invite', DAMAGED);
-  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES) throw new PapoError('invalid_invite', DAMAGED);
+  if (!expected.every((b, i) => b === check[i]))
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
+  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES)
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
 
   const secret = body.slice(0, SECRET_BYTES);
   let signalUrl = '';
@@ -58,7 +63,10 @@ export function decodeInvite(text: string): Invite {
     try {
       urlText = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(SECRET_BYTES));
     } catch (cause) {
-      throw new PapoError('invalid_invite', 'this invite carries no usable signal URL', { cause });
+      throw new PapoError('invalid_invite', 'this invite carries no usable signal URL', {
+        detail: { problem: 'no_signal_url' },
+        cause,
+      });
     }
     try {
       signalUrl = parseSignalUrl(urlText, 'invite');
@@ -66,7 +74,7 @@ export function decodeInvite(text: string): Invite {
       throw new PapoError(
         'invalid_invite',
         'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)',
-        { cause },
+        { detail: { problem: 'no_signal_url' }, cause },
       );
     }
   }

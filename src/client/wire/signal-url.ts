@@ -29,7 +29,7 @@ export function parseSignalUrl(text: string, source: SignalUrlSource): string {
     url.password === '' &&
     url.hash === '';
   if (!valid || url === undefined) {
-    throw new PapoError('invalid_signal_url', invalidMessage(source));
+    throw new PapoError('invalid_signal_url', invalidMessage(source), { detail: { source } });
   }
   // An empty query or fragment ("ws://h?", "ws://h#") serialises as a bare "?" or "#": drop them,
   // so that the slice below takes the path's "/" and parsing the result again gives the same URL
@@ -39,7 +39,9 @@ export function parseSignalUrl(text: string, source: SignalUrlSource): string {
   let normalised = url.toString();
   if (url.pathname === '/' && url.search === '') normalised = normalised.slice(0, -1);
   if (new TextEncoder().encode(normalised).length > MAX_SIGNAL_URL_BYTES) {
-    throw new PapoError('invalid_signal_url', `${invalidMessage(source)} (longer than 255 bytes)`);
+    throw new PapoError('invalid_signal_url', `${invalidMessage(source)} (longer than 255 bytes)`, {
+      detail: { source },
+    });
   }
   return normalised;
 }

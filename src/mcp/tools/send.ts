@@ -1,6 +1,7 @@
 // `send` (docs/mcp.md, "Tools"): checks the arguments and the body (size, credentials, the send
 // window), sends through the member, and gathers what texts.ts's `sendOutcome` words.
 
+import { messageOf } from '../../client/errors.js';
 import type { RoomMember, SendResult } from '../../client/member-api.js';
 import { sameName } from '../../client/wire/names.js';
 import { findCredential } from '../credentials.js';
@@ -51,7 +52,7 @@ export function sendTool(deps: ToolDeps): ToolHandler {
         deps.ackTimeoutMs,
       );
     } catch (err) {
-      return errorResult(SEND_ERRORS.failed(err instanceof Error ? err.message : String(err)));
+      return errorResult(SEND_ERRORS.failed(messageOf(err)));
     }
     // Answering implies having seen that message and the sender's earlier ones (docs/mcp.md,
     // "Tools").
