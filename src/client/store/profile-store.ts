@@ -27,6 +27,7 @@ import { profileDir } from './home.js';
 import { InboxStore } from './inbox-store.js';
 import { LogFile } from './log-file.js';
 import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
+import { type ProfileFile, parseProfileFile } from './profile-file.js';
 import {
   HELD_DIR,
   INBOX_DIR,
@@ -81,15 +82,6 @@ export interface CreateProfileInput extends ProfileRef {
   signalUrl?: string;
   /** Replace an existing profile: keeps secret.key and log.jsonl, clears peers, inbox and outbox. */
   force: boolean;
-}
-
-/** profile.json as stored. */
-export interface ProfileFile {
-  name: string;
-  about?: string;
-  secret: string;
-  signalUrl?: string;
-  createdAt: number;
 }
 
 /**
@@ -383,25 +375,6 @@ export function parseOutboxFile(raw: unknown, path: string): QueuedMessage[] {
     ...(checkedEnvelope(m) as Envelope),
     ...(m.owed !== undefined ? { owed: m.owed } : {}),
   }));
-}
-
-/** profile.json's JSON: the profile's fields, or null when it is not a papo profile. */
-export function parseProfileFile(raw: unknown): ProfileFile | null {
-  if (typeof raw !== 'object' || raw === null) return null;
-  const v = raw as Record<string, unknown>;
-  if (!isMemberName(v.name) || typeof v.secret !== 'string' || !/^[0-9a-f]{64}$/.test(v.secret)) {
-    return null;
-  }
-  if (v.about !== undefined && typeof v.about !== 'string') return null;
-  if (v.signalUrl !== undefined && typeof v.signalUrl !== 'string') return null;
-  const file: ProfileFile = {
-    name: v.name,
-    secret: v.secret,
-    createdAt: typeof v.createdAt === 'number' ? v.createdAt : 0,
-  };
-  if (typeof v.about === 'string' && v.about !== '') file.about = v.about;
-  if (typeof v.signalUrl === 'string' && v.signalUrl !== '') file.signalUrl = v.signalUrl;
-  return file;
 }
 
 function toProfile(dir: string, profile: string, file: ProfileFile, identity: Identity): Profile {
