@@ -5,8 +5,6 @@
 // of the transport does not take it away from the other members on this machine. Callers get the
 // member as its contract (RoomMember) and a small read-only probe of its network (RoomProbe), never
 // the room node or the transport themselves.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { PapoError } from './errors.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import { resolveIceConfig } from './net/ice-config.js';
@@ -14,17 +12,17 @@ import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
 import { KnownNames } from './room/member-names.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
-import { readJsonFile, writeFileDurable } from './store/durable-file.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
-import { NAMES_FILE, PEERS_FILE, TRANSPORT_FILE } from './store/profile-files.js';
 import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {
   openMemberState,
   openProfile,
-  type Peers,
   type Profile,
   personIdentity,
+  readRememberedMembers,
+  removeTransportRecord,
   type TransportRecord,
+  writeTransportRecord,
 } from './store/profile-store.js';
 import { takeReviewRequests } from './store/review.js';
 import type { MemberTransport } from './transport/member-transport.js';
@@ -111,10 +109,9 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       names.claim(profile.name, 'human', person);
     } else {
       identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
-      knownPeers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE)).catch(() => null)) ?? {};
-      names = new KnownNames(
-        (await readJsonFile<Record<string, string>>(join(profile.dir, NAMES_FILE)).catch(() => null)) ?? {},
-      );
+      const remembered = await readRememberedMembers(profile.dir);
+      knownPeers = remembered.peers;
+      names = new KnownNames(remembered.names);
       names.claim(profile.name, 'agent', profile.identity.nodeId);
     }
 
@@ -163,8 +160,8 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
                   at: health.lastRestart?.at ?? Date.now(),
                   why: health.lastRestart?.why ?? 'stopped',
                 };
-                writeFileDurable(join(profile.dir, TRANSPORT_FILE), `${JSON.stringify(record)}\n`).catch(
-                  (err: unknown) => log(`could not record the transport restart: ${(err as Error).message}`),
+                writeTransportRecord(profile.dir, record).catch((err: unknown) =>
+                  log(`could not record the transport restart: ${(err as Error).message}`),
                 );
               },
             }
@@ -177,7 +174,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     cleanups.push(() => t.close());
     if (mode === 'agent') {
       // The record of this session's restarts is news only while it runs (papo status).
-      cleanups.push(() => rm(join(profile.dir, TRANSPORT_FILE), { force: true }));
+      cleanups.push(() => removeTransportRecord(profile.dir));
     }
     transport.onSignalState((signal) => {
       // The process that hosted the local signal server exited: take the port over.
