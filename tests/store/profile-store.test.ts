@@ -4,11 +4,11 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
-import type { NodeState } from '../../src/client/room/room-node.js';
 import { acquireLock } from '../../src/client/store/file-lock.js';
 import { MAX_INBOX_BYTES } from '../../src/client/store/inbox-store.js';
 import {
   createProfile,
+  type MemberState,
   openMemberState,
   openProfile,
   readAgentTransportRecord,
@@ -181,7 +181,7 @@ test('openProfile: missing and corrupt profiles', async (t) => {
 
 test('member state: the shape the room node drives; inbound ids from the log and the inbox, and the log line a stop kept out written', async (t) => {
   const { profile } = await aProfile(t);
-  const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
+  const state: MemberState = await openMemberState(profile.dir);
   const msg = (id: string) => ({
     id,
     from: 'b',

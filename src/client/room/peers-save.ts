@@ -3,8 +3,8 @@
 // see changes (a name, an `about`, a name held for the first time: ADR 0064) at most every 5 s,
 // with every heartbeat, and on close. A flood of hellos costs one write, not one a hello.
 // Every write goes through the node's one queue of writes, so it never interleaves with another.
+import type { MemberState } from '../store/profile-store.js';
 import type { Clock } from './clock.js';
-import type { NodeState } from './delivery.js';
 import type { KnownNames } from './member-names.js';
 
 /** peers.json is written at most this often (and on close); presence lives in memory. */
@@ -12,7 +12,7 @@ export const PEERS_SAVE_INTERVAL_MS = 5_000;
 
 export interface PeersSaveOptions {
   /** Where peers.json and names.json are written. */
-  state: Pick<NodeState, 'savePeers' | 'saveNames'>;
+  state: Pick<MemberState, 'savePeers' | 'saveNames'>;
   /** Who each name belongs to: names.json is written when it changed. */
   names: KnownNames;
   /** The node's one queue of writes. */
@@ -22,7 +22,7 @@ export interface PeersSaveOptions {
 }
 
 export class PeersSave {
-  #state: Pick<NodeState, 'savePeers' | 'saveNames'>;
+  #state: Pick<MemberState, 'savePeers' | 'saveNames'>;
   #names: KnownNames;
   #serial: <T>(work: () => Promise<T>) => Promise<T>;
   #clock: Pick<Clock, 'after'>;

@@ -193,16 +193,19 @@ export interface PeerRecord {
   kind: SenderKind;
   /** Unix ms of the last hello or msg from this member. */
   lastSeen: number;
+  /** Its person reviews incoming messages (its last hello said so: ADR 0081). */
+  review?: true;
 }
 
 /** Known members by node id (hex). */
 export type Peers = Record<string, PeerRecord>;
 
 /**
- * The durable state of a running member, in the shape the room node drives (NodeState in
- * room-node.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
- * DurableJsonFile: change or replace them, then call the matching save, which replaces the file
- * atomically. Take the profile lock (acquireLock) before writing.
+ * The durable state of a running member, as the room node drives it (room/durable-delivery.ts,
+ * room/peers-save.ts). openMemberState makes it over the profile's files: `outbox` and `peers` are
+ * the documents of lowdb databases over DurableJsonFile; change or replace them, then call the
+ * matching save, which replaces the file atomically. Take the profile lock (acquireLock) before
+ * writing. Tests drive the room node with one kept in memory (tests/support/memory-state.ts).
  */
 export interface MemberState {
   /** Unread messages, oldest first (the inbox/ folder: inbox-store.ts). */
@@ -219,8 +222,8 @@ export interface MemberState {
   /** Holds one message durably; PapoError 'inbox_full' when held/ is at the inbox's cap. */
   addToHeld(msg: Envelope): Promise<void>;
   removeFromHeld(ids: Iterable<string>): Promise<void>;
-  /** The review gate over this profile's review.json (review.ts). */
-  readonly review: ReviewGate;
+  /** The person's review gate over review.json (ReviewGate): whether it is on, whether it holds a message. */
+  readonly review: Pick<ReviewGate, 'reviewing' | 'holds'>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   /** Who each name belongs to (names.json, member-names.ts), as saved. */
