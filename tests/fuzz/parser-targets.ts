@@ -45,6 +45,7 @@ import { parseLegacyInbox, parseStoredMessage } from '../../src/client/store/inb
 import { parseLogLine } from '../../src/client/store/log-file.js';
 import { formatLogEntry, reviewStates } from '../../src/client/store/log-format.js';
 import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/store/outbox.js';
+import { parseProfileFile } from '../../src/client/store/profile-file.js';
 import {
   INBOX_DIR,
   LOG_FILE,
@@ -62,7 +63,6 @@ import {
   parseNamesFile,
   parseOutboxFile,
   parsePeersFile,
-  parseProfileFile,
 } from '../../src/client/store/profile-store.js';
 import {
   compilePattern,

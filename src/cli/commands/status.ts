@@ -2,17 +2,11 @@
 // looks for members for up to S seconds (20 by default; it stops early once everyone known and
 // everyone on the topic has shown up) and lists them, with what they work on and whether this
 // machine's link to them is direct or relayed. It runs beside the profile's papo mcp.
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { readJsonFile } from '../../client/store/durable-file.js';
-import { countUnread } from '../../client/store/inbox-store.js';
-import { isQueuedMessageList, owedSummary } from '../../client/store/outbox.js';
-import { OUTBOX_FILE } from '../../client/store/profile-files.js';
-import { openProfile } from '../../client/store/profile-store.js';
-import { countHeld, readReviewSettings } from '../../client/store/review.js';
+import { openProfile, readQueueSummary } from '../../client/store/profile-store.js';
 import { shortId } from '../../client/wire/identity.js';
 import { inertText } from '../../client/wire/inert-text.js';
 import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
@@ -85,24 +79,21 @@ export function register(program: Command, ctx: CliContext): void {
           members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
         );
         printLines(notes);
-        const read = await readJsonFile<unknown>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
-        const outbox = isQueuedMessageList(read) ? read : [];
-        printLines([t.counts(outbox.length, countUnread(profile.dir))]);
+        const queues = await readQueueSummary(profile.dir);
+        printLines([t.counts(queues.queued, queues.unread)]);
         // The person's own review gate (ADR 0081), when on or when something waits for them.
-        const review = readReviewSettings(profile.dir);
-        const held = countHeld(profile.dir);
-        if (review.on || held > 0) printLines([reviewTexts(lang(ctx)).statusLine(review.on, held)]);
+        if (queues.reviewing || queues.held > 0)
+          printLines([reviewTexts(lang(ctx)).statusLine(queues.reviewing, queues.held)]);
         // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
         // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
-        const waiting = owedSummary(outbox);
         const onTopic = new Set(m.probe.signalState().peers);
         const there = new Set(members.filter((x) => onTopic.has(x.node)).map((x) => x.name.toLowerCase()));
-        if (waiting.length > 0)
+        if (queues.owed.length > 0)
           printLines([
             t.queuedFor(
-              waiting.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
+              queues.owed.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
               profileSuffix(profile.profile),
-              waiting.some(({ name }) => name !== '' && !there.has(name.toLowerCase())),
+              queues.owed.some(({ name }) => name !== '' && !there.has(name.toLowerCase())),
             ),
           ]);
       } catch (err) {

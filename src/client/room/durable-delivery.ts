@@ -22,6 +22,7 @@ import {
   owedSummary,
   type QueuedMessage,
 } from '../store/outbox.js';
+import type { MemberState } from '../store/profile-store.js';
 import {
   applyDecision,
   type DecisionOutcome,
@@ -34,7 +35,7 @@ import type { HaveFrame } from '../wire/frames.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
-import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import type { Delivery, DeliveryHost } from './delivery.js';
 
 /**
  * A neighbour's digest is answered at most this often (it sends one when the link opens and with
@@ -46,7 +47,7 @@ const DECISIONS_LOG_ENTRIES = 2_000;
 
 export class DurableDelivery implements Delivery {
   #host: DeliveryHost;
-  #state: NodeState;
+  #state: MemberState;
   #memberSince: number;
   #seenIds = new Set<string>();
   /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
@@ -58,7 +59,7 @@ export class DurableDelivery implements Delivery {
   #digestAnswered = new Map<string, number>();
 
   /** `memberSince`: when this member joined the room (ms): catch-up never brings it older messages. */
-  constructor(host: DeliveryHost, state: NodeState, memberSince: number) {
+  constructor(host: DeliveryHost, state: MemberState, memberSince: number) {
     this.#host = host;
     this.#state = state;
     this.#memberSince = memberSince;

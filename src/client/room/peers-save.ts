@@ -6,8 +6,8 @@
 
 import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
+import type { MemberState } from '../store/profile-store.js';
 import type { Clock } from './clock.js';
-import type { NodeState } from './delivery.js';
 import type { KnownNames } from './member-names.js';
 
 /** peers.json is written at most this often (and on close); presence lives in memory. */
@@ -15,7 +15,7 @@ export const PEERS_SAVE_INTERVAL_MS = 5_000;
 
 export interface PeersSaveOptions {
   /** Where peers.json and names.json are written. */
-  state: Pick<NodeState, 'savePeers' | 'saveNames'>;
+  state: Pick<MemberState, 'savePeers' | 'saveNames'>;
   /** Who each name belongs to: names.json is written when it changed. */
   names: KnownNames;
   /** The node's one queue of writes. */
@@ -25,7 +25,7 @@ export interface PeersSaveOptions {
 }
 
 export class PeersSave {
-  #state: Pick<NodeState, 'savePeers' | 'saveNames'>;
+  #state: Pick<MemberState, 'savePeers' | 'saveNames'>;
   #names: KnownNames;
   #serial: <T>(work: () => Promise<T>) => Promise<T>;
   #clock: Pick<Clock, 'after'>;

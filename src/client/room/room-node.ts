@@ -25,6 +25,7 @@ import type {
   SendInput,
   SendResult,
 } from '../member-api.js';
+import type { MemberState } from '../store/profile-store.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec, SignedFrame } from '../wire/frame-codec.js';
 import {
@@ -41,7 +42,7 @@ import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
 import { isMemberName, sameName } from '../wire/names.js';
 import { AckWaiters } from './ack-waiters.js';
 import { after, type Clock } from './clock.js';
-import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import type { Delivery, DeliveryHost } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
 import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
@@ -60,7 +61,6 @@ const PRESENCE_TICK_MS = 1_000;
  */
 const MORE_ACKS_MS = 1_000;
 
-export type { NodeState } from './delivery.js';
 export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
 export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
 
@@ -74,7 +74,7 @@ export interface RoomNodeOptions {
   codec: FrameCodec;
   transport: NodeTransport;
   /** null for an ephemeral identity: it never stores, never acks, is never remembered. */
-  state: NodeState | null;
+  state: MemberState | null;
   /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
   knownPeers?: Record<string, KnownPeer>;
   /** Who each name belongs to (names.json; for an ephemeral node, read-only). */
@@ -105,7 +105,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #codec: FrameCodec;
   #transport: NodeTransport;
   /** The member's own records here (peers.json, names.json, impostor lines); messages: #delivery. */
-  #state: NodeState | null;
+  #state: MemberState | null;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
   #log: Log;
