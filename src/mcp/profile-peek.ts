@@ -1,7 +1,7 @@
-// INTERIM — a cheap look at profile.json for the server instructions, until the profile store
-// (src/client, another branch) lands and offers its own reader. The instructions must name the
-// member and the room in the initialize response, before the member is open, so this reads one
-// small file and imports nothing heavy. Unknown layouts yield null (the instructions then say that
+// A cheap look at profile.json for the server instructions, apart from the profile store's reader
+// (openProfile in src/client/store/profile-store.ts). The instructions must name the member and the
+// room in the initialize response, before the member is open, so this reads one small file and
+// imports nothing heavy. Unknown layouts yield null (the instructions then say that
 // the profile is not configured, and the tools say what to do).
 import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';

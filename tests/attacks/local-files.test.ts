@@ -3,7 +3,7 @@
 //   message body through one): every command refuses it, naming the file, and writes nothing
 //   through it; a hard link at log.jsonl is refused too. Linked folders stay allowed.
 // - `papo join <invite>` put the room secret in /proc/<pid>/cmdline and the shell history: the
-//   invite now comes from standard input (or a prompt that does not echo it on a terminal).
+//   invite comes from standard input (or a prompt that does not echo it on a terminal).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {

@@ -272,7 +272,7 @@ test('the announced project is CLAUDE_PROJECT_DIR’s folder when Claude Code gi
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   const seenByB = await statusUntil(b.client, /voce \(agent\): online/);
   assert.match(seenByB, /^- voce \(agent\): online, working on: checkout-service, link: direct$/m);
-  // Without it (a client that is not Claude Code): the working folder, as before.
+  // Without it (a client that is not Claude Code): the working folder's name.
   const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
   assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
 });

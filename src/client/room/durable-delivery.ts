@@ -1,4 +1,4 @@
-// The delivery of an agent's member, which stores (docs/delivery.md; per recipient since ADR 0063):
+// The delivery of an agent's member, which stores (docs/delivery.md; per recipient: ADR 0063):
 //   - send writes the outbox (durably) before the first broadcast;
 //   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
 //   - a message is owed to every member known when it is sent (with `to`: the recipient); each
