@@ -22,7 +22,7 @@ export interface NodeState {
   /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
   addToInbox(msg: Envelope): Promise<void>;
   removeFromInbox(ids: Iterable<string>): Promise<void>;
-  /** Messages held for the person's review, oldest first (review.ts, ADR 0081). */
+  /** Messages held for the person's review, oldest first (store/review.ts, ADR 0081). */
   readonly held: readonly Envelope[];
   addToHeld(msg: Envelope): Promise<void>;
   removeFromHeld(ids: Iterable<string>): Promise<void>;

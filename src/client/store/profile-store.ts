@@ -206,7 +206,7 @@ export type Peers = Record<string, PeerRecord>;
 
 /**
  * The durable state of a running member, in the shape the room node drives (NodeState in
- * room-node.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
+ * room/delivery.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
  * DurableJsonFile: change or replace them, then call the matching save, which replaces the file
  * atomically. Take the profile lock (acquireLock) before writing.
  */
