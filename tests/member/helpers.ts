@@ -14,8 +14,6 @@ import { memberEnv } from '../support/papo.js';
 import { channelPushes, type MemberHome } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
-export { freePort } from '../../src/cli/free-port.js';
-
 // node-datachannel's cleanup() normally runs (from releaseNative) when the last link user of the
 // process closes. In this test process, run from a member's close inside t.after, it timed out
 // ("cleanup timeout (possible deadlock)", the event loop blocked for 10 s) and then left the file's

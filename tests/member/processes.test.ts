@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { freePort } from '../../src/cli/free-port.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
 import { memberEnv, msgIdIn } from '../support/papo.js';
 import { type MemberHome, makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 import {
-  freePort,
   inboxIdsOnDisk,
   pushedIds,
   readProfileJson,

@@ -22,8 +22,6 @@ import { cliRoom, userEnv } from './papo.js';
 import { type Json, type RpcClient, resultText } from './rpc-client.js';
 import { waitFor } from './wait.js';
 
-export { freePort } from '../../src/cli/free-port.js';
-
 export interface MemberHome {
   /** Member name in the room. */
   name: string;
