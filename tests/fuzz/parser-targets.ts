@@ -6,7 +6,7 @@
 // configuration files that `papo doctor` reads. Two parsers also have a target of their own as
 // pure functions, without sockets or a profile folder, fast enough for 1 M cases: the member's
 // `readServerMessage` (signal-client.ts) and each reader of the profile's files (profile-store.ts,
-// inbox-store.ts, log-file.ts, review.ts). Each property can fail: the parser's own error
+// inbox-store.ts, log-file.ts, store/review.ts). Each property can fail: the parser's own error
 // type and nothing else, round trips where there is an encoder, bounded output, no prototype
 // pollution for the JSON readers, the documented invariant of each (a token never in an error, a
 // limiter that never gives more than its share, ...).

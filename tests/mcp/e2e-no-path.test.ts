@@ -18,15 +18,15 @@ test('members on the signal server with no path (relay-only, no TURN): status, s
 }, async (t) => {
   const room = await makeRoom(t);
   // First they meet, so each knows the other by name (and a queued message waits for colega).
-  const a0 = startAgent(room, room.voce);
-  const b0 = startAgent(room, room.colega);
+  const a0 = startAgent(room, room.members.voce);
+  const b0 = startAgent(room, room.members.colega);
   await Promise.all([a0.client.initialize(), b0.client.initialize()]);
   await statusUntil(a0.client, /colega \(agent\): online/, 60_000);
   await statusUntil(b0.client, /voce \(agent\): online/, 60_000);
   await Promise.all([a0.stop(), b0.stop()]);
 
-  const a = startAgent(room, room.voce, RELAY_ONLY);
-  const b = startAgent(room, room.colega, RELAY_ONLY);
+  const a = startAgent(room, room.members.voce, RELAY_ONLY);
+  const b = startAgent(room, room.members.colega, RELAY_ONLY);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   const started = Date.now();
   const said =
@@ -43,7 +43,7 @@ test('members on the signal server with no path (relay-only, no TURN): status, s
   assert.match(again, /Queued for delivery: 1/);
 
   const cli = await runPapo(['status', '--timeout', String(Math.ceil(WITHIN_MS / 1000))], {
-    env: userEnv(room.voce.home, { ...RELAY_ONLY, LANG: 'C' }),
+    env: userEnv(room.members.voce.home, { ...RELAY_ONLY, LANG: 'C' }),
     timeoutMs: WITHIN_MS + 30_000,
   });
   const out = `${cli.stdout}\n${cli.stderr}`;

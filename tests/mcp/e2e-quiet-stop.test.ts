@@ -15,12 +15,12 @@ test('twenty-one papo mcp stops with a link open (stdin closed, SIGINT, SIGTERM)
   timeout: 300_000,
 }, async (t) => {
   const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
+  const colega = startAgent(room, room.members.colega);
   await colega.client.initialize();
   const noisy: string[] = [];
   for (let i = 0; i < 21; i++) {
     const how = WAYS[i % 3] as (typeof WAYS)[number];
-    const voce = startAgent(room, room.voce);
+    const voce = startAgent(room, room.members.voce);
     await voce.client.initialize();
     await statusUntil(voce.client, /colega \(agent\): online.*link: direct/, 60_000);
     const ended = once(voce.child.stderr, 'end');

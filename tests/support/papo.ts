@@ -106,6 +106,16 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
+/**
+ * The environment of a room member's papo in a test: cleanEnv's, with no STUN server (on loopback
+ * the host candidates are all a link needs, and there is no network), then `extra`. A member in a
+ * namespace of the NAT lab passes `PAPO_ICE_SERVERS: undefined`, to take the lab's servers from
+ * the signal server's welcome.
+ */
+export function memberEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({ PAPO_ICE_SERVERS: '[]', ...extra });
+}
+
 /** A minimal environment: PATH, an English locale, this PAPO_HOME, then `extra`. */
 export function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: home, ...extra };

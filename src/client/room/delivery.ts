@@ -55,7 +55,7 @@ export interface Delivery {
   /**
    * Keeps a signed message before its first broadcast: durably (a crash after this still
    * delivers), a promise that rejects if it could not be kept, and then it must not go out; in
-   * memory, at once (undefined), so the message goes out in the same turn as before the split.
+   * memory, at once (undefined), so the message goes out in the same turn as the send.
    */
   queue(envelope: Envelope, members: () => string[]): Promise<void> | undefined;
   /** After the first ack: waits up to `ms` for the others online it is owed to (ADR 0063). */

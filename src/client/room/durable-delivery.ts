@@ -1,4 +1,4 @@
-// The delivery of an agent's member, which stores (docs/delivery.md; per recipient since ADR 0063):
+// The delivery of an agent's member, which stores (docs/delivery.md; per recipient: ADR 0063):
 //   - send writes the outbox (durably) before the first broadcast;
 //   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
 //   - a message is owed to every member known when it is sent (with `to`: the recipient); each
@@ -8,7 +8,7 @@
 //     ack heals by itself;
 //   - a full inbox (ADR 0062) refuses a message and tells its sender;
 //   - the review gate (ADR 0081): a message the person's rules hold is stored in held/ instead of
-//     the inbox, logged and acked the same, and reaches the agent only once approved (review.ts);
+//     the inbox, logged and acked the same, and reaches the agent only once approved (store/review.ts);
 //   - catch-up: both sides of a new link swap digests and send what the other lacks (catch-up.ts).
 
 import { messageOf, PapoError } from '../errors.js';
@@ -42,7 +42,7 @@ import type { Delivery, DeliveryHost } from './delivery.js';
  * every heartbeat): a member reachable only through one that caught up later still gets it.
  */
 const DIGEST_ANSWER_INTERVAL_MS = 25_000;
-/** How far back the log is read at start for decisions a crash cut short (review.ts). */
+/** How far back the log is read at start for decisions a crash cut short (store/review.ts). */
 const DECISIONS_LOG_ENTRIES = 2_000;
 
 export class DurableDelivery implements Delivery {
@@ -79,7 +79,7 @@ export class DurableDelivery implements Delivery {
   }
 
   async start(): Promise<void> {
-    // A decision a crash cut short is finished (review.ts); decisions are recent, so the tail of
+    // A decision a crash cut short is finished (store/review.ts); decisions are recent, so the tail of
     // the log holds them. That tail (longer than catch-up's) is read once and serves both.
     const tail =
       this.#state.held.length > 0 ? await this.#state.readLogTail(DECISIONS_LOG_ENTRIES) : undefined;

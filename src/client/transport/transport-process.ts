@@ -246,8 +246,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       this.#grants.clear();
       this.#ended(child, signal !== null ? `was ended by ${signal}` : `exited with code ${code}`);
     });
-    // The child and its channel keep this process alive, as open links did before the split: a
-    // command waiting for an ack has nothing else to hold its event loop. close() releases them.
+    // The child and its channel keep this process alive: a command waiting for an ack (papo say)
+    // has nothing else to hold its event loop. close() releases them.
     const { url, topic, localId, signalKey, token } = this.#options.init;
     this.#tell({ t: 'init', url, topic, localId, signalKey, ...(token !== undefined ? { token } : {}) });
   }
