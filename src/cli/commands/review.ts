@@ -1,36 +1,18 @@
-// papo review: the person decides what reaches their agent (ADR 0081; the gate: src/client/store/review.ts).
-//   papo review                         the state, the rules and the held messages, with their text
-//   papo review on | off
-//   papo review approve ID... | --all   held messages become unread for the agent (and are pushed)
-//   papo review reject ID... [--reason TEXT]   never reach it; with a reason, the sender is told
-//   papo review allow NAME | --people [--remove]   let a member, or every person, through
-//   papo review hold PATTERN [--remove]  always hold messages whose text matches
-//   papo review --watch                 one key per held message, as they arrive
-// The held messages belong to the papo mcp that holds the profile's lock: when it runs, a decision
-// is left to it as a request (profile-requests.ts); when none runs, the command takes the lock and
-// applies it itself. review.json is the person's, written here and read by papo mcp.
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { acquireLock } from '../../client/store/file-lock.js';
-import { readLogTail } from '../../client/store/log-file.js';
 import { formatLocalTime } from '../../client/store/log-format.js';
-import { LOG_FILE } from '../../client/store/profile-files.js';
-import { requestTaken } from '../../client/store/profile-requests.js';
-import { openMemberState, openProfile } from '../../client/store/profile-store.js';
+import { openProfile } from '../../client/store/profile-store.js';
 import {
-  applyDecision,
   compilePattern,
-  decidedIn,
   MAX_REVIEW_RULES,
   type ReviewDecision,
   type ReviewSettings,
   readHeld,
   readReviewSettings,
-  requestDecision,
   writeReviewSettings,
 } from '../../client/store/review.js';
+import { decideReview } from '../../client/store/review-decide.js';
 import { indentFollowingLines, inertText } from '../../client/wire/inert-text.js';
 import type { Envelope } from '../../client/wire/messages.js';
 import { isMemberName, sameName, validateMemberName } from '../../client/wire/names.js';
@@ -251,45 +233,15 @@ async function decide(
   held: readonly Envelope[],
   rt: ReviewTexts,
 ): Promise<Decided> {
-  const byId = new Map(held.map((m) => [m.id, m]));
-  let agentRuns = false;
-  let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
-  try {
-    lock = await acquireLock(dir);
-  } catch (err) {
-    if (!(err instanceof PapoError && err.code === 'profile_locked')) throw err;
-    agentRuns = true;
+  const done = await decideReview(dir, decision, held, PICKUP_WAIT_MS);
+  if (done.left) {
+    say(rt.leftForAgent);
+    return { approved: [], rejected: [], full: [], left: true };
   }
-  let approved: Envelope[];
-  let rejected: Envelope[];
-  let full: Envelope[];
-  if (lock !== undefined) {
-    try {
-      const outcome = await applyDecision(await openMemberState(dir), decision, Date.now());
-      ({ approved, rejected, full } = outcome);
-    } finally {
-      await lock.release();
-    }
-  } else {
-    // papo mcp runs: it owns held/ and the inbox; leave it the decision and see what it did.
-    const path = await requestDecision(dir, decision);
-    if (!(await requestTaken(path, PICKUP_WAIT_MS))) {
-      say(rt.leftForAgent);
-      return { approved: [], rejected: [], full: [], left: true };
-    }
-    // What it did is in the log (a decision per message), and what stays held is still in held/.
-    const decided = decidedIn(await readLogTail(join(dir, LOG_FILE), 4 * byId.size + 100));
-    const still = new Set(readHeld(dir).map((m) => m.id));
-    const wanted = (ids: readonly string[]) => ids.flatMap((id) => byId.get(id) ?? []);
-    const approve = decision.approve === 'all' ? [...byId.keys()] : decision.approve;
-    approved = wanted(approve).filter((m) => decided.get(m.id) === 'approved' && !still.has(m.id));
-    full = wanted(approve).filter((m) => still.has(m.id) && !decision.reject.includes(m.id));
-    rejected = wanted(decision.reject).filter((m) => decided.get(m.id) === 'rejected' && !still.has(m.id));
-  }
-  for (const m of approved) say(rt.approved(m.id, m.from, agentRuns));
-  for (const m of rejected) say(rt.rejected(m.id, m.from));
-  for (const m of full) say(rt.keptFull(m.id));
-  return { approved, rejected, full, left: false };
+  for (const m of done.approved) say(rt.approved(m.id, m.from, done.by === 'agent'));
+  for (const m of done.rejected) say(rt.rejected(m.id, m.from));
+  for (const m of done.full) say(rt.keptFull(m.id));
+  return { approved: done.approved, rejected: done.rejected, full: done.full, left: false };
 }
 
 /** Tells each sender of a rejected message why, as the person, in reply to it. */
