@@ -311,3 +311,35 @@ test('without turnserver on PATH: the warning at start and in /healthz', async (
     'no TURN handed out',
   );
 });
+
+test('a coturn that dies is started again, and /healthz says whether it runs', async (t) => {
+  const run = await startPublic(join(root, 'supervised', 'signal'));
+  t.after(() => stop(run.child));
+  assert.ok(run.coturnPid !== undefined && alive(run.coturnPid));
+  process.kill(run.coturnPid, 'SIGKILL');
+  await waitForOutput(run.child, /coturn exited \(SIGKILL\); starting it again in \d\.\d s/);
+  await waitForOutput(run.child, /turn: coturn running again/);
+  assert.match((await healthz(run.port)).body, /turn: coturn running\n/);
+  const pid = Number(readFileSync(join(root, 'supervised', 'signal', 'turnserver.pid'), 'utf8').trim());
+  assert.notEqual(pid, run.coturnPid);
+  assert.ok(alive(pid));
+  const exited = once(run.child, 'exit');
+  run.child.kill('SIGTERM');
+  await exited;
+  assert.ok(!alive(pid), 'the restarted coturn is stopped too');
+});
+
+for (const [lang, pattern] of [
+  ['en', /only this machine can reach it\. For colleagues on other machines: papo signal --public/],
+  ['pt', /só esta máquina o alcança\. Para colegas em outras máquinas: papo signal --public/],
+] as const) {
+  test(`without --public, a server on loopback says only this machine reaches it (${lang})`, async (t) => {
+    const child = spawn(process.execPath, [PAPO_BIN, 'signal', '--host', '127.0.0.1', '--port', '0'], {
+      env: { PATH: process.env.PATH, PAPO_SIGNAL_METRICS: 'off', PAPO_LANG: lang },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(child);
+    t.after(() => stop(child));
+    await waitForOutput(child, pattern);
+  });
+}
