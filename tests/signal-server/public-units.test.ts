@@ -112,19 +112,21 @@ test('the state: made once, kept; renewed near its end or for a new name with th
   assert.equal(pinOfCertificate(readFileSync(first.certFile)), pin);
 });
 
-test('the state: a wider folder is narrowed; a link, a damaged token or key stops the start', async () => {
+test('the state: a wider folder is narrowed; a file there, a linked file, a damaged token or key stops the start', async () => {
   const wide = join(root, 'wide');
   mkdirSync(wide, { mode: 0o755 });
   chmodSync(wide, 0o755);
   await openPublicState(wide, 'a.example', { selfSigned: false });
   assert.equal(statSync(wide).mode & 0o777, 0o700);
 
+  // A link to a folder is that folder (systemd's StateDirectory= with DynamicUser= is one).
   const linked = join(root, 'linked');
   symlinkSync(wide, linked);
-  await assert.rejects(
-    openPublicState(linked, 'a.example', { selfSigned: false }),
-    /is not a folder \(a link\?\)/,
-  );
+  const viaLink = await openPublicState(linked, 'a.example', { selfSigned: false });
+  assert.equal(viaLink.token, (await openPublicState(wide, 'a.example', { selfSigned: false })).token);
+  const file = join(root, 'a-file');
+  writeFileSync(file, '');
+  await assert.rejects(openPublicState(file, 'a.example', { selfSigned: false }), /EEXIST|is not a folder/);
 
   const damaged = join(root, 'damaged');
   mkdirSync(damaged, { mode: 0o700 });

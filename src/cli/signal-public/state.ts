@@ -11,7 +11,7 @@ import {
   randomBytes,
   X509Certificate,
 } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileDurable } from '../../client/store/durable-file.js';
 import { readNoFollowSync } from '../../client/store/no-follow.js';
@@ -50,13 +50,19 @@ export interface PublicState {
   made: string[];
 }
 
-/** The folder, made 0700 if missing, narrowed to 0700 if wider; a link there is refused. */
+/**
+ * The folder, made 0700 if missing, narrowed to 0700 if wider. The folder itself may be a link to
+ * a folder (systemd's DynamicUser= makes /var/lib/NAME one; ADR 0061 allows links above a file),
+ * but it must be a folder of this user's: its files are never opened through a link.
+ */
 export function stateFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) {
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new StateError(`${dir} is not a folder`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
     throw new StateError(
-      `${dir} is not a folder (a link?): papo signal keeps its key and token in a folder of its own`,
+      `${dir} belongs to another user: papo signal keeps its key and token in a folder of its own`,
     );
   }
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
