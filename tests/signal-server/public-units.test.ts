@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { connect } from 'node:tls';
 import { coturnConfig, DENIED_PEERS } from '../../src/cli/signal-public/coturn.js';
-import { checkPublicAddress } from '../../src/cli/signal-public/public-signal.js';
+import { checkPublicAddress, inRange, selfAllowed } from '../../src/cli/signal-public/public-signal.js';
 import { ipBytes, selfSignedCertificate } from '../../src/cli/signal-public/self-signed.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from '../../src/cli/signal-public/state.js';
 import { startStunResponder } from '../../src/cli/signal-public/stun-responder.js';
@@ -216,4 +216,16 @@ test('the STUN responder answers a Binding with the address it came from, and no
   assert.ok(answer.subarray(8, 20).equals(request.subarray(8, 20)));
   assert.equal(answer.length, 32);
   assert.equal(mappedOf(answer), `127.0.0.1:${socket.address().port}`);
+});
+
+test('ADDR is allowed as a relay peer only where the deny list would refuse it', () => {
+  assert.ok(inRange('10.2.3.4', '10.0.0.0-10.255.255.255'));
+  assert.ok(!inRange('11.0.0.0', '10.0.0.0-10.255.255.255'));
+  assert.ok(!inRange('::ffff:10.0.0.1', '10.0.0.0-10.255.255.255'));
+  assert.ok(inRange('fd00::1', 'fc00::-fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'));
+  assert.deepEqual(selfAllowed('192.168.1.5'), ['192.168.1.5']);
+  assert.deepEqual(selfAllowed('100.101.102.103'), ['100.101.102.103']);
+  assert.deepEqual(selfAllowed('8.8.8.8'), []);
+  assert.deepEqual(selfAllowed('2a00:1450::1'), []);
+  assert.deepEqual(selfAllowed('signal.example.org'), []);
 });

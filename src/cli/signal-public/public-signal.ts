@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { DEFAULT_METRICS, DEFAULT_PORT, type SignalConfig, tlsFiles } from '../../signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
-import { CoturnSupervisor, findTurnserver } from './coturn.js';
+import { CoturnSupervisor, DENIED_PEERS, findTurnserver } from './coturn.js';
+import { ipBytes } from './self-signed.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from './state.js';
 import { type StunResponder, startStunResponder } from './stun-responder.js';
 
@@ -115,7 +116,7 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
           port: o.turnPort,
           tls: { port: o.turnTlsPort, ...tls },
           externalIp: isIP(address) !== 0 ? address : undefined,
-          allowedPeers: peers(env, 'PAPO_TURN_ALLOWED_PEERS'),
+          allowedPeers: [...selfAllowed(address), ...peers(env, 'PAPO_TURN_ALLOWED_PEERS')],
           deniedPeers: peers(env, 'PAPO_TURN_DENIED_PEERS'),
         },
         o.log,
@@ -199,4 +200,24 @@ function peers(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return list;
+}
+
+/** Whether `address` is in one of coturn's `first-last` ranges (same family only). */
+export function inRange(address: string, range: string): boolean {
+  const [first = '', last = first] = range.split('-');
+  const a = ipBytes(address);
+  const lo = ipBytes(first);
+  const hi = ipBytes(last);
+  return a.length === lo.length && Buffer.compare(lo, a) <= 0 && Buffer.compare(a, hi) <= 0;
+}
+
+/**
+ * ADDR itself, allowed as a relay peer when the deny list holds it (a LAN, a VPN such as
+ * Tailscale's 100.64/10, a lab): two members relayed by this coturn reach each other through relay
+ * addresses that are ADDR, which the deny list would refuse (ADR 0076, ADR 0088: the cost is that
+ * relays may reach this host's own UDP services at ADDR, for holders of the token only).
+ */
+export function selfAllowed(address: string): string[] {
+  if (isIP(address) === 0) return [];
+  return DENIED_PEERS.some((r) => inRange(address, r)) ? [address] : [];
 }
