@@ -9,7 +9,7 @@ import type { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { get } from 'node:https';
-import { connect as tcpConnect } from 'node:net';
+import { type AddressInfo, createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -17,12 +17,11 @@ import { connect as tlsConnect } from 'node:tls';
 import { mappingBehaviour, probeTurn, stunMappings } from '../../src/client/net/turn-probe.js';
 import type { IceServer, ServerMessage } from '../../src/signal-protocol.js';
 import { certificatePin } from '../../src/signal-protocol.js';
-import { PAPO_BIN } from '../support/papo.js';
+import { PAPO_BIN, runPapo } from '../support/papo.js';
 import { hex32, TestClient } from './helpers.js';
 import { freePort, stop, waitForOutput } from './processes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'papo-public-'));
-after(() => rmSync(root, { recursive: true, force: true }));
 
 interface Running {
   child: ChildProcess;
@@ -41,8 +40,34 @@ interface Running {
 
 const started: ChildProcess[] = [];
 after(async () => {
-  for (const child of started) await stop(child);
+  for (const child of started) await stopPublic(child);
+  // A safety net for a failed test: no coturn of these tests' state folders outlives them.
+  for (const pid of coturnsUnder(root)) process.kill(pid, 'SIGKILL');
+  rmSync(root, { recursive: true, force: true });
 });
+
+/** papo signal stopped as an operator stops it (SIGTERM: it stops coturn), SIGKILL after 5 s. */
+async function stopPublic(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Running turnserver processes whose configuration is under `dir`. */
+function coturnsUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmd[0]?.endsWith('turnserver') && cmd[2]?.startsWith(dir)) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
 
 async function startPublic(state: string, options: { path?: string } = {}): Promise<Running> {
   const turnPort = await freePort();
@@ -167,7 +192,7 @@ function welcomeOf(m: ServerMessage): IceServer[] {
 test('first start: the state, the printed line, the token, TURN that coturn accepts; a restart keeps them', async (t) => {
   const state = join(root, 'first', 'signal');
   const run = await startPublic(state);
-  t.after(() => stop(run.child));
+  t.after(() => stopPublic(run.child));
 
   // The state: a 0700 folder of 0600 files (coturn's own files included).
   assert.equal(statSync(state).mode & 0o777, 0o700);
@@ -254,7 +279,7 @@ test('first start: the state, the printed line, the token, TURN that coturn acce
   run.child.kill('SIGTERM');
   await exited;
   const again = await startPublic(state);
-  t.after(() => stop(again.child));
+  t.after(() => stopPublic(again.child));
   assert.equal(again.line.replace(/:\d+\/#/, ':PORT/#'), run.line.replace(/:\d+\/#/, ':PORT/#'));
   assert.equal(again.pin, run.pin);
   assert.equal(readFileSync(join(state, 'turn-secret'), 'utf8').trim(), secret);
@@ -265,7 +290,7 @@ test('first start: the state, the printed line, the token, TURN that coturn acce
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} stops coturn and leaves no listening socket`, async (t) => {
     const run = await startPublic(join(root, signal, 'signal'));
-    t.after(() => stop(run.child));
+    t.after(() => stopPublic(run.child));
     const ports = [run.port, run.turnPort, run.turnTlsPort];
     assert.ok(alive(run.coturnPid));
     const c = await TestClient.ready(run.url, {
@@ -289,7 +314,7 @@ test('without turnserver on PATH: the warning at start and in /healthz', async (
   const bin = join(root, 'bin-without-coturn');
   mkdirSync(bin, { recursive: true });
   const run = await startPublic(join(root, 'no-coturn', 'signal'), { path: bin });
-  t.after(() => stop(run.child));
+  t.after(() => stopPublic(run.child));
   assert.match(
     run.stderr(),
     /WARNING: no TURN server: coturn \(turnserver\) is not on PATH\. Members behind a symmetric NAT/,
@@ -314,7 +339,7 @@ test('without turnserver on PATH: the warning at start and in /healthz', async (
 
 test('a coturn that dies is started again, and /healthz says whether it runs', async (t) => {
   const run = await startPublic(join(root, 'supervised', 'signal'));
-  t.after(() => stop(run.child));
+  t.after(() => stopPublic(run.child));
   assert.ok(run.coturnPid !== undefined && alive(run.coturnPid));
   process.kill(run.coturnPid, 'SIGKILL');
   await waitForOutput(run.child, /coturn exited \(SIGKILL\); starting it again in \d\.\d s/);
@@ -343,3 +368,51 @@ for (const [lang, pattern] of [
     await waitForOutput(child, pattern);
   });
 }
+
+test('a TURN port in use stops the start with the port named, and leaves no coturn', async () => {
+  const state = join(root, 'port-taken', 'signal');
+  const holder = createServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const r = await runPapo(
+      [
+        'signal',
+        '--public',
+        '127.0.0.1',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--turn-port',
+        String(port),
+        '--state',
+        state,
+      ],
+      { env: { PATH: process.env.PATH, PAPO_SIGNAL_METRICS: 'off' }, timeoutMs: 20_000 },
+    );
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      new RegExp(`the TURN port ${port} is in use on 127\\.0\\.0\\.1 \\(another coturn\\?`),
+    );
+    assert.equal(r.stdout, '');
+    assert.deepEqual(coturnsUnder(state), []);
+  } finally {
+    holder.close();
+  }
+});
+
+test('a coturn left by a papo killed with SIGKILL is stopped by the next start', async (t) => {
+  const state = join(root, 'killed', 'signal');
+  const run = await startPublic(state);
+  t.after(() => stopPublic(run.child));
+  const exited = once(run.child, 'exit');
+  run.child.kill('SIGKILL');
+  await exited;
+  assert.ok(alive(run.coturnPid), 'SIGKILL gives papo no time to stop coturn');
+  const again = await startPublic(state);
+  t.after(() => stopPublic(again.child));
+  assert.ok(!alive(run.coturnPid), 'the leftover coturn is stopped');
+  assert.deepEqual(coturnsUnder(state), [again.coturnPid]);
+});

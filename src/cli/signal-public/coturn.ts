@@ -6,8 +6,9 @@
 // /proc/<pid>/environ shows the secret. A coturn that dies is started again with backoff; stop()
 // ends it (SIGTERM, SIGKILL after 3 s) and waits for it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { connect, createServer, isIP } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { writeFileDurable } from '../../client/store/durable-file.js';
 import { readNoFollowSync } from '../../client/store/no-follow.js';
@@ -128,7 +129,7 @@ export function findTurnserver(env: NodeJS.ProcessEnv): string | undefined {
  * pid file in the state folder names it, and it is ours when its command line holds our
  * configuration file. It is stopped before a new one starts on the same ports.
  */
-function stopLeftover(dir: string, confPath: string): void {
+async function stopLeftover(dir: string, confPath: string): Promise<void> {
   let pid: number;
   try {
     pid = Number((readNoFollowSync(join(dir, PID_FILE)) ?? '').trim());
@@ -138,8 +139,13 @@ function stopLeftover(dir: string, confPath: string): void {
   if (!Number.isInteger(pid) || pid <= 1) return;
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (cmdline.includes(confPath)) process.kill(pid, 'SIGKILL');
-  } catch {}
+    if (!cmdline.includes(confPath)) return;
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  // Gone once /proc has no such process (its ports are free then).
+  for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 20));
 }
 
 function accepts(port: number, host: string): Promise<boolean> {
@@ -150,6 +156,24 @@ function accepts(port: number, host: string): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+/** Whether `port` can be bound on `host` for TCP, and for UDP too when `udp`. */
+async function portFree(host: string, port: number, udp: boolean): Promise<boolean> {
+  const tcp = await new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+  if (!tcp || !udp) return tcp;
+  return new Promise<boolean>((resolve) => {
+    const socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
+    socket.once('error', () => {
+      socket.close();
+      resolve(false);
+    });
+    socket.bind(port, host, () => socket.close(() => resolve(true)));
   });
 }
 
@@ -193,7 +217,18 @@ export class CoturnSupervisor {
   ): Promise<CoturnSupervisor> {
     const s = new CoturnSupervisor(binary, settings, log);
     await writeFileDurable(s.confPath, coturnConfig(settings));
-    stopLeftover(settings.dir, s.confPath);
+    await stopLeftover(settings.dir, s.confPath);
+    // coturn that cannot bind a port logs it and runs on without that listener; asked first, the
+    // start can say which port and why.
+    const ports: [number, boolean][] = [[settings.port, true]];
+    if (settings.tls !== undefined) ports.push([settings.tls.port, false]);
+    for (const [port, udp] of ports) {
+      if (!(await portFree(settings.host, port, udp))) {
+        throw new Error(
+          `the TURN port ${port} is in use on ${settings.host} (another coturn? Debian starts one: systemctl disable --now coturn; or choose --turn-port/--turn-tls-port)`,
+        );
+      }
+    }
     await s.#spawn(true);
     return s;
   }
@@ -250,6 +285,8 @@ export class CoturnSupervisor {
           spawnError,
           new Promise<undefined>((r) => setTimeout(r, 0, undefined)),
         ]);
+        // At the first start a coturn that cannot run is an error of the start, not restarted.
+        if (first) await this.stop();
         throw new Error(
           `coturn did not start${err === undefined ? '' : ` (${err.message})`}: ${lastLines(tail) || 'no output'}`,
         );
