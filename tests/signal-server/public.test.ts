@@ -5,7 +5,7 @@
 // restart keeps token, key and secret; without turnserver on PATH it warns, and /healthz says so.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { get } from 'node:https';
@@ -18,6 +18,7 @@ import { mappingBehaviour, probeTurn, stunMappings } from '../../src/client/net/
 import type { IceServer, ServerMessage } from '../../src/signal-protocol.js';
 import { certificatePin } from '../../src/signal-protocol.js';
 import { PAPO_BIN, runPapo } from '../support/papo.js';
+import { localhostCert } from '../support/tls-cert.js';
 import { hex32, TestClient } from './helpers.js';
 import { freePort, stop, waitForOutput } from './processes.js';
 
@@ -69,7 +70,10 @@ function coturnsUnder(dir: string): number[] {
   return pids;
 }
 
-async function startPublic(state: string, options: { path?: string } = {}): Promise<Running> {
+async function startPublic(
+  state: string,
+  options: { path?: string; address?: string; tls?: { cert: string; key: string } } = {},
+): Promise<Running> {
   const turnPort = await freePort();
   const turnTlsPort = await freePort();
   const child = spawn(
@@ -78,7 +82,8 @@ async function startPublic(state: string, options: { path?: string } = {}): Prom
       PAPO_BIN,
       'signal',
       '--public',
-      '127.0.0.1',
+      options.address ?? '127.0.0.1',
+      ...(options.tls === undefined ? [] : ['--tls-cert', options.tls.cert, '--tls-key', options.tls.key]),
       '--host',
       '127.0.0.1',
       '--port',
@@ -114,7 +119,7 @@ async function startPublic(state: string, options: { path?: string } = {}): Prom
     pin: fragment.get('pin') ?? '',
     token: fragment.get('token') ?? '',
     stderr: () => stderr,
-    ca: readFileSync(join(state, 'cert.pem')),
+    ca: readFileSync(options.tls?.cert ?? join(state, 'cert.pem')),
     coturnPid: pidMatch === null ? undefined : Number(pidMatch[1]),
     turnPort,
     turnTlsPort,
@@ -415,4 +420,22 @@ test('a coturn left by a papo killed with SIGKILL is stopped by the next start',
   t.after(() => stopPublic(again.child));
   assert.ok(!alive(run.coturnPid), 'the leftover coturn is stopped');
   assert.deepEqual(coturnsUnder(state), [again.coturnPid]);
+});
+
+test("with --tls-cert/--tls-key: that certificate is served, by coturn too, and its key's pin printed", async (t) => {
+  const dir = join(root, 'given-cert');
+  mkdirSync(dir, { recursive: true });
+  const tls = localhostCert(dir);
+  const state = join(dir, 'signal');
+  const run = await startPublic(state, { address: 'localhost', tls });
+  t.after(() => stopPublic(run.child));
+  assert.match(run.line, /^papo new --signal 'wss:\/\/localhost:\d+\/#pin=sha256\//);
+  const own = new X509Certificate(readFileSync(tls.cert));
+  assert.equal(run.pin, certificatePin(own.publicKey.export({ type: 'spki', format: 'der' })));
+  assert.equal((await servedPin(run.port)).pin, run.pin);
+  assert.equal((await servedPin(run.turnTlsPort)).pin, run.pin);
+  assert.ok(
+    !existsSync(join(state, 'key.pem')) && !existsSync(join(state, 'cert.pem')),
+    'no key of its own made',
+  );
 });
