@@ -72,7 +72,12 @@ function coturnsUnder(dir: string): number[] {
 
 async function startPublic(
   state: string,
-  options: { path?: string; address?: string; tls?: { cert: string; key: string } } = {},
+  options: {
+    path?: string;
+    address?: string;
+    tls?: { cert: string; key: string };
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<Running> {
   const turnPort = await freePort();
   const turnTlsPort = await freePort();
@@ -96,7 +101,12 @@ async function startPublic(
       state,
     ],
     {
-      env: { PATH: options.path ?? process.env.PATH, PAPO_SIGNAL_METRICS: 'off', PAPO_LANG: 'en' },
+      env: {
+        PATH: options.path ?? process.env.PATH,
+        PAPO_SIGNAL_METRICS: 'off',
+        PAPO_LANG: 'en',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -438,4 +448,25 @@ test("with --tls-cert/--tls-key: that certificate is served, by coturn too, and 
     !existsSync(join(state, 'key.pem')) && !existsSync(join(state, 'cert.pem')),
     'no key of its own made',
   );
+});
+
+test('with PAPO_TURN_URLS and PAPO_TURN_SECRET: that TURN server is handed out and no coturn started', async (t) => {
+  const state = join(root, 'external-turn', 'signal');
+  const run = await startPublic(state, {
+    env: {
+      PAPO_TURN_URLS: 'turn:turn.example.org:3478?transport=udp',
+      PAPO_TURN_SECRET: 'an-operator-secret-of-their-own',
+    },
+  });
+  t.after(() => stopPublic(run.child));
+  assert.equal(run.coturnPid, undefined);
+  assert.deepEqual(coturnsUnder(state), []);
+  assert.doesNotMatch(run.stderr(), /WARNING/);
+  const c = await TestClient.open(run.url, { headers: { authorization: `Bearer ${run.token}` }, ca: run.ca });
+  const ice = welcomeOf(await c.next());
+  await c.close();
+  assert.deepEqual(ice.find((s) => s.username !== undefined)?.urls, [
+    'turn:turn.example.org:3478?transport=udp',
+  ]);
+  assert.match((await healthz(run.port)).body, /^ok\nturn: the TURN servers of PAPO_TURN_URLS\n/);
 });

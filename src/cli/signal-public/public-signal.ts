@@ -5,7 +5,14 @@
 // need: `wss://ADDR:PORT/#pin=<certificatePin>&token=<token>` (src/signal-protocol.ts).
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { DEFAULT_METRICS, DEFAULT_PORT, type SignalConfig, tlsFiles } from '../../signal-server/config.js';
+import {
+  configFromEnv,
+  DEFAULT_METRICS,
+  DEFAULT_PORT,
+  type SignalConfig,
+  type TurnConfig,
+  tlsFiles,
+} from '../../signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
 import { CoturnSupervisor, DENIED_PEERS, findTurnserver } from './coturn.js';
 import { ipBytes } from './self-signed.js';
@@ -105,7 +112,6 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
             ]),
       `stun: ${stunUrls.join(' ')} (a Binding to two of them from one socket tells a symmetric NAT: another mapped port for each)`,
     ];
-    const overrides: Partial<SignalConfig> = { tls, token: state.token, healthNotes };
     if (binary !== undefined) {
       coturn = await CoturnSupervisor.start(
         binary,
@@ -123,7 +129,24 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
       );
       stunUrls.push(`stun:${urlHost}:${o.turnPort}`);
     }
-    // The second STUN destination, on UDP at the signal port's number.
+    const fromEnv = configFromEnv(env).turn;
+    // The welcome reads this object at each connection. The signal port's STUN URL joins the list
+    // once that port is known (port 0); a welcome in that moment lacks only that second destination.
+    const turnConfig: TurnConfig = {
+      ...fromEnv,
+      stunUrls,
+      ...(coturn === undefined
+        ? {}
+        : {
+            secret: state.turnSecret,
+            urls: [
+              `turn:${urlHost}:${o.turnPort}?transport=udp`,
+              `turn:${urlHost}:${o.turnPort}?transport=tcp`,
+              `turns:${urlHost}:${o.turnTlsPort}?transport=tcp`,
+            ],
+          }),
+    };
+    const overrides: Partial<SignalConfig> = { tls, token: state.token, healthNotes, turn: turnConfig };
     server = await startSignalServer({
       env,
       log: o.log,
@@ -132,21 +155,9 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
       port,
       config: overrides,
     });
+    // The second STUN destination, on UDP at the signal port's number (stun-responder.ts).
     stun = await startStunResponder(host, server.port);
-    stunUrls.push(`stun:${urlHost}:${server.port}`);
-    // The welcome's ICE servers are read from this object at each connection; nobody connects
-    // before the address is printed, so they are set once the port is known.
-    const c = server.config;
-    stunUrls.push(...c.turn.stunUrls);
-    c.turn.stunUrls = stunUrls;
-    if (coturn !== undefined) {
-      c.turn.secret = state.turnSecret;
-      c.turn.urls = [
-        `turn:${urlHost}:${o.turnPort}?transport=udp`,
-        `turn:${urlHost}:${o.turnPort}?transport=tcp`,
-        `turns:${urlHost}:${o.turnTlsPort}?transport=tcp`,
-      ];
-    }
+    stunUrls.push(`stun:${urlHost}:${server.port}`, ...fromEnv.stunUrls);
   } catch (err) {
     await stun?.close();
     await server?.close();
