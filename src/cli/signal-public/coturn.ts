@@ -299,7 +299,8 @@ export class CoturnSupervisor {
             `coturn did not listen on port ${this.settings.port} within 10 s: ${lastLines(tail)}`,
           );
         }
-        break;
+        this.log(`turn: coturn started again but does not listen on port ${this.settings.port} yet`);
+        return;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
