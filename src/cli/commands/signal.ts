@@ -47,7 +47,10 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('signal')
     .description('run a signal server (rendezvous for papo rooms); settings in PAPO_SIGNAL_* variables')
-    .option('--host <host>', 'address to listen on (PAPO_SIGNAL_HOST; default 127.0.0.1, with --public every interface)')
+    .option(
+      '--host <host>',
+      'address to listen on (PAPO_SIGNAL_HOST; default 127.0.0.1, with --public every interface)',
+    )
     .option('--port <port>', 'port to listen on (PAPO_SIGNAL_PORT; default 7450)')
     .option(
       '--tls-cert <file>',
