@@ -132,6 +132,12 @@ export interface Messages {
   firstToConfirm: string;
   /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
   sayLater(names: string): string;
+  /** papo signal bound to loopback without --public: who can reach it, and the way out. */
+  signalLoopbackOnly(url: string): string;
+  /** papo signal --public without coturn on PATH (ADR 0088): the warning, then its fix. */
+  signalNoTurn: string[];
+  /** papo signal --public: the line before the creator's command (stderr; the command is on stdout). */
+  signalCreatorCommand: string;
   /**
    * Text of a domain error in this language, built from its code and `detail`; undefined = use the
    * error's own (English) message.
@@ -314,6 +320,14 @@ const en: Messages = {
   firstToConfirm: 'the first member to confirm',
   sayLater: (names) =>
     `${names} offline: papo say keeps no queue, but the members who stored it pass it on when they connect (within 24 h)`,
+  signalLoopbackOnly: (url) =>
+    `note: ${url} listens on loopback: only this machine can reach it. For colleagues on other machines: papo signal --public <the name or address they reach>`,
+  signalNoTurn: [
+    'WARNING: no TURN server: coturn (turnserver) is not on PATH. Members behind a symmetric NAT or a firewall that blocks UDP will not link.',
+    'WARNING: fix: install coturn (apt install coturn, brew install coturn) and start papo signal again, or point at a TURN server with PAPO_TURN_URLS and PAPO_TURN_SECRET.',
+  ],
+  signalCreatorCommand:
+    "The room's creator runs this (it holds the server's token: send it over a private channel):",
   error: () => undefined,
 };
 
@@ -494,6 +508,14 @@ const pt: Messages = {
   firstToConfirm: 'o primeiro membro que confirmar',
   sayLater: (names) =>
     `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,
+  signalLoopbackOnly: (url) =>
+    `nota: ${url} escuta no loopback: só esta máquina o alcança. Para colegas em outras máquinas: papo signal --public <o nome ou endereço que eles alcançam>`,
+  signalNoTurn: [
+    'AVISO: sem servidor TURN: o coturn (turnserver) não está no PATH. Membros atrás de um NAT simétrico ou de um firewall que bloqueia UDP não vão se ligar.',
+    'AVISO: solução: instale o coturn (apt install coturn, brew install coturn) e inicie o papo signal de novo, ou aponte para um servidor TURN com PAPO_TURN_URLS e PAPO_TURN_SECRET.',
+  ],
+  signalCreatorCommand:
+    'Quem cria a sala roda isto (contém o token do servidor: mande por um canal privado):',
   error: (err, hints) => {
     const profile = hints.profile ?? 'default';
     const { message } = err;

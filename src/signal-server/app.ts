@@ -60,6 +60,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
   const { app, metricsApp } = signalRoutes({
     healthy: () => hub.healthy(),
     metricsToken: config.metricsToken,
+    notes: config.healthNotes,
     renderMetrics: () => {
       const { topics, peers } = hub.counts();
       metrics.turnIssued = turn.issued;

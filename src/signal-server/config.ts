@@ -70,6 +70,11 @@ export interface SignalConfig {
    * signal port serves /metrics too (with the token only). Unset: the signal port has no /metrics.
    */
   metricsToken: string | undefined;
+  /**
+   * Lines GET /healthz adds after its "ok" (an embedder's warnings, e.g. `papo signal --public`
+   * without TURN; what a client needs to find a second STUN destination). Read at each request.
+   */
+  healthNotes: () => readonly string[];
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -105,6 +110,7 @@ export const DEFAULTS: SignalConfig = {
   tlsReloadMs: 5_000,
   metrics: undefined,
   metricsToken: undefined,
+  healthNotes: () => [],
 };
 
 /** `papo signal`'s metrics listener when PAPO_SIGNAL_METRICS is not set (Prometheus' port range). */
@@ -246,5 +252,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv): SignalConfig {
     tlsReloadMs: seconds(env, 'PAPO_SIGNAL_TLS_RELOAD', d.tlsReloadMs, 50),
     metrics: metricsRaw === undefined ? undefined : parseListen('PAPO_SIGNAL_METRICS', metricsRaw),
     metricsToken: read(env, 'PAPO_SIGNAL_METRICS_TOKEN'),
+    healthNotes: d.healthNotes,
   };
 }

@@ -12,6 +12,8 @@ export interface RouteDeps {
   renderMetrics(): string;
   /** PAPO_SIGNAL_METRICS_TOKEN: /metrics needs it on every listener, and only with it is /metrics on the signal port. */
   metricsToken: string | undefined;
+  /** Lines after /healthz's "ok" (warnings, the STUN destinations); none by default. */
+  notes?: () => readonly string[];
 }
 
 export interface SignalRoutes {
@@ -22,8 +24,9 @@ export interface SignalRoutes {
 }
 
 export function signalRoutes(deps: RouteDeps): SignalRoutes {
+  const notes = () => (deps.notes?.() ?? []).map((line) => `${line}\n`).join('');
   const healthz = (c: Context) =>
-    deps.healthy() ? c.text('ok\n') : c.text('shared store unreachable\n', 503);
+    deps.healthy() ? c.text(`ok\n${notes()}`) : c.text(`shared store unreachable\n${notes()}`, 503);
   const app = new Hono();
   app.get('/', (c) =>
     c.text(

@@ -33,11 +33,18 @@ export class TestClient {
   /** Opens `${base}/v1/ws` (base is ws://host:port) and waits for the socket to open. */
   static open(
     base: string,
-    options: { query?: string; headers?: Record<string, string>; autoPong?: boolean } = {},
+    options: {
+      query?: string;
+      headers?: Record<string, string>;
+      autoPong?: boolean;
+      /** PEM certificates to trust for a wss:// base (a self-signed server's own). */
+      ca?: string | Buffer;
+    } = {},
   ) {
     const ws = new WebSocket(`${base}/v1/ws${options.query ?? ''}`, {
       headers: options.headers ?? {},
       autoPong: options.autoPong ?? true,
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
     });
     const client = new TestClient(ws);
     return new Promise<TestClient>((resolve, reject) => {

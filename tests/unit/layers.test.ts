@@ -143,8 +143,10 @@ function findCircle(edges: readonly [string, string][]): string[] | null {
 
 /**
  * What src/mcp and src/cli may import of src/client: its public face (the member's contract and
- * how to open it, the wire's rules and texts, the store's readers), never an internal of the store
- * or of the network (durable files, locks, the outbox, peer links).
+ * how to open it, the wire's rules and texts, the store's readers, the probes doctor runs, and the
+ * primitives papo signal --public's own state folder is written with: no-follow durable writes, the
+ * backoff, the STUN codec), never an internal of the store or of the network (locks, request files,
+ * the inbox, the outbox, the mesh, peer links).
  */
 const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   mcp: [
@@ -166,16 +168,20 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'errors.ts',
     'log.ts',
     'member-api.ts',
+    'net/backoff.ts',
     'net/health.ts',
     'net/ice-config.ts',
     'net/signal-probe.ts',
     'net/signal-token.ts',
+    'net/stun-message.ts',
     'net/turn-probe.ts',
     'open-member.ts',
     'room/forget.ts',
+    'store/durable-file.ts',
     'store/home.ts',
     'store/log-file.ts',
     'store/log-format.ts',
+    'store/no-follow.ts',
     'store/profile-file.ts',
     'store/profile-files.ts',
     'store/profile-store.ts',

@@ -37,6 +37,12 @@ export const LINK_RETRY: Schedule = { steps: [50, 1000, 2000, 4000, 8000, 10_000
  */
 export const TRANSPORT_RESTART: Schedule = { steps: [0, 1000, 2000, 5000, 10_000, 30_000], jitter: 0 };
 
+/**
+ * `papo signal --public`'s restarts of the coturn it supervises (ADR 0088): 1 s doubling to 30 s,
+ * with the jitter, back to the first step after a minute's run.
+ */
+export const COTURN_RESTART: Schedule = { steps: [1000, 2000, 4000, 8000, 16_000, 30_000], jitter: JITTER };
+
 /** Checks a schedule once, at the boundary (RangeError for misuse). */
 export function checkSchedule(schedule: Schedule): Schedule {
   const { steps, jitter } = schedule;

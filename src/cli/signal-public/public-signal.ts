@@ -1,0 +1,236 @@
+// `papo signal --public ADDR` (ADR 0088): the operator's whole set-up in one process — the state
+// folder (key, token, TURN secret), TLS with a given certificate or a self-signed one made with the
+// kept key, the signal server requiring the token, coturn supervised with the bundle's hardening
+// and TURN REST credentials handed out for it, a second STUN destination, and the address members
+// need: `wss://ADDR:PORT/#pin=<certificatePin>&token=<token>` (src/signal-protocol.ts).
+
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { LogTarget } from '../../client/log.js';
+import {
+  configFromEnv,
+  DEFAULT_METRICS,
+  DEFAULT_PORT,
+  type SignalConfig,
+  type TurnConfig,
+  tlsFiles,
+} from '../../signal-server/config.js';
+import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
+import { CoturnSupervisor, DENIED_PEERS, findTurnserver } from './coturn.js';
+import { ipBytes } from './self-signed.js';
+import { ensureCertificate, openPublicState, pinOfCertificate } from './state.js';
+import { type StunResponder, startStunResponder } from './stun-responder.js';
+
+export const DEFAULT_TURN_PORT = 3478;
+export const DEFAULT_TURN_TLS_PORT = 5349;
+/** How often a self-signed certificate is looked at for renewal (state.ts renews near its end). */
+const RENEW_CHECK_MS = 12 * 3_600_000;
+
+export interface PublicSignalOptions {
+  /** What members reach: a DNS name or an IP address. */
+  address: string;
+  host: string | undefined;
+  port: number | undefined;
+  stateDir: string;
+  tls: { certFile: string; keyFile: string } | undefined;
+  turnPort: number;
+  turnTlsPort: number;
+  env: NodeJS.ProcessEnv;
+  log: LogTarget;
+  /** The lines that say members behind symmetric NATs will not link (i18n; also in /healthz). */
+  noTurnWarning: readonly string[];
+}
+
+export type TurnSource = 'coturn' | 'external' | 'none';
+
+export interface PublicSignal {
+  server: SignalServerHandle;
+  /** The address members need, fragment included (secret: the token is in it). */
+  signalAddress: string;
+  pin: string;
+  turn: TurnSource;
+  coturn: CoturnSupervisor | undefined;
+  /** The STUN URLs handed out: coturn's and the second destination (stun-responder.ts). */
+  stunUrls: string[];
+  stateDir: string;
+  made: string[];
+  close(): Promise<void>;
+}
+
+/** ADDR as a URL's host: an IPv6 address in brackets. */
+export function urlHostOf(address: string): string {
+  return isIP(address) === 6 ? `[${address}]` : address;
+}
+
+/** Checks ADDR: a DNS name or an IP address, nothing a URL would read otherwise. */
+export function checkPublicAddress(address: string): string {
+  const bare = address.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare) !== 0) return bare;
+  if (
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(
+      bare,
+    )
+  ) {
+    throw new RangeError(
+      `--public takes the name or IP address members reach (got ${JSON.stringify(address)})`,
+    );
+  }
+  return bare.replace(/\.$/, '').toLowerCase();
+}
+
+export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicSignal> {
+  const address = checkPublicAddress(o.address);
+  const urlHost = urlHostOf(address);
+  const env = o.env;
+  const host = o.host ?? (env.PAPO_SIGNAL_HOST?.trim() || (isIP(address) === 6 ? '::' : '0.0.0.0'));
+  const port = o.port ?? (env.PAPO_SIGNAL_PORT?.trim() ? Number(env.PAPO_SIGNAL_PORT) : DEFAULT_PORT);
+  const givenTls =
+    o.tls ??
+    tlsFiles(env.PAPO_SIGNAL_TLS_CERT?.trim() || undefined, env.PAPO_SIGNAL_TLS_KEY?.trim() || undefined);
+  const state = await openPublicState(o.stateDir, address, { selfSigned: givenTls === undefined });
+  const tls = givenTls ?? { certFile: state.certFile, keyFile: state.keyFile };
+  if (env.PAPO_SIGNAL_TOKEN?.trim()) {
+    o.log(`PAPO_SIGNAL_TOKEN is not used with --public: the token is the one kept in ${state.dir}`);
+  }
+
+  // TURN: a TURN server of the operator's own (PAPO_TURN_URLS and PAPO_TURN_SECRET), else coturn
+  // when it is installed, else none (and the warning).
+  const externalTurn = Boolean(env.PAPO_TURN_URLS?.trim() && env.PAPO_TURN_SECRET?.trim());
+  const binary = externalTurn ? undefined : findTurnserver(env);
+  const turn: TurnSource = externalTurn ? 'external' : binary !== undefined ? 'coturn' : 'none';
+  let coturn: CoturnSupervisor | undefined;
+  let stun: StunResponder | undefined;
+  let server: SignalServerHandle | undefined;
+  const stunUrls: string[] = [];
+  try {
+    // Read at each GET /healthz: whether coturn runs now, and the STUN destinations.
+    const healthNotes = () => [
+      ...(turn === 'none'
+        ? o.noTurnWarning
+        : turn === 'external'
+          ? ['turn: the TURN servers of PAPO_TURN_URLS']
+          : [
+              `turn: coturn ${coturn?.pid !== undefined ? 'running' : 'not running now (being started again)'}`,
+            ]),
+      `stun: ${stunUrls.join(' ')} (a Binding to two of them from one socket tells a symmetric NAT: another mapped port for each)`,
+    ];
+    if (binary !== undefined) {
+      coturn = await CoturnSupervisor.start(
+        binary,
+        {
+          dir: state.dir,
+          secret: state.turnSecret,
+          host,
+          port: o.turnPort,
+          tls: { port: o.turnTlsPort, ...tls },
+          externalIp: isIP(address) !== 0 ? address : undefined,
+          allowedPeers: [...selfAllowed(address), ...peers(env, 'PAPO_TURN_ALLOWED_PEERS')],
+          deniedPeers: peers(env, 'PAPO_TURN_DENIED_PEERS'),
+        },
+        o.log,
+      );
+      stunUrls.push(`stun:${urlHost}:${o.turnPort}`);
+    }
+    const fromEnv = configFromEnv(env).turn;
+    // The welcome reads this object at each connection. The signal port's STUN URL joins the list
+    // once that port is known (port 0); a welcome in that moment lacks only that second destination.
+    const turnConfig: TurnConfig = {
+      ...fromEnv,
+      stunUrls,
+      ...(coturn === undefined
+        ? {}
+        : {
+            secret: state.turnSecret,
+            urls: [
+              `turn:${urlHost}:${o.turnPort}?transport=udp`,
+              `turn:${urlHost}:${o.turnPort}?transport=tcp`,
+              `turns:${urlHost}:${o.turnTlsPort}?transport=tcp`,
+            ],
+          }),
+    };
+    const overrides: Partial<SignalConfig> = { tls, token: state.token, healthNotes, turn: turnConfig };
+    server = await startSignalServer({
+      env,
+      log: o.log,
+      defaultMetrics: DEFAULT_METRICS,
+      host,
+      port,
+      config: overrides,
+    });
+    // The second STUN destination, on UDP at the signal port's number (stun-responder.ts).
+    stun = await startStunResponder(host, server.port);
+    stunUrls.push(`stun:${urlHost}:${server.port}`, ...fromEnv.stunUrls);
+  } catch (err) {
+    await stun?.close();
+    await server?.close();
+    await coturn?.stop();
+    throw err;
+  }
+  const pin = pinOfCertificate(readFileSync(tls.certFile));
+  const signalAddress = `wss://${urlHost}:${server.port}/#pin=${pin}&token=${state.token}`;
+  const renewal =
+    givenTls !== undefined
+      ? undefined
+      : setInterval(() => {
+          ensureCertificate(state, address).then(
+            (renewed) => {
+              if (!renewed) return;
+              o.log('tls: the self-signed certificate was made again with the same key (same pin)');
+              coturn?.restart();
+            },
+            (err: Error) => o.log(`tls: renewing the self-signed certificate failed: ${err.message}`),
+          );
+        }, RENEW_CHECK_MS);
+  renewal?.unref();
+  const handle = server;
+  let closing: Promise<void> | undefined;
+  return {
+    server: handle,
+    signalAddress,
+    pin,
+    turn,
+    coturn,
+    stunUrls,
+    stateDir: state.dir,
+    made: state.made,
+    close() {
+      closing ??= (async () => {
+        if (renewal !== undefined) clearInterval(renewal);
+        await Promise.all([handle.close(), stun?.close(), coturn?.stop()]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** PAPO_TURN_ALLOWED_PEERS / PAPO_TURN_DENIED_PEERS: addresses or first-last ranges. */
+function peers(env: NodeJS.ProcessEnv, name: string): string[] {
+  const list = (env[name] ?? '').split(/[\s,]+/).filter((p) => p !== '');
+  for (const p of list) {
+    const ends = p.split('-');
+    if (ends.length > 2 || ends.some((e) => isIP(e) === 0)) {
+      throw new RangeError(`${name}: "${p}" is not an address or a first-last range`);
+    }
+  }
+  return list;
+}
+
+/** Whether `address` is in one of coturn's `first-last` ranges (same family only). */
+export function inRange(address: string, range: string): boolean {
+  const [first = '', last = first] = range.split('-');
+  const a = ipBytes(address);
+  const lo = ipBytes(first);
+  const hi = ipBytes(last);
+  return a.length === lo.length && Buffer.compare(lo, a) <= 0 && Buffer.compare(a, hi) <= 0;
+}
+
+/**
+ * ADDR itself, allowed as a relay peer when the deny list holds it (a LAN, a VPN such as
+ * Tailscale's 100.64/10, a lab): two members relayed by this coturn reach each other through relay
+ * addresses that are ADDR, which the deny list would refuse (ADR 0076, ADR 0088: the cost is that
+ * relays may reach this host's own UDP services at ADDR, for holders of the token only).
+ */
+export function selfAllowed(address: string): string[] {
+  if (isIP(address) === 0) return [];
+  return DENIED_PEERS.some((r) => inRange(address, r)) ? [address] : [];
+}
