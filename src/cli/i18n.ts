@@ -33,6 +33,8 @@ export interface ErrorHints {
 export interface Messages {
   errorPrefix: string;
   roomCreated(roomId: string, name: string, profile: string): string;
+  /** papo new without --name, and no user name to take one from. */
+  newNameNeeded: string;
   joined(roomId: string, name: string, profile: string): string;
   replaced(profile: string): string;
   sendInvite: string;
@@ -150,6 +152,7 @@ const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
 const en: Messages = {
   errorPrefix: 'error: ',
   roomCreated: (id, name, profile) => `Room ${id} created. You are "${name}" (profile ${profile}).`,
+  newNameNeeded: 'give your name in the room: papo new --name <name> (1-32 of A-Za-z0-9-_.)',
   joined: (id, name, profile) => `You joined room ${id} as "${name}" (profile ${profile}).`,
   replaced: (profile) =>
     `Profile ${profile} was replaced: your identity and log are kept; known members, inbox and outbox of the old room are cleared.`,
@@ -334,6 +337,7 @@ const en: Messages = {
 const pt: Messages = {
   errorPrefix: 'erro: ',
   roomCreated: (id, name, profile) => `Sala ${id} criada. Você é "${name}" (perfil ${profile}).`,
+  newNameNeeded: 'diga seu nome na sala: papo new --name <nome> (1 a 32 de A-Za-z0-9-_.)',
   joined: (id, name, profile) => `Você entrou na sala ${id} como "${name}" (perfil ${profile}).`,
   replaced: (profile) =>
     `O perfil ${profile} foi substituído: a sua identidade e o log foram mantidos; membros conhecidos, inbox e fila da sala antiga foram apagados.`,

@@ -139,3 +139,21 @@ test('--version and --help', async () => {
   for (const c of ['new', 'join', 'invite', 'install', 'log'])
     assert.match(h.stdout, new RegExp(`\\b${c}\\b`));
 });
+
+test('new without --name takes the user name (the line papo signal --public prints runs as it is), kept to the name rules; with none, it asks for --name', async (t) => {
+  const dir = tempDir(t);
+  const made = await runPapo(['new'], { env: cleanEnv({ PAPO_HOME: join(dir, 'a'), USER: 'ana.lima' }) });
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /^Room [0-9a-f]{8} created\. You are "ana\.lima" \(profile default\)\.$/m);
+  const odd = await runPapo(['new'], { env: cleanEnv({ PAPO_HOME: join(dir, 'b'), USER: 'José Ávila' }) });
+  assert.equal(odd.code, 0, odd.stderr);
+  assert.match(odd.stdout, /You are "JoseAvila"/);
+  const none = await runPapo(['new'], {
+    env: cleanEnv({ PAPO_HOME: join(dir, 'c'), USER: '日本', LOGNAME: undefined }),
+  });
+  assert.equal(none.code, 1);
+  assert.equal(
+    none.stderr,
+    'error: give your name in the room: papo new --name <name> (1-32 of A-Za-z0-9-_.)\n',
+  );
+});

@@ -1,4 +1,5 @@
 // papo new: makes a room (a fresh secret) in this profile and prints the invite.
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { createProfile } from '../../client/store/profile-store.js';
 import { checkAbout } from '../../client/wire/about.js';
@@ -10,25 +11,49 @@ import { type CliContext, checkedProfile, hint, home, profileSuffix, styles, tex
 import { printLines } from '../output.js';
 
 interface NewOptions {
-  name: string;
+  name?: string;
   about?: string;
   force?: boolean;
   signal?: string;
+}
+
+/**
+ * Without --name, the person's user name as a member name (the printed line of `papo signal
+ * --public` is run as it is): its ASCII letters (accents dropped), digits and `-_.`, at most 32;
+ * undefined when nothing is left of it.
+ */
+function defaultMemberName(env: NodeJS.ProcessEnv): string | undefined {
+  let user = env.USER ?? env.LOGNAME ?? '';
+  if (user === '') {
+    try {
+      user = userInfo().username;
+    } catch {
+      // no user name for this uid (a container's): --name is needed
+    }
+  }
+  // Accents dropped (José → Jose), then what the name rules do not allow.
+  const name = user
+    .normalize('NFD')
+    .replace(/[^A-Za-z0-9._-]/g, '')
+    .slice(0, 32);
+  return name === '' ? undefined : name;
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('new')
     .description('create a new room and print the invite to send to your colleague')
-    .requiredOption('--name <name>', 'your name in the room (1-32 of A-Za-z0-9-_.)')
+    .option('--name <name>', 'your name in the room (1-32 of A-Za-z0-9-_.; default: your user name)')
     .option('--about <text>', 'what you work on, shown to the other members')
     .option('--force', 'replace the existing profile (keeps your identity and log)')
     .option('--signal <url>', 'signal server of the room (default: the local one, this machine only)')
     .action(async (opts: NewOptions) => {
       const t = text(ctx);
       const profile = checkedProfile(ctx);
-      hint(ctx, { name: opts.name });
-      const name = validateMemberName(opts.name);
+      const given = opts.name ?? defaultMemberName(ctx.env);
+      if (given === undefined) throw new RangeError(t.newNameNeeded);
+      hint(ctx, { name: given });
+      const name = validateMemberName(given);
       // Shown to the other members: one printable line, refused otherwise (ADR 0059).
       const about = opts.about === undefined ? undefined : checkAbout(opts.about);
       const signalUrl = roomSignalUrl(opts.signal, ctx.env);
