@@ -7,8 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { linkOf, type Member, startMember, waitLinked, waitMessage, waitPath } from '../support/members.js';
-import { msgIdIn } from '../support/papo.js';
+import { exchange, linkOf, type Member, startMember, waitLinked, waitPath } from '../support/members.js';
 import { makeRoom } from '../support/room.js';
 import {
   type Coturn,
@@ -73,20 +72,6 @@ async function scenario(
 async function linkedBothWays(s: Scenario): Promise<string> {
   const [path] = await Promise.all([waitLinked(s.a, s.b.name), waitLinked(s.b, s.a.name)]);
   return path;
-}
-
-/** A message from a to b and b's reply, both acknowledged ("Delivered to ..."). */
-async function exchange(a: Member, b: Member, label: string): Promise<void> {
-  const body = `${label} ${randomBytes(6).toString('hex')}`;
-  const sent = await a.send(body, { to: b.name });
-  assert.match(sent, new RegExp(`^Delivered to ${b.name} `), sent);
-  const got = await waitMessage(b, body);
-  const id = msgIdIn(got);
-  assert.ok(id, got);
-  const reply = `reply to ${body}`;
-  const replied = await b.send(reply, { to: a.name, reply_to: id });
-  assert.match(replied, new RegExp(`^Delivered to ${a.name} `), replied);
-  await waitMessage(a, reply);
 }
 
 test('both behind endpoint-independent NAT: linked direct', { skip: skip ?? false }, async (t) => {

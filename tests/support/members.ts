@@ -2,9 +2,11 @@
 // (mcp-process.ts) in the homes of a room (makeRoom in room.ts), optionally inside a network
 // namespace of the NAT lab (`ip netns exec <ns> node dist/src/cli/main.js mcp`); and the wait for a
 // link, between those or between in-process members (openMember).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import type { OpenedMember } from '../../src/client/open-member.js';
 import { type McpProcess, spawnMcp } from './mcp-process.js';
-import { memberEnv } from './papo.js';
+import { memberEnv, msgIdIn } from './papo.js';
 import { waitFor } from './wait.js';
 
 export interface Member extends McpProcess {
@@ -124,4 +126,18 @@ export async function waitMessage(member: Member, needle: string, timeoutMs = 30
     },
     { timeoutMs, intervalMs: 0, last: () => seen.slice(-2000) },
   );
+}
+
+/** A message from a to b and b's reply, both acknowledged ("Delivered to ..."). */
+export async function exchange(a: Member, b: Member, label: string): Promise<void> {
+  const body = `${label} ${randomBytes(6).toString('hex')}`;
+  const sent = await a.send(body, { to: b.name });
+  assert.match(sent, new RegExp(`^Delivered to ${b.name} `), sent);
+  const got = await waitMessage(b, body);
+  const id = msgIdIn(got);
+  assert.ok(id, got);
+  const reply = `reply to ${body}`;
+  const replied = await b.send(reply, { to: a.name, reply_to: id });
+  assert.match(replied, new RegExp(`^Delivered to ${a.name} `), replied);
+  await waitMessage(a, reply);
 }
