@@ -32,7 +32,7 @@ import { TransportProcess } from './transport/transport-process.js';
 import { FrameCodec } from './wire/frame-codec.js';
 import { generateIdentity } from './wire/identity.js';
 import { deriveRoomKeys } from './wire/room-crypto.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl } from './wire/signal-url.js';
+import { effectiveSignalAddress, isLoopbackSignalUrl } from './wire/signal-url.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -85,10 +85,13 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
   const { env, mode } = options;
   const log = options.log ?? (() => {});
   const profile = await openProfile({ home: options.home, profile: options.profile });
-  const signalUrl = effectiveSignalUrl(profile.signalUrl, env);
+  // The address's fragment (pin, token: ADR 0089) goes to the transport apart from the URL, which
+  // is what the member dials, shows and reports.
+  const address = effectiveSignalAddress(profile.signalUrl, env);
+  const signalUrl = address.url;
   // Only a token bound to this server's origin goes to it (ADR 0060); a PAPO_SIGNAL_TOKEN that
   // cannot be used safely stops here, with its error, before the lock or the network are taken.
-  const token = signalTokenFor(signalUrl, env);
+  const token = signalTokenFor(address, env);
   const keys = deriveRoomKeys(profile.secret);
 
   let lock: ProfileLock | undefined;
@@ -138,6 +141,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       // the signal server and in the others' meshes would tangle the two (ADR 0064).
       localId: options.signAsPerson ? generateIdentity().nodeId : identity.nodeId,
       token,
+      pin: address.pin,
     };
     // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a
     // transport process that would fail at every start (resolveIceConfig loads no WebRTC).

@@ -28,6 +28,7 @@ import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from '.
 import { validateIceServers } from './ice-config.js';
 import { SignalOpener, sealSignal } from './signal-seal.js';
 import { tokenMayTravel } from './signal-token.js';
+import { PIN_MISMATCH, pinnedConnection } from './tls-pin.js';
 
 /** Redial delays in ms; the last one repeats. */
 export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_000];
@@ -49,6 +50,12 @@ export interface SignalClientOptions {
   signalKey: Uint8Array;
   /** Bearer token for servers that require one (bound to this URL's origin: signal-token.ts). */
   token?: string | undefined;
+  /**
+   * The pin of the server's key, from the room's signal address (ADR 0089): over wss:// the
+   * server is trusted when its key has it (a self-signed certificate included), and refused with
+   * the problem `pin_mismatch` before the upgrade (and its token) is sent when it has not.
+   */
+  pin?: string | undefined;
   /** Redial delays in ms (tests shorten them); the last repeats. */
   backoffMs?: readonly number[];
 }
@@ -105,6 +112,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   readonly #socketUrl: string;
   readonly #key: Uint8Array;
   readonly #token: string | undefined;
+  readonly #pin: string | undefined;
   readonly #backoff: readonly number[];
   readonly #opener: SignalOpener;
   #badServerMessages = 0;
@@ -138,6 +146,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     this.localId = options.localId;
     this.#key = options.signalKey;
     this.#token = options.token === '' ? undefined : options.token;
+    this.#pin = options.pin === '' ? undefined : options.pin;
     this.#backoff = options.backoffMs ?? SIGNAL_BACKOFF_MS;
     if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
     this.#opener = new SignalOpener(options.signalKey, options.localId);
@@ -242,6 +251,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         headers,
         maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
         handshakeTimeout: 10_000,
+        ...pinnedSocket(url, this.#pin, 10_000),
       });
     } catch (err) {
       this.#lost(undefined, `cannot dial: ${(err as Error).message}`);
@@ -266,6 +276,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       ws.terminate();
     });
     ws.on('error', (err) => {
+      // The key is not the pinned one: say exactly that, not "unreachable".
+      if ((err as NodeJS.ErrnoException).code === PIN_MISMATCH && ws === this.#ws)
+        this.#refusal = { code: 'pin_mismatch', detail: err.message };
       // Keep the first cause (an HTTP refusal says more than the terminate() that follows it).
       if (reason === 'closed') reason = err.message;
     });
@@ -462,6 +475,25 @@ export function readServerMessage(text: string, topic: string, localId: string):
     default:
       return null;
   }
+}
+
+/**
+ * The `createConnection` option that checks the server's key against `pin` before the upgrade is
+ * sent (tls-pin.ts), for a wss:// URL with a pin; no option otherwise (Node's own TLS checks).
+ */
+export function pinnedSocket(
+  url: URL,
+  pin: string | undefined,
+  timeoutMs: number,
+): { createConnection?: NonNullable<WebSocket.ClientOptions['createConnection']> } {
+  if (pin === undefined || url.protocol !== 'wss:') return {};
+  // http.request calls createConnection with a callback and waits for it when it returns nothing;
+  // the ws types know only the synchronous form of net.createConnection.
+  return {
+    createConnection: pinnedConnection(pin, timeoutMs) as unknown as NonNullable<
+      WebSocket.ClientOptions['createConnection']
+    >,
+  };
 }
 
 /** What a lost connection means when the server did not say (see SignalProblemCode). */
