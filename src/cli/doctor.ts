@@ -4,6 +4,7 @@ import { PapoError } from '../client/errors.js';
 import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/net/ice-config.js';
 import { probeSignal, type SignalProbe } from '../client/net/signal-probe.js';
 import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/net/signal-token.js';
+import { pinForHost } from '../client/net/tls-pin.js';
 import {
   type AllocationResult,
   type BindingResult,
@@ -16,7 +17,11 @@ import {
 import { openProfile } from '../client/store/profile-store.js';
 import { shortId } from '../client/wire/identity.js';
 import { deriveRoomKeys } from '../client/wire/room-crypto.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/wire/signal-url.js';
+import {
+  effectiveSignalAddress,
+  isLoopbackSignalUrl,
+  type SignalAddress,
+} from '../client/wire/signal-url.js';
 import type { IceServer } from '../signal-protocol.js';
 import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';
@@ -85,6 +90,8 @@ export function displayUrl(url: string): string {
     const u = new URL(url);
     u.username = '';
     u.password = '';
+    // The fragment may carry the pin and the token (ADR 0089).
+    u.hash = '';
     for (const key of [...u.searchParams.keys()])
       if (/token|secret|key|auth/i.test(key)) u.searchParams.set(key, '***');
     const text = u.toString();
@@ -196,6 +203,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     ms: 0,
   };
   let nodeId: string | undefined;
+  let address: SignalAddress | undefined;
   try {
     const p = await openProfile({ home: o.home, profile: o.profile });
     nodeId = p.identity.nodeId;
@@ -206,7 +214,8 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       roomId: deriveRoomKeys(p.secret).roomId,
       nodeId: shortId(p.identity.nodeId),
     };
-    const url = effectiveSignalUrl(p.signalUrl, env);
+    address = effectiveSignalAddress(p.signalUrl, env);
+    const url = address.url;
     facts.rawSignalUrl = url;
     facts.signalUrl = displayUrl(url);
     facts.loopback = isLoopbackSignalUrl(url);
@@ -224,7 +233,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     o.progress?.('signal');
     let token: string | undefined;
     try {
-      token = signalTokenFor(facts.rawSignalUrl, env);
+      token = signalTokenFor(address ?? facts.rawSignalUrl, env);
     } catch (err) {
       facts.tokenProblem = errorText(err, o.lang);
     }
@@ -233,6 +242,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       url: facts.rawSignalUrl,
       token,
       peer: nodeId,
+      pin: address?.pin,
       timeoutMs: DOCTOR_TIMEOUTS.signal,
     });
     if (facts.signal.outcome === 'welcome') welcome = facts.signal.iceServers;
@@ -248,7 +258,9 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     [facts.stun, facts.turn] = await Promise.all([
       stunMappings(stunDestinations(servers), DOCTOR_TIMEOUTS.stun),
       Promise.all(
-        turnTargets(servers).map((x) => probeTurn(x.url, x.username, x.credential, DOCTOR_TIMEOUTS.turn)),
+        turnTargets(servers).map((x) =>
+          probeTurn(x.url, x.username, x.credential, DOCTOR_TIMEOUTS.turn, pinOf(address, x.url)),
+        ),
       ),
     ]);
   }
@@ -256,6 +268,13 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   facts.clients = await clientsDone;
   facts.ms = Date.now() - started;
   return facts;
+}
+
+/** The pin the room's address gives for a TURN URL over TLS to the signal server's host. */
+function pinOf(address: SignalAddress | undefined, url: string): string | undefined {
+  const parsed = parseIceUrl(url);
+  if (address === undefined || typeof parsed === 'string' || parsed.scheme !== 'turns') return undefined;
+  return pinForHost(address, parsed.host);
 }
 
 /** Each agent CLI whose module can tell, and whose executable is on PATH. */
@@ -308,6 +327,14 @@ export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
     const data = { url: f.signalUrl, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
     if (s.outcome === 'welcome' || s.outcome === 'unauthorized') {
       add({ id: 'signal', status: 'ok', text: t.signalOk(f.signalUrl, s.ms), data });
+    } else if (s.outcome === 'pin_mismatch') {
+      add({
+        id: 'signal',
+        status: 'fail',
+        text: t.signalPinMismatch(f.signalUrl),
+        fix: t.signalPinMismatchFix,
+        data: { ...data, detail: s.detail },
+      });
     } else if (s.outcome === 'unreachable') {
       add({
         id: 'signal',
