@@ -33,5 +33,15 @@ export const modules = {
   'tool-args': { mutate: ['src/mcp/tool-args.ts'], tests: ['mcp/tool-args'] },
   'result-fit': { mutate: ['src/mcp/result-fit.ts'], tests: ['mcp/result-fit', 'mcp/texts'] },
   // The person's review gate (ADR 0081): the rules, review.json failing closed, decisions.
-  review: { mutate: ['src/client/store/review.ts'], tests: ['store/review'] },
+  review: {
+    mutate: [
+      'src/client/store/review-patterns.ts',
+      'src/client/store/review-settings.ts',
+      'src/client/store/review-gate.ts',
+      'src/client/store/review-decisions.ts',
+      'src/client/store/review-requests.ts',
+      'src/client/store/review-held.ts',
+    ],
+    tests: ['store/review'],
+  },
 };

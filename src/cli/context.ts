@@ -53,9 +53,11 @@ export function hint(ctx: CliContext, more: ErrorHints): void {
   ctx.hints = { ...ctx.hints, ...more };
 }
 
-/** Prints a failure as one line on stderr (no stack trace) and sets exit status 1. */
-export function reportError(ctx: CliContext, err: unknown): void {
-  const t = text(ctx);
-  process.stderr.write(`${t.errorPrefix}${errorText(err, lang(ctx), ctx.hints ?? {})}\n`);
+/**
+ * Prints a failure as one line on stderr (no stack trace) and sets exit status 1: the one place a
+ * command's failure becomes text (errorText). `language` overrides the person's, for `papo signal`.
+ */
+export function reportError(ctx: CliContext, err: unknown, language: Lang = lang(ctx)): void {
+  process.stderr.write(`${messages(language).errorPrefix}${errorText(err, language, ctx.hints ?? {})}\n`);
   process.exitCode = 1;
 }

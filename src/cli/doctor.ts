@@ -4,7 +4,6 @@ import { PapoError } from '../client/errors.js';
 import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/net/ice-config.js';
 import { probeSignal, type SignalProbe } from '../client/net/signal-probe.js';
 import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/net/signal-token.js';
-import { pinForHost } from '../client/net/tls-pin.js';
 import {
   type AllocationResult,
   type BindingResult,
@@ -12,6 +11,7 @@ import {
   probeTurn,
   type StunDestination,
   stunMappings,
+  turnPinFor,
   turnTransportOf,
 } from '../client/net/turn-probe.js';
 import { openProfile } from '../client/store/profile-store.js';
@@ -259,7 +259,13 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       stunMappings(stunDestinations(servers), DOCTOR_TIMEOUTS.stun),
       Promise.all(
         turnTargets(servers).map((x) =>
-          probeTurn(x.url, x.username, x.credential, DOCTOR_TIMEOUTS.turn, pinOf(address, x.url)),
+          probeTurn(
+            x.url,
+            x.username,
+            x.credential,
+            DOCTOR_TIMEOUTS.turn,
+            address === undefined ? undefined : turnPinFor(address, x.url),
+          ),
         ),
       ),
     ]);
@@ -268,13 +274,6 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   facts.clients = await clientsDone;
   facts.ms = Date.now() - started;
   return facts;
-}
-
-/** The pin the room's address gives for a TURN URL over TLS to the signal server's host. */
-function pinOf(address: SignalAddress | undefined, url: string): string | undefined {
-  const parsed = parseIceUrl(url);
-  if (address === undefined || typeof parsed === 'string' || parsed.scheme !== 'turns') return undefined;
-  return pinForHost(address, parsed.host);
 }
 
 /** Each agent CLI whose module can tell, and whose executable is on PATH. */
@@ -296,244 +295,222 @@ async function registrations(o: GatherOptions): Promise<DoctorFacts['clients']> 
   );
 }
 
+/** A check before its label: the label of its id unless it names its own (each agent CLI). */
+type Draft = Omit<Check, 'label'> & { label?: string };
+
 /** The checklist, in the order a person reads it. */
 export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
   const t = doctorTexts(lang);
-  const checks: Check[] = [];
-  const add = (c: Omit<Check, 'label'> & { label?: string }) =>
-    checks.push({ ...c, label: c.label ?? t.label(c.id) });
+  // What a fix adds to a papo command so that it runs on this profile.
   const suffix = f.profile.profile === 'default' ? '' : ` --profile ${f.profile.profile}`;
+  const drafts: Draft[] = [
+    profileCheck(f, t, suffix),
+    ...signalChecks(f, t, suffix),
+    ...iceChecks(f, t),
+    ...networkChecks(f, t),
+    ...clientChecks(f, t, suffix),
+  ];
+  const checks: Check[] = drafts.map((c) => ({ ...c, label: c.label ?? t.label(c.id) }));
+  const summary: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
+  for (const c of checks) summary[c.status] += 1;
+  return { ok: summary.fail === 0, profile: f.profile.profile, ms: f.ms, checks, summary };
+}
 
-  if (f.profile.ok) {
-    add({
+function profileCheck(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft {
+  if (f.profile.ok)
+    return {
       id: 'profile',
       status: 'ok',
       text: t.profileOk(f.profile.profile, f.profile.name, f.profile.roomId),
       data: { profile: f.profile.profile, name: f.profile.name, roomId: f.profile.roomId },
-    });
-  } else {
-    add({
-      id: 'profile',
+    };
+  return {
+    id: 'profile',
+    status: 'fail',
+    text: f.profile.message,
+    fix: t.profileFix(suffix),
+    data: { profile: f.profile.profile, code: f.profile.code },
+  };
+}
+
+/** The signal server, the token it wants, and who can reach it: none without a profile. */
+function signalChecks(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft[] {
+  if (f.signalUrl === undefined || f.signal === undefined) return [];
+  return [
+    signalCheck(f, f.signalUrl, f.signal, t, suffix),
+    tokenCheck(f, f.signal, t),
+    f.loopback
+      ? {
+          id: 'scope',
+          status: 'warn',
+          text: t.scopeLoopback(f.signalUrl),
+          fix: t.scopeFix(suffix),
+          data: { loopback: true },
+        }
+      : { id: 'scope', status: 'ok', text: t.scopeShared, data: { loopback: false } },
+  ];
+}
+
+function signalCheck(f: DoctorFacts, url: string, s: SignalProbe, t: DoctorTexts, suffix: string): Draft {
+  const data = { url, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
+  if (s.outcome === 'welcome' || s.outcome === 'unauthorized')
+    return { id: 'signal', status: 'ok', text: t.signalOk(url, s.ms), data };
+  if (s.outcome === 'pin_mismatch')
+    return {
+      id: 'signal',
       status: 'fail',
-      text: f.profile.message,
-      fix: t.profileFix(suffix),
-      data: { profile: f.profile.profile, code: f.profile.code },
-    });
-  }
-
-  const origin = originOf(f.rawSignalUrl);
-  if (f.signalUrl !== undefined && f.signal !== undefined) {
-    const s = f.signal;
-    const data = { url: f.signalUrl, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
-    if (s.outcome === 'welcome' || s.outcome === 'unauthorized') {
-      add({ id: 'signal', status: 'ok', text: t.signalOk(f.signalUrl, s.ms), data });
-    } else if (s.outcome === 'pin_mismatch') {
-      add({
-        id: 'signal',
-        status: 'fail',
-        text: t.signalPinMismatch(f.signalUrl),
-        fix: t.signalPinMismatchFix,
-        data: { ...data, detail: s.detail },
-      });
-    } else if (s.outcome === 'unreachable') {
-      add({
-        id: 'signal',
-        status: 'fail',
-        text: t.signalUnreachable(f.signalUrl, s.detail),
-        fix: f.loopback ? t.signalLocalFix(suffix) : t.signalFix,
-        data: { ...data, detail: s.detail },
-      });
-    } else {
-      add({
-        id: 'signal',
-        status: 'fail',
-        text:
-          s.outcome === 'refused'
-            ? t.signalRefused(f.signalUrl, s.detail)
-            : t.signalNotPapo(f.signalUrl, s.detail),
-        fix: s.outcome === 'refused' ? t.signalRefusedFix : t.signalNotPapoFix,
-        data: { ...data, detail: s.detail },
-      });
-    }
-    // The token.
-    if (f.tokenProblem !== undefined) {
-      add({
-        id: 'token',
-        status: 'fail',
-        text: f.tokenProblem,
-        fix: t.tokenInvalidFix,
-        data: { outcome: 'invalid' },
-      });
-    } else if (s.outcome === 'welcome') {
-      add({
-        id: 'token',
-        status: 'ok',
-        text: f.tokenSent ? t.tokenAccepted : t.tokenNotNeeded,
-        data: { outcome: f.tokenSent ? 'accepted' : 'not_needed' },
-      });
-    } else if (s.outcome === 'unauthorized') {
-      const mayTravel = f.rawSignalUrl !== undefined && tokenMayTravel(f.rawSignalUrl);
-      add({
-        id: 'token',
-        status: 'fail',
-        text: f.tokenSent ? t.tokenRefused : t.tokenRequired,
-        fix: f.tokenSent ? t.tokenRefusedFix(origin) : mayTravel ? t.tokenSetFix(origin) : t.tokenTlsFix,
-        data: { outcome: f.tokenSent ? 'refused' : 'required' },
-      });
-    } else {
-      add({ id: 'token', status: 'skip', text: t.notChecked, data: { outcome: 'not_checked' } });
-    }
-    add(
-      f.loopback
-        ? {
-            id: 'scope',
-            status: 'warn',
-            text: t.scopeLoopback(f.signalUrl),
-            fix: t.scopeFix(suffix),
-            data: { loopback: true },
-          }
-        : { id: 'scope', status: 'ok', text: t.scopeShared, data: { loopback: false } },
-    );
-  }
-
-  // ICE servers and policy.
-  if (f.ice !== undefined) {
-    if (f.ice.ok) {
-      const servers = f.ice.config.servers.map((s) => ({
-        urls: urlsOf([s]),
-        credentials: s.username !== undefined && s.credential !== undefined,
-      }));
-      const list = servers
-        .map((s) => s.urls.join(', ') + (s.credentials ? t.withCredentials : ''))
-        .join('; ');
-      add({
-        id: 'ice',
-        status: 'ok',
-        text: t.iceServers(f.ice.config.source, list),
-        data: { source: f.ice.config.source, servers },
-      });
-    } else {
-      add({ id: 'ice', status: 'fail', text: f.ice.message, fix: t.iceFix, data: { valid: false } });
-    }
-  }
-  if (typeof f.policy === 'string') {
-    add({ id: 'policy', status: 'ok', text: t.policy(f.policy), data: { policy: f.policy } });
-  } else {
-    add({
-      id: 'policy',
+      text: t.signalPinMismatch(url),
+      fix: t.signalPinMismatchFix,
+      data: { ...data, detail: s.detail },
+    };
+  if (s.outcome === 'unreachable')
+    return {
+      id: 'signal',
       status: 'fail',
-      text: t.policyInvalid(f.policy.invalid),
-      fix: t.policyFix,
-      data: { valid: false },
-    });
-  }
+      text: t.signalUnreachable(url, s.detail),
+      fix: f.loopback ? t.signalLocalFix(suffix) : t.signalFix,
+      data: { ...data, detail: s.detail },
+    };
+  return {
+    id: 'signal',
+    status: 'fail',
+    text: s.outcome === 'refused' ? t.signalRefused(url, s.detail) : t.signalNotPapo(url, s.detail),
+    fix: s.outcome === 'refused' ? t.signalRefusedFix : t.signalNotPapoFix,
+    data: { ...data, detail: s.detail },
+  };
+}
 
-  // STUN, the NAT's mapping, TURN, and the verdict.
-  const networkChecked = f.ice?.ok === true && f.profile.ok;
+function tokenCheck(f: DoctorFacts, s: SignalProbe, t: DoctorTexts): Draft {
+  if (f.tokenProblem !== undefined)
+    return {
+      id: 'token',
+      status: 'fail',
+      text: f.tokenProblem,
+      fix: t.tokenInvalidFix,
+      data: { outcome: 'invalid' },
+    };
+  if (s.outcome === 'welcome')
+    return {
+      id: 'token',
+      status: 'ok',
+      text: f.tokenSent ? t.tokenAccepted : t.tokenNotNeeded,
+      data: { outcome: f.tokenSent ? 'accepted' : 'not_needed' },
+    };
+  if (s.outcome === 'unauthorized') {
+    const origin = originOf(f.rawSignalUrl);
+    const mayTravel = f.rawSignalUrl !== undefined && tokenMayTravel(f.rawSignalUrl);
+    return {
+      id: 'token',
+      status: 'fail',
+      text: f.tokenSent ? t.tokenRefused : t.tokenRequired,
+      fix: f.tokenSent ? t.tokenRefusedFix(origin) : mayTravel ? t.tokenSetFix(origin) : t.tokenTlsFix,
+      data: { outcome: f.tokenSent ? 'refused' : 'required' },
+    };
+  }
+  return { id: 'token', status: 'skip', text: t.notChecked, data: { outcome: 'not_checked' } };
+}
+
+/** The ICE servers in use and PAPO_ICE_POLICY. */
+function iceChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
+  const checks: Draft[] = [];
+  if (f.ice?.ok === true) {
+    const servers = f.ice.config.servers.map((s) => ({
+      urls: urlsOf([s]),
+      credentials: s.username !== undefined && s.credential !== undefined,
+    }));
+    const list = servers.map((s) => s.urls.join(', ') + (s.credentials ? t.withCredentials : '')).join('; ');
+    checks.push({
+      id: 'ice',
+      status: 'ok',
+      text: t.iceServers(f.ice.config.source, list),
+      data: { source: f.ice.config.source, servers },
+    });
+  } else if (f.ice !== undefined)
+    checks.push({ id: 'ice', status: 'fail', text: f.ice.message, fix: t.iceFix, data: { valid: false } });
+  checks.push(
+    typeof f.policy === 'string'
+      ? { id: 'policy', status: 'ok', text: t.policy(f.policy), data: { policy: f.policy } }
+      : {
+          id: 'policy',
+          status: 'fail',
+          text: t.policyInvalid(f.policy.invalid),
+          fix: t.policyFix,
+          data: { valid: false },
+        },
+  );
+  return checks;
+}
+
+/**
+ * STUN, the NAT's mapping, TURN, and the verdict on a path (decidePath): measured only with a
+ * profile and valid ICE servers.
+ */
+function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
+  if (!(f.ice?.ok === true && f.profile.ok)) return [];
   const turnWorked = f.turn.some((r) => r.outcome === 'allocated');
   const answered = f.stun.filter((r) => r.mapped !== undefined);
   const mapping = mappingBehaviour(f.stun);
-  if (networkChecked) {
-    if (f.stun.length === 0) add({ id: 'stun', status: 'skip', text: t.stunNone, data: { results: [] } });
-    else if (answered.length > 0) {
-      const first = answered[0] as BindingResult;
-      add({
-        id: 'stun',
-        status: 'ok',
-        text: t.stunOk(first.mapped ?? '', first.url, first.ms ?? 0, answered.length, f.stun.length),
-        data: { results: f.stun },
-      });
-    } else {
-      const detail = f.stun.map((r) => `${r.url}: ${r.error ?? '?'}`).join('; ');
-      add(
-        f.loopback
-          ? { id: 'stun', status: 'skip', text: t.stunNotNeeded(detail), data: { results: f.stun } }
-          : {
-              id: 'stun',
-              status: 'warn',
-              text: t.stunNoAnswer(detail),
-              fix: t.stunFix,
-              data: { results: f.stun },
-            },
-      );
-    }
-    if (mapping.verdict === 'same')
-      add({
-        id: 'nat',
-        status: 'ok',
-        text: t.natSame(mapping.destinations),
-        data: { mapping: 'same', destinations: mapping.destinations },
-      });
-    else if (mapping.verdict === 'varies')
-      add({
-        id: 'nat',
-        status: 'warn',
-        text: t.natVaries(answered.map((r) => `${r.destination} → ${r.mapped}`).join(', ')),
-        fix: t.natFix,
-        data: { mapping: 'varies', destinations: mapping.destinations },
-      });
-    else
-      add({
-        id: 'nat',
-        status: 'skip',
-        text: t.natUnknown,
-        data: { mapping: 'unknown', destinations: mapping.destinations },
-      });
-
-    const source = f.ice?.ok ? f.ice.config.source : 'default';
-    if (f.turn.length === 0)
-      add({ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } });
-    for (const r of f.turn) add(turnCheck(r, turnWorked, source, t));
-
-    const policy = typeof f.policy === 'string' ? f.policy : 'all';
-    const verdict = decidePath({
-      policy,
-      loopback: f.loopback === true,
-      stunAnswered: answered.length > 0,
-      mapping: mapping.verdict,
-      turnWorked,
-    });
-    add(
-      verdict.ok
-        ? { id: 'path', status: 'ok', text: t.pathOk(verdict.via), data: { ok: true, via: verdict.via } }
-        : {
-            id: 'path',
-            status: 'fail',
-            text: t.pathFail(verdict.why),
-            fix: t.pathFix(verdict.why),
-            data: { ok: false, why: verdict.why },
-          },
-    );
-  }
-
-  // The agent CLIs and Claude Code's channels.
-  for (const c of f.clients) {
-    const r = c.registration;
-    add({
-      id: 'client',
-      label: c.label,
-      status: r?.registered === true ? 'ok' : 'warn',
-      text:
-        r === null ? t.clientUnknown(c.id) : r.registered ? t.clientRegistered(r.detail) : t.clientMissing,
-      ...(r?.registered === true ? {} : { fix: t.clientFix(c.id, suffix) }),
-      data: { client: c.id, registered: r?.registered ?? null, ...(r ? { detail: r.detail } : {}) },
-    });
-  }
-  add(
-    f.channelsOff.length === 0
-      ? { id: 'channels', status: 'ok', text: t.channelsOk, data: { variables: [] } }
+  const source = f.ice.config.source;
+  const verdict = decidePath({
+    policy: typeof f.policy === 'string' ? f.policy : 'all',
+    loopback: f.loopback === true,
+    stunAnswered: answered.length > 0,
+    mapping: mapping.verdict,
+    turnWorked,
+  });
+  const turn: Draft[] =
+    f.turn.length === 0
+      ? [{ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } }]
+      : f.turn.map((r) => turnCheck(r, turnWorked, source, t));
+  return [
+    stunCheck(f, answered, t),
+    natCheck(mapping, answered, t),
+    ...turn,
+    verdict.ok
+      ? { id: 'path', status: 'ok', text: t.pathOk(verdict.via), data: { ok: true, via: verdict.via } }
       : {
-          id: 'channels',
-          status: 'warn',
-          text: t.channelsOff(f.channelsOff),
-          fix: t.channelsFix(f.channelsOff),
-          data: { variables: f.channelsOff },
+          id: 'path',
+          status: 'fail',
+          text: t.pathFail(verdict.why),
+          fix: t.pathFix(verdict.why),
+          data: { ok: false, why: verdict.why },
         },
-  );
+  ];
+}
 
-  const summary: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
-  for (const c of checks) summary[c.status] += 1;
-  return { ok: summary.fail === 0, profile: f.profile.profile, ms: f.ms, checks, summary };
+function stunCheck(f: DoctorFacts, answered: readonly BindingResult[], t: DoctorTexts): Draft {
+  if (f.stun.length === 0) return { id: 'stun', status: 'skip', text: t.stunNone, data: { results: [] } };
+  const first = answered[0];
+  if (first !== undefined)
+    return {
+      id: 'stun',
+      status: 'ok',
+      text: t.stunOk(first.mapped ?? '', first.url, first.ms ?? 0, answered.length, f.stun.length),
+      data: { results: f.stun },
+    };
+  const detail = f.stun.map((r) => `${r.url}: ${r.error ?? '?'}`).join('; ');
+  return f.loopback
+    ? { id: 'stun', status: 'skip', text: t.stunNotNeeded(detail), data: { results: f.stun } }
+    : { id: 'stun', status: 'warn', text: t.stunNoAnswer(detail), fix: t.stunFix, data: { results: f.stun } };
+}
+
+function natCheck(
+  mapping: ReturnType<typeof mappingBehaviour>,
+  answered: readonly BindingResult[],
+  t: DoctorTexts,
+): Draft {
+  const data = { mapping: mapping.verdict, destinations: mapping.destinations };
+  if (mapping.verdict === 'same')
+    return { id: 'nat', status: 'ok', text: t.natSame(mapping.destinations), data };
+  if (mapping.verdict === 'varies')
+    return {
+      id: 'nat',
+      status: 'warn',
+      text: t.natVaries(answered.map((r) => `${r.destination} → ${r.mapped}`).join(', ')),
+      fix: t.natFix,
+      data,
+    };
+  return { id: 'nat', status: 'skip', text: t.natUnknown, data };
 }
 
 function turnCheck(r: AllocationResult, anyWorked: boolean, source: string, t: DoctorTexts): Check {
@@ -576,6 +553,34 @@ function turnCheck(r: AllocationResult, anyWorked: boolean, source: string, t: D
         fix: r.outcome === 'untrusted' ? t.turnUntrustedFix : t.turnUnreachableFix(r.transport),
       };
   }
+}
+
+/** Each agent CLI's registration, and the variables that turn Claude Code's channels off. */
+function clientChecks(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft[] {
+  const checks: Draft[] = f.clients.map((c) => {
+    const r = c.registration;
+    return {
+      id: 'client',
+      label: c.label,
+      status: r?.registered === true ? 'ok' : 'warn',
+      text:
+        r === null ? t.clientUnknown(c.id) : r.registered ? t.clientRegistered(r.detail) : t.clientMissing,
+      ...(r?.registered === true ? {} : { fix: t.clientFix(c.id, suffix) }),
+      data: { client: c.id, registered: r?.registered ?? null, ...(r ? { detail: r.detail } : {}) },
+    };
+  });
+  checks.push(
+    f.channelsOff.length === 0
+      ? { id: 'channels', status: 'ok', text: t.channelsOk, data: { variables: [] } }
+      : {
+          id: 'channels',
+          status: 'warn',
+          text: t.channelsOff(f.channelsOff),
+          fix: t.channelsFix(f.channelsOff),
+          data: { variables: f.channelsOff },
+        },
+  );
+  return checks;
 }
 
 function originOf(url: string | undefined): string {

@@ -1,6 +1,13 @@
 // The CLI's human text in English and Brazilian Portuguese (docs/cli.md, "CLI reference"; ADR 0012).
 // Agent-facing text (MCP) never goes through here: it is always English.
-import { isPapoError } from '../client/errors.js';
+import {
+  type AnyPapoError,
+  isPapoError,
+  type PapoErrorDetails,
+  type SignalFragmentProblem,
+  type SignalTokenProblem,
+} from '../client/errors.js';
+import type { NoPathReason } from '../client/net/health.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 
 export type Lang = 'en' | 'pt';
@@ -109,6 +116,18 @@ export interface Messages {
   /** This process's own transport could not run (ADR 0057). */
   transportTrouble(why: string, restarts: number): string;
   localOnlyRoom(url: string): string;
+  /**
+   * Members on the signal server with no link past the bound (docs/transport.md, "Network
+   * health"): who (names, and how many not met yet), and why no path works, with the fix.
+   */
+  noPath(
+    names: string[],
+    others: number,
+    url: string,
+    seconds: number,
+    reason: NoPathReason,
+    source: string,
+  ): string;
   papoRelayNote: string;
   agentTransportRestarts(restarts: number, when: string, why: string): string;
   counts(queued: number, unread: number): string;
@@ -122,12 +141,16 @@ export interface Messages {
   forgetHelp: string;
   forgetNameHelp: string;
   /** papo status: who the queue waits for (ADR 0063). */
-  queuedFor(waiting: { name: string; count: number }[], suffix: string): string;
+  /** `offerForget` is false when everyone named is on the signal server (they have not left). */
+  queuedFor(waiting: { name: string; count: number }[], suffix: string, offerForget: boolean): string;
   firstToConfirm: string;
   /** papo say: members known but offline, who get it from those who stored it (ADR 0063). */
   sayLater(names: string): string;
-  /** Text of a domain error in this language; undefined = use the error's own (English) message. */
-  error(code: string, message: string, hints: ErrorHints): string | undefined;
+  /**
+   * Text of a domain error in this language, built from its code and `detail`; undefined = use the
+   * error's own (English) message.
+   */
+  error(err: AnyPapoError, hints: ErrorHints): string | undefined;
 }
 
 const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
@@ -284,6 +307,24 @@ const en: Messages = {
     `warning: papo's network process ${why} (started again ${restarts} time${restarts === 1 ? '' : 's'})`,
   localOnlyRoom: (url) =>
     `this room meets on ${url}, on this machine only: a colleague on another machine needs an invite made with --signal`,
+  noPath: (names, others, url, seconds, reason, source) => {
+    const who = [...names];
+    if (others > 0) who.push(others === 1 ? 'a member not met yet' : `${others} members not met yet`);
+    const many = who.length > 1 || others > 1;
+    const head = `warning: ${who.join(' and ')} ${many ? 'are' : 'is'} on the signal server ${url} (not gone from the room), but no network path between your machines works: no link formed within ${seconds}s`;
+    switch (reason) {
+      case 'relay_without_turn':
+        return `${head}. PAPO_ICE_POLICY=relay allows relayed paths only and no TURN relay is configured: unset PAPO_ICE_POLICY, or give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out)`;
+      case 'turn_limited':
+        return `${head}. The signal server has a TURN relay but hands this machine none for now (this address had its share): a signal token for that server (PAPO_SIGNAL_TOKEN) lifts the limit`;
+      case 'turn_failed':
+        return `${head}. A TURN relay is configured, yet no path formed through it (unreachable from one machine, or refusing its credentials): run papo doctor on both machines`;
+      default:
+        return source === 'env'
+          ? `${head}. PAPO_ICE_SERVERS names no TURN relay, and a direct path does not work between these networks (a symmetric NAT, or UDP blocked): add a TURN relay to PAPO_ICE_SERVERS`
+          : `${head}. The signal server hands out no TURN relay, and a direct path does not work between these networks (a symmetric NAT, or UDP blocked): install coturn on the signal server (papo signal starts it when turnserver is on PATH) or set PAPO_TURN_URLS and PAPO_TURN_SECRET there; or point each member at a TURN relay with PAPO_ICE_SERVERS`;
+    }
+  },
   papoRelayNote:
     'note: PAPO_RELAY is set, but this papo does not use it: set TURN servers with PAPO_ICE_SERVERS (README, "Behind a corporate network")',
   agentTransportRestarts: (restarts, when, why) =>
@@ -302,8 +343,8 @@ const en: Messages = {
   forgetHelp:
     'stop waiting for a member who left the room for good: queued messages no longer wait for them, new ones are not owed to them',
   forgetNameHelp: "the member's name in the room (any letter case)",
-  queuedFor: (waiting, suffix) =>
-    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Someone who left for good: papo forget NAME${suffix}.`,
+  queuedFor: (waiting, suffix, offerForget) =>
+    `Waiting for: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}.${offerForget ? ` Someone who left for good: papo forget NAME${suffix}.` : ''}`,
   firstToConfirm: 'the first member to confirm',
   sayLater: (names) =>
     `${names} offline: papo say keeps no queue, but the members who stored it pass it on when they connect (within 24 h)`,
@@ -464,6 +505,25 @@ const pt: Messages = {
     `aviso: o processo de rede do papo ${why} (reiniciado ${restarts} ${restarts === 1 ? 'vez' : 'vezes'})`,
   localOnlyRoom: (url) =>
     `esta sala se encontra em ${url}, só nesta máquina: um colega em outra máquina precisa de um convite feito com --signal`,
+  noPath: (names, others, url, seconds, reason, source) => {
+    const who = [...names];
+    if (others > 0)
+      who.push(others === 1 ? 'um membro ainda não visto' : `${others} membros ainda não vistos`);
+    const many = who.length > 1 || others > 1;
+    const head = `aviso: ${who.join(' e ')} ${many ? 'estão' : 'está'} no servidor de sinalização ${url} (não ${many ? 'saíram' : 'saiu'} da sala), mas nenhum caminho de rede entre as máquinas funciona: nenhum link se formou em ${seconds}s`;
+    switch (reason) {
+      case 'relay_without_turn':
+        return `${head}. PAPO_ICE_POLICY=relay só permite caminhos retransmitidos e nenhum relay TURN está configurado: remova PAPO_ICE_POLICY, ou dê ao papo um relay TURN (PAPO_ICE_SERVERS, ou um servidor de sinalização que forneça um)`;
+      case 'turn_limited':
+        return `${head}. O servidor de sinalização tem um relay TURN mas não fornece nenhum a esta máquina por ora (este endereço já teve a sua parte): um token para esse servidor (PAPO_SIGNAL_TOKEN) tira o limite`;
+      case 'turn_failed':
+        return `${head}. Há um relay TURN configurado, mas nenhum caminho se formou por ele (inalcançável de uma das máquinas, ou recusando as credenciais): rode papo doctor nas duas máquinas`;
+      default:
+        return source === 'env'
+          ? `${head}. PAPO_ICE_SERVERS não tem nenhum relay TURN, e um caminho direto não funciona entre estas redes (um NAT simétrico, ou UDP bloqueado): acrescente um relay TURN a PAPO_ICE_SERVERS`
+          : `${head}. O servidor de sinalização não fornece nenhum relay TURN, e um caminho direto não funciona entre estas redes (um NAT simétrico, ou UDP bloqueado): instale o coturn no servidor de sinalização (o papo signal o inicia quando turnserver está no PATH) ou defina PAPO_TURN_URLS e PAPO_TURN_SECRET lá; ou aponte cada membro para um relay TURN com PAPO_ICE_SERVERS`;
+    }
+  },
   papoRelayNote:
     'nota: PAPO_RELAY está definido, mas este papo não o usa: configure servidores TURN com PAPO_ICE_SERVERS (README, "Behind a corporate network")',
   agentTransportRestarts: (restarts, when, why) =>
@@ -483,14 +543,15 @@ const pt: Messages = {
   forgetHelp:
     'para de esperar por um membro que saiu da sala de vez: as mensagens na fila não esperam mais por ele, e as novas não são devidas a ele',
   forgetNameHelp: 'o nome do membro na sala (maiúsculas ou minúsculas)',
-  queuedFor: (waiting, suffix) =>
-    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}. Quem saiu de vez: papo forget NOME${suffix}.`,
+  queuedFor: (waiting, suffix, offerForget) =>
+    `Esperando por: ${waiting.map(({ name, count }) => `${name} (${count})`).join(', ')}.${offerForget ? ` Quem saiu de vez: papo forget NOME${suffix}.` : ''}`,
   firstToConfirm: 'o primeiro membro que confirmar',
   sayLater: (names) =>
     `${names} offline: o papo say não guarda fila, mas os membros que guardaram a mensagem a repassam quando se conectarem (em até 24 h)`,
-  error: (code, message, hints) => {
+  error: (err, hints) => {
     const profile = hints.profile ?? 'default';
-    switch (code) {
+    const { message } = err;
+    switch (err.code) {
       case 'invalid_name':
         return `nome inválido${hints.name !== undefined ? ` ${JSON.stringify(hints.name)}` : ''}: use de 1 a 32 caracteres entre letras A-Z a-z, números, "-", "_" e "."`;
       case 'invalid_profile_name':
@@ -506,31 +567,44 @@ const pt: Messages = {
       case 'home_unwritable':
         return `não foi possível gravar na pasta do papo${hints.home ? ` ${hints.home}` : ''} — confira PAPO_HOME e as permissões (${message})`;
       case 'invalid_invite':
-        if (message.startsWith('this is not a papo invite')) {
-          return 'isto não é um convite do papo (um convite começa com "papo1")';
-        }
-        if (message.includes('signal URL')) return 'este convite não traz uma URL de sinalização utilizável';
-        if (message.includes('fragment papo cannot read')) return signalAddressPt(message);
-        return 'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")';
+        return err.detail.problem === 'signal_fragment'
+          ? signalFragmentPt('invite', err.detail.fragment)
+          : INVITE_PT[err.detail.problem];
       case 'invalid_signal_token':
-        return signalTokenPt(message);
-      case 'profile_link': {
-        const path = /^(.*?) (?:is a symbolic link|has another hard link|is not a regular file)/.exec(
-          message,
-        )?.[1];
-        return `${path ?? 'um arquivo do perfil'} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
-      }
+        return signalTokenPt(err.detail);
+      case 'profile_link':
+        return `${err.detail.path} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
       case 'no_invite':
         return 'nenhum convite foi dado: passe-o pela entrada padrão (papo join --name <nome> < convite.txt), digite-o quando pedido, ou dê-o como argumento';
+      case 'listen_failed': {
+        const d = err.detail;
+        if (d.listener === 'signal') {
+          return d.errno === 'EADDRINUSE'
+            ? 'esse endereço e porta já estão em uso (outro servidor de sinalização?)'
+            : 'permissão negada para escutar nessa porta';
+        }
+        const inUse =
+          d.errno === 'EADDRINUSE'
+            ? ' está em uso: defina PAPO_SIGNAL_METRICS com outro endereço, ou off'
+            : '';
+        return `o endereço de métricas ${d.address} (PAPO_SIGNAL_METRICS): ${d.errno ?? d.reason}${inUse}`;
+      }
       case 'invalid_signal_url':
-        if (/fragment papo cannot read|carries a (certificate pin|token) /.test(message))
-          return signalAddressPt(message);
-        if (message.startsWith('PAPO_SIGNAL')) return 'PAPO_SIGNAL não é uma URL válida';
+        if (err.detail.fragment !== undefined)
+          return signalFragmentPt(err.detail.source, err.detail.fragment);
+        if (err.detail.source === 'PAPO_SIGNAL') return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';
       default:
         return undefined;
     }
   },
+};
+
+const INVITE_PT: Record<Exclude<PapoErrorDetails['invalid_invite']['problem'], 'signal_fragment'>, string> = {
+  not_papo: 'isto não é um convite do papo (um convite começa com "papo1")',
+  no_signal_url: 'este convite não traz uma URL de sinalização utilizável',
+  damaged:
+    'este convite está danificado ou foi cortado ao copiar; peça de novo (a outra pessoa roda "papo invite")',
 };
 
 /** The origin of a signal URL for the ORIGIN=TOKEN form (the URL itself if it cannot be parsed). */
@@ -542,56 +616,59 @@ function originOf(url: string): string {
   }
 }
 
-/** A signal address's fragment errors (src/client/wire/signal-url.ts) in Portuguese; they show no token. */
-function signalAddressPt(message: string): string {
-  const who = message.startsWith('PAPO_SIGNAL')
-    ? 'PAPO_SIGNAL'
-    : message.startsWith('--signal')
-      ? '--signal'
-      : 'o endereço de sinalização deste convite';
-  if (message.includes('carries a certificate pin'))
-    return `${who} traz um pin de certificado numa URL sem TLS: um pin é para wss:// ou https://`;
-  if (message.includes('carries a token'))
-    return `${who} traz um token para um servidor sem TLS em outra máquina: ele viajaria às claras, então o papo nunca o envia (use wss://)`;
-  const why = /cannot read \((.*?)\); a signal address/.exec(message)?.[1] ?? '';
-  const reason = why.startsWith('two pins')
-    ? 'dois pins'
-    : why.startsWith('two tokens')
-      ? 'dois tokens'
-      : why.startsWith('the pin')
-        ? 'o pin não é sha256/ e 43 caracteres base64url'
-        : why.startsWith('the token')
-          ? 'o token precisa ter de 1 a 128 letras, dígitos ou - . _ ~ + / ='
-          : `uma parte desconhecida${/"(.*)"/.exec(why)?.[1] ? ` "${/"(.*)"/.exec(why)?.[1]}"` : ''}`;
+/** A signal address's refused fragment (src/client/wire/signal-url.ts) in Portuguese; it shows no token. */
+function signalFragmentPt(
+  source: PapoErrorDetails['invalid_signal_url']['source'],
+  p: SignalFragmentProblem,
+): string {
+  const who =
+    source === 'PAPO_SIGNAL' || source === '--signal' ? source : 'o endereço de sinalização deste convite';
+  let reason: string;
+  switch (p.problem) {
+    case 'pin_without_tls':
+      return `${who} traz um pin de certificado numa URL sem TLS: um pin é para wss:// ou https://`;
+    case 'token_in_clear':
+      return `${who} traz um token para um servidor sem TLS em outra máquina: ele viajaria às claras, então o papo nunca o envia (use wss://)`;
+    case 'two_pins':
+      reason = 'dois pins';
+      break;
+    case 'two_tokens':
+      reason = 'dois tokens';
+      break;
+    case 'pin_shape':
+      reason = 'o pin não é sha256/ e 43 caracteres base64url';
+      break;
+    case 'token_shape':
+      reason = 'o token precisa ter de 1 a 128 letras, dígitos ou - . _ ~ + / =';
+      break;
+    case 'unknown_part':
+      reason = `uma parte desconhecida${p.name === '' ? '' : ` "${p.name}"`}`;
+      break;
+  }
   return `${who} tem um fragmento que o papo não sabe ler (${reason}); um endereço de sinalização pode terminar em #pin=sha256/…&token=… e nada mais`;
 }
 
 /** PAPO_SIGNAL_TOKEN's errors (src/client/net/signal-token.ts) in Portuguese; they name origins only. */
-function signalTokenPt(message: string): string {
-  const bound = /binds a token to (\S+):/.exec(message)?.[1];
-  if (bound !== undefined) {
-    return `PAPO_SIGNAL_TOKEN associa um token a ${bound}: por ws:// até outra máquina ele viajaria às claras, então o papo nunca o envia. Ponha TLS na frente do servidor de sinalização e use wss:// (docs/signal-server.md)`;
-  }
-  if (message.includes('is a token without a server')) {
-    const head =
-      'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
-    const plain = /this room's server, (\S+), is plain/.exec(message)?.[1];
-    if (plain !== undefined) {
-      return `${head}; o servidor desta sala, ${plain}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`;
+function signalTokenPt(p: SignalTokenProblem): string {
+  switch (p.problem) {
+    case 'in_clear':
+      return `PAPO_SIGNAL_TOKEN associa um token a ${p.origin}: por ws:// até outra máquina ele viajaria às claras, então o papo nunca o envia. Ponha TLS na frente do servidor de sinalização e use wss:// (docs/signal-server.md)`;
+    case 'bare_unbound': {
+      const head =
+        'PAPO_SIGNAL_TOKEN é um token sem servidor, e o papo só manda um token ao servidor a que ele está associado';
+      return p.inClear
+        ? `${head}; o servidor desta sala, ${p.origin}, é ws:// simples em outra máquina, aonde um token nunca é enviado: ponha TLS na frente dele e escreva PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`
+        : `${head}; para o servidor desta sala escreva PAPO_SIGNAL_TOKEN=${p.origin}=TOKEN`;
     }
-    const form =
-      /write (PAPO_SIGNAL_TOKEN=\S+=TOKEN)$/.exec(message)?.[1] ?? 'PAPO_SIGNAL_TOKEN=ORIGEM=TOKEN';
-    return `${head}; para o servidor desta sala escreva ${form}`;
+    case 'no_token':
+      return `PAPO_SIGNAL_TOKEN cita ${p.origin} sem token: escreva ${p.origin}=TOKEN`;
+    case 'two_tokens':
+      return `PAPO_SIGNAL_TOKEN dá dois tokens diferentes a ${p.origin}`;
+    case 'bare_twice':
+      return 'PAPO_SIGNAL_TOKEN tem mais de um token sem servidor: escreva cada um como ORIGEM=TOKEN (por exemplo wss://sinal.exemplo.com=TOKEN)';
+    case 'not_origin':
+      return `PAPO_SIGNAL_TOKEN cita ${p.shown}, que não é a origem de um servidor: escreva ORIGEM=TOKEN, com ORIGEM como wss://sinal.exemplo.com ou wss://sinal.exemplo.com:8443 (sem caminho)`;
   }
-  const missing = /names (\S+) without a token/.exec(message)?.[1];
-  if (missing !== undefined) return `PAPO_SIGNAL_TOKEN cita ${missing} sem token: escreva ${missing}=TOKEN`;
-  const twice = /gives (\S+) two different tokens/.exec(message)?.[1];
-  if (twice !== undefined) return `PAPO_SIGNAL_TOKEN dá dois tokens diferentes a ${twice}`;
-  if (message.includes('more than one token without a server')) {
-    return 'PAPO_SIGNAL_TOKEN tem mais de um token sem servidor: escreva cada um como ORIGEM=TOKEN (por exemplo wss://sinal.exemplo.com=TOKEN)';
-  }
-  const bad = /names (.+), which is not a server's origin/.exec(message)?.[1] ?? '?';
-  return `PAPO_SIGNAL_TOKEN cita ${bad}, que não é a origem de um servidor: escreva ORIGEM=TOKEN, com ORIGEM como wss://sinal.exemplo.com ou wss://sinal.exemplo.com:8443 (sem caminho)`;
 }
 
 export function messages(lang: Lang): Messages {
@@ -600,7 +677,7 @@ export function messages(lang: Lang): Messages {
 
 /** The one line the CLI prints for a failure, without the "error: " prefix. */
 export function errorText(err: unknown, lang: Lang, hints: ErrorHints = {}): string {
-  if (isPapoError(err)) return messages(lang).error(err.code, err.message, hints) ?? err.message;
+  if (isPapoError(err)) return messages(lang).error(err, hints) ?? err.message;
   if (err instanceof Error) return err.message;
   return String(err);
 }

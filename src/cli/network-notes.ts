@@ -1,16 +1,9 @@
-// What `papo status` and `papo say` tell a person about the network (issue: the relayed path): the
-// signal server unreachable or refusing, a room that meets on this machine only, this command's own
-// transport process in trouble, the agent's transport restarts, and a PAPO_RELAY this papo does not read
-// (docs/transport.md, "Network health").
-import { join } from 'node:path';
+import { shortId } from '../client/log.js';
 import type { NetworkHealth } from '../client/member-api.js';
+import { NO_PATH_AFTER_MS, noPathSummary } from '../client/net/health.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
-import { readJsonFile } from '../client/store/durable-file.js';
-import { isAlive } from '../client/store/file-lock.js';
-import { LogFile } from '../client/store/log-file.js';
-import { LOG_FILE, TRANSPORT_FILE } from '../client/store/profile-files.js';
-import type { TransportRecord } from '../client/store/profile-store.js';
+import { readAgentTransportRecord, readProfileLogTail } from '../client/store/profile-store.js';
 import { inertText } from '../client/wire/inert-text.js';
 import { isLoopbackSignalUrl } from '../client/wire/signal-url.js';
 import type { Messages } from './i18n.js';
@@ -32,6 +25,21 @@ export async function networkNotes(
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
   }
+  // This command runs under its own identity: the person's own agent is a member to it too.
+  const own = { node: opened.profile.identity.nodeId, name: t.yourAgent, online: false };
+  const noPath = noPathSummary(health.signal, [...opened.member.members(), own]);
+  if (noPath !== undefined) {
+    lines.push(
+      t.noPath(
+        noPath.names,
+        noPath.others,
+        health.signalUrl,
+        Math.round(NO_PATH_AFTER_MS / 1000),
+        noPath.reason,
+        noPath.source,
+      ),
+    );
+  }
   if (isLoopbackSignalUrl(health.signalUrl) && opened.member.members().length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));
   }
@@ -44,12 +52,10 @@ export async function networkNotes(
  * or when the papo mcp that recorded them is no longer running (an earlier session's news).
  */
 export async function agentRestartNote(t: Messages, profileDir: string): Promise<string | undefined> {
-  const record = await readJsonFile<TransportRecord>(join(profileDir, TRANSPORT_FILE)).catch(() => null);
-  if (record === null || typeof record.restarts !== 'number' || typeof record.at !== 'number')
-    return undefined;
-  if (!Number.isInteger(record.pid) || !isAlive(record.pid)) return undefined;
+  const record = await readAgentTransportRecord(profileDir);
+  if (record === undefined) return undefined;
   const when = new Date(record.at).toLocaleString();
-  return t.agentTransportRestarts(record.restarts, when, String(record.why).slice(0, 200));
+  return t.agentTransportRestarts(record.restarts, when, record.why.slice(0, 200));
 }
 
 /**
@@ -57,11 +63,11 @@ export async function agentRestartNote(t: Messages, profileDir: string): Promise
  * holds. Read from the `impostor` lines of log.jsonl, which papo mcp writes.
  */
 export async function impostorNotes(t: Messages, profileDir: string, now = Date.now()): Promise<string[]> {
-  const entries = await new LogFile(join(profileDir, LOG_FILE)).readTail(500).catch(() => []);
+  const entries = await readProfileLogTail(profileDir, 500);
   const seen = new Map<string, string>();
   for (const e of entries) {
     if (e.ev !== 'impostor' || now - e.ts > 24 * 3600_000) continue;
-    seen.set(`${e.name} ${e.kind} ${e.node}`, t.impostorNote(e.name, e.kind, e.node.slice(0, 10)));
+    seen.set(`${e.name} ${e.kind} ${e.node}`, t.impostorNote(e.name, e.kind, shortId(e.node)));
   }
   return [...seen.values()];
 }

@@ -70,7 +70,7 @@ export interface RoomMemberEvents {
    * review and then approved by the person (ADR 0081).
    */
   message: [Envelope];
-  /** A new message was held for the person's review (review.ts): not for the agent yet. */
+  /** A new message was held for the person's review (store/review.ts): not for the agent yet. */
   held: [Envelope];
   online: [MemberStatus];
   offline: [MemberStatus];

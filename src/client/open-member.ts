@@ -1,38 +1,33 @@
-// Puts a room member together for a profile: the profile and its lock, the durable state, the
-// transport (signal client, TURN bridges and WebRTC links, in a supervised process of their own:
-// ADR 0057) and the room node — and, for a room on a loopback signal URL, the embedded signal
-// server (docs/architecture.md, "The local signal server"), which stays in this process so that a restart
-// of the transport does not take it away from the other members on this machine. Callers get the
-// member as its contract (RoomMember) and a small read-only probe of its network (RoomProbe), never
-// the room node or the transport themselves.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PapoError } from './errors.js';
+import { type HostSignalServer, startEmbeddedSignalServer } from './embedded-signal-server.js';
+import { messageOf, PapoError } from './errors.js';
+import { type Log, type LogTarget, toLog } from './log.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
+import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
 import { KnownNames } from './room/member-names.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
-import { readJsonFile, writeFileDurable } from './store/durable-file.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
-import { NAMES_FILE, PEERS_FILE, TRANSPORT_FILE } from './store/profile-files.js';
 import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {
+  type MemberState,
   openMemberState,
   openProfile,
-  type Peers,
   type Profile,
   personIdentity,
+  readRememberedMembers,
+  removeTransportRecord,
   type TransportRecord,
+  writeTransportRecord,
 } from './store/profile-store.js';
 import { takeReviewRequests } from './store/review.js';
 import type { MemberTransport } from './transport/member-transport.js';
 import { TransportProcess } from './transport/transport-process.js';
 import { FrameCodec } from './wire/frame-codec.js';
-import { generateIdentity } from './wire/identity.js';
-import { deriveRoomKeys } from './wire/room-crypto.js';
-import { effectiveSignalAddress, isLoopbackSignalUrl } from './wire/signal-url.js';
+import { generateIdentity, type Identity } from './wire/identity.js';
+import { deriveRoomKeys, type RoomKeys } from './wire/room-crypto.js';
+import { effectiveSignalAddress } from './wire/signal-url.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -52,9 +47,9 @@ export interface OpenMemberOptions {
   /** What this member works on (agent mode). */
   about?: string;
   /** Diagnostics; never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
   /** What a person should see on stderr whatever PAPO_LOG says (transport restarts). */
-  warn?: (line: string) => void;
+  warn?: LogTarget;
   /**
    * 'process' (default): WebRTC in a supervised child process (ADR 0057). 'inline': in this
    * process, unsupervised — for tests that look inside the stack and for benchmarks.
@@ -70,8 +65,7 @@ export interface OpenMemberOptions {
   hostSignalServer?: HostSignalServer;
 }
 
-/** Starts a signal server on `host`:`port` (rejects with EADDRINUSE when one is already there). */
-export type HostSignalServer = (at: { host: string; port: number }) => Promise<{ close(): Promise<void> }>;
+export type { HostSignalServer } from './embedded-signal-server.js';
 
 export interface OpenedMember {
   /** The member, as papo mcp, say and status drive it (member-api.ts). */
@@ -81,9 +75,12 @@ export interface OpenedMember {
   probe: RoomProbe;
 }
 
+/** What closing the member runs, newest first (runCleanups). */
+type Cleanups = (() => Promise<void>)[];
+
 export async function openMember(options: OpenMemberOptions): Promise<OpenedMember> {
-  const { env, mode } = options;
-  const log = options.log ?? (() => {});
+  const { env } = options;
+  const log = toLog(options.log ?? (() => {}));
   const profile = await openProfile({ home: options.home, profile: options.profile });
   // The address's fragment (pin, token: ADR 0089) goes to the transport apart from the URL, which
   // is what the member dials, shows and reports.
@@ -94,155 +91,41 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
   const token = signalTokenFor(address, env);
   const keys = deriveRoomKeys(profile.secret);
 
-  let lock: ProfileLock | undefined;
   let node: RoomNode | undefined;
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: Cleanups = [];
   try {
-    let identity = profile.identity;
-    let state = null;
-    let knownPeers: Record<string, KnownPeer> = {};
-    let names: KnownNames;
-    let person: string | undefined;
-    if (mode === 'agent') {
-      lock = await lockForAgent(profile.dir);
-      const held = lock;
-      cleanups.push(() => held.release());
-      state = await openMemberState(profile.dir, log);
-      names = new KnownNames(state.names);
-      // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
-      person = (await personIdentity(profile.dir)).nodeId;
-      names.claim(profile.name, 'human', person);
-    } else {
-      identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
-      knownPeers = (await readJsonFile<Peers>(join(profile.dir, PEERS_FILE)).catch(() => null)) ?? {};
-      names = new KnownNames(
-        (await readJsonFile<Record<string, string>>(join(profile.dir, NAMES_FILE)).catch(() => null)) ?? {},
-      );
-      names.claim(profile.name, 'agent', profile.identity.nodeId);
-    }
-
-    // Only a plain ws:// room: the local server speaks no TLS, and a wss:// URL on this machine is
-    // a TLS proxy's port, which the member must not take when the proxy is down.
-    const host = options.hostSignalServer;
-    const embedded =
-      host !== undefined && signalUrl.startsWith('ws://') && isLoopbackSignalUrl(signalUrl)
-        ? new EmbeddedSignalServer(signalUrl, host, log)
-        : undefined;
-    if (embedded) {
-      await embedded.tryStart();
-      cleanups.push(() => embedded.close());
-    }
-
-    const room = {
-      url: signalUrl,
-      topic: keys.topic,
-      // A person's say signs with their lasting key but meets the room under a throw-away peer id:
-      // one run's links may still be closing when the next run starts, and the same id twice on
-      // the signal server and in the others' meshes would tangle the two (ADR 0064).
-      localId: options.signAsPerson ? generateIdentity().nodeId : identity.nodeId,
-      token,
-      pin: address.pin,
-    };
-    // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a
-    // transport process that would fail at every start (resolveIceConfig loads no WebRTC).
-    resolveIceConfig({ env });
-    let transport: MemberTransport;
-    if (options.transport === 'inline') {
-      const { InlineTransport } = await import('./transport/inline-transport.js');
-      transport = await InlineTransport.open({ ...room, signalKey: keys.signalKey, env, log });
-    } else {
-      const child = new TransportProcess({
-        init: { ...room, signalKey: Buffer.from(keys.signalKey).toString('hex') },
-        env,
-        log,
-        ...(options.warn ? { warn: options.warn } : {}),
-        ...(options.waitForTransportExit === false ? { waitOnClose: false } : {}),
-        // The agent's restarts are kept where `papo status`, another process, can read them.
-        ...(mode === 'agent'
-          ? {
-              onRestart: (health) => {
-                const record: TransportRecord = {
-                  pid: process.pid,
-                  restarts: health.restarts,
-                  at: health.lastRestart?.at ?? Date.now(),
-                  why: health.lastRestart?.why ?? 'stopped',
-                };
-                writeFileDurable(join(profile.dir, TRANSPORT_FILE), `${JSON.stringify(record)}\n`).catch(
-                  (err: unknown) => log(`could not record the transport restart: ${(err as Error).message}`),
-                );
-              },
-            }
-          : {}),
-      });
-      child.start();
-      transport = child;
-    }
-    const t = transport;
-    cleanups.push(() => t.close());
-    if (mode === 'agent') {
-      // The record of this session's restarts is news only while it runs (papo status).
-      cleanups.push(() => rm(join(profile.dir, TRANSPORT_FILE), { force: true }));
-    }
+    const side = await openSide(options, profile, log, cleanups);
+    const embedded = await startEmbeddedSignalServer(signalUrl, options.hostSignalServer, log);
+    if (embedded) cleanups.push(() => embedded.close());
+    const transport = await startTransport(
+      options,
+      profile.dir,
+      {
+        url: signalUrl,
+        topic: keys.topic,
+        // A person's say signs with their lasting key but meets the room under a throw-away peer
+        // id: one run's links may still be closing when the next run starts, and the same id twice
+        // on the signal server and in the others' meshes would tangle the two (ADR 0064).
+        localId: options.signAsPerson ? generateIdentity().nodeId : side.identity.nodeId,
+        token,
+        pin: address.pin,
+        signalKey: keys.signalKey,
+      },
+      log,
+      cleanups,
+    );
     transport.onSignalState((signal) => {
       // The process that hosted the local signal server exited: take the port over.
       if (!signal.joined) void embedded?.tryStart();
     });
-
-    const about = mode === 'agent' ? (options.about ?? profile.about) : undefined;
-    node = new RoomNode({
-      name: profile.name,
-      ...(about ? { about } : {}),
-      kind: mode === 'agent' ? 'agent' : 'human',
-      nodeId: identity.nodeId,
-      roomId: keys.roomId,
-      codec: new FrameCodec(keys.frameKey, keys.topic, identity),
-      transport,
-      network: () => t.health(),
-      state,
-      knownPeers,
-      names,
-      ...(person ? { person } : {}),
-      log,
-      memberSince: profile.createdAt,
-      onClose: () => runCleanups(cleanups),
-    });
+    node = roomNode(options, profile, keys, side, transport, log, () => runCleanups(cleanups));
     await node.start();
-    if (mode === 'agent') {
-      // `papo forget` and `papo review` run while this member holds the profile leave requests
-      // here (profile-requests.ts).
-      const started = node;
-      let busy = false;
-      const poll = async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          // One listing of the profile folder serves both kinds.
-          const names = await listRequests(profile.dir);
-          if (names === undefined) return;
-          await takeForgetRequests(
-            profile.dir,
-            async (name) => {
-              const { released, peers } = await started.forget(name);
-              log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
-            },
-            log,
-            names,
-          );
-          await takeReviewRequests(profile.dir, started, log, names);
-        } finally {
-          busy = false;
-        }
-      };
-      await poll();
-      const timer = setInterval(() => void poll(), REQUEST_POLL_MS);
-      timer.unref();
-      cleanups.push(async () => clearInterval(timer));
-    }
+    if (options.mode === 'agent') cleanups.push(await pollRequests(profile.dir, node, log));
     // The probe reads the transport; it does not hand it out (nor its send).
     const probe: RoomProbe = {
-      signalState: () => t.signalState(),
-      onSignalState: (listener) => t.onSignalState(listener),
-      neighbours: () => t.neighbours(),
+      signalState: () => transport.signalState(),
+      onSignalState: (listener) => transport.onSignalState(listener),
+      neighbours: () => transport.neighbours(),
       hostsSignalServer: () => embedded?.running ?? false,
     };
     return { member: node, profile, probe };
@@ -250,6 +133,168 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     if (node === undefined) await runCleanups(cleanups);
     throw err;
   }
+}
+
+/** Who this member is in the room and what it remembers of it, from the profile's store. */
+interface MemberSide {
+  identity: Identity;
+  /** The durable state (agent mode); null for an ephemeral member, which stores nothing. */
+  state: MemberState | null;
+  knownPeers: Record<string, KnownPeer>;
+  names: KnownNames;
+  /** The node id of the profile's person (agent mode: their `papo say` is theirs, ADR 0064). */
+  person?: string;
+}
+
+/**
+ * The store's side of the member. An agent takes the profile's lock and opens its durable state;
+ * an ephemeral member reads, without the lock, who the profile remembers.
+ */
+async function openSide(
+  options: OpenMemberOptions,
+  profile: Profile,
+  log: Log,
+  cleanups: Cleanups,
+): Promise<MemberSide> {
+  if (options.mode === 'agent') {
+    const lock = await lockForAgent(profile.dir);
+    cleanups.push(() => lock.release());
+    const state = await openMemberState(profile.dir, log);
+    const names = new KnownNames(state.names);
+    // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
+    const person = (await personIdentity(profile.dir)).nodeId;
+    names.claim(profile.name, 'human', person);
+    return { identity: profile.identity, state, knownPeers: {}, names, person };
+  }
+  const identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
+  const remembered = await readRememberedMembers(profile.dir);
+  const names = new KnownNames(remembered.names);
+  names.claim(profile.name, 'agent', profile.identity.nodeId);
+  return { identity, state: null, knownPeers: remembered.peers, names };
+}
+
+/** Where and as whom the transport meets the room. */
+interface TransportRoom {
+  url: string;
+  topic: string;
+  localId: string;
+  token: string | undefined;
+  /** The pin of the signal server's key, from the room's address (ADR 0089). */
+  pin: string | undefined;
+  signalKey: Uint8Array;
+}
+
+/**
+ * The transport (ADR 0057): a supervised process of its own, or inline for tests and benchmarks.
+ * An agent's restarts are kept in transport.json, where `papo status`, another process, reads them.
+ */
+async function startTransport(
+  options: OpenMemberOptions,
+  profileDir: string,
+  room: TransportRoom,
+  log: Log,
+  cleanups: Cleanups,
+): Promise<MemberTransport> {
+  const { env } = options;
+  // A bad PAPO_ICE_SERVERS or PAPO_ICE_POLICY stops here, with its error, rather than in a
+  // transport process that would fail at every start (resolveIceConfig loads no WebRTC).
+  resolveIceConfig({ env });
+  let transport: MemberTransport;
+  if (options.transport === 'inline') {
+    const { InlineTransport } = await import('./transport/inline-transport.js');
+    transport = await InlineTransport.open({ ...room, env, log });
+  } else {
+    const child = new TransportProcess({
+      init: { ...room, signalKey: Buffer.from(room.signalKey).toString('hex') },
+      env,
+      log,
+      ...(options.warn ? { warn: options.warn } : {}),
+      ...(options.waitForTransportExit === false ? { waitOnClose: false } : {}),
+      ...(options.mode === 'agent' ? { onRestart: (health) => recordRestart(profileDir, health, log) } : {}),
+    });
+    child.start();
+    transport = child;
+  }
+  cleanups.push(() => transport.close());
+  // The record of this session's restarts is news only while it runs (papo status).
+  if (options.mode === 'agent') cleanups.push(() => removeTransportRecord(profileDir));
+  return transport;
+}
+
+function recordRestart(profileDir: string, health: TransportHealth, log: Log): void {
+  const record: TransportRecord = {
+    pid: process.pid,
+    restarts: health.restarts,
+    at: health.lastRestart?.at ?? Date.now(),
+    why: health.lastRestart?.why ?? 'stopped',
+  };
+  writeTransportRecord(profileDir, record).catch((err: unknown) =>
+    log(`could not record the transport restart: ${messageOf(err)}`),
+  );
+}
+
+/** The room node over the member's side and its transport; `onClose` runs the cleanups. */
+function roomNode(
+  options: OpenMemberOptions,
+  profile: Profile,
+  keys: RoomKeys,
+  side: MemberSide,
+  transport: MemberTransport,
+  log: Log,
+  onClose: () => Promise<void>,
+): RoomNode {
+  const agent = options.mode === 'agent';
+  const about = agent ? (options.about ?? profile.about) : undefined;
+  return new RoomNode({
+    name: profile.name,
+    ...(about ? { about } : {}),
+    kind: agent ? 'agent' : 'human',
+    nodeId: side.identity.nodeId,
+    roomId: keys.roomId,
+    codec: new FrameCodec(keys.frameKey, keys.topic, side.identity),
+    transport,
+    network: () => transport.health(),
+    state: side.state,
+    knownPeers: side.knownPeers,
+    names: side.names,
+    ...(side.person ? { person: side.person } : {}),
+    log,
+    memberSince: profile.createdAt,
+    onClose,
+  });
+}
+
+/**
+ * Takes the requests that `papo forget` and `papo review` leave while this member holds the
+ * profile (profile-requests.ts): once now, then every REQUEST_POLL_MS. Returns what stops it.
+ */
+async function pollRequests(dir: string, node: RoomNode, log: Log): Promise<() => Promise<void>> {
+  let busy = false;
+  const poll = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      // One listing of the profile folder serves both kinds.
+      const names = await listRequests(dir);
+      if (names === undefined) return;
+      await takeForgetRequests(
+        dir,
+        async (name) => {
+          const { released, peers } = await node.forget(name);
+          log(`forgot ${name}: ${released} queued messages no longer wait for them, ${peers} identities`);
+        },
+        log,
+        names,
+      );
+      await takeReviewRequests(dir, node, log, names);
+    } finally {
+      busy = false;
+    }
+  };
+  await poll();
+  const timer = setInterval(() => void poll(), REQUEST_POLL_MS);
+  timer.unref();
+  return async () => clearInterval(timer);
 }
 
 /**
@@ -281,61 +326,4 @@ async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
     }
   }
   cleanups.length = 0;
-}
-
-/** The local signal server, hosted by whichever member on this machine got the port first. */
-class EmbeddedSignalServer {
-  #host: string;
-  #port: number;
-  #startServer: HostSignalServer;
-  #log: (line: string) => void;
-  #handle: { close(): Promise<void> } | undefined;
-  #starting: Promise<void> | undefined;
-  #closed = false;
-
-  constructor(url: string, start: HostSignalServer, log: (line: string) => void) {
-    const parsed = new URL(url);
-    const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname.replace(/^\[|\]$/g, '');
-    this.#host = host;
-    this.#port = Number(parsed.port || 80); // a ws:// URL (openMember hosts no other)
-    this.#startServer = start;
-    this.#log = log;
-  }
-
-  get running(): boolean {
-    return this.#handle !== undefined;
-  }
-
-  tryStart(): Promise<void> {
-    if (this.#closed || this.#handle !== undefined) return Promise.resolve();
-    this.#starting ??= this.#hostNow().finally(() => {
-      this.#starting = undefined;
-    });
-    return this.#starting;
-  }
-
-  async #hostNow(): Promise<void> {
-    try {
-      const handle = await this.#startServer({ host: this.#host, port: this.#port });
-      if (this.#closed) {
-        await handle.close();
-        return;
-      }
-      this.#handle = handle;
-      this.#log(`hosting the local signal server on ws://${this.#host}:${this.#port}`);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EADDRINUSE') {
-        this.#log(`could not start the local signal server: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#starting;
-    const handle = this.#handle;
-    this.#handle = undefined;
-    await handle?.close();
-  }
 }

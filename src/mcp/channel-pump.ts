@@ -13,6 +13,8 @@
 // still unread. A message that arrives while a `wait` that wants it is in flight is not pushed:
 // the `wait` returns it (if the wait ends without it, it is pushed then).
 
+import { messageOf } from '../client/errors.js';
+import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -72,7 +74,7 @@ export class ChannelPush {
     this.#pushOnce(msg, true);
   };
 
-  constructor(private readonly log: (line: string) => void = () => {}) {}
+  constructor(private readonly log: LogTarget = () => {}) {}
 
   /** Pushes are known to reach the model in this session. */
   get proven(): boolean {
@@ -156,7 +158,7 @@ export class ChannelPush {
     write(channelParams(msg));
     if (this.#proven && this.#member !== null) {
       this.#member.consume([msg.id]).catch((err: unknown) => {
-        this.log(`could not mark pushed ${msg.id} read: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`could not mark pushed ${msg.id} read: ${messageOf(err)}`);
       });
     }
   }

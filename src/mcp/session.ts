@@ -6,6 +6,7 @@
 // AbortController per long request in a map keyed by id, so notifications/cancelled aborts it and
 // no response is ever sent for it; the progress token of each; and results that can still be
 // taken back when a cancellation crosses them on the wire. What the methods mean, it does not know.
+import { messageOf } from '../client/errors.js';
 import type { Diagnostics } from './diagnostics.js';
 import {
   INVALID_PARAMS,
@@ -237,7 +238,10 @@ export function createSession(transport: StdioTransport, app: SessionApp, log: D
         resolve();
       }, budgetMs);
     });
-    shutdownPromise = Promise.race([closing.catch(() => {}), budget]).finally(() => clearTimeout(timer));
+    const closed = closing.catch((err: unknown) =>
+      log.log('warn', `the room member did not close cleanly: ${messageOf(err)}`),
+    );
+    shutdownPromise = Promise.race([closed, budget]).finally(() => clearTimeout(timer));
     return shutdownPromise;
   }
 

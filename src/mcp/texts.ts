@@ -4,7 +4,9 @@
 // (docs/mcp.md, "Tools"; the exceptions are ADR 0068's) and tests/mcp/texts.test.ts pins it; the
 // rest is written in the same voice: say what happened, then what to do next.
 
+import { shortId } from '../client/log.js';
 import type { SignalProblem, TransportHealth } from '../client/member-api.js';
+import { NO_PATH_AFTER_MS, type NoPath } from '../client/net/health.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 import { inertText } from '../client/wire/inert-text.js';
 import { MAX_BODY_BYTES } from '../client/wire/limits.js';
@@ -201,6 +203,56 @@ export function notAcknowledged(
   return `${head} ${tail}${unknown}`;
 }
 
+/**
+ * What a `send` came to, as the tool found it; `sendOutcome` words it.
+ * - `delivered`: `acked` have it; `later` are those it is still owed to, with whether they are online
+ *   now (ADR 0063); `reviewers`, among `acked`, those whose person reviews incoming messages (ADR 0081).
+ * - `refused`: `by`'s papo refused it, its inbox full (ADR 0062); `reviews`: `by`'s person reviews.
+ * - `queued`: nobody confirmed. `online` is who is online now, `to` the addressee if any, `unknownTo`
+ *   set when no member of that name was seen, `owed` those it is owed to; `trust` and `network` say
+ *   whether names or the network are the reason (docs/transport.md, "Network health").
+ */
+export type SendOutcome =
+  | {
+      kind: 'delivered';
+      msgId: string;
+      acked: readonly string[];
+      later: readonly { name: string; online: boolean }[];
+      reviewers: readonly string[];
+    }
+  | { kind: 'refused'; msgId: string; by: string; reviews: boolean }
+  | {
+      kind: 'queued';
+      msgId: string;
+      online: readonly string[];
+      to: string | undefined;
+      unknownTo: boolean;
+      owed: readonly string[];
+      trust: TrustView;
+      network: NetworkView;
+    };
+
+/** The text of a `send` result (docs/mcp.md, "Tools"; ADR 0062, 0063, 0068, 0081). */
+export function sendOutcome(o: SendOutcome): string {
+  switch (o.kind) {
+    case 'delivered': {
+      // Everyone it is owed to has it: the delivered text, with every name; else who gets it later.
+      const text =
+        o.later.length === 0
+          ? delivered(nameList(o.acked), o.msgId)
+          : deliveredToSome(o.acked, o.msgId, o.later);
+      return o.reviewers.length > 0 ? `${text} ${reviewedBy(o.reviewers)}` : text;
+    }
+    case 'refused':
+      return o.reviews ? inboxFullReviewing(o.by, o.msgId) : inboxFull(o.by, o.msgId);
+    case 'queued': {
+      const queued = notAcknowledged(o.msgId, o.online, o.to, o.unknownTo);
+      const head = o.owed.length > 1 ? `${queued} ${owedToEach(o.owed)}` : queued;
+      return [head, ...trustWarnings(o.trust), ...networkWarnings(o.network)].join('\n');
+    }
+  }
+}
+
 export const SEND_ERRORS = {
   missingMessage: 'The `message` argument is required: the full text to send.',
   notAString: (param: string) => `\`${param}\` must be a string.`,
@@ -349,12 +401,19 @@ export function statusCounts(unread: number, queued: number): string {
  * Who the queued messages wait for (ADR 0063); `name` '' stands for messages sent while no member
  * was known, which the first member to confirm takes.
  */
-export function statusQueuedFor(waiting: readonly { name: string; count: number }[]): string {
+export function statusQueuedFor(
+  waiting: readonly { name: string; count: number }[],
+  offerForget = true,
+): string {
   const each = waiting.map(
     ({ name, count }) =>
       `${name === '' ? 'the first member to confirm' : name} (${count} ${count === 1 ? 'message' : 'messages'})`,
   );
-  return `Waiting for confirmation from: ${each.join(', ')}. A member who left for good can be forgotten with \`papo forget NAME\` in a terminal.`;
+  const head = `Waiting for confirmation from: ${each.join(', ')}.`;
+  // `offerForget` is false when everyone named is on the signal server: they have not left.
+  return offerForget
+    ? `${head} A member who left for good can be forgotten with \`papo forget NAME\` in a terminal.`
+    : head;
 }
 
 export function statusTransportRestarts(restarts: number, agoSeconds: number, why: string): string {
@@ -418,6 +477,8 @@ export interface NetworkView {
   /** `peers`: the others on the signal server's topic (a member not met yet is among them). */
   signal: { joined: boolean; peers?: readonly string[]; problem?: Pick<SignalProblem, 'code' | 'detail'> };
   transport: TransportHealth;
+  /** Peers on the signal server with no link past the bound (docs/transport.md, "Network health"). */
+  noPath?: NoPath | undefined;
 }
 
 /**
@@ -425,12 +486,30 @@ export interface NetworkView {
  * On `status`, so the agent can tell its user someone in the room is impersonating a member.
  */
 export function impostorWarning(name: string, kind: string, node: string, frames: number): string {
-  return `WARNING: a member with another key [${node.slice(0, 10)}] claims to be ${name} (${kind}); papo refused what it sent (${frames} ${frames === 1 ? 'frame' : 'frames'}) and handed you none of it. Tell your user: someone who has this room's invite is impersonating ${name}.`;
+  return `WARNING: a member with another key [${shortId(node)}] claims to be ${name} (${kind}); papo refused what it sent (${frames} ${frames === 1 ? 'frame' : 'frames'}) and handed you none of it. Tell your user: someone who has this room's invite is impersonating ${name}.`;
 }
 
 /** Another key holds our own name: the others refuse what we send (ADR 0064). On status and send. */
 export function nameTakenWarning(name: string, by: string): string {
   return `WARNING: another key already holds the name "${name}" in this room, so ${by}'s papo refuses what you send and nobody receives it. Tell your user: join again under another name (\`papo join --force --name <another name>\`); if this profile was made again on purpose, the others must let the old key go (\`papo forget ${name}\`).`;
+}
+
+/** Who holds which name, as the trust warnings need it (ADR 0064). */
+export interface TrustView {
+  /** This member's own name. */
+  name: string;
+  /** The member whose papo refuses our frames because another key holds our name, if one said so. */
+  takenBy: string | undefined;
+  /** Members with another key that claimed a name another key holds, oldest first. */
+  impostors: readonly { name: string; kind: string; node: string; frames: number }[];
+}
+
+/** The name warnings of `status`, and of `send` when nobody confirmed: at most three impostors, the latest. */
+export function trustWarnings(t: TrustView): string[] {
+  const lines: string[] = [];
+  if (t.takenBy !== undefined) lines.push(nameTakenWarning(t.name, t.takenBy));
+  for (const i of t.impostors.slice(-3)) lines.push(impostorWarning(i.name, i.kind, i.node, i.frames));
+  return lines;
 }
 
 export function networkWarnings(n: NetworkView): string[] {
@@ -456,12 +535,47 @@ export function networkWarnings(n: NetworkView): string[] {
   if (!n.signal.joined && problem !== undefined && t.state !== 'restarting') {
     lines.push(signalWarning(n.signalUrl, problem.code, problem.detail));
   }
+  if (n.noPath !== undefined) lines.push(noPathWarning(n.signalUrl, n.noPath));
   if (n.loopback && !n.knowsMembers) {
     lines.push(
       `WARNING: this room meets on ${n.signalUrl}, on this machine only: a colleague on another machine needs an invite made with --signal (a signal server both can reach). Tell your user if they expect someone from another machine.`,
     );
   }
   return lines;
+}
+
+/**
+ * Members on the signal server with no WebRTC link past the bound: they are there, but no network
+ * path between the two machines works; why, as far as this member's ICE settings tell, and the fix.
+ */
+export function noPathWarning(url: string, p: NoPath): string {
+  const who = [...p.names];
+  if (p.others > 0) who.push(p.others === 1 ? 'a member not met yet' : `${p.others} members not met yet`);
+  const many = who.length > 1 || p.others > 1;
+  const secs = Math.round(NO_PATH_AFTER_MS / 1000);
+  const head = `WARNING: ${nameList(who)} ${many ? 'are' : 'is'} on the signal server ${url} like you (so not gone from the room), but no network path between the machines works: no link formed within ${secs}s.`;
+  const queued = 'Messages stay queued and go out once a link forms.';
+  let why: string;
+  switch (p.reason) {
+    case 'relay_without_turn':
+      why =
+        'Why: PAPO_ICE_POLICY=relay allows relayed paths only, and no TURN relay is configured, so papo has no path to offer. Tell your user to unset PAPO_ICE_POLICY where their agent starts, or to give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out), then to restart the session.';
+      break;
+    case 'turn_limited':
+      why =
+        'Why: the signal server has a TURN relay but hands this machine none for now (this address had its share of TURN credentials), and a direct path does not work between these networks. Tell your user: a signal token for that server (PAPO_SIGNAL_TOKEN) lifts the limit.';
+      break;
+    case 'turn_failed':
+      why =
+        'Why: a TURN relay is configured, yet no path formed through it: the relay may be unreachable from one of the machines, or refuse its credentials. Tell your user to run `papo doctor` on both machines; it checks the relay.';
+      break;
+    default:
+      why =
+        p.source === 'env'
+          ? 'Why: PAPO_ICE_SERVERS names no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user to add a TURN relay to PAPO_ICE_SERVERS.'
+          : 'Why: the signal server hands out no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user: whoever runs the signal server installs coturn there (`papo signal` starts it when `turnserver` is on PATH) or sets PAPO_TURN_URLS and PAPO_TURN_SECRET; or each member points at a TURN relay with PAPO_ICE_SERVERS.';
+  }
+  return `${head} ${queued} ${why} Do not suggest \`papo forget\`: that is for members who left.`;
 }
 
 function signalWarning(url: string, code: string, rawDetail: string): string {

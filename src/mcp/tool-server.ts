@@ -6,7 +6,7 @@
 // tool returns — and closed on shutdown; the channel pump (channel-pump.ts), started once
 // notifications/initialized came and the member is open; the send window; and the results that
 // marked messages read, put back among the unread when the client will never read them.
-import { isPapoError } from '../client/errors.js';
+import { isPapoError, messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { Envelope } from '../client/wire/messages.js';
@@ -55,7 +55,7 @@ export function unavailableText(err: unknown, profile: string): string {
   if (isPapoError(err, 'profile_missing')) return NOT_READY.profileMissing(profile);
   if (isPapoError(err, 'profile_locked')) return NOT_READY.profileLocked(profile);
   if (isPapoError(err, 'invalid_signal_token')) return NOT_READY.signalToken(err.message);
-  return NOT_READY.other(err instanceof Error ? err.message : String(err));
+  return NOT_READY.other(messageOf(err));
 }
 
 /** The interval of notifications/progress during `wait` (docs/mcp.md, "Tools"). */
@@ -70,6 +70,29 @@ export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || !/^\d+$/.test(raw)) return PROGRESS_INTERVAL_MS;
   const ms = Number(raw);
   return ms >= 50 ? ms : PROGRESS_INTERVAL_MS;
+}
+
+/** The open member once `opening` resolves; CallCancelled as soon as the call is cancelled. */
+function untilCancelled(opening: Promise<RoomMember>, signal: AbortSignal): Promise<RoomMember> {
+  if (signal.aborted) return Promise.reject(new CallCancelled('cancelled'));
+  return new Promise<RoomMember>((resolve, reject) => {
+    const onAbort = () => reject(new CallCancelled('cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The tool error for a handler that threw: its own text for a refused argument or a member that
+ * could not be opened; anything else is papo's fault, logged with its stack.
+ */
+function failureResult(name: ToolName, err: unknown, log: Diagnostics): ToolResult {
+  if (err instanceof ArgumentError || err instanceof MemberUnavailable) return errorResult(err.message);
+  log.log(
+    'error',
+    `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
+  return errorResult(NOT_READY.other(messageOf(err)));
 }
 
 export function createToolServer(
@@ -101,7 +124,11 @@ export function createToolServer(
         (m) => {
           if (shuttingDown) {
             // Opened too late to be used: release the lock at once.
-            void m.close().catch(() => {});
+            void m
+              .close()
+              .catch((err: unknown) =>
+                log.log('warn', `could not close the late room member: ${messageOf(err)}`),
+              );
             throw new MemberUnavailable(NOT_READY.shuttingDown);
           }
           member = m;
@@ -111,7 +138,7 @@ export function createToolServer(
         },
         (err: unknown) => {
           if (err instanceof MemberUnavailable) throw err;
-          log.log('warn', `room member not available: ${err instanceof Error ? err.message : String(err)}`);
+          log.log('warn', `room member not available: ${messageOf(err)}`);
           throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
         },
       );
@@ -129,15 +156,7 @@ export function createToolServer(
   }
 
   const handlers = createToolHandlers({
-    member: (signal) => {
-      const opening = openInBackground();
-      if (signal.aborted) return Promise.reject(new CallCancelled('cancelled'));
-      return new Promise<RoomMember>((resolve, reject) => {
-        const onAbort = () => reject(new CallCancelled('cancelled'));
-        signal.addEventListener('abort', onAbort, { once: true });
-        opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-      });
-    },
+    member: (signal) => untilCancelled(openInBackground(), signal),
     sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
     ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
     progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
@@ -149,7 +168,7 @@ export function createToolServer(
     try {
       return options.describe();
     } catch (err) {
-      log.log('warn', `could not read the profile: ${err instanceof Error ? err.message : String(err)}`);
+      log.log('warn', `could not read the profile: ${messageOf(err)}`);
       return null;
     }
   }
@@ -198,17 +217,7 @@ export function createToolServer(
           (result: ToolResult) => answer(name, call, result),
           (err: unknown): Answer | null => {
             if (err instanceof CallCancelled || call.signal.aborted) return null;
-            if (err instanceof ArgumentError || err instanceof MemberUnavailable)
-              return answer(name, call, errorResult(err.message));
-            log.log(
-              'error',
-              `tools/call ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-            );
-            return answer(
-              name,
-              call,
-              errorResult(NOT_READY.other(err instanceof Error ? err.message : String(err))),
-            );
+            return answer(name, call, failureResult(name, err, log));
           },
         );
       },

@@ -78,7 +78,7 @@ export class Connection implements Member {
     const bytes = Buffer.byteLength(text);
     this.context.metrics.bytesSent += bytes;
     // A turn can hold many senders' reads for this socket: past the slow-client bound, the held
-    // frames go out now and the backlog is checked, as after each read before (ADR 0060, 0077).
+    // frames go out now and the backlog is checked (ADR 0060, 0077).
     this.#heldBytes += bytes;
     if (this.#heldBytes > this.context.config.maxBufferedBytes) this.flushHeld();
   }

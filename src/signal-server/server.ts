@@ -110,7 +110,7 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
           const wrapped = new Error(
             `the metrics address ${at} (PAPO_SIGNAL_METRICS): ${e.code ?? e.message}`,
           );
-          Object.assign(wrapped, { code: e.code, metrics: true });
+          Object.assign(wrapped, { code: e.code, metrics: true, address: at, reason: e.message });
           throw wrapped;
         }
         // The default address taken (another `papo signal` on this machine): serve without metrics.

@@ -116,14 +116,16 @@ export class TlsReloader {
       pair = loadPair(this.files);
     } catch (err) {
       this.log(
-        `tls: the changed certificate files were not loaded, the previous certificate stays: ${(err as Error).message}`,
+        `tls: the changed certificate files were not loaded, the previous certificate stays: ${err instanceof Error ? err.message : String(err)}`,
       );
       return;
     }
     try {
       this.apply({ cert: pair.cert, key: pair.key }, pair);
     } catch (err) {
-      this.log(`tls: the renewed certificate was refused, the previous one stays: ${(err as Error).message}`);
+      this.log(
+        `tls: the renewed certificate was refused, the previous one stays: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return;
     }
     this.log(`tls: renewed certificate loaded (serial ${pair.serial}, valid until ${pair.validTo})`);

@@ -113,15 +113,15 @@ function assertMessageLayout(what: string, text: string, ids: readonly string[])
 
 test("a hostile member's bodies and about are inert in papo log, papo status and every MCP result", async (t) => {
   const room = await makeRoom(t);
-  const voce = startAgent(room, room.voce);
+  const voce = startAgent(room, room.members.voce);
   await voce.client.initialize();
   // colega, hostile: papo's member code with its own `about`.
   let colega: OpenedMember | undefined;
   t.after(async () => colega?.member.close());
   colega = await openMember({
-    home: room.colega.home,
+    home: room.members.colega.home,
     profile: 'default',
-    env: userEnv(room.colega.home),
+    env: userEnv(room.members.colega.home),
     mode: 'agent',
     about: HOSTILE_ABOUT,
   });
@@ -137,7 +137,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   };
 
   // `papo log -f` follows from here: it must print the second batch inert too.
-  const follow = spawnPapo(['log', '-f', '-n', '1'], { env: userEnv(room.voce.home) });
+  const follow = spawnPapo(['log', '-f', '-n', '1'], { env: userEnv(room.members.voce.home) });
   t.after(() => {
     if (follow.exitCode === null && follow.signalCode === null) follow.kill('SIGKILL');
   });
@@ -194,7 +194,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   });
 
   await t.test('papo log: the bytes a terminal gets', async () => {
-    const log = await runPapo(['log', '-n', '50'], { env: userEnv(room.voce.home) });
+    const log = await runPapo(['log', '-n', '50'], { env: userEnv(room.members.voce.home) });
     assert.equal(log.code, 0, log.stderr);
     assertBytesInert('papo log', log.stdoutBytes);
     const logText = log.stdout;
@@ -232,7 +232,7 @@ test("a hostile member's bodies and about are inert in papo log, papo status and
   });
 
   await t.test('papo status: the bytes a terminal gets', async () => {
-    const cli = await runPapo(['status', '--timeout', '15'], { env: userEnv(room.voce.home) });
+    const cli = await runPapo(['status', '--timeout', '15'], { env: userEnv(room.members.voce.home) });
     assert.equal(cli.code, 0, cli.stderr);
     assertBytesInert('papo status', cli.stdoutBytes);
     const cliText = cli.stdout;

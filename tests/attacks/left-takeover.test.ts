@@ -5,12 +5,12 @@
 // backoff. Real processes: `papo signal` and `papo mcp` members; the attacker is a raw WebSocket.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { decodeInvite } from '../../src/client/wire/invite.js';
 import { deriveRoomKeys } from '../../src/client/wire/room-crypto.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
-import { type Member, makeRoom, startMember, waitLinked, waitMessage } from '../support/members.js';
+import { type Member, startMember, waitLinked, waitMessage } from '../support/members.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 import { rawSignalClient } from './raw-signal.js';
 
@@ -23,11 +23,11 @@ test('a member pushed off the signal server by a socket using its peer id joins 
 }, async (t) => {
   const server = await startCliSignal({});
   t.after(() => stop(server.child));
-  const setup = await makeRoom(server.url, [A, B], 'takeover');
+  const setup = await makeRoom(null, { names: [A, B], signalUrl: server.url, label: 'takeover' });
   const members: Member[] = [];
   t.after(async () => {
     await Promise.all(members.map((m) => m.kill()));
-    for (const h of setup.homes) rmSync(h, { recursive: true, force: true });
+    await setup.close();
   });
   const topic = deriveRoomKeys(decodeInvite(setup.invite).secret).topic;
 

@@ -3,7 +3,7 @@
 //   message body through one): every command refuses it, naming the file, and writes nothing
 //   through it; a hard link at log.jsonl is refused too. Linked folders stay allowed.
 // - `papo join <invite>` put the room secret in /proc/<pid>/cmdline and the shell history: the
-//   invite now comes from standard input (or a prompt that does not echo it on a terminal).
+//   invite comes from standard input (or a prompt that does not echo it on a terminal).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -134,13 +134,13 @@ test('symbolic links at profile.json, secret.key, peers.json, inbox.json, outbox
 
 test('a running member that receives messages never appends them through a link made at log.jsonl', async (t) => {
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce, { PAPO_LOG: 'info' });
-  const b = startAgent(room, room.colega);
+  const a = startAgent(room, room.members.voce, { PAPO_LOG: 'info' });
+  const b = startAgent(room, room.members.colega);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /colega \(agent\): online/);
   await statusUntil(b.client, /voce \(agent\): online/);
 
-  const dir = join(room.voce.home, 'profiles', 'default');
+  const dir = join(room.members.voce.home, 'profiles', 'default');
   const logPath = join(dir, 'log.jsonl');
   const target = join(room.root, 'elsewhere.txt');
   writeFileSync(target, SENTINEL);

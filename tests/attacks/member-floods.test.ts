@@ -14,15 +14,9 @@ import type { Frame, RefusedFrame } from '../../src/client/wire/frames.js';
 import { MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import { LIMITS } from '../../src/mcp/texts.js';
-import {
-  inboxIdsOnDisk,
-  makeRoom,
-  readProfileJson,
-  signalServer,
-  startMcp,
-  waitOnline,
-} from '../member/helpers.js';
+import { inboxIdsOnDisk, readProfileJson, signalServer, startMcp, waitOnline } from '../member/helpers.js';
 import { RawPeer } from '../member/raw-peer.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,7 +39,7 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
   timeout: 120_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Bia'], signalUrl: server.url, make: 'store' });
   const bia = await startMcp(t, room.members.Bia.home);
   await bia.tool('status');
   const victim = room.members.Bia.profile.identity.nodeId;
@@ -123,7 +117,7 @@ test('300 messages of 48 KiB: each costs its size on disk, the inbox stops at it
   timeout: 180_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const bia = await startMcp(t, room.members.Bia.home);
   const ana = await startMcp(t, room.members.Ana.home);
   await waitOnline(ana, 'Bia');

@@ -7,14 +7,15 @@
 //   nothing.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { decodeInvite } from '../../src/client/wire/invite.js';
 import { deriveRoomKeys } from '../../src/client/wire/room-crypto.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { linkOf, type Member, makeRoom, startMember, waitLinked, waitMessage } from '../support/members.js';
+import { linkOf, type Member, startMember, waitLinked, waitMessage } from '../support/members.js';
+import { makeRoom } from '../support/room.js';
 import { findLeaks, type Recorded, startEvilSignalServer, startRecordingProxy } from './evil-signal.js';
 
 const A = 'alpha-member-one';
@@ -25,11 +26,11 @@ async function room(
   url: string,
   names = [A, B],
 ): Promise<{ members: Member[]; invite: string }> {
-  const setup = await makeRoom(url, names, 'attack');
+  const setup = await makeRoom(null, { names, signalUrl: url, label: 'attack' });
   const members: Member[] = [];
   t.after(async () => {
     await Promise.all(members.map((m) => m.kill()));
-    for (const h of setup.homes) rmSync(h, { recursive: true, force: true });
+    await setup.close();
   });
   for (const [i, name] of names.entries()) members.push(await startMember(name, setup.homes[i] as string));
   return { members, invite: setup.invite };

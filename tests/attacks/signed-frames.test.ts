@@ -12,11 +12,11 @@ import { createProfile } from '../../src/client/store/profile-store.js';
 import type { SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { encodeFrame, type MsgFrame, sealFrame } from '../../src/client/wire/frames.js';
 import { FRAME_AAD, open, seal } from '../../src/client/wire/room-crypto.js';
-import { makeRoom, memberEnv, signalServer, startMcp, waitOnline } from '../member/helpers.js';
+import { signalServer, startMcp, waitOnline } from '../member/helpers.js';
 import { RawPeer } from '../member/raw-peer.js';
 import { tempDir } from '../support/files.js';
-import { runPapo } from '../support/papo.js';
-import { channelPushes } from '../support/room.js';
+import { memberEnv, runPapo } from '../support/papo.js';
+import { channelPushes, makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +25,7 @@ test('forged, altered, replayed, re-keyed and unsigned frames never reach an age
   timeout: 150_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['voce', 'colega'], server.url);
+  const room = await makeRoom(t, { names: ['voce', 'colega'], signalUrl: server.url, make: 'store' });
   const voce = await startMcp(t, room.members.voce.home);
   const colega = await startMcp(t, room.members.colega.home);
   await waitOnline(voce, 'colega');
@@ -166,7 +166,7 @@ test('a real papo profile that takes a member’s name is refused, and its own a
   timeout: 120_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['voce', 'colega'], server.url);
+  const room = await makeRoom(t, { names: ['voce', 'colega'], signalUrl: server.url, make: 'store' });
   const voce = await startMcp(t, room.members.voce.home);
   const colega = await startMcp(t, room.members.colega.home);
   await waitOnline(colega, 'voce');

@@ -4,13 +4,13 @@
 // signal URL, and the built `papo` runs as a user would. Tokens are bound to their origin now
 // (ADR 0060): the rogue gets one only when the user bound it there.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { type TestContext, test } from 'node:test';
-import { makeRoom, memberEnv, startMember } from '../support/members.js';
-import { runPapo } from '../support/papo.js';
+import { startMember } from '../support/members.js';
+import { memberEnv, runPapo } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 
 const TOKEN = 'test-token-not-secret';
 
@@ -41,16 +41,13 @@ async function rogue(t: TestContext, host = '127.0.0.1'): Promise<Rogue> {
 /** `papo status` for the room's first member, with these extra variables. */
 async function status(home: string, extra: NodeJS.ProcessEnv) {
   return runPapo(['status', '--timeout', '2'], {
-    env: memberEnv(home, extra),
+    env: memberEnv({ HOME: home, PAPO_HOME: home, ...extra }),
     timeoutMs: 60_000,
   });
 }
 
 async function roomOn(t: TestContext, url: string): Promise<string> {
-  const setup = await makeRoom(url, ['token-holder'], 'token');
-  t.after(() => {
-    for (const h of setup.homes) rmSync(h, { recursive: true, force: true });
-  });
+  const setup = await makeRoom(t, { names: ['token-holder'], signalUrl: url, label: 'token' });
   return setup.homes[0] as string;
 }
 

@@ -13,12 +13,13 @@
 // - left queued: what is still in outbox.json after the settle time.
 // Used by tests/chaos/chaos.test.ts (short) and bench/chaos.ts (long).
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNatLab, type NatLab } from '../nat/lab.js';
 import { startLabSignal } from '../nat/lab-signal.js';
-import { type Member, makeRoom, startMember } from '../support/members.js';
+import { type Member, startMember } from '../support/members.js';
 import { webRtcChildren } from '../support/processes.js';
+import { makeRoom, type Room } from '../support/room.js';
 
 export interface ChaosOptions {
   members: number;
@@ -117,6 +118,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const names = Array.from({ length: o.members }, (_, i) => `m${i}`);
   let signal: ChildProcess | null = null;
   const homes: string[] = [];
+  let room: Room<string> | undefined;
   const members: (Member | null)[] = names.map(() => null);
   const seenByAgent = names.map(() => new Map<string, number>());
   let interrupted = 0;
@@ -140,7 +142,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   try {
     await lab.startCoturn({ secret: 'chaos-lab-secret' });
     await startSignal();
-    const room = await makeRoom(`ws://${lab.publicIp}:${SIGNAL_PORT}`, names, 'chaos');
+    room = await makeRoom(null, { names, signalUrl: `ws://${lab.publicIp}:${SIGNAL_PORT}`, label: 'chaos' });
     homes.push(...room.homes);
     for (let i = 0; i < o.members; i++) await start(i);
 
@@ -292,6 +294,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     stop = true;
     await Promise.all(members.map((m) => m?.kill()));
     await lab.close();
-    for (const h of homes) rmSync(h, { recursive: true, force: true });
+    await room?.close();
   }
 }

@@ -37,8 +37,14 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
   const room = await makeRoom(t);
   const fake = await startFakeAnthropic();
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
 
   const out = await papoInstall(project, setup.env);
   assert.match(out, /^papo is registered in Claude Code \(scope local\)\.$/m);
@@ -48,7 +54,7 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
     command: PAPO_BIN,
     args: ['mcp'],
     // The profile's home written into the entry: Claude Code need not be started with PAPO_HOME.
-    env: { PAPO_HOME: room.voce.home },
+    env: { PAPO_HOME: room.members.voce.home },
   });
 
   const claude = (args: string[]) => {
@@ -61,7 +67,7 @@ test('papo install registers papo in Claude Code; claude mcp list and get show i
   const got = claude(['mcp', 'get', 'papo']);
   assert.match(got, /^ {2}Status: ✔ Connected$/m);
   assert.match(got, /^ {2}Scope: Local config/m);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived claude mcp list');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived claude mcp list');
   assert.deepEqual(
     fake.requests.filter((r) => r.kind === 'turn'),
     [],
@@ -79,7 +85,7 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   const early = stopFirst(t);
   const room = await makeRoom(t);
   // The colleague: a plain `papo mcp` driven over stdio, as in tests/mcp.
-  const colega = startAgent(room, room.colega);
+  const colega = startAgent(room, room.members.colega);
   await colega.client.initialize();
 
   let askId = '';
@@ -95,8 +101,14 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
     { text: 'Agreed the webhook fields with colega.' },
   ]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   const log = join(room.root, 'papo-stdio.jsonl');
   await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 
@@ -188,5 +200,5 @@ test('headless: the model finds papo’s tools and instructions, waits for a col
   assert.equal(initialize.params.protocolVersion, '2025-11-25');
   t.diagnostic(`refused outside connections: ${setup.connects.join(', ') || 'none'}`);
   t.diagnostic(`side requests: ${fake.requests.filter((r) => r.kind !== 'turn').length}`);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived claude -p');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived claude -p');
 });

@@ -55,8 +55,14 @@ test('interactive: a pushed message reaches the idle model as a <channel> user t
     { text: 'Read colega.' },
   ]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   const log = join(room.root, 'papo-stdio.jsonl');
   await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
 

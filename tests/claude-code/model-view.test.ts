@@ -60,8 +60,14 @@ test('the model’s view of papo (instructions, tool names, the five tools after
   const room = await makeRoom(t);
   const fake = await startFakeAnthropic([loadTools(...PAPO_TOOLS)]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   await papoInstall(project, setup.env);
   const result = await runClient(
     early,

@@ -45,7 +45,7 @@ test('interactive: a person’s `papo say` reaches the idle model as a push with
 
   // As colega's user would, in a terminal, while colega's agent runs.
   const started = Date.now();
-  const said = await runPapo(['say', '--to', 'voce', SAID], { env: userEnv(room.colega.home) });
+  const said = await runPapo(['say', '--to', 'voce', SAID], { env: userEnv(room.members.colega.home) });
   t.diagnostic(`papo say took ${Date.now() - started} ms: ${said.stdout.trim()}`);
   assert.equal(said.code, 0, said.stderr);
   const saidId = /^delivered to voce \(msg ([0-9a-f]{10})\)$/m.exec(said.stdout)?.[1];

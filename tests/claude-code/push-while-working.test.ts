@@ -95,7 +95,7 @@ test('interactive: a push that arrives while the model runs a tool reaches it af
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
 
   ui.keys('Run the slow test suite.', 'Enter');
-  await untilSleeping(room.voce.home, 30_000);
+  await untilSleeping(room.members.voce.home, 30_000);
   const newsId = msgIdIn(await callText(colega.client, 'send', { message: NEWS, to: 'voce' }));
   const delivered = Date.now();
   await ui.until(/The suite passed; answered colega\./, 30_000);

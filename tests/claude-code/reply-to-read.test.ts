@@ -59,7 +59,7 @@ test('interactive: send with reply_to marks that message and the sender’s earl
     msgIdIn(await callText(colega.client, 'send', { message, to: 'voce' }));
   const a1 = await send(A1);
   const a2 = await send(A2);
-  const said = await runPapo(['say', '--to', 'voce', H1], { env: userEnv(room.colega.home) });
+  const said = await runPapo(['say', '--to', 'voce', H1], { env: userEnv(room.members.colega.home) });
   assert.equal(said.code, 0, said.stderr);
   const h1 = /^delivered to voce \(msg ([0-9a-f]{10})\)$/m.exec(said.stdout)?.[1] as string;
   assert.ok(h1 !== undefined, said.stdout);

@@ -144,8 +144,14 @@ async function startUi(
   fake: FakeAnthropic,
   thresholdMs: number | undefined,
 ): Promise<{ ui: TmuxClaude; log: string }> {
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   if (thresholdMs !== undefined) setup.env.CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS = String(thresholdMs);
   const log = join(room.root, 'papo-stdio.jsonl');
   await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
@@ -193,8 +199,14 @@ test('claude -p: no background rule; a 150 s wait answered after 130 s is its to
     { text: GOT_IT },
   ]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await claudeSetup(early, { cc: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   await papoInstall(project, setup.env);
   const run = runClient(
     early,

@@ -119,6 +119,18 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
   assert.doesNotMatch(again.stdout, /PAPO_SIGNAL_TOKEN/);
 });
 
+test('install with NODE_EXTRA_CA_CERTS set: Codex passes it on by name (its small environment would drop it, and a wss:// room on a private CA would break); its value is not written', {
+  skip,
+}, async (t) => {
+  const { config, env, dir } = codexEnv(t);
+  const ca = join(dir, 'team-ca.pem');
+  const r = await runPapo(['install', '--client', 'codex'], { env: { ...env, NODE_EXTRA_CA_CERTS: ca } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(readFileSync(config, 'utf8'), /^env_vars = \["NODE_EXTRA_CA_CERTS"\]$/m);
+  assert.doesNotMatch(readFileSync(config, 'utf8'), /team-ca\.pem/);
+  assert.deepEqual(codexGet(env).transport.env_vars, ['NODE_EXTRA_CA_CERTS']);
+});
+
 test('install in pt-BR, into a CODEX_HOME with no config.toml yet', { skip }, async (t) => {
   const { config, env } = codexEnv(t, { LANG: 'pt_BR.UTF-8' });
   const r = await runPapo(['install', '--client', 'codex'], { env });

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { errorText, messages } from '../../src/cli/i18n.js';
-import { PapoError } from '../../src/client/errors.js';
+import { decodeInvite, encodeInvite } from '../../src/client/wire/invite.js';
+import { parseSignalUrl } from '../../src/client/wire/signal-url.js';
 
 const URL = 'wss://signal.example.test:8443';
 
@@ -58,31 +59,40 @@ test('pin_mismatch and the join check, exact, in English and pt-BR', () => {
 });
 
 test("a signal address's fragment errors are translated and never show the token", () => {
-  const cases: [string, string][] = [
+  const pin = `sha256/${'A'.repeat(43)}`;
+  const cases: [() => unknown, string, string][] = [
     [
+      () => parseSignalUrl('wss://signal.example.test/#token=tok-one&token=tok-two', '--signal'),
       '--signal has a fragment papo cannot read (two tokens); a signal address may end in #pin=sha256/…&token=… and nothing else',
       '--signal tem um fragmento que o papo não sabe ler (dois tokens); um endereço de sinalização pode terminar em #pin=sha256/…&token=… e nada mais',
     ],
     [
+      () => parseSignalUrl('wss://signal.example.test/#secret=hidden-value', 'PAPO_SIGNAL'),
       'PAPO_SIGNAL has a fragment papo cannot read (an unknown part "secret"); a signal address may end in #pin=sha256/…&token=… and nothing else',
       'PAPO_SIGNAL tem um fragmento que o papo não sabe ler (uma parte desconhecida "secret"); um endereço de sinalização pode terminar em #pin=sha256/…&token=… e nada mais',
     ],
     [
+      () => parseSignalUrl(`ws://signal.example.test/#pin=${pin}`, '--signal'),
       '--signal carries a certificate pin on a ws:// URL: a pin is for wss:// or https://',
       '--signal traz um pin de certificado numa URL sem TLS: um pin é para wss:// ou https://',
     ],
     [
+      () => parseSignalUrl('ws://signal.example.test/#token=tok-one', '--signal'),
       '--signal carries a token for a ws:// server on another machine: it would travel in clear, so papo never sends it (use wss://)',
       '--signal traz um token para um servidor sem TLS em outra máquina: ele viajaria às claras, então o papo nunca o envia (use wss://)',
     ],
   ];
-  for (const [en, pt] of cases) {
-    const err = new PapoError('invalid_signal_url', en);
+  for (const [run, en, pt] of cases) {
+    const err = thrown(run);
     assert.equal(errorText(err, 'en'), en);
     assert.equal(errorText(err, 'pt'), pt);
+    assert.doesNotMatch(`${errorText(err, 'en')} ${errorText(err, 'pt')}`, /tok-one|tok-two|hidden-value/);
   }
-  const invite = new PapoError(
-    'invalid_invite',
+  const invite = thrown(() =>
+    decodeInvite(encodeInvite(new Uint8Array(32), 'wss://signal.example.test/#pin=sha256/short')),
+  );
+  assert.equal(
+    errorText(invite, 'en'),
     "this invite's signal address has a fragment papo cannot read (the pin is not sha256/ and 43 base64url characters); a signal address may end in #pin=sha256/…&token=… and nothing else",
   );
   assert.equal(
@@ -90,3 +100,13 @@ test("a signal address's fragment errors are translated and never show the token
     'o endereço de sinalização deste convite tem um fragmento que o papo não sabe ler (o pin não é sha256/ e 43 caracteres base64url); um endereço de sinalização pode terminar em #pin=sha256/…&token=… e nada mais',
   );
 });
+
+/** The error `run` throws (it must throw). */
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error, nothing thrown');
+}

@@ -29,8 +29,8 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
   const room = await makeRoom(t);
   const fake = await startFakeOpenAI();
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
+  const project = room.members.voce.project;
+  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.members.voce.home });
 
   const out = await papoInstallFor('codex', project, setup.env);
   assert.match(out, /^papo is registered in Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m);
@@ -50,7 +50,7 @@ test('papo install --client codex: codex mcp list shows papo; Codex’s app serv
   assert.equal(papo.toolsError, null);
   assert.deepEqual(Object.keys(papo.tools).sort(), [...TOOL_NAMES].sort());
   assert.deepEqual(fake.turnRequests(), [], 'listing the servers asked the model something');
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived the app server');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived the app server');
   t.diagnostic(`Codex ${cli.version}; refused outside connections: ${setup.connects.join(', ') || 'none'}`);
 });
 
@@ -71,8 +71,8 @@ test('headless: codex exec waits for a colleague with papo’s wait and answers 
   const run = codexTurn(early, {
     cli,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: PROMPT,
   });
@@ -133,7 +133,7 @@ test('headless: codex exec waits for a colleague with papo’s wait and answers 
         .join(', ') || 'none'
     }`,
   );
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived codex exec');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived codex exec');
 });
 
 const TOKEN = 'codex-test-token-not-secret';
@@ -149,12 +149,12 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   const bound = `${room.signalUrl}=${TOKEN}`;
   // Without the token, voce's papo is refused: what Codex must pass on.
   const refused = await runPapo(['status', '--timeout', '2'], {
-    env: { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: room.voce.home },
+    env: { PATH: process.env.PATH ?? '', LANG: 'C', PAPO_HOME: room.members.voce.home },
     timeoutMs: 60_000,
   });
   assert.match(`${refused.stdout}${refused.stderr}`, /requires a token/);
 
-  const colega = startAgent(room, room.colega, { PAPO_SIGNAL_TOKEN: bound });
+  const colega = startAgent(room, room.members.colega, { PAPO_SIGNAL_TOKEN: bound });
   await colega.client.initialize();
   const fake = await startFakeOpenAI([
     // Another MCP server's tool that needs approval: refused, papo's approval is not Codex's.
@@ -163,8 +163,8 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
     { text: 'Read the question of colega.' },
   ]);
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.voce.home });
+  const project = room.members.voce.project;
+  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.members.voce.home });
   // The other server: a papo mcp of an empty home, registered with Codex's own command.
   const otherHome = join(room.root, 'home-other');
   mkdirSync(otherHome);
@@ -212,6 +212,6 @@ test('Codex passes PAPO_SIGNAL_TOKEN from its environment (env_vars), approves p
   assert.ok(waited.includes(`[msg_id=${askId} from=colega (agent)`), waited);
   assert.ok(waited.includes(ASK), waited);
   t.diagnostic(`refused outside connections: ${setup.connects.join(', ') || 'none'}`);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived codex exec');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived codex exec');
   assert.deepEqual(await leftovers(otherHome), [], 'the other server outlived codex exec');
 });

@@ -46,7 +46,7 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
   };
   mkdirSync(observa.home, { recursive: true });
   mkdirSync(observa.project, { recursive: true });
-  const invite = inviteIn(await papoOk(['invite'], { env: userEnv(room.voce.home) }));
+  const invite = inviteIn(await papoOk(['invite'], { env: userEnv(room.members.voce.home) }));
   await papoOk(['join', invite, '--name', 'observa'], { env: userEnv(observa.home) });
 
   // Gemini CLI (colega): proposes, then waits for the answer. Gemini adds wait_for_previous itself.
@@ -92,8 +92,8 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
     geminiTurn(early, {
       cli: cli.gemini,
       root: room.root,
-      project: room.colega.project,
-      papoHome: room.colega.home,
+      project: room.members.colega.project,
+      papoHome: room.members.colega.home,
       fake: gemini,
       prompt: PROMPT,
       timeoutMs: 180_000,
@@ -101,8 +101,8 @@ test('cross-client: a Gemini CLI agent proposes, a Codex agent agrees, a Claude 
     codexTurn(early, {
       cli: cli.codex,
       root: room.root,
-      project: room.voce.project,
-      papoHome: room.voce.home,
+      project: room.members.voce.project,
+      papoHome: room.members.voce.home,
       fake: codex,
       prompt: PROMPT,
       timeoutMs: 180_000,

@@ -30,8 +30,8 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   const room = await makeRoom(t);
   const fake = await startFakeGemini();
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await geminiSetup(early, { cli: c, root: room.root, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await geminiSetup(early, { cli: c, root: room.root, papoHome: room.members.voce.home, fake });
   const log = join(room.root, 'papo-stdio.jsonl');
   const out = await papoInstallFor('gemini', project, {
     ...setup.env,
@@ -49,7 +49,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
   assert.deepEqual(Object.keys(settings.mcpServers), ['papo']);
   assert.equal(settings.mcpServers.papo.trust, true);
   assert.equal(settings.mcpServers.papo.timeout, 1_210_000);
-  assert.deepEqual(settings.mcpServers.papo.env, { PAPO_HOME: room.voce.home });
+  assert.deepEqual(settings.mcpServers.papo.env, { PAPO_HOME: room.members.voce.home });
 
   const gemini = (args: string[], env: NodeJS.ProcessEnv = setup.env) => {
     const r = spawnSync(c.bin, args, { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
@@ -76,7 +76,7 @@ test('papo install --client gemini registers papo; gemini mcp list shows it conn
     lines.find((l) => l.dir === 'out' && ping !== undefined && l.msg.id === ping.id)?.msg.result,
     {},
   );
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived gemini mcp list');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived gemini mcp list');
   assert.deepEqual(fake.turnRequests(), [], 'gemini mcp list asked the model something');
 
   // Again: papo's entry is replaced, not doubled, and nothing else changes.
@@ -100,7 +100,7 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
   // which Gemini CLI hides from MCP servers unless papo's entry passes it by reference.
   await tokenSignalServer(early, room, TOKEN);
   const memberToken = `${room.signalUrl}=${TOKEN}`;
-  const colega = startAgent(room, room.colega, { PAPO_SIGNAL_TOKEN: memberToken });
+  const colega = startAgent(room, room.members.colega, { PAPO_SIGNAL_TOKEN: memberToken });
   await colega.client.initialize();
 
   const fake = await startFakeGemini([
@@ -130,8 +130,8 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
   const run = geminiTurn(early, {
     cli: c,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: PROMPT,
     env: { PAPO_SIGNAL_TOKEN: memberToken, PAPO_INSTALL_COMMAND: recorderCommand(log) },
@@ -213,5 +213,5 @@ test('headless: Gemini CLI’s model gets papo’s 5 tools and instructions, wai
       .map((r) => r.path)
       .join(', ')}`,
   );
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived gemini -p');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived gemini -p');
 });

@@ -36,12 +36,12 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
   const room = await makeRoom(t);
   const fake = await startFakeChatCompletions();
   early.after(() => fake.close());
-  const project = room.voce.project;
+  const project = room.members.voce.project;
   const setup = await opencodeSetup(early, {
     cli: c,
     root: room.root,
     project,
-    papoHome: room.voce.home,
+    papoHome: room.members.voce.home,
     fake,
   });
   const out = await papoInstallFor('opencode', project, setup.env);
@@ -70,7 +70,7 @@ test('papo install --client opencode writes papo’s entry; opencode mcp list sh
   const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
   assert.match(plain, /✓ papo connected/, plain);
   assert.ok(plain.includes(`${PAPO_BIN} mcp`), plain);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived opencode mcp list');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived opencode mcp list');
   assert.deepEqual(fake.turnRequests(), [], 'opencode mcp list asked the model something');
   t.diagnostic(`opencode ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
@@ -90,8 +90,8 @@ test('headless: opencode run waits for a colleague through papo and answers with
   const run = opencodeTurn(early, {
     cli: c,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
@@ -138,7 +138,7 @@ test('headless: opencode run waits for a colleague through papo and answers with
     `side requests: ${fake.requests.filter((r) => r.kind !== 'turn').map((r) => `${r.kind} ${r.path}`)}`,
   );
   t.diagnostic(`refused outside connections: ${result.setup.refused.join(', ') || 'none'}`);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived opencode run');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived opencode run');
 });
 
 test('a secret reaches papo mcp by its {env:NAME} reference, never written; papo’s tools run where the config asks before every tool', {
@@ -159,8 +159,8 @@ test('a secret reaches papo mcp by its {env:NAME} reference, never written; papo
   const result = await opencodeTurn(early, {
     cli: c,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: 'Who is in the papo room?',
     env: { PAPO_SIGNAL_TOKEN: secret },
@@ -170,7 +170,7 @@ test('a secret reaches papo mcp by its {env:NAME} reference, never written; papo
       PAPO_INSTALL_COMMAND: `/bin/sh -c 'env > "$0"; exec "$@"' ${dump} ${process.execPath} ${PAPO_BIN}`,
     },
   });
-  const file = readFileSync(join(room.voce.project, 'opencode.json'), 'utf8');
+  const file = readFileSync(join(room.members.voce.project, 'opencode.json'), 'utf8');
   assert.ok(!file.includes(secret), 'the secret was written into opencode.json');
   assert.equal(JSON.parse(file).mcp.papo.environment.PAPO_SIGNAL_TOKEN, '{env:PAPO_SIGNAL_TOKEN}');
   const env = readFileSync(dump, 'utf8').split('\n');

@@ -35,8 +35,14 @@ async function qwenInRoom(t: TestContext) {
   const room = await makeRoom(t);
   const fake = await startFakeChatCompletions();
   early.after(() => fake.close());
-  const project = room.voce.project;
-  const setup = await qwenSetup(early, { cli: c, root: room.root, project, papoHome: room.voce.home, fake });
+  const project = room.members.voce.project;
+  const setup = await qwenSetup(early, {
+    cli: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
   return { c, room, fake, project, setup };
 }
 
@@ -65,7 +71,7 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   assert.deepEqual(user.mcpServers.papo, {
     command: PAPO_BIN,
     args: ['mcp', '--profile', 'dados'],
-    env: { PAPO_HOME: room.voce.home },
+    env: { PAPO_HOME: room.members.voce.home },
     timeout: 1_210_000,
     trust: true,
   });
@@ -86,7 +92,7 @@ test('papo install --client qwen registers papo with qwen mcp add; qwen mcp list
   // biome-ignore lint/suspicious/noControlCharactersInRegex: Qwen Code colours its listing
   const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
   assert.ok(plain.split('\n').includes(`✓ papo: ${PAPO_BIN} mcp (stdio) - Connected`), plain);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived qwen mcp list');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived qwen mcp list');
   assert.deepEqual(fake.turnRequests(), [], 'qwen mcp list asked the model something');
   t.diagnostic(`Qwen Code ${c.version}; refused outside connections: ${setup.refused.join(', ') || 'none'}`);
 });
@@ -108,8 +114,8 @@ test('headless: qwen -p loads papo’s tools, waits for a colleague and answers 
   const run = qwenTurn(early, {
     cli: c,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: PROMPT,
     installEnv: { PAPO_INSTALL_COMMAND: recorderCommand(log) },
@@ -154,7 +160,7 @@ test('headless: qwen -p loads papo’s tools, waits for a colleague and answers 
     `side requests: ${fake.requests.filter((r) => r.kind !== 'turn').map((r) => `${r.kind} ${r.path}`)}`,
   );
   t.diagnostic(`refused outside connections: ${result.setup.refused.join(', ') || 'none'}`);
-  assert.deepEqual(await leftovers(room.voce.home), [], 'a papo mcp outlived qwen -p');
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived qwen -p');
 });
 
 /** The first line of a description as Qwen Code 0.15.10 lists a deferred tool (160 characters at most). */
@@ -178,8 +184,8 @@ test('what Qwen Code shows the model of papo: no server instructions, each tool�
   const result = await qwenTurn(early, {
     cli: c,
     root: room.root,
-    project: room.voce.project,
-    papoHome: room.voce.home,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
     fake,
     prompt: 'Load the papo tools.',
   });
@@ -251,5 +257,5 @@ test('a secret reaches papo mcp from Qwen Code’s own environment, never writte
   const r = spawnSync(c.bin, ['mcp', 'list'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
   assert.match(r.stdout, /papo: .* - Connected/, `${r.stdout}${r.stderr}`);
   assert.ok(readFileSync(dump, 'utf8').split('\n').includes(`PAPO_SIGNAL_TOKEN=${secret}`));
-  assert.deepEqual(await leftovers(room.voce.home), []);
+  assert.deepEqual(await leftovers(room.members.voce.home), []);
 });

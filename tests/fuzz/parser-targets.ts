@@ -6,7 +6,7 @@
 // configuration files that `papo doctor` reads. Two parsers also have a target of their own as
 // pure functions, without sockets or a profile folder, fast enough for 1 M cases: the member's
 // `readServerMessage` (signal-client.ts) and each reader of the profile's files (profile-store.ts,
-// inbox-store.ts, log-file.ts, review.ts). Each property can fail: the parser's own error
+// inbox-store.ts, log-file.ts, store/review.ts). Each property can fail: the parser's own error
 // type and nothing else, round trips where there is an encoder, bounded output, no prototype
 // pollution for the JSON readers, the documented invariant of each (a token never in an error, a
 // limiter that never gives more than its share, ...).
@@ -45,6 +45,7 @@ import { parseLegacyInbox, parseStoredMessage } from '../../src/client/store/inb
 import { parseLogLine } from '../../src/client/store/log-file.js';
 import { formatLogEntry, reviewStates } from '../../src/client/store/log-format.js';
 import { afterAck, envelopeOfQueued, forgetInOutbox, owedSummary } from '../../src/client/store/outbox.js';
+import { parseProfileFile } from '../../src/client/store/profile-file.js';
 import {
   INBOX_DIR,
   LOG_FILE,
@@ -62,7 +63,6 @@ import {
   parseNamesFile,
   parseOutboxFile,
   parsePeersFile,
-  parseProfileFile,
 } from '../../src/client/store/profile-store.js';
 import {
   compilePattern,

@@ -32,9 +32,10 @@ import { SIGNAL_PATH } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { startEvilSignalServer } from '../attacks/evil-signal.js';
 import { makeTempDir } from '../support/files.js';
-import { makeRoom, startMember } from '../support/members.js';
+import { startMember } from '../support/members.js';
 import { MemoryMember } from '../support/memory-member.js';
 import { PAPO_BIN } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 
 export interface FuzzBudget {
   /** Cases to try (the test); ignored when timeMs is set. */
@@ -901,7 +902,11 @@ const memberBehindEvilServer: FuzzTarget = {
   quickRuns: 100,
   run: async (budget) => {
     const evil = await startEvilSignalServer();
-    const setup = await makeRoom(evil.url, ['fuzzed-member'], 'fuzz-member');
+    const setup = await makeRoom(null, {
+      names: ['fuzzed-member'],
+      signalUrl: evil.url,
+      label: 'fuzz-member',
+    });
     const member = await startMember('fuzzed-member', setup.homes[0] as string);
     try {
       await member.status();
@@ -935,7 +940,7 @@ const memberBehindEvilServer: FuzzTarget = {
     } finally {
       await member.kill();
       await evil.close();
-      for (const h of setup.homes) rmSync(h, { recursive: true, force: true });
+      await setup.close();
     }
   },
 };

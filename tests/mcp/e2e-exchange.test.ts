@@ -47,8 +47,8 @@ test('PAPO_TEST_PROGRESS_MS shortens the progress interval; anything else keeps 
 test('two agents in two homes: send, push, reply_to, wait, inbox, history, status', async (t) => {
   const room = await makeRoom(t);
   // voce's progress interval is shortened so a short `wait` shows progress (see tool-server.ts).
-  const a = startAgent(room, room.voce, { PAPO_TEST_PROGRESS_MS: '200' });
-  const b = startAgent(room, room.colega);
+  const a = startAgent(room, room.members.voce, { PAPO_TEST_PROGRESS_MS: '200' });
+  const b = startAgent(room, room.members.colega);
   await a.client.initialize();
   // colega answers initialize but has not sent notifications/initialized yet: no push may come.
   const init = await b.client.request('initialize', {
@@ -227,7 +227,7 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
 
   await t.test('history holds exactly the lines `papo log` prints', async () => {
     const history = await callText(a.client, 'history', { limit: 50 });
-    const log = await papoOk(['log', '-n', '50'], { env: userEnv(room.voce.home) });
+    const log = await papoOk(['log', '-n', '50'], { env: userEnv(room.members.voce.home) });
     assert.equal(history, `${HISTORY_NOTICE}\n${log.trimEnd()}`);
     assert.match(
       log,
@@ -260,30 +260,30 @@ test('the announced project is CLAUDE_PROJECT_DIR’s folder when Claude Code gi
   const room = await makeRoom(t);
   // Claude Code gives its servers the project's root; the session's working folder may be a
   // sub-folder of it (or elsewhere, with --add-dir).
-  const root = join(room.voce.project, '..', 'checkout-service');
+  const root = join(room.members.voce.project, '..', 'checkout-service');
   mkdirSync(join(root, 'src', 'handlers'), { recursive: true });
   const a = spawnMcp({
-    home: room.voce.home,
+    home: room.members.voce.home,
     cwd: join(root, 'src', 'handlers'),
     env: { LANG: 'C', CLAUDE_PROJECT_DIR: root },
   });
   room.agents.push(a);
-  const b = startAgent(room, room.colega);
+  const b = startAgent(room, room.members.colega);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   const seenByB = await statusUntil(b.client, /voce \(agent\): online/);
   assert.match(seenByB, /^- voce \(agent\): online, working on: checkout-service, link: direct$/m);
-  // Without it (a client that is not Claude Code): the working folder, as before.
+  // Without it (a client that is not Claude Code): the working folder's name.
   const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
   assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
 });
 
 test('status asked the moment papo mcp starts waits for the room to show itself: a colleague already online is listed, not "none known yet"', async (t) => {
   const room = await makeRoom(t);
-  const b = startAgent(room, room.colega);
+  const b = startAgent(room, room.members.colega);
   await b.client.initialize();
   // colega is up (its own status answers; it hosts the room's loopback signal server).
   await callText(b.client, 'status');
-  const a = startAgent(room, room.voce);
+  const a = startAgent(room, room.members.voce);
   await a.client.initialize();
   // As Claude Code does: status right after initialize, before any link had time to form.
   const started = Date.now();
@@ -295,8 +295,8 @@ test('status asked the moment papo mcp starts waits for the room to show itself:
 
 test('an argument a client adds to every call (Gemini CLI’s wait_for_previous) is ignored; one a model makes up is still refused (ADR 0069)', async (t) => {
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce);
-  const b = startAgent(room, room.colega);
+  const a = startAgent(room, room.members.voce);
+  const b = startAgent(room, room.members.colega);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /colega \(agent\): online/);
   const own = { wait_for_previous: true };

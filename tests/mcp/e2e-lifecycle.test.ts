@@ -12,10 +12,10 @@ import { msgIdIn } from '../support/papo.js';
 import {
   callText,
   channelPushes,
+  type MemberHome,
   makeRoom,
   pushOf,
   type Room,
-  type Side,
   startAgent,
   statusUntil,
   toolUntil,
@@ -23,7 +23,7 @@ import {
 import { resultText } from '../support/rpc-client.js';
 
 /** The profile can be taken: the lock file is gone, or its holder is dead (a stale lock is taken over). */
-function assertLockReleased(side: Side, exitedPid: number): void {
+function assertLockReleased(side: MemberHome, exitedPid: number): void {
   const path = join(side.home, 'profiles', 'default', 'lock');
   if (!existsSync(path)) return;
   const holder = JSON.parse(readFileSync(path, 'utf8')) as { pid: number };
@@ -31,7 +31,7 @@ function assertLockReleased(side: Side, exitedPid: number): void {
 }
 
 /** A fresh server on the profile opens its member: status answers without the lock error. */
-async function assertProfileFree(room: Room, side: Side): Promise<McpProcess> {
+async function assertProfileFree(room: Room, side: MemberHome): Promise<McpProcess> {
   const next = startAgent(room, side);
   await next.client.initialize();
   const status = await callText(next.client, 'status');
@@ -41,7 +41,7 @@ async function assertProfileFree(room: Room, side: Side): Promise<McpProcess> {
 
 test('offline then online, pushes across sessions, one server per profile, exit with the lock released', async (t) => {
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce);
+  const a = startAgent(room, room.members.voce);
   await a.client.initialize();
 
   let queued = '';
@@ -69,7 +69,7 @@ test('offline then online, pushes across sessions, one server per profile, exit 
     },
   );
 
-  let b = startAgent(room, room.colega);
+  let b = startAgent(room, room.members.colega);
   await t.test('colega starts: the queued message is pushed to it and voce’s outbox clears', async () => {
     await b.client.initialize();
     assert.deepEqual(await pushOf(b.client, queued), {
@@ -85,8 +85,8 @@ test('offline then online, pushes across sessions, one server per profile, exit 
     const pid = b.child.pid as number;
     b.child.stdin.end();
     assert.deepEqual(await b.exited, { code: 0, signal: null });
-    assertLockReleased(room.colega, pid);
-    b = await assertProfileFree(room, room.colega);
+    assertLockReleased(room.members.colega, pid);
+    b = await assertProfileFree(room, room.members.colega);
   });
 
   let later = '';
@@ -108,7 +108,7 @@ test('offline then online, pushes across sessions, one server per profile, exit 
   await t.test(
     'a second server on the same profile: every tool says so; the first keeps working',
     async () => {
-      const second = startAgent(room, room.colega);
+      const second = startAgent(room, room.members.colega);
       await second.client.initialize();
       const calls: [string, Record<string, unknown>][] = [
         ['send', { message: 'hello' }],
@@ -133,16 +133,16 @@ test('offline then online, pushes across sessions, one server per profile, exit 
     const pid = b.child.pid as number;
     b.child.kill('SIGTERM');
     assert.deepEqual(await b.exited, { code: 0, signal: null });
-    assertLockReleased(room.colega, pid);
-    b = await assertProfileFree(room, room.colega);
+    assertLockReleased(room.members.colega, pid);
+    b = await assertProfileFree(room, room.members.colega);
   });
 
   await t.test('the server that hosted the signal server exits; the other takes the port over', async () => {
     const pid = a.child.pid as number;
     a.child.kill('SIGTERM');
     assert.deepEqual(await a.exited, { code: 0, signal: null });
-    assertLockReleased(room.voce, pid);
-    const again = startAgent(room, room.voce);
+    assertLockReleased(room.members.voce, pid);
+    const again = startAgent(room, room.members.voce);
     await again.client.initialize();
     await statusUntil(again.client, /colega \(agent\): online/);
     const id = msgIdIn(await callText(again.client, 'send', { message: 'Back again.' }));

@@ -40,8 +40,8 @@ async function waitInFlight(client: RpcClient, token: string): Promise<{ result:
 test('pushes and wait/inbox: returned until proven, not again after, a wait in flight, a restart', async (t) => {
   const room = await makeRoom(t);
   const env = { PAPO_TEST_PROGRESS_MS: '100' };
-  let a = startAgent(room, room.voce, env);
-  const b = startAgent(room, room.colega);
+  let a = startAgent(room, room.members.voce, env);
+  const b = startAgent(room, room.members.colega);
   await a.client.initialize();
   await b.client.initialize();
   await statusUntil(a.client, /colega \(agent\): online/);
@@ -122,7 +122,7 @@ test('pushes and wait/inbox: returned until proven, not again after, a wait in f
     const m10 = msgIdIn(
       await callText(b.client, 'send', { message: 'Ten: while you were away.', to: 'voce' }),
     );
-    a = startAgent(room, room.voce, env);
+    a = startAgent(room, room.members.voce, env);
     await a.client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {} });
     // Stored before the pump starts: the sweep pushes it, it never arrives live in this session.
     await toolUntil(a.client, 'status', /^Unread: 1\./m);

@@ -42,8 +42,8 @@ async function relayedPair(t: TestContext, voceEnv: Record<string, string> = {})
     ]),
   };
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce, { ...relayEnv, ...voceEnv });
-  const b = startAgent(room, room.colega, relayEnv);
+  const a = startAgent(room, room.members.voce, { ...relayEnv, ...voceEnv });
+  const b = startAgent(room, room.members.colega, relayEnv);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 60_000);
   await statusUntil(b.client, /voce \(agent\): online.*link: relay/, 60_000);
@@ -67,7 +67,7 @@ test('a relay-only room through a TURN with user-quota=12: 50 papo say in a row 
   const says = Number(process.env.PAPO_TEST_SAYS ?? 50);
   for (let i = 1; i <= says; i++) {
     const r = await runPapo(['say', `note ${i} from voce's person`], {
-      env: userEnv(room.voce.home, relayEnv),
+      env: userEnv(room.members.voce.home, relayEnv),
       timeoutMs: 60_000,
     });
     if (r.code === 0 && /^delivered to (colega|voce, colega|colega, voce)/.test(r.stdout)) delivered += 1;

@@ -29,8 +29,8 @@ test('two relay-only agents whose only TURN is turns: (TLS) link through it and 
   // Not trusted: the bridge refuses the server's certificate (and says so in the diagnostics), so
   // no relay and no link.
   const room = await makeRoom(t);
-  const untrusted = startAgent(room, room.voce, { ...relayEnv, PAPO_LOG: 'debug' });
-  const other = startAgent(room, room.colega, relayEnv);
+  const untrusted = startAgent(room, room.members.voce, { ...relayEnv, PAPO_LOG: 'debug' });
+  const other = startAgent(room, room.members.colega, relayEnv);
   await Promise.all([untrusted.client.initialize(), other.client.initialize()]);
   const refused = new RegExp(`TURN bridge to localhost:${turn.tlsPort}: .*(self[- ]signed|certificate)`, 'i');
   await waitFor('the bridge refusing the certificate', () => refused.test(untrusted.stderr()), {
@@ -46,8 +46,8 @@ test('two relay-only agents whose only TURN is turns: (TLS) link through it and 
 
   // Trusted, as a company CA is: linked through the relay, and a message delivered.
   const trusted = { ...relayEnv, NODE_EXTRA_CA_CERTS: tls.cert };
-  const a = startAgent(room, room.voce, trusted);
-  const b = startAgent(room, room.colega, trusted);
+  const a = startAgent(room, room.members.voce, trusted);
+  const b = startAgent(room, room.members.colega, trusted);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /colega \(agent\): online.*link: relay/, 90_000);
   await statusUntil(b.client, /voce \(agent\): online.*link: relay/, 30_000);

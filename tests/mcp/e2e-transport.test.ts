@@ -22,8 +22,8 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
     timeout: 120_000,
   }, async (t) => {
     const room = await makeRoom(t);
-    const a = startAgent(room, room.voce);
-    const b = startAgent(room, room.colega);
+    const a = startAgent(room, room.members.voce);
+    const b = startAgent(room, room.members.colega);
     await Promise.all([a.client.initialize(), b.client.initialize()]);
     await statusUntil(a.client, /colega \(agent\): online.*link: direct/);
     const before = await callText(a.client, 'send', { message: 'Before the freeze.' });
@@ -117,7 +117,7 @@ test('a transport that dies at every start: bounded backoff, papo mcp keeps answ
   timeout: 60_000,
 }, async (t) => {
   const room = await makeRoom(t);
-  const a = startAgent(room, room.voce, { PAPO_TEST_TRANSPORT_FAIL: 'start' });
+  const a = startAgent(room, room.members.voce, { PAPO_TEST_TRANSPORT_FAIL: 'start' });
   await a.client.initialize();
   // A transport that says it cannot run is a crash loop from its first end (retried after 2, 5,
   // 10, 30 s).

@@ -15,9 +15,9 @@ import { encodeInvite } from '../../src/client/wire/invite.js';
 import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { certificatePin } from '../../src/signal-protocol.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { memberEnv, startMcp, waitOnline } from '../member/helpers.js';
+import { startMcp, waitOnline } from '../member/helpers.js';
 import { tempDir } from '../support/files.js';
-import { cleanEnv, inviteIn, runPapo } from '../support/papo.js';
+import { cleanEnv, inviteIn, memberEnv, runPapo } from '../support/papo.js';
 import { localhostCert } from '../support/tls-cert.js';
 import { waitFor } from '../support/wait.js';
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { deriveRoomKeys } from '../../src/client/wire/room-crypto.js';
 import { spawnMcp } from '../support/mcp-process.js';
 import { ROOT } from '../support/papo.js';
 import { resultText } from '../support/rpc-client.js';
@@ -50,9 +51,15 @@ test('the instructions name the member and the room when the profile exists', as
   const { mkdirSync } = await import('node:fs');
   const dir = join(p.home, 'profiles', 'default');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'profile.json'), JSON.stringify({ name: 'voce', roomId: '7a2e64ec' }));
+  // profile.json as papo new writes it (the room id is derived from the secret: docs/protocol.md).
+  const secret = new Uint8Array(32).fill(7);
+  writeFileSync(
+    join(dir, 'profile.json'),
+    JSON.stringify({ name: 'voce', secret: Buffer.from(secret).toString('hex'), createdAt: 1 }),
+  );
   const res = await p.client.initialize();
-  assert.match(res.result.instructions, /you are "voce", a member of room 7a2e64ec/);
+  const roomId = deriveRoomKeys(secret).roomId;
+  assert.match(res.result.instructions, new RegExp(`you are "voce", a member of room ${roomId}`));
 });
 
 test('errors: server/discover, unknown method, malformed line, bad requests; the server keeps serving', async (t) => {

@@ -22,10 +22,10 @@ import { msgIdIn, PAPO_BIN, papoOk, userEnv } from '../support/papo.js';
 import {
   callText,
   channelPushes,
+  type MemberHome,
   makeRoom,
   pushOf,
   type Room,
-  type Side,
   startAgent,
   statusUntil,
 } from '../support/room.js';
@@ -36,7 +36,7 @@ const papo = (args: string[], home: string) => papoOk(args, { env: userEnv(home)
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Starts the side's papo mcp, initialised, and waits until it sees `other` online. */
-async function agent(room: Room, side: Side, other: string): Promise<McpProcess> {
+async function agent(room: Room, side: MemberHome, other: string): Promise<McpProcess> {
   const p = startAgent(room, side);
   await p.client.initialize();
   await statusUntil(p.client, new RegExp(`^- ${other} \\(agent\\): online`, 'm'));
@@ -45,8 +45,8 @@ async function agent(room: Room, side: Side, other: string): Promise<McpProcess>
 
 /** Both papo mcp started together, each seeing the other online. */
 async function both(room: Room): Promise<[McpProcess, McpProcess]> {
-  const a = startAgent(room, room.voce);
-  const b = startAgent(room, room.colega);
+  const a = startAgent(room, room.members.voce);
+  const b = startAgent(room, room.members.colega);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   await statusUntil(a.client, /^- colega \(agent\): online/m);
   await statusUntil(b.client, /^- voce \(agent\): online/m);
@@ -54,7 +54,7 @@ async function both(room: Room): Promise<[McpProcess, McpProcess]> {
 }
 
 /** Stops a papo mcp and starts it again (its state is what it left on disk). */
-async function restart(room: Room, p: McpProcess, side: Side, other: string): Promise<McpProcess> {
+async function restart(room: Room, p: McpProcess, side: MemberHome, other: string): Promise<McpProcess> {
   await p.stop();
   return agent(room, side, other);
 }
@@ -79,7 +79,7 @@ async function assertUnseen(b: McpProcess, id: string): Promise<void> {
 
 test('review on: a colleague’s message is acked but held — not pushed, not returned — until the person approves it, across restarts', async (t) => {
   const room = await makeRoom(t);
-  const { colega } = room;
+  const { colega } = room.members;
   // The person turns review on before their agent ever starts.
   assert.match(await papo(['review', 'on'], colega.home), /^Review is on: from now on/);
   const [a, first] = await both(room);
@@ -197,7 +197,7 @@ test('review on: a colleague’s message is acked but held — not pushed, not r
 
 test('reject with a reason: the agent never sees it, the sender is told; rules let through or always hold; papo review --watch', async (t) => {
   const room = await makeRoom(t);
-  const { voce, colega } = room;
+  const { voce, colega } = room.members;
   await papo(['review', 'on'], colega.home);
   const [a, first] = await both(room);
   let b = first;

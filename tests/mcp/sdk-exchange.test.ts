@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Notification } from '@modelcontextprotocol/sdk/types.js';
 import { PAPO_BIN, userEnv } from '../support/papo.js';
-import { makeRoom, type Side } from '../support/room.js';
+import { type MemberHome, makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
 interface SdkAgent {
@@ -20,7 +20,7 @@ interface SdkAgent {
   text(name: string, args?: Record<string, unknown>): Promise<string>;
 }
 
-async function connect(side: Side, onClose: (fn: () => Promise<void>) => void): Promise<SdkAgent> {
+async function connect(side: MemberHome, onClose: (fn: () => Promise<void>) => void): Promise<SdkAgent> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [PAPO_BIN, 'mcp'],
@@ -73,8 +73,8 @@ test('the official SDK client drives the exchange: send, push, reply with reply_
   // The clients (and the servers they spawned) are closed before makeRoom's hook removes the homes.
   const closers: (() => Promise<void>)[] = [];
   try {
-    const a = await connect(room.voce, (fn) => closers.push(fn));
-    const b = await connect(room.colega, (fn) => closers.push(fn));
+    const a = await connect(room.members.voce, (fn) => closers.push(fn));
+    const b = await connect(room.members.colega, (fn) => closers.push(fn));
 
     assert.equal(a.client.getServerVersion()?.name, 'papo');
     assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'claude/channel': {} });

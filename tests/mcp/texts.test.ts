@@ -2,6 +2,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SignalProblemCode } from '../../src/client/member-api.js';
+import {
+  NO_PATH_AFTER_MS,
+  type NoPathReason,
+  noPathReason,
+  noPathSummary,
+} from '../../src/client/net/health.js';
 import { formatLogEntry } from '../../src/client/store/log-format.js';
 import { MAX_ABOUT_CHARS, normaliseAbout } from '../../src/client/wire/about.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
@@ -663,4 +669,94 @@ test('a full inbox at a member whose person reviews (ADR 0081)', () => {
     texts.inboxFullReviewing('colega', '3f9a1c07b2'),
     "Not delivered yet (msg_id 3f9a1c07b2): colega cannot keep more messages until their agent reads the ones it holds or their person decides on the ones held for review (colega's person reviews incoming messages before their agent sees them). It stays queued and goes automatically once there is room. Do not send it again; if it cannot wait, tell your user.",
   );
+});
+
+test('no path to members on the signal server: who, why and the fix, exact for each reason (docs/transport.md "Network health")', () => {
+  const p = (reason: NoPathReason, source: 'env' | 'welcome' | 'default' = 'default') =>
+    texts.noPathWarning('wss://signal.example.test', { names: ['colega'], others: 0, reason, source });
+  const head =
+    'WARNING: colega is on the signal server wss://signal.example.test like you (so not gone from the room), but no network path between the machines works: no link formed within 12s. Messages stay queued and go out once a link forms.';
+  const tail = ' Do not suggest `papo forget`: that is for members who left.';
+  assert.equal(
+    p('no_turn'),
+    `${head} Why: the signal server hands out no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user: whoever runs the signal server installs coturn there (\`papo signal\` starts it when \`turnserver\` is on PATH) or sets PAPO_TURN_URLS and PAPO_TURN_SECRET; or each member points at a TURN relay with PAPO_ICE_SERVERS.${tail}`,
+  );
+  assert.equal(
+    p('no_turn', 'env'),
+    `${head} Why: PAPO_ICE_SERVERS names no TURN relay, and a direct path does not work between these networks (a symmetric NAT or a firewall that blocks UDP, for instance). Tell your user to add a TURN relay to PAPO_ICE_SERVERS.${tail}`,
+  );
+  assert.equal(
+    p('relay_without_turn'),
+    `${head} Why: PAPO_ICE_POLICY=relay allows relayed paths only, and no TURN relay is configured, so papo has no path to offer. Tell your user to unset PAPO_ICE_POLICY where their agent starts, or to give papo a TURN relay (PAPO_ICE_SERVERS, or a signal server that hands one out), then to restart the session.${tail}`,
+  );
+  assert.equal(
+    p('turn_limited'),
+    `${head} Why: the signal server has a TURN relay but hands this machine none for now (this address had its share of TURN credentials), and a direct path does not work between these networks. Tell your user: a signal token for that server (PAPO_SIGNAL_TOKEN) lifts the limit.${tail}`,
+  );
+  assert.equal(
+    p('turn_failed'),
+    `${head} Why: a TURN relay is configured, yet no path formed through it: the relay may be unreachable from one of the machines, or refuse its credentials. Tell your user to run \`papo doctor\` on both machines; it checks the relay.${tail}`,
+  );
+  // Several, and members not met yet.
+  assert.match(
+    texts.noPathWarning('wss://s.test', {
+      names: ['colega', 'terceiro'],
+      others: 2,
+      reason: 'no_turn',
+      source: 'welcome',
+    }),
+    /^WARNING: colega, terceiro and 2 members not met yet are on the signal server wss:\/\/s\.test like you/,
+  );
+  // It is one of the network warnings (status, and send when nobody confirmed).
+  const view: texts.NetworkView = {
+    signalUrl: 'wss://signal.example.test',
+    loopback: false,
+    knowsMembers: true,
+    signal: { joined: true, peers: ['ab'] },
+    transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 5 },
+    noPath: { names: ['colega'], others: 0, reason: 'relay_without_turn', source: 'default' },
+  };
+  assert.deepEqual(texts.networkWarnings(view), [p('relay_without_turn')]);
+  // Forget is not offered for members on the signal server.
+  assert.equal(
+    texts.statusQueuedFor([{ name: 'terceiro', count: 2 }], false),
+    'Waiting for confirmation from: terceiro (2 messages).',
+  );
+});
+
+test('the bound and the reason of no path, from the signal state and the ICE facts', () => {
+  const ice = { relayOnly: false, turn: false, source: 'welcome' as const, turnLimited: false };
+  assert.equal(noPathReason(ice), 'no_turn');
+  assert.equal(noPathReason({ ...ice, turnLimited: true }), 'turn_limited');
+  assert.equal(noPathReason({ ...ice, relayOnly: true }), 'relay_without_turn');
+  assert.equal(noPathReason({ ...ice, relayOnly: true, turn: true }), 'turn_failed');
+  const now = 1_000_000;
+  const state = {
+    joined: true,
+    peers: ['aa', 'bb', 'cc', 'dd'],
+    ice,
+    unlinked: [
+      { peer: 'aa', since: now - NO_PATH_AFTER_MS },
+      { peer: 'bb', since: now - NO_PATH_AFTER_MS + 1 },
+      { peer: 'cc', since: now - 60_000 },
+      { peer: 'dd', since: now - 60_000 },
+      { peer: 'ee', since: now - 60_000 },
+    ],
+  };
+  const members = [
+    { node: 'aa', name: 'colega', online: false },
+    { node: 'bb', name: 'terceiro', online: false },
+    // Online through another member: a path works.
+    { node: 'cc', name: 'quarto', online: true },
+  ];
+  // bb is within the bound, ee left the topic, dd is not met yet.
+  assert.deepEqual(noPathSummary(state, members, now), {
+    names: ['colega'],
+    others: 1,
+    reason: 'no_turn',
+    source: 'welcome',
+  });
+  assert.equal(noPathSummary({ ...state, joined: false }, members, now), undefined);
+  assert.equal(noPathSummary({ ...state, unlinked: [] }, members, now), undefined);
+  assert.ok(NO_PATH_AFTER_MS >= 5000 && NO_PATH_AFTER_MS <= 20_000);
 });

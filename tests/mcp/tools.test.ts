@@ -1,6 +1,6 @@
 // The tools, the push and cancellation, with the server run in-process on injected streams and an
-// in-memory RoomMember (helpers/memory-member.ts) until the room node lands; then the same
-// scenarios run end to end between two real `papo mcp` processes.
+// in-memory RoomMember (tests/support/memory-member.ts); the same scenarios run end to end between
+// two real `papo mcp` processes in e2e-exchange.test.ts.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { type TestContext, test } from 'node:test';

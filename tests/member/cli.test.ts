@@ -2,18 +2,12 @@
 // a running member, and when nobody is online or nobody was ever known.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runPapo } from '../support/papo.js';
+import { waitLinked } from '../support/members.js';
+import { memberEnv, runPapo } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import type { ChildRun } from '../support/run-child.js';
 import { waitFor } from '../support/wait.js';
-import {
-  inboxEvents,
-  makeRoom,
-  memberEnv,
-  openAgent,
-  readProfileJson,
-  signalServer,
-  waitLinked,
-} from './helpers.js';
+import { inboxEvents, openAgent, readProfileJson, signalServer } from './helpers.js';
 
 /** Runs the papo binary without blocking this process's event loop (members live in it). */
 function papo(args: string[], home: string, timeoutMs = 60_000): Promise<ChildRun> {
@@ -25,7 +19,7 @@ function papo(args: string[], home: string, timeoutMs = 60_000): Promise<ChildRu
 
 test('papo say and papo status against a running member', { timeout: 90_000 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const bia = await openAgent(t, room.members.Bia, memberEnv(), 'the exporter');
   const got = inboxEvents(bia);
 
@@ -49,11 +43,29 @@ test('papo say and papo status against a running member', { timeout: 90_000 }, a
   assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \(direct\)$/m);
 });
 
+test('papo status beside its own running agent shows the path to every member online: its own agent and the other one', {
+  timeout: 120_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
+  const ana = await openAgent(t, room.members.Ana, memberEnv(), 'the importer');
+  const bia = await openAgent(t, room.members.Bia, memberEnv(), 'the exporter');
+  await waitLinked(ana, bia);
+  // Five runs: the hello of a member the agent forwards can arrive before this run's own link to
+  // that member is up, and the list must wait for it.
+  for (let i = 0; i < 5; i++) {
+    const status = await papo(['status', '--timeout', '10'], room.members.Ana.home);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^ {2}Ana \[[0-9a-f]{10}\] online — your agent \((direct|relay)\)$/m);
+    assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \((direct|relay)\)$/m);
+  }
+});
+
 test('papo say when nobody was ever known, and when the known members are offline', {
   timeout: 120_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
 
   const first = await papo(['say', 'anyone?'], room.members.Ana.home);
   assert.equal(first.code, 1);
@@ -66,7 +78,7 @@ test('papo say when nobody was ever known, and when the known members are offlin
   // Ana's agent meets Bia once (peers.json), then both go away.
   const ana = await openAgent(t, room.members.Ana);
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   await waitFor('Ana remembers Bia', () =>
     Object.values(readProfileJson<Record<string, { name: string }>>(room.members.Ana, 'peers.json', {})).some(
       (p) => p.name === 'Bia',
@@ -90,7 +102,7 @@ test('papo status and papo say say why the network fails: a token refused, an un
 }, async (t) => {
   // A signal server that requires a token the member does not have.
   const server = await signalServer(t, { env: { PAPO_SIGNAL_TOKEN: 'test-only-token' } });
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const refused = await runPapo(['status', '--timeout', '3'], {
     env: { ...memberEnv(), PAPO_HOME: room.members.Ana.home, PAPO_RELAY: 'https://relay.example.test' },
     timeoutMs: 60_000,

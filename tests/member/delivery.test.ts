@@ -3,25 +3,19 @@
 // link directly (PAPO_TEST_DENY_LINKS), and the default path being `direct`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitLinked } from '../support/members.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import {
-  inboxEvents,
-  inboxIdsOnDisk,
-  makeRoom,
-  memberEnv,
-  openAgent,
-  readProfileJson,
-  signalServer,
-  waitLinked,
-} from './helpers.js';
+import { inboxEvents, inboxIdsOnDisk, openAgent, readProfileJson, signalServer } from './helpers.js';
 import { RawPeer } from './raw-peer.js';
 
 test('two members exchange a message and its ack; the link is direct', { timeout: 60_000 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await openAgent(t, room.members.Ana, memberEnv(), 'the parser');
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   const biaGot = inboxEvents(bia);
 
   const sent = await ana.member.send({ body: 'hello Bia' }, 10_000);
@@ -58,10 +52,10 @@ test('two members exchange a message and its ack; the link is direct', { timeout
 
 test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_000 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia', 'Caio'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia', 'Caio'], signalUrl: server.url, make: 'store' });
   const ana = await openAgent(t, room.members.Ana);
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   const biaGot = inboxEvents(bia);
 
   // Caio is offline: Bia hears the message but neither stores nor acks it.
@@ -108,14 +102,14 @@ test('A and C may not link: A’s message reaches C through B, and C’s ack rea
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia', 'Caio'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia', 'Caio'], signalUrl: server.url, make: 'store' });
   const anaId = room.members.Ana.profile.identity.nodeId;
   const caioId = room.members.Caio.profile.identity.nodeId;
   const ana = await openAgent(t, room.members.Ana, memberEnv({ PAPO_TEST_DENY_LINKS: caioId.slice(0, 16) }));
   const bia = await openAgent(t, room.members.Bia);
   const caio = await openAgent(t, room.members.Caio, memberEnv({ PAPO_TEST_DENY_LINKS: anaId.slice(0, 16) }));
-  await waitLinked([ana, bia]);
-  await waitLinked([bia, caio]);
+  await waitLinked(ana, bia);
+  await waitLinked(bia, caio);
   const caioGot = inboxEvents(caio);
   const biaGot = inboxEvents(bia);
 

@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import { freePort } from '../../src/cli/free-port.js';
 import { type HostSignalServer, openMember } from '../../src/client/open-member.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { makeRoom, memberEnv } from './helpers.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
+// For its side effect: node-datachannel's cleanup stays off in this process (helpers.ts says why).
+import './helpers.js';
 
 test('the local signal server is hosted for a ws:// loopback room only: not for wss:// on this machine, not for another host', {
   timeout: 60_000,
@@ -18,7 +21,7 @@ test('the local signal server is hosted for a ws:// loopback room only: not for 
     return startSignalServer({ host: at.host, port: at.port, env: {} });
   };
   const open = async (url: string) => {
-    const room = await makeRoom(t, ['Ana'], url);
+    const room = await makeRoom(t, { names: ['Ana'], signalUrl: url, make: 'store' });
     const opened = await openMember({
       home: room.members.Ana.home,
       profile: 'default',

@@ -7,25 +7,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { QueuedMessage } from '../../src/client/store/outbox.js';
 import type { McpProcess } from '../support/mcp-process.js';
-import { msgIdIn, runPapo } from '../support/papo.js';
+import { memberEnv, msgIdIn, runPapo } from '../support/papo.js';
+import { type MemberHome, makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import {
-  makeRoom,
-  memberEnv,
-  pushedIds,
-  type RoomMemberHome,
-  readProfileJson,
-  readProfileLog,
-  signalServer,
-  startMcp,
-  waitOnline,
-} from './helpers.js';
+import { pushedIds, readProfileJson, readProfileLog, signalServer, startMcp, waitOnline } from './helpers.js';
 
-function outbox(member: RoomMemberHome): QueuedMessage[] {
+function outbox(member: MemberHome): QueuedMessage[] {
   return readProfileJson<QueuedMessage[]>(member, 'outbox.json', []);
 }
 
-function stored(member: RoomMemberHome, id: string): boolean {
+function stored(member: MemberHome, id: string): boolean {
   return readProfileLog(member).some((e) => e.ev === 'in' && e.msg.id === id);
 }
 
@@ -38,7 +29,7 @@ async function waitOffline(member: McpProcess, name: string): Promise<void> {
 /** Starts every member and waits until each sees each other online. */
 async function meet(
   t: Parameters<typeof startMcp>[0],
-  homes: Record<string, RoomMemberHome>,
+  homes: Record<string, MemberHome>,
 ): Promise<Record<string, McpProcess>> {
   const running: Record<string, McpProcess> = {};
   for (const [name, m] of Object.entries(homes)) running[name] = await startMcp(t, m.home);
@@ -51,7 +42,11 @@ test('three members: terceiro was offline, voce sent to the room and left; terce
   timeout: 150_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['voce', 'colega', 'terceiro'], server.url);
+  const room = await makeRoom(t, {
+    names: ['voce', 'colega', 'terceiro'],
+    signalUrl: server.url,
+    make: 'store',
+  });
   const m = await meet(t, room.members);
   const voce = m.voce as McpProcess;
   const colega = m.colega as McpProcess;
@@ -119,7 +114,11 @@ test('four members: a message to the room reaches both who were away; one with `
   timeout: 180_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['voce', 'colega', 'terceiro', 'quarto'], server.url);
+  const room = await makeRoom(t, {
+    names: ['voce', 'colega', 'terceiro', 'quarto'],
+    signalUrl: server.url,
+    make: 'store',
+  });
   const m = await meet(t, room.members);
   const voce = m.voce as McpProcess;
 
@@ -185,7 +184,11 @@ test('papo forget: voce stops waiting for a member who left for good, while its 
   timeout: 150_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['voce', 'colega', 'terceiro'], server.url);
+  const room = await makeRoom(t, {
+    names: ['voce', 'colega', 'terceiro'],
+    signalUrl: server.url,
+    make: 'store',
+  });
   const m = await meet(t, room.members);
   const voce = m.voce as McpProcess;
   await (m.terceiro as McpProcess).kill();
@@ -253,7 +256,11 @@ test('a member that can reach only one other member gets what that one caught up
   timeout: 180_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['ana', 'bia', 'caio', 'dora'], server.url);
+  const room = await makeRoom(t, {
+    names: ['ana', 'bia', 'caio', 'dora'],
+    signalUrl: server.url,
+    make: 'store',
+  });
   const id = (n: 'ana' | 'bia' | 'dora') => room.members[n].profile.identity.nodeId.slice(0, 16);
   // dora links to caio alone; what reaches her goes through him.
   const env = {

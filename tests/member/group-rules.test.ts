@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { TransportEvents } from '../../src/client/room/links.js';
-import { type NodeState, RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
+import { RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
 import type { QueuedMessage } from '../../src/client/store/outbox.js';
+import type { MemberState } from '../../src/client/store/profile-store.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { envelopeOf, type Frame, MAX_SEALED_FRAME_BYTES, msgFrame } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
@@ -775,7 +776,7 @@ test('catch-up of a message whose msg frame is 64 KiB exactly: the longer missed
 
 /** A memory state that keeps held messages too (the review gate, ADR 0081). */
 function reviewedState(holds: (m: Envelope) => boolean): MemoryState & { held: Envelope[] } {
-  const state = readableState() as MemoryState & { held: Envelope[]; review: NodeState['review'] };
+  const state = readableState() as MemoryState & { held: Envelope[]; review: MemberState['review'] };
   state.held = [];
   state.addToHeld = async (m) => {
     state.held.push(m);

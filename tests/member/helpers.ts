@@ -1,21 +1,18 @@
-// Shared pieces of the room-member integration tests: temporary rooms (one PAPO_HOME per member),
-// in-process members over real node-datachannel links, and `papo mcp` child processes (the driver of
-// tests/support/mcp-process.ts) started for a member. Every helper registers its own cleanup on the
-// test context.
+// Shared pieces of the room-member integration tests, for the rooms of tests/support/room.ts
+// (makeRoom): in-process members over real node-datachannel links, `papo mcp` child processes (the
+// driver of tests/support/mcp-process.ts) started for a member, and what a member's profile holds.
+// Every helper registers its own cleanup on the test context.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { disableNativeCleanup } from '../../src/client/net/peer-link.js';
 import { type OpenedMember, openMember } from '../../src/client/open-member.js';
-import { createProfile, type Profile } from '../../src/client/store/profile-store.js';
 import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
-import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { tempDir } from '../support/files.js';
+import type { Hooks } from '../support/files.js';
 import { type McpProcess, spawnMcp } from '../support/mcp-process.js';
-import { channelPushes } from '../support/room.js';
+import { memberEnv } from '../support/papo.js';
+import { channelPushes, type MemberHome } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-
-export { freePort } from '../../src/cli/free-port.js';
 
 // node-datachannel's cleanup() normally runs (from releaseNative) when the last link user of the
 // process closes. In this test process, run from a member's close inside t.after, it timed out
@@ -24,13 +21,9 @@ export { freePort } from '../../src/cli/free-port.js';
 // it; tests/member/lifecycle.test.ts checks the production default in a child process of its own.
 disableNativeCleanup();
 
-export interface Ctx {
-  after: (fn: () => unknown) => void;
-}
-
 /** A signal server of its own on port 0 (or `port`), closed after the test. */
 export async function signalServer(
-  t: Ctx,
+  t: Hooks,
   options: { port?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<SignalServerHandle> {
   const server = await startSignalServer({
@@ -42,49 +35,10 @@ export async function signalServer(
   return server;
 }
 
-export interface RoomMemberHome {
-  /** The PAPO_HOME of this member (profile "default"). */
-  home: string;
-  profile: Profile;
-}
-
-/** One room: a fresh secret, and a profile named `name` in its own temporary home for each name. */
-export async function makeRoom<N extends string>(
-  t: Ctx,
-  names: readonly N[],
-  signalUrl: string,
-): Promise<{ secret: Uint8Array; members: Record<N, RoomMemberHome> }> {
-  const secret = generateSecret();
-  const members = {} as Record<N, RoomMemberHome>;
-  for (const name of names) {
-    const home = tempDir(t, `papo-node-${name.toLowerCase()}-`);
-    const { profile } = await createProfile({
-      home,
-      profile: 'default',
-      name,
-      secret,
-      signalUrl,
-      force: false,
-    });
-    members[name] = { home, profile };
-  }
-  return { secret, members };
-}
-
-/** Test environment: no PAPO_* of the caller, loopback-friendly ICE (no STUN lookups). */
-export function memberEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAPO_')) env[k] = v;
-  env.LANG = 'C';
-  // No STUN server: on loopback the host candidates are all a link needs, and there is no network.
-  env.PAPO_ICE_SERVERS = '[]';
-  return { ...env, ...extra };
-}
-
 /** An in-process agent member, closed after the test (closing twice is harmless). */
 export async function openAgent(
-  t: Ctx,
-  member: RoomMemberHome,
+  t: Hooks,
+  member: MemberHome,
   env: NodeJS.ProcessEnv = memberEnv(),
   about?: string,
 ): Promise<OpenedMember> {
@@ -97,20 +51,6 @@ export async function openAgent(
   });
   t.after(() => opened.member.close());
   return opened;
-}
-
-/** True while `a` has an open data channel to the member whose node id is `nodeId`. */
-export function linkedTo(a: OpenedMember, nodeId: string): boolean {
-  return a.probe.neighbours().includes(nodeId);
-}
-
-/** Waits until every pair of these in-process members holds an open link. */
-export async function waitLinked(members: OpenedMember[], timeoutMs = 20_000): Promise<void> {
-  await waitFor(
-    'every member linked',
-    () => members.every((a) => members.every((b) => a === b || linkedTo(a, b.member.nodeId))),
-    timeoutMs,
-  );
 }
 
 /** Collects the `message` events of a member. */
@@ -127,7 +67,7 @@ export function inboxEvents(opened: OpenedMember): Envelope[] {
  * session (which opens the member); killed after the test.
  */
 export async function startMcp(
-  t: Ctx,
+  t: Hooks,
   home: string,
   env: NodeJS.ProcessEnv = memberEnv(),
 ): Promise<McpProcess> {
@@ -156,7 +96,7 @@ export async function waitOnline(member: McpProcess, name: string, timeoutMs = 2
 }
 
 /** The parsed JSON of a profile file (inbox.json, outbox.json...), or `fallback` when absent. */
-export function readProfileJson<T>(member: RoomMemberHome, file: string, fallback: T): T {
+export function readProfileJson<T>(member: MemberHome, file: string, fallback: T): T {
   try {
     return JSON.parse(readFileSync(join(member.profile.dir, file), 'utf8')) as T;
   } catch {
@@ -165,7 +105,7 @@ export function readProfileJson<T>(member: RoomMemberHome, file: string, fallbac
 }
 
 /** The entries of a member's log.jsonl (none when there is no log yet). */
-export function readProfileLog(member: RoomMemberHome): LogEntry[] {
+export function readProfileLog(member: MemberHome): LogEntry[] {
   let text: string;
   try {
     text = readFileSync(join(member.profile.dir, 'log.jsonl'), 'utf8');
@@ -184,7 +124,7 @@ export function pushedIds(member: McpProcess): string[] {
 }
 
 /** The ids of the messages in a member's inbox/ folder, oldest first. */
-export function inboxIdsOnDisk(member: RoomMemberHome): string[] {
+export function inboxIdsOnDisk(member: MemberHome): string[] {
   try {
     return readdirSync(join(member.profile.dir, 'inbox'))
       .filter((f) => /^\d{10}-[0-9a-f]{10}\.json$/.test(f))

@@ -10,15 +10,17 @@ import type { AckFrame } from '../../src/client/wire/frames.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
 import { deriveRoomKeys } from '../../src/client/wire/room-crypto.js';
 import { SIGNAL_PATH } from '../../src/signal-protocol.js';
+import { waitLinked } from '../support/members.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import { inboxEvents, inboxIdsOnDisk, makeRoom, openAgent, signalServer, waitLinked } from './helpers.js';
+import { inboxEvents, inboxIdsOnDisk, openAgent, signalServer } from './helpers.js';
 import { RawPeer } from './raw-peer.js';
 
 test('a duplicate is handed to the agent once and acked every time, also after a restart', {
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   let bia = await openAgent(t, room.members.Bia);
   let got = inboxEvents(bia);
   const peer = new RawPeer({ secret: room.secret, url: server.url });
@@ -68,10 +70,10 @@ test('an outsider on the room’s topic with another secret learns nothing and g
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await openAgent(t, room.members.Ana);
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   const { topic } = deriveRoomKeys(room.secret);
 
   const outsider = RawPeer.outsider(server.url, topic);
@@ -104,7 +106,7 @@ test('replayed, misaddressed and forged sealed signal blobs are dropped and coun
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const bia = await openAgent(t, room.members.Bia);
   await waitFor('Bia joined', () => bia.probe.signalState().joined);
   const keys = deriveRoomKeys(room.secret);

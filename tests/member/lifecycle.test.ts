@@ -3,14 +3,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { makeRoom } from '../support/room.js';
 import { runChild } from '../support/run-child.js';
-import { makeRoom, signalServer } from './helpers.js';
+import { signalServer } from './helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/members-close-and-exit.js', import.meta.url));
 
 test('a process that closes its room members exits by itself', { timeout: 60_000 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   // Once it says "closed" it must be gone soon; 15 s is past node-datachannel's 10 s cleanup timeout.
   const { code, stdout, stderr, killed } = await runChild(
     process.execPath,

@@ -2,17 +2,20 @@
 // at once instead of 75 s later (its "goodbye"); it is online again when it comes back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitLinked } from '../support/members.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import { makeRoom, memberEnv, openAgent, signalServer, waitLinked } from './helpers.js';
+import { openAgent, signalServer } from './helpers.js';
 
 test('a member that closes is offline for the others right away, and online again when back', {
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await openAgent(t, room.members.Ana, memberEnv());
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   await waitFor('Bia online for Ana', () => ana.member.onlineNames().includes('Bia'));
 
   const offline: string[] = [];
@@ -24,6 +27,6 @@ test('a member that closes is offline for the others right away, and online agai
   assert.equal(ana.member.members().find((m) => m.name === 'Bia')?.online, false);
 
   const again = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, again]);
+  await waitLinked(ana, again);
   await waitFor('Bia online again', () => ana.member.onlineNames().includes('Bia'));
 });

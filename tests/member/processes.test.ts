@@ -7,16 +7,14 @@ import assert from 'node:assert/strict';
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { freePort } from '../../src/cli/free-port.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
-import { msgIdIn } from '../support/papo.js';
+import { memberEnv, msgIdIn } from '../support/papo.js';
+import { type MemberHome, makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 import {
-  freePort,
   inboxIdsOnDisk,
-  makeRoom,
-  memberEnv,
   pushedIds,
-  type RoomMemberHome,
   readProfileJson,
   readProfileLog,
   signalServer,
@@ -24,11 +22,11 @@ import {
   waitOnline,
 } from './helpers.js';
 
-function outboxIds(member: RoomMemberHome): string[] {
+function outboxIds(member: MemberHome): string[] {
   return readProfileJson<Envelope[]>(member, 'outbox.json', []).map((m) => m.id);
 }
 
-function inboxIds(member: RoomMemberHome): string[] {
+function inboxIds(member: MemberHome): string[] {
   return inboxIdsOnDisk(member);
 }
 
@@ -36,7 +34,7 @@ test('a message to an offline member is delivered when it comes back, after the 
   timeout: 90_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await startMcp(t, room.members.Ana.home);
   // Nobody online: send queues it and says so (after the 8 s ack wait).
   const text = await ana.tool('send', { message: 'while you were away' });
@@ -61,7 +59,7 @@ test('a member killed -9 right after acking finds the message in its inbox on re
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await startMcp(t, room.members.Ana.home);
   const bia = await startMcp(t, room.members.Bia.home);
   await waitOnline(ana, 'Bia');
@@ -80,7 +78,7 @@ test('a lost ack heals: the re-sent duplicate is acked again, not handed over tw
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await startMcp(t, room.members.Ana.home);
   const bia = await startMcp(t, room.members.Bia.home);
   await waitOnline(ana, 'Bia');
@@ -145,7 +143,11 @@ test('the embedded signal server: the first member hosts it, the survivor takes 
   timeout: 120_000,
 }, async (t) => {
   const port = await freePort();
-  const room = await makeRoom(t, ['Ana', 'Bia'], `ws://127.0.0.1:${port}`);
+  const room = await makeRoom(t, {
+    names: ['Ana', 'Bia'],
+    signalUrl: `ws://127.0.0.1:${port}`,
+    make: 'store',
+  });
   const env = memberEnv({ PAPO_LOG: 'info' });
   const ana = await startMcp(t, room.members.Ana.home, env);
   await waitFor('Ana hosts the signal server', () =>

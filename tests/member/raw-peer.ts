@@ -48,7 +48,7 @@ export class RawPeer {
       backoffMs: [200],
     });
     this.signal.on('signal', (_from, payload) => this.signals.push(payload));
-    this.mesh = new Mesh({ signal: this.signal, ice: { servers: [], policy: 'all', source: 'env' } });
+    this.mesh = new Mesh({ signal: this.signal }, { ice: { servers: [], policy: 'all', source: 'env' } });
     this.mesh.on('link-open', (peer) => this.linkOpens.push(peer));
     this.mesh.on('link-message', (_peer, data) => {
       this.raw.push(data);

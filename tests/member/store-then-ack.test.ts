@@ -1,12 +1,13 @@
 // The delivery rules at the edges a real disk rarely shows: a slow or failing store (injected in a
-// NodeState; the transport is a recorder of what the node sends). An ack means "it is on my disk",
+// MemberState; the transport is a recorder of what the node sends). An ack means "it is on my disk",
 // so no copy of a message may be acked before its store finished, and a failed store acks nothing.
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { TransportEvents } from '../../src/client/room/links.js';
-import { type NodeState, RoomNode } from '../../src/client/room/room-node.js';
+import { RoomNode } from '../../src/client/room/room-node.js';
+import type { MemberState } from '../../src/client/store/profile-store.js';
 import { FrameCodec } from '../../src/client/wire/frame-codec.js';
 import type { Frame } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
@@ -33,7 +34,7 @@ class Recorder extends EventEmitter<TransportEvents> {
   }
 }
 
-function setup(state: NodeState | null, t: { after: (fn: () => unknown) => void }) {
+function setup(state: MemberState | null, t: { after: (fn: () => unknown) => void }) {
   const key = generateSecret();
   const transport = new Recorder();
   const node = new RoomNode({

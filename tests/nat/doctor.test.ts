@@ -4,11 +4,10 @@
 // person would on that network.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { makeRoom, memberEnv } from '../support/members.js';
-import { runPapo } from '../support/papo.js';
+import { memberEnv, runPapo } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { coturnSkipReason, createNatLab, labSkipReason } from './lab.js';
 import { LAB_SIGNAL_PORT, startLabSignal } from './lab-signal.js';
 
@@ -29,13 +28,15 @@ async function udpBlockedSite(t: TestContext) {
   t.after(() => lab.close());
   const coturn = await lab.startCoturn({ configFile: SHIPPED_CONF, secret: randomBytes(12).toString('hex') });
   await startLabSignal(lab, coturn);
-  const room = await makeRoom(`ws://${lab.publicIp}:${LAB_SIGNAL_PORT}`, ['ana-doc', 'bia-doc'], 'doctor');
-  t.after(() => {
-    for (const h of room.homes) rmSync(h, { recursive: true, force: true });
+  const room = await makeRoom(t, {
+    names: ['ana-doc', 'bia-doc'],
+    signalUrl: `ws://${lab.publicIp}:${LAB_SIGNAL_PORT}`,
+    label: 'doctor',
   });
+  const home = room.homes[0] as string;
   const doctor = async (extra: NodeJS.ProcessEnv = {}) => {
     const r = await runPapo(['doctor', '--json'], {
-      env: memberEnv(room.homes[0] as string, extra),
+      env: memberEnv({ HOME: home, PAPO_HOME: home, PAPO_ICE_SERVERS: undefined, ...extra }),
       wrap: ['ip', 'netns', 'exec', lab.sites[0].ns],
       timeoutMs: 30_000,
     });

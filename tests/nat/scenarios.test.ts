@@ -5,19 +5,11 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  linkOf,
-  type Member,
-  makeRoom,
-  startMember,
-  waitLinked,
-  waitMessage,
-  waitPath,
-} from '../support/members.js';
+import { linkOf, type Member, startMember, waitLinked, waitMessage, waitPath } from '../support/members.js';
 import { msgIdIn } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import {
   type Coturn,
   coturnSkipReason,
@@ -52,11 +44,11 @@ async function scenario(
   const coturn = await lab.startCoturn({ configFile: SHIPPED_CONF, secret: randomBytes(12).toString('hex') });
   const signal = await startLabSignal(lab, coturn);
   const signalUrl = `ws://${lab.publicIp}:${LAB_SIGNAL_PORT}`;
-  const room = await makeRoom(signalUrl, names, 'nat');
+  const room = await makeRoom(null, { names, signalUrl, label: 'nat' });
   const members: Member[] = [];
   t.after(async () => {
     await Promise.all(members.map((m) => m.kill()));
-    for (const h of room.homes) rmSync(h, { recursive: true, force: true });
+    await room.close();
   });
   for (const [i, name] of names.entries()) {
     members.push(await startMember(name, room.homes[i] as string, { ns: lab.sites[i]?.ns as string }));

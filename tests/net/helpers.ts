@@ -2,7 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { IceConfig } from '../../src/client/net/ice-config.js';
-import { type LinkSignal, PeerLink, parseLinkSignal } from '../../src/client/net/peer-link.js';
+import { type LinkSignal, parseMeshSignal } from '../../src/client/net/link-signal.js';
+import { PeerLink } from '../../src/client/net/peer-link.js';
 import { type Coturn, startCoturn } from '../support/coturn.js';
 import type { FromAnswerer, ToAnswerer } from './fixtures/remote-answerer.js';
 import type { FromMesh, ToMesh } from './fixtures/remote-mesh.js';
@@ -71,8 +72,8 @@ export function linkPair(ice: IceConfig, ids: [string, string] = orderedIds()): 
   const hop = (signal: LinkSignal, to: () => PeerLink | undefined) => {
     const wire = JSON.stringify(signal);
     setImmediate(() => {
-      const parsed = parseLinkSignal(JSON.parse(wire));
-      if (parsed !== undefined) to()?.handleSignal(parsed);
+      const parsed = parseMeshSignal(JSON.parse(wire));
+      if (parsed !== undefined && parsed.k !== 'knock') to()?.handleSignal(parsed);
     });
   };
   const offerer: PeerLink = new PeerLink({

@@ -21,7 +21,7 @@ function member(url: string, id: string, keys: ReturnType<typeof deriveRoomKeys>
   });
   // With `env`, ICE comes as in production: env > the welcome's servers > STUN default.
   const ice = env === undefined ? LOOPBACK_ICE : () => resolveIceConfig({ env, welcome: signal.iceServers });
-  const mesh = new Mesh({ signal, ice, backoffMs: FAST });
+  const mesh = new Mesh({ signal }, { ice, backoffMs: FAST });
   signal.start();
   return {
     signal,

@@ -71,6 +71,7 @@ test('bad server input is counted and ignored; a lost connection is redialled an
     signalKey: keys.signalKey,
     token: 'test-token',
     backoffMs: [50],
+    random: () => 0, // the exact steps, no jitter
   });
   t.after(() => client.close());
   const signals: unknown[] = [];
@@ -117,6 +118,7 @@ test('a server that refuses the upgrade is redialled with growing delays', async
     localId: nodeId(),
     signalKey: keys.signalKey,
     backoffMs: [10, 20, 40],
+    random: () => 0, // the exact steps, no jitter
   });
   t.after(() => client.close());
   const delays: (number | undefined)[] = [];
@@ -143,6 +145,7 @@ test('pushed off the topic by a socket joining as our id, the client joins again
     localId: me,
     signalKey: keys.signalKey,
     backoffMs: [50, 100, 200],
+    random: () => 0, // the exact steps, no jitter
   });
   t.after(() => client.close());
   const displaced: number[] = [];

@@ -20,9 +20,11 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { DEFAULTS } from '../../src/signal-server/config.js';
-import { makeRoom, memberEnv, startMcp, waitOnline } from '../member/helpers.js';
+import { startMcp, waitOnline } from '../member/helpers.js';
 import { supervised } from '../support/coturn.js';
 import { makeTempDir } from '../support/files.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 import { hex32 } from './helpers.js';
 import { freePort, startCliSignal, stop } from './processes.js';
@@ -244,7 +246,11 @@ for (const { kind, present: installed, start } of PROXIES) {
     await waitFor('peers through the proxy', () => probe.heard.some((m) => m.t === 'peers'), 5000);
     probe.ws.terminate();
 
-    const room = await makeRoom(t, ['Ana', 'Bia'], `wss://localhost:${proxy.port}`);
+    const room = await makeRoom(t, {
+      names: ['Ana', 'Bia'],
+      signalUrl: `wss://localhost:${proxy.port}`,
+      make: 'store',
+    });
     const env = memberEnv({ NODE_EXTRA_CA_CERTS: s.ca.caFile });
     const ana = await startMcp(t, room.members.Ana.home, env);
     const bia = await startMcp(t, room.members.Bia.home, env);

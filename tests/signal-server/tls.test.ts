@@ -12,8 +12,10 @@ import type { TLSSocket } from 'node:tls';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../src/signal-protocol.js';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
-import { makeRoom, memberEnv, startMcp, waitOnline } from '../member/helpers.js';
+import { startMcp, waitOnline } from '../member/helpers.js';
 import { tempDir } from '../support/files.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 import { hex32 } from './helpers.js';
 import { CLI, startCliSignal, stop, waitForOutput } from './processes.js';
@@ -272,7 +274,11 @@ test('two papo mcp members meet over wss:// with the CA in NODE_EXTRA_CA_CERTS a
 }, async (t) => {
   const { ca, files } = setup(t);
   const s = await tlsServer(t, files);
-  const room = await makeRoom(t, ['Ana', 'Bia'], `wss://localhost:${s.port}`);
+  const room = await makeRoom(t, {
+    names: ['Ana', 'Bia'],
+    signalUrl: `wss://localhost:${s.port}`,
+    make: 'store',
+  });
   const env = memberEnv({ NODE_EXTRA_CA_CERTS: ca.caFile });
   const ana = await startMcp(t, room.members.Ana.home, env);
   const bia = await startMcp(t, room.members.Bia.home, env);

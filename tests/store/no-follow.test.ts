@@ -9,8 +9,8 @@ import { readJsonFile, writeFileDurable } from '../../src/client/store/durable-f
 import { acquireLock } from '../../src/client/store/file-lock.js';
 import { LogFile, readInboundIds, readLogFrom, readLogTail } from '../../src/client/store/log-file.js';
 import { OPEN_CREATE_NEW, openNoFollowSync } from '../../src/client/store/no-follow.js';
+import { peekProfile } from '../../src/client/store/profile-file.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
-import { peekProfile } from '../../src/mcp/profile-peek.js';
 import { tempDir } from '../support/files.js';
 
 const OUTSIDE = 'outside the profile\n';

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
-import type { NodeState } from '../../src/client/room/room-node.js';
 import { acquireLock } from '../../src/client/store/file-lock.js';
 import { MAX_INBOX_BYTES } from '../../src/client/store/inbox-store.js';
-import { createProfile, openMemberState, openProfile } from '../../src/client/store/profile-store.js';
+import {
+  createProfile,
+  type MemberState,
+  openMemberState,
+  openProfile,
+  readAgentTransportRecord,
+  readNames,
+  readPeers,
+  readQueueSummary,
+  readRememberedMembers,
+  removeTransportRecord,
+  writeTransportRecord,
+} from '../../src/client/store/profile-store.js';
 import { MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
 import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { type Hooks, snapshot, tempDir } from '../support/files.js';
@@ -169,7 +181,7 @@ test('openProfile: missing and corrupt profiles', async (t) => {
 
 test('member state: the shape the room node drives; inbound ids from the log and the inbox, and the log line a stop kept out written', async (t) => {
   const { profile } = await aProfile(t);
-  const state: NodeState = await openMemberState(profile.dir); // compiles only if the shapes match
+  const state: MemberState = await openMemberState(profile.dir);
   const msg = (id: string) => ({
     id,
     from: 'b',
@@ -369,4 +381,73 @@ test('member state and profile.json: a record of the wrong shape is profile_corr
   const file = JSON.parse(readFileSync(join(profile.dir, 'profile.json'), 'utf8'));
   writeFileSync(join(profile.dir, 'profile.json'), JSON.stringify({ ...file, name: 'a b' }));
   await assert.rejects(openProfile({ home, profile: 'default' }), (e) => isPapoError(e, 'profile_corrupt'));
+});
+
+test('read without the lock: peers.json and names.json through their readers, a damaged one read as empty by a guest', async (t) => {
+  const { profile } = await aProfile(t);
+  assert.deepEqual(await readRememberedMembers(profile.dir), { peers: {}, names: {} });
+  const node = 'cd'.repeat(32);
+  const peers = { [node]: { name: 'bia', kind: 'agent', lastSeen: 5 } };
+  writeFileSync(join(profile.dir, 'peers.json'), JSON.stringify(peers));
+  writeFileSync(join(profile.dir, 'names.json'), JSON.stringify({ bia: node }));
+  assert.deepEqual(await readRememberedMembers(profile.dir), { peers, names: { bia: node } });
+  assert.deepEqual(await readPeers(profile.dir), peers);
+  // A member whose fields are not what papo writes is not handed to the room node as one.
+  writeFileSync(join(profile.dir, 'peers.json'), JSON.stringify({ [node]: { name: 'bia', kind: 'robot' } }));
+  writeFileSync(join(profile.dir, 'names.json'), '["bia"]');
+  assert.deepEqual(await readRememberedMembers(profile.dir), { peers: {}, names: {} });
+  await assert.rejects(readPeers(profile.dir), (e) => isPapoError(e, 'profile_corrupt'));
+  await assert.rejects(readNames(profile.dir), (e) => isPapoError(e, 'profile_corrupt'));
+});
+
+test('transport.json: read back while the papo mcp that wrote it runs, gone once removed', async (t) => {
+  const { profile } = await aProfile(t);
+  assert.equal(await readAgentTransportRecord(profile.dir), undefined);
+  const record = { pid: process.pid, restarts: 2, at: 1_700_000_000_000, why: 'froze' };
+  await writeTransportRecord(profile.dir, record);
+  assert.equal(mode(join(profile.dir, 'transport.json')), 0o600);
+  assert.deepEqual(await readAgentTransportRecord(profile.dir), record);
+  // An earlier session's record: its papo mcp no longer runs.
+  const gone = spawnSync(process.execPath, ['-e', '']).pid;
+  await writeTransportRecord(profile.dir, { ...record, pid: gone });
+  assert.equal(await readAgentTransportRecord(profile.dir), undefined);
+  writeFileSync(join(profile.dir, 'transport.json'), '{"pid": "x"}');
+  assert.equal(await readAgentTransportRecord(profile.dir), undefined);
+  await writeTransportRecord(profile.dir, record);
+  await removeTransportRecord(profile.dir);
+  assert.equal(await readAgentTransportRecord(profile.dir), undefined);
+  await removeTransportRecord(profile.dir);
+});
+
+test('the queues as papo status shows them; an outbox it cannot read counts as empty', async (t) => {
+  const { profile } = await aProfile(t);
+  assert.deepEqual(await readQueueSummary(profile.dir), {
+    queued: 0,
+    owed: [],
+    unread: 0,
+    held: 0,
+    reviewing: false,
+  });
+  const state = await openMemberState(profile.dir);
+  const msg = (id: string) => ({
+    id,
+    from: 'a',
+    node: 'ab'.repeat(32),
+    kind: 'agent' as const,
+    ts: 1,
+    body: 'x',
+  });
+  state.outbox = [{ ...msg('00000000b1'), owed: ['bia'] }];
+  await state.saveOutbox();
+  await state.addToInbox(msg('00000000b2'));
+  await state.addToHeld(msg('00000000b3'));
+  assert.deepEqual(await readQueueSummary(profile.dir), {
+    queued: 1,
+    owed: [{ name: 'bia', count: 1 }],
+    unread: 1,
+    held: 1,
+    reviewing: false,
+  });
+  writeFileSync(join(profile.dir, 'outbox.json'), '{"not": "a list"}');
+  assert.equal((await readQueueSummary(profile.dir)).queued, 0);
 });

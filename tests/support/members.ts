@@ -1,34 +1,11 @@
-// Real room members for the NAT lab, chaos and attack scenarios: `papo new` / `papo join` through
-// the built CLI, and `papo mcp` processes (mcp-process.ts) — optionally inside a network namespace
-// of the NAT lab (`ip netns exec <ns> node dist/src/cli/main.js mcp`).
-import { makeTempDir } from './files.js';
+// Room members at work, for the NAT lab, chaos and attack scenarios: `papo mcp` processes
+// (mcp-process.ts) in the homes of a room (makeRoom in room.ts), optionally inside a network
+// namespace of the NAT lab (`ip netns exec <ns> node dist/src/cli/main.js mcp`); and the wait for a
+// link, between those or between in-process members (openMember).
+import type { OpenedMember } from '../../src/client/open-member.js';
 import { type McpProcess, spawnMcp } from './mcp-process.js';
-import { cliRoom } from './papo.js';
+import { memberEnv } from './papo.js';
 import { waitFor } from './wait.js';
-
-/** Base environment of a member: its own home, English texts, no inherited PAPO_* settings. */
-export function memberEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: home, PAPO_HOME: home, LANG: 'C', NO_COLOR: '1', ...extra };
-}
-
-export interface RoomSetup {
-  invite: string;
-  homes: string[];
-  names: string[];
-}
-
-/**
- * `papo new` in the first home, `papo join <invite>` in the others: a temporary home each
- * (papo-<label>-...), which the caller removes once its members are gone (`homes`).
- */
-export async function makeRoom(signalUrl: string, names: string[], label = 'room'): Promise<RoomSetup> {
-  const homes = names.map(() => makeTempDir(`papo-${label}-`));
-  const { invite } = await cliRoom(
-    signalUrl,
-    names.map((name, i) => ({ name, env: memberEnv(homes[i] as string) })),
-  );
-  return { invite, homes, names };
-}
 
 export interface Member extends McpProcess {
   name: string;
@@ -48,7 +25,9 @@ export async function startMember(
 ): Promise<Member> {
   const proc = spawnMcp({
     home,
-    env: memberEnv(home, options.env),
+    // In a namespace of the NAT lab the member takes its STUN and TURN servers from the signal
+    // server's welcome; HOME is the member's own, so nothing of the caller's agent settings shows.
+    env: memberEnv({ HOME: home, ...(options.ns ? { PAPO_ICE_SERVERS: undefined } : {}), ...options.env }),
     ...(options.ns ? { wrap: ['ip', 'netns', 'exec', options.ns] } : {}),
     stderrLimit: 200_000,
     keepLines: 10_000,
@@ -69,17 +48,42 @@ export function linkOf(status: string, peer: string): string | null {
   return /link: (.+)$/.exec(line)?.[1] ?? null;
 }
 
-/** Polls `status` until `peer` is online with a direct or relay link; returns the path. */
-export async function waitLinked(member: Member, peer: string, timeoutMs = 100_000): Promise<string> {
+/** True while `a` has an open data channel to the member whose node id is `nodeId`. */
+export function linkedTo(a: OpenedMember, nodeId: string): boolean {
+  return a.probe.neighbours().includes(nodeId);
+}
+
+/**
+ * Waits until two members are linked: two in-process members until each holds an open data
+ * channel to the other (default 20 s); a `papo mcp` member until its `status` shows the member
+ * named `peer` online with a direct or relay link (default 100 s), and returns that path.
+ */
+export function waitLinked(a: OpenedMember, b: OpenedMember, timeoutMs?: number): Promise<undefined>;
+export function waitLinked(member: Member, peer: string, timeoutMs?: number): Promise<string>;
+export async function waitLinked(
+  a: OpenedMember | Member,
+  b: OpenedMember | string,
+  timeoutMs?: number,
+): Promise<string | undefined> {
+  if (typeof b !== 'string') {
+    const one = a as OpenedMember;
+    await waitFor(
+      'the two members linked',
+      () => linkedTo(one, b.member.nodeId) && linkedTo(b, one.member.nodeId),
+      timeoutMs ?? 20_000,
+    );
+    return undefined;
+  }
+  const member = a as Member;
   let last = '';
   return waitFor(
-    `${member.name} linked to ${peer}`,
+    `${member.name} linked to ${b}`,
     async () => {
       last = await member.status();
-      const link = linkOf(last, peer);
+      const link = linkOf(last, b);
       return link === 'direct' || link === 'relay' ? link : '';
     },
-    { timeoutMs, intervalMs: 300, last: () => last },
+    { timeoutMs: timeoutMs ?? 100_000, intervalMs: 300, last: () => last },
   );
 }
 

@@ -1,7 +1,7 @@
-// An in-memory RoomMember for driving the MCP server in-process until the real room node lands.
-// It implements the contract of src/client/member-api.ts literally (inbox, read marking, log,
-// events) with no network: a stand-in for the member, not a mock of the server's behaviour. When
-// the node is on main, the same scenarios run against real members (see docs/mcp.md, "Tests").
+// An in-memory RoomMember for driving the MCP server in-process. It implements the contract of
+// src/client/member-api.ts literally (inbox, read marking, log, events) with no network: a
+// stand-in for the member, not a mock of the server's behaviour. The same scenarios also run
+// against real members (docs/mcp.md, "Tests").
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type {

@@ -1,13 +1,13 @@
-// A member's durable state (NodeState: inbox, held/, outbox, log) kept in memory, for the room
+// A member's durable state (MemberState: inbox, held/, outbox, log) kept in memory, for the room
 // node and delivery tests that need no disk: what a test reads back is what the node stored.
-import type { NodeState } from '../../src/client/room/delivery.js';
+import type { MemberState } from '../../src/client/store/profile-store.js';
 import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 
-export type MemoryState = NodeState & {
+export type MemoryState = MemberState & {
   inbox: Envelope[];
   held: Envelope[];
   log: LogEntry[];
-  review: NodeState['review'];
+  review: MemberState['review'];
   /** A timer of this many ms before each inbox store ends (none when undefined: the store ends in a microtask). */
   storeMs: number | undefined;
   /** When set, every inbox store waits for it: the test says when the disk write ends. */
@@ -30,6 +30,7 @@ export function memoryState(
     failOutbox: opts.failOutbox ?? false,
     outbox: [],
     peers: {},
+    names: {},
     addToInbox: async (m) => {
       if (state.storeMs !== undefined) await new Promise((r) => setTimeout(r, state.storeMs));
       await state.gate;
@@ -57,7 +58,7 @@ export function memoryState(
       state.log.push(e);
     },
     readLogTail: async (n) => state.log.slice(-n),
-    recoverInboundIds: async () => state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : [])),
+    recoverInboundIds: async () => new Set(state.log.flatMap((e) => (e.ev === 'in' ? [e.msg.id] : []))),
   };
   return state;
 }

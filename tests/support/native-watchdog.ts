@@ -1,6 +1,6 @@
 // A last resort against a native deadlock (ADR 0055), for test processes that run WebRTC links in
 // their own main thread (the link and mesh tests, their fixtures, every test file through
-// exit-guard.ts). papo itself no longer needs it: its WebRTC runs in a transport process that the
+// exit-guard.ts). papo itself does not need it: its WebRTC runs in a transport process that the
 // member's process ends and starts again when it freezes (ADR 0057).
 // node-datachannel 0.33.4, the newest release,
 // bundles libdatachannel 0.24.5, in which a DTLS handshake can deadlock libjuice's poll thread

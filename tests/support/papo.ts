@@ -81,12 +81,20 @@ export async function cliRoom(
 
 /**
  * The environment of a user with no papo settings and an English locale: this process's, without
- * PAPO_*, LC_*, LANG, NO_COLOR and TZ, then `extra` (undefined removes a variable).
+ * PAPO_*, LC_*, LANG, NO_COLOR, TZ and NODE_EXTRA_CA_CERTS (a machine may set it for its own CA
+ * bundle; papo install passes it on), then `extra` (undefined removes a variable).
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('PAPO_') || k.startsWith('LC_') || k === 'LANG' || k === 'NO_COLOR' || k === 'TZ')
+    if (
+      k.startsWith('PAPO_') ||
+      k.startsWith('LC_') ||
+      k === 'LANG' ||
+      k === 'NO_COLOR' ||
+      k === 'TZ' ||
+      k === 'NODE_EXTRA_CA_CERTS'
+    )
       continue;
     env[k] = v;
   }
@@ -96,6 +104,16 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     else env[k] = v;
   }
   return env;
+}
+
+/**
+ * The environment of a room member's papo in a test: cleanEnv's, with no STUN server (on loopback
+ * the host candidates are all a link needs, and there is no network), then `extra`. A member in a
+ * namespace of the NAT lab passes `PAPO_ICE_SERVERS: undefined`, to take the lab's servers from
+ * the signal server's welcome.
+ */
+export function memberEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({ PAPO_ICE_SERVERS: '[]', ...extra });
 }
 
 /** A minimal environment: PATH, an English locale, this PAPO_HOME, then `extra`. */

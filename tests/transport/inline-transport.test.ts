@@ -5,14 +5,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openMember } from '../../src/client/open-member.js';
-import { inboxEvents, makeRoom, memberEnv, openAgent, signalServer, waitLinked } from '../member/helpers.js';
+import { inboxEvents, openAgent, signalServer } from '../member/helpers.js';
+import { waitLinked } from '../support/members.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
 test('a member on the in-process transport links, exchanges messages and acks, and closes', {
   timeout: 60_000,
 }, async (t) => {
   const server = await signalServer(t);
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const ana = await openMember({
     home: room.members.Ana.home,
     profile: 'default',
@@ -22,7 +25,7 @@ test('a member on the in-process transport links, exchanges messages and acks, a
   });
   t.after(() => ana.member.close());
   const bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
 
   const biaGot = inboxEvents(bia);
   const sent = await ana.member.send({ body: 'hello from the inline transport' }, 10_000);

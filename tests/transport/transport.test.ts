@@ -4,17 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import {
-  inboxEvents,
-  linkedTo,
-  makeRoom,
-  memberEnv,
-  openAgent,
-  signalServer,
-  startMcp,
-  waitLinked,
-} from '../member/helpers.js';
+import { inboxEvents, openAgent, signalServer, startMcp } from '../member/helpers.js';
 import { startCoturn } from '../support/coturn.js';
+import { linkedTo, waitLinked } from '../support/members.js';
+import { memberEnv } from '../support/papo.js';
+import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
 test('the signal server stops while two members are linked: they keep talking and join again when it is back; a restarted member is linked again', {
@@ -26,10 +20,10 @@ test('the signal server stops while two members are linked: they keep talking an
   let server = await startSignalServer({ host, port: 0, env: {} });
   const port = server.port;
   t.after(() => server.close());
-  const room = await makeRoom(t, ['Ana', 'Bia'], `ws://${host}:${port}`);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: `ws://${host}:${port}`, make: 'store' });
   const ana = await openAgent(t, room.members.Ana);
   let bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
 
   await server.close();
   await waitFor(
@@ -59,7 +53,7 @@ test('the signal server stops while two members are linked: they keep talking an
   await bia.member.close();
   await waitFor('Ana’s link to the old Bia closed', () => !linkedTo(ana, bia.member.nodeId));
   bia = await openAgent(t, room.members.Bia);
-  await waitLinked([ana, bia]);
+  await waitLinked(ana, bia);
   const seen = ana.member.members().find((m) => m.name === 'Bia');
   assert.equal(seen?.online, true);
   assert.equal(seen?.path, 'direct');
@@ -76,7 +70,7 @@ test('relay only (PAPO_ICE_POLICY=relay) through a real coturn: the status shows
   const server = await signalServer(t, {
     env: { PAPO_TURN_SECRET: turn.secret, PAPO_TURN_URLS: `turn:127.0.0.1:${turn.port}?transport=udp` },
   });
-  const room = await makeRoom(t, ['Ana', 'Bia'], server.url);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   const env = memberEnv({ PAPO_ICE_POLICY: 'relay' });
   delete env.PAPO_ICE_SERVERS; // the welcome's servers are the ones to use
   // One member in this process, the other a real `papo mcp`, each with its transport process. The

@@ -1,7 +1,9 @@
-// Which folder of src/ may import which (docs/architecture.md, "Modules"): the signal server and the
-// client share only the protocol; the MCP server builds on the client; the CLI is the adapter
-// that puts them together (the embedded signal server reaches the client from the CLI, as
-// open-member.ts's hostSignalServer). Read from the TypeScript sources, type imports included.
+// Which part of src/ may import which (docs/architecture.md, "The parts and their arrows"): the
+// signal server and the client share only the protocol; the MCP server builds on the client; the
+// CLI is the adapter that puts them together (the embedded signal server reaches the client from
+// the CLI, as open-member.ts's hostSignalServer). Inside src/client, each folder on its floor
+// (ADR 0084). And no import circle anywhere. Read from the TypeScript sources, type imports
+// included.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -45,6 +47,153 @@ function part(path: string): string {
   return relative(SRC, path).split(sep)[0] as string;
 }
 
+/** Every import of src/, as [importing file, imported file], both relative to src/ (`.ts`). */
+function importEdges(): [string, string][] {
+  const edges: [string, string][] = [];
+  for (const file of sources(SRC)) {
+    for (const spec of relativeImports(readFileSync(file, 'utf8')))
+      edges.push([relative(SRC, file), relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))]);
+  }
+  return edges;
+}
+
+/**
+ * The floors of src/client, from the ground up (ADR 0084): what each folder or root file may import
+ * besides itself. A name ending in `.ts` is one file; any other name, a whole folder. `log.ts` and
+ * `errors.ts` are the ground every part stands on.
+ */
+const GROUND = ['errors.ts', 'log.ts'];
+const CLIENT: Record<string, readonly string[]> = {
+  'errors.ts': [],
+  'log.ts': [],
+  // Frames, crypto, names: pure data and rules, no disk, no network.
+  wire: GROUND,
+  // The profile on disk: reads and writes the wire's types.
+  store: [...GROUND, 'wire'],
+  // The network carries sealed bytes only: it reaches the wire for the signal seal alone (the
+  // transport process never holds the frame key; signal-seal.ts is checked apart below) and never
+  // the room or the store.
+  net: [...GROUND, 'wire/room-crypto.ts'],
+  // The contract src/mcp and src/cli use: the wire's and the store's types, the health types.
+  'member-api.ts': [...GROUND, 'wire', 'store', 'net/health.ts'],
+  // The room: the store, the wire, the health types and the contract it implements.
+  room: [...GROUND, 'wire', 'store', 'net/health.ts', 'member-api.ts'],
+  // The transport: the network, and the room's links contract it implements.
+  transport: [...GROUND, 'net', 'room/links.ts'],
+};
+/** Files of src/client that put the parts together: they may import any of them. */
+const ASSEMBLY = ['open-member.ts', 'embedded-signal-server.ts'];
+
+/** The client's part a file is in (`wire`, `net`... or a root file's name), or null outside src/client. */
+function clientPart(path: string): string | null {
+  const segs = path.split(sep);
+  return segs[0] === 'client' ? (segs[1] as string) : null;
+}
+function clientPath(path: string): string {
+  return path.split(sep).slice(1).join('/');
+}
+
+/** The wrong imports inside src/client among `edges`, as `from imports to`. */
+function clientViolations(edges: readonly [string, string][]): string[] {
+  const wrong: string[] = [];
+  for (const [from, to] of edges) {
+    const a = clientPart(from);
+    const b = clientPart(to);
+    if (a === null || b === null || a === b || ASSEMBLY.includes(a)) continue;
+    const allowed = CLIENT[a];
+    if (allowed === undefined) {
+      wrong.push(`${from} is in no floor of src/client`);
+      continue;
+    }
+    const target = clientPath(to);
+    const ok = allowed.some((rule) => (rule.endsWith('.ts') ? target === rule : b === rule));
+    // The one way from the network into the wire: the signal seal's key (never the frame key).
+    const sealOnly =
+      a === 'net' && target === 'wire/room-crypto.ts' && clientPath(from) !== 'net/signal-seal.ts';
+    if (!ok || sealOnly) wrong.push(`${from} imports ${to}`);
+  }
+  return wrong;
+}
+
+/** One circle of imports among `edges` (its files in order), or null. */
+function findCircle(edges: readonly [string, string][]): string[] | null {
+  const next = new Map<string, string[]>();
+  for (const [a, b] of edges) next.set(a, [...(next.get(a) ?? []), b]);
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] | null => {
+    if (state.get(node) === 'done') return null;
+    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
+    state.set(node, 'open');
+    path.push(node);
+    for (const n of next.get(node) ?? []) {
+      const circle = visit(n);
+      if (circle) return circle;
+    }
+    path.pop();
+    state.set(node, 'done');
+    return null;
+  };
+  for (const node of next.keys()) {
+    const circle = visit(node);
+    if (circle) return circle;
+  }
+  return null;
+}
+
+/**
+ * What src/mcp and src/cli may import of src/client: its public face (the member's contract and
+ * how to open it, the wire's rules and texts, the store's readers), never an internal of the store
+ * or of the network (durable files, locks, the outbox, peer links).
+ */
+const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
+  mcp: [
+    'errors.ts',
+    'log.ts',
+    'member-api.ts',
+    'net/health.ts',
+    'net/ice-config.ts',
+    'net/signal-token.ts',
+    'store/log-format.ts',
+    'wire/inert-text.ts',
+    'wire/invite.ts',
+    'wire/limits.ts',
+    'wire/messages.ts',
+    'wire/names.ts',
+    'wire/signal-url.ts',
+  ],
+  cli: [
+    'errors.ts',
+    'log.ts',
+    'member-api.ts',
+    'net/health.ts',
+    'net/ice-config.ts',
+    'net/signal-probe.ts',
+    'net/signal-token.ts',
+    'net/turn-probe.ts',
+    'open-member.ts',
+    'room/forget.ts',
+    'store/file-lock.ts',
+    'store/home.ts',
+    'store/log-file.ts',
+    'store/log-format.ts',
+    'store/profile-file.ts',
+    'store/profile-files.ts',
+    'store/profile-requests.ts',
+    'store/profile-store.ts',
+    'store/review.ts',
+    'wire/about.ts',
+    'wire/frames.ts',
+    'wire/identity.ts',
+    'wire/inert-text.ts',
+    'wire/invite.ts',
+    'wire/messages.ts',
+    'wire/names.ts',
+    'wire/room-crypto.ts',
+    'wire/signal-url.ts',
+  ],
+};
+
 test('each part of src/ imports only the parts below it: the client and the MCP server never load the signal server or the CLI', () => {
   const files = sources(SRC);
   assert.ok(files.length > 100, `found ${files.length} sources under ${SRC}`);
@@ -63,6 +212,57 @@ test('each part of src/ imports only the parts below it: the client and the MCP 
     }
   }
   assert.ok(seen > 300, `read ${seen} imports`);
+  assert.deepEqual(wrong, []);
+});
+
+test('inside src/client each folder stands on its floor: wire on errors, store on wire, net on neither (the signal seal aside), room on store, wire and the health types, transport on net and the links contract', () => {
+  const edges = importEdges().filter(([a]) => a.startsWith(`client${sep}`));
+  assert.ok(edges.length > 150, `read ${edges.length} imports inside src/client`);
+  assert.deepEqual(clientViolations(edges), []);
+});
+
+test('the floor rules of src/client catch each kind of wrong import', () => {
+  const j = (...p: string[]) => p.join(sep);
+  const planted: [string, string][] = [
+    [j('client', 'wire', 'frames.ts'), j('client', 'store', 'outbox.ts')], // wire above its floor
+    [j('client', 'store', 'outbox.ts'), j('client', 'room', 'presence.ts')], // store on the room
+    [j('client', 'net', 'mesh.ts'), j('client', 'store', 'review.ts')], // the network on the disk
+    [j('client', 'net', 'mesh.ts'), j('client', 'room', 'links.ts')], // the network on the room
+    [j('client', 'net', 'mesh.ts'), j('client', 'wire', 'room-crypto.ts')], // the frame key, outside the seal
+    [j('client', 'room', 'room-node.ts'), j('client', 'net', 'mesh.ts')], // the room on the network
+    [j('client', 'room', 'room-node.ts'), j('client', 'transport', 'transport-process.ts')],
+    [j('client', 'transport', 'transport-child.ts'), j('client', 'room', 'room-node.ts')],
+    [j('client', 'transport', 'transport-child.ts'), j('client', 'store', 'outbox.ts')],
+  ];
+  const allowed: [string, string][] = [
+    [j('client', 'net', 'signal-seal.ts'), j('client', 'wire', 'room-crypto.ts')],
+    [j('client', 'room', 'presence.ts'), j('client', 'net', 'health.ts')],
+    [j('client', 'transport', 'inline-transport.ts'), j('client', 'room', 'links.ts')],
+    [j('client', 'open-member.ts'), j('client', 'transport', 'transport-process.ts')],
+    [j('client', 'wire', 'frames.ts'), j('client', 'errors.ts')],
+  ];
+  assert.deepEqual(
+    clientViolations(planted),
+    planted.map(([a, b]) => `${a} imports ${b}`),
+  );
+  assert.deepEqual(clientViolations(allowed), []);
+});
+
+test('no import circle anywhere in src/', () => {
+  const edges = importEdges();
+  assert.equal(findCircle(edges), null);
+  // The search finds a planted one.
+  const planted: [string, string][] = [...edges, ['a.ts', 'b.ts'], ['b.ts', 'c.ts'], ['c.ts', 'a.ts']];
+  assert.deepEqual(findCircle(planted), ['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+});
+
+test('src/mcp and src/cli import only the public face of src/client, never an internal of the store or the network', () => {
+  const wrong: string[] = [];
+  for (const [from, to] of importEdges()) {
+    const a = part(join(SRC, from)) as 'mcp' | 'cli';
+    if ((a !== 'mcp' && a !== 'cli') || clientPart(to) === null) continue;
+    if (!CLIENT_FACE[a].includes(clientPath(to))) wrong.push(`${from} imports ${to}`);
+  }
   assert.deepEqual(wrong, []);
 });
 

@@ -9,6 +9,7 @@
 // This file stays light: main.ts loads every command at start, and `papo mcp` must start fast,
 // so the demo's modules are imported only when `demo` runs.
 import type { Command } from 'commander';
+import { messageOf } from '../../client/errors.js';
 import type { CliContext } from '../context.js';
 import type { RpcNotification, McpStdioClient as StdioClient, ToolResult } from '../stdio-client.js';
 
@@ -256,7 +257,7 @@ async function runDemo(ctx: CliContext, keep: boolean): Promise<void> {
       .filter((a) => a.stderr.length > 0)
       .map((a) => `\n[${a.label} stderr]\n${a.stderr.join('\n')}`)
       .join('');
-    throw new Error(`papo demo failed: ${err instanceof Error ? err.message : String(err)}${details}`);
+    throw new Error(`papo demo failed: ${messageOf(err)}${details}`);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

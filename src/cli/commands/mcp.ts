@@ -26,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
       const dir = join(papoHome(ctx.env), 'profiles', profile);
       const [{ runMcpServer }, { peekProfile }] = await Promise.all([
         import('../../mcp/run.js'),
-        import('../../mcp/profile-peek.js'),
+        import('../../client/store/profile-file.js'),
       ]);
       const peek = () => (isProfileName(profile) ? peekProfile(dir) : null);
       runMcpServer({

@@ -2,14 +2,45 @@
 // the Docker image runs). Settings come from PAPO_SIGNAL_* / PAPO_TURN_* (docs/signal-server.md); the
 // flags win over them.
 import type { Command } from 'commander';
+import { messageOf, PapoError, type PapoErrorDetails } from '../../client/errors.js';
 import { DEFAULT_METRICS, tlsFiles } from '../../signal-server/config.js';
 import { startSignalServer } from '../../signal-server/server.js';
-import type { CliContext } from '../context.js';
+import { type CliContext, reportError } from '../context.js';
 
 function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new Error(`--port must be a number from 0 to 65535`);
   return n;
+}
+
+/** A listen error from startSignalServer as a PapoError with its data; any other error as it is. */
+function listenFailure(err: unknown): unknown {
+  const e = err as NodeJS.ErrnoException & { metrics?: boolean; address?: string; reason?: string };
+  if (e.metrics === true && e.address !== undefined) {
+    const detail = {
+      listener: 'metrics',
+      address: e.address,
+      errno: e.code,
+      reason: e.reason ?? e.message,
+    } as const;
+    return new PapoError('listen_failed', listenFailedText(detail), { detail, cause: err });
+  }
+  if (e.code === 'EADDRINUSE' || e.code === 'EACCES') {
+    const detail = { listener: 'signal', errno: e.code } as const;
+    return new PapoError('listen_failed', listenFailedText(detail), { detail, cause: err });
+  }
+  return err;
+}
+
+function listenFailedText(d: PapoErrorDetails['listen_failed']): string {
+  if (d.listener === 'metrics') {
+    const inUse =
+      d.errno === 'EADDRINUSE' ? ' is in use: set PAPO_SIGNAL_METRICS to another address, or off' : '';
+    return `the metrics address ${d.address} (PAPO_SIGNAL_METRICS): ${d.errno ?? d.reason}${inUse}`;
+  }
+  return d.errno === 'EADDRINUSE'
+    ? 'that address and port are already in use (another signal server?)'
+    : 'permission denied to listen on that port';
 }
 
 function isLoopback(host: string): boolean {
@@ -53,17 +84,9 @@ export function register(program: Command, ctx: CliContext): void {
           ...(opts.port !== undefined ? { port: parsePort(opts.port) } : {}),
         });
       } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        const metricsAddress = (e as { metrics?: boolean }).metrics === true;
-        const message = metricsAddress
-          ? `${e.message}${e.code === 'EADDRINUSE' ? ' is in use: set PAPO_SIGNAL_METRICS to another address, or off' : ''}`
-          : e.code === 'EADDRINUSE'
-            ? 'that address and port are already in use (another signal server?)'
-            : e.code === 'EACCES'
-              ? 'permission denied to listen on that port'
-              : e.message;
-        process.stderr.write(`error: ${message}\n`);
-        process.exitCode = 1;
+        // papo signal speaks English, whatever the person's language: every line it writes is a
+        // server's log, read by its operator's tools (docs/signal-server.md).
+        reportError(ctx, listenFailure(err), 'en');
         return;
       }
       const c = server.config;
@@ -100,7 +123,7 @@ export function register(program: Command, ctx: CliContext): void {
           process.off('SIGTERM', stop);
           log(`${signal}: closing connections`);
           server.close().then(resolve, (err: unknown) => {
-            log(`error while closing: ${err instanceof Error ? err.message : String(err)}`);
+            log(`error while closing: ${messageOf(err)}`);
             resolve();
           });
         };

@@ -2,17 +2,11 @@
 // looks for members for up to S seconds (20 by default; it stops early once everyone known and
 // everyone on the topic has shown up) and lists them, with what they work on and whether this
 // machine's link to them is direct or relayed. It runs beside the profile's papo mcp.
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { readJsonFile } from '../../client/store/durable-file.js';
-import { countUnread } from '../../client/store/inbox-store.js';
-import { isQueuedMessageList, owedSummary } from '../../client/store/outbox.js';
-import { OUTBOX_FILE } from '../../client/store/profile-files.js';
-import { openProfile } from '../../client/store/profile-store.js';
-import { countHeld, readReviewSettings } from '../../client/store/review.js';
+import { openProfile, readQueueSummary } from '../../client/store/profile-store.js';
 import { shortId } from '../../client/wire/identity.js';
 import { inertText } from '../../client/wire/inert-text.js';
 import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
@@ -21,6 +15,12 @@ import { agentRestartNote, impostorNotes, networkNotes } from '../network-notes.
 import { printLines } from '../output.js';
 import { reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
+
+/**
+ * How long, once everyone on the topic has said hello, the list waits for this run's links to them
+ * (a link forms in 0.9-2.4 s across NATs: docs/performance.md); past it a member shows no path.
+ */
+const LINK_SETTLE_MS = 5000;
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -43,8 +43,10 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
         member = await openEphemeral(ctx);
         const m = member;
-        // Done when everyone on the topic has said hello and either every known member is online
-        // or a second has passed since (a known member not on the topic is offline, unless it is
+        // Done when everyone on the topic has said hello, this run's link to each of them is up
+        // (its path is what the list shows; a hello forwarded by the person's own agent can come
+        // before the link: LINK_SETTLE_MS at most), and either every known member is online or a
+        // second has passed since (a known member not on the topic is offline, unless it is
         // reachable only through another member, whose forwarded hello arrives within that second).
         let topicSeenSince: number | undefined;
         const everyoneSeen = () => {
@@ -55,7 +57,12 @@ export function register(program: Command, ctx: CliContext): void {
             return false;
           }
           topicSeenSince ??= Date.now();
-          return m.member.members().every((x) => x.online) || Date.now() - topicSeenSince >= 1000;
+          const waited = Date.now() - topicSeenSince;
+          const members = m.member.members();
+          const onTopic = new Set(signal.peers);
+          const linked = members.every((x) => !x.online || !onTopic.has(x.node) || x.path !== undefined);
+          if (!linked && waited < LINK_SETTLE_MS) return false;
+          return members.every((x) => x.online) || waited >= 1000;
         };
         await waitFor(m, seconds * 1000, everyoneSeen);
         const members = m.member.members();
@@ -72,20 +79,21 @@ export function register(program: Command, ctx: CliContext): void {
           members.length > 0 ? members.map((x) => memberLine(x, x.node === own, t)) : [t.noMembersOnTopic],
         );
         printLines(notes);
-        const read = await readJsonFile<unknown>(join(profile.dir, OUTBOX_FILE)).catch(() => null);
-        const outbox = isQueuedMessageList(read) ? read : [];
-        printLines([t.counts(outbox.length, countUnread(profile.dir))]);
+        const queues = await readQueueSummary(profile.dir);
+        printLines([t.counts(queues.queued, queues.unread)]);
         // The person's own review gate (ADR 0081), when on or when something waits for them.
-        const review = readReviewSettings(profile.dir);
-        const held = countHeld(profile.dir);
-        if (review.on || held > 0) printLines([reviewTexts(lang(ctx)).statusLine(review.on, held)]);
+        if (queues.reviewing || queues.held > 0)
+          printLines([reviewTexts(lang(ctx)).statusLine(queues.reviewing, queues.held)]);
         // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
-        const waiting = owedSummary(outbox);
-        if (waiting.length > 0)
+        // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
+        const onTopic = new Set(m.probe.signalState().peers);
+        const there = new Set(members.filter((x) => onTopic.has(x.node)).map((x) => x.name.toLowerCase()));
+        if (queues.owed.length > 0)
           printLines([
             t.queuedFor(
-              waiting.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
+              queues.owed.map(({ name, count }) => ({ name: name === '' ? t.firstToConfirm : name, count })),
               profileSuffix(profile.profile),
+              queues.owed.some(({ name }) => name !== '' && !there.has(name.toLowerCase())),
             ),
           ]);
       } catch (err) {

@@ -16,8 +16,12 @@ export const PLAIN_VARIABLES = [
   'PAPO_MAX_SENDS_PER_10MIN',
 ] as const;
 
-/** Variables that can hold a secret: the client passes them from its own environment, by name. */
-export const SECRET_VARIABLES = ['PAPO_SIGNAL_TOKEN', 'PAPO_ICE_SERVERS'] as const;
+/**
+ * Variables the client passes on from its own environment, by name: those that can hold a secret,
+ * and NODE_EXTRA_CA_CERTS (the CA file a signal server's certificate may need; without it a client
+ * that starts papo with a small environment of its own, as Codex does, breaks a wss:// room).
+ */
+export const PASSED_VARIABLES = ['PAPO_SIGNAL_TOKEN', 'PAPO_ICE_SERVERS', 'NODE_EXTRA_CA_CERTS'] as const;
 
 export interface McpEntry {
   /** The server's name in the client: always "papo". */
@@ -26,7 +30,7 @@ export interface McpEntry {
   args: string[];
   /** Written as they are: PAPO_HOME (absolute) and the plain variables set where papo install ran. */
   env: Record<string, string>;
-  /** Set where papo install ran and secret: the client must pass them on from its own environment. */
+  /** Set where papo install ran and passed by name: the client passes them on from its own environment. */
   passEnv: string[];
 }
 
@@ -54,7 +58,7 @@ export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
     if (value === undefined || value.trim() === '') continue;
     written[name] = name === 'PAPO_HOME' ? papoHome(env) : value;
   }
-  const passEnv = SECRET_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
+  const passEnv = PASSED_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
   return { name: 'papo', command, args, env: written, passEnv };
 }
 

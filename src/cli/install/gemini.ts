@@ -17,6 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { messageOf } from '../../client/errors.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
 import { writeAtomically } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
@@ -84,7 +85,7 @@ function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarg
     try {
       settings = JSON.parse(text);
     } catch (err) {
-      throw new Error(t.geminiNotJson(file, (err as Error).message));
+      throw new Error(t.geminiNotJson(file, messageOf(err)));
     }
     if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
       throw new Error(t.geminiNotJson(file, 'not an object'));

@@ -14,6 +14,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { messageOf } from '../../client/errors.js';
 import { TOOL_NAMES } from '../../mcp/tool-list.js';
 import type { Messages } from '../i18n.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
@@ -90,7 +91,7 @@ function readConfig(file: string, t: Messages): { config: JsonObject; exists: bo
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, exists: false };
-    throw new Error(t.opencodeUnreadable(file, (err as Error).message));
+    throw new Error(t.opencodeUnreadable(file, messageOf(err)));
   }
   if (text.trim() === '') return { config: {}, exists: true };
   let parsed: unknown;

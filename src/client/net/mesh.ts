@@ -4,31 +4,22 @@
 //   - the answerer "knocks" (a sealed {k:'knock'}) when it sees the offerer on the topic and holds no
 //     link to it, so a restarted answerer is linked again at once instead of waiting for the
 //     offerer to notice that the old link died;
-//   - a link that fails or closes is re-offered (or knocked for) after 1, 2, 4, 8, 10, 10... s while
-//     the peer is on the topic; the delay starts over once a link opens;
+//   - a link that fails or closes is re-offered (or knocked for) at once, then after 1, 2, 4, 8, 10,
+//     10... s with jitter (backoff.ts) while the peer is on the topic; the delay starts over once a
+//     link opens;
 //   - `left` closes the link; a lost signal server closes nothing (open links keep working).
 // It implements the NodeTransport the room node drives (room-node.ts).
 
 import { EventEmitter } from 'node:events';
-import type { LinkPath } from './health.js';
+import { messageOf } from '../errors.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
+import { Backoff, LINK_RETRY, type Random, type Schedule, scheduleOf } from './backoff.js';
+import type { LinkPath, TransportEvents } from './health.js';
 import type { IceConfig } from './ice-config.js';
 import { resolveIceConfig } from './ice-config.js';
-import {
-  type LinkSignal,
-  type LinkState,
-  PeerLink,
-  parseLinkSignal,
-  releaseNative,
-  retainNative,
-} from './peer-link.js';
+import { KNOCK, type LinkSignal, parseMeshSignal } from './link-signal.js';
+import { type LinkState, PeerLink, releaseNative, retainNative } from './peer-link.js';
 import type { SignalClient } from './signal-client.js';
-
-/** Re-offer delays in ms; the last repeats. */
-// The first retry comes at once: on loopback and fast LANs libdatachannel sometimes lets the DTLS
-// handshake run before it stored the remote description, and the fingerprint check then fails
-// ("unknown CA", seen in its debug log in about 1 attempt in 10); a second attempt succeeds.
-// After that, the backoff of ADR 0032: 1, 2, 4, 8, 10 s.
-export const LINK_BACKOFF_MS: readonly number[] = [50, 1000, 2000, 4000, 8000, 10_000];
 
 /**
  * The most peers a member keeps links (or link attempts) with. A room is a few people, and a
@@ -38,31 +29,30 @@ export const LINK_BACKOFF_MS: readonly number[] = [50, 1000, 2000, 4000, 8000, 1
  */
 export const MAX_PEERS = 32;
 
-export interface MeshOptions {
+/** What the mesh works with (js-libp2p's `components`): the signal client and the services it calls. */
+export interface MeshComponents {
   signal: SignalClient;
+  /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
+  releaseRelays?: (relayed: string[]) => Promise<void>;
+  /** Diagnostics (stderr in production); never stdout. */
+  log?: LogTarget;
+  /** The backoff's jitter (tests fix it). */
+  random?: Random;
+}
+
+/** How the mesh behaves (js-libp2p's `init`): plain settings, each with a default. */
+export interface MeshInit {
   /** Our node id; defaults to the signal client's. */
   localId?: string;
   /** Fixed ICE config, or a function read at each new link (default: env > welcome > STUN). */
   ice?: IceConfig | (() => IceConfig);
   /** Test-only: return false to forbid a direct link to that peer (no offer, answer or knock). */
   allowLink?: (peerId: string) => boolean;
+  /** Re-offer delays in ms (tests shorten them); the last repeats. Default LINK_RETRY's. */
   backoffMs?: readonly number[];
   /** The most peers to hold links with (default MAX_PEERS). */
   maxPeers?: number;
   connectTimeoutMs?: number;
-  /** Gives back a closed link's TURN allocations, named by their relayed addresses (ADR 0058). */
-  releaseRelays?: (relayed: string[]) => Promise<void>;
-  /** Diagnostics (stderr in production); never stdout. */
-  log?: (line: string) => void;
-}
-
-export interface MeshEvents {
-  'link-open': [peerId: string];
-  'link-message': [peerId: string, data: Uint8Array];
-  /** Only for a link that had emitted link-open. */
-  'link-close': [peerId: string];
-  /** The signal server says the peer left the topic (it closed, or lost its connection). */
-  'peer-left': [peerId: string];
 }
 
 export interface LinkInfo {
@@ -74,8 +64,8 @@ export interface LinkInfo {
 
 interface Slot {
   link: PeerLink | undefined;
-  /** Index into the backoff list for the next retry. */
-  attempts: number;
+  /** Where the next retry is in the schedule. */
+  backoff: Backoff;
   retry: NodeJS.Timeout | undefined;
   /** Bumped each time the server says the peer is (again) on the topic. */
   epoch: number;
@@ -83,42 +73,44 @@ interface Slot {
   linkEpoch: number;
 }
 
-export class Mesh extends EventEmitter<MeshEvents> {
+export class Mesh extends EventEmitter<TransportEvents> {
   readonly localId: string;
   readonly #signal: SignalClient;
   readonly #ice: () => IceConfig;
   readonly #allow: (peerId: string) => boolean;
-  readonly #backoff: readonly number[];
+  readonly #schedule: Schedule;
+  readonly #random: Random | undefined;
   readonly #maxPeers: number;
   #capLogged = false;
   readonly #connectTimeoutMs: number | undefined;
   readonly #releaseRelays: (relayed: string[]) => Promise<void>;
   /** Releases in progress, awaited by close(). */
   readonly #releasing = new Set<Promise<void>>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   readonly #slots = new Map<string, Slot>();
   readonly #unsubscribe: () => void;
   #closed = false;
 
-  constructor(options: MeshOptions) {
+  constructor(components: MeshComponents, init: MeshInit = {}) {
     super();
-    const signal = options.signal;
+    const { signal } = components;
     this.#signal = signal;
-    this.localId = options.localId ?? signal.localId;
-    const ice = options.ice;
+    this.localId = init.localId ?? signal.localId;
+    const ice = init.ice;
     this.#ice =
       typeof ice === 'function'
         ? ice
         : ice !== undefined
           ? () => ice
           : () => resolveIceConfig({ welcome: signal.iceServers });
-    this.#allow = options.allowLink ?? (() => true);
-    this.#backoff = options.backoffMs ?? LINK_BACKOFF_MS;
-    this.#maxPeers = options.maxPeers ?? MAX_PEERS;
-    if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
-    this.#connectTimeoutMs = options.connectTimeoutMs;
-    this.#releaseRelays = options.releaseRelays ?? (async () => {});
-    this.#log = options.log ?? (() => {});
+    this.#allow = init.allowLink ?? (() => true);
+    this.#schedule = scheduleOf(init.backoffMs, LINK_RETRY);
+    this.#random = components.random;
+    this.#maxPeers = init.maxPeers ?? MAX_PEERS;
+    this.#connectTimeoutMs = init.connectTimeoutMs;
+    this.#releaseRelays = components.releaseRelays ?? (async () => {});
+    // Every line of the mesh says it is papo's (the transport's stderr is shared with its parent).
+    this.#log = toLog(components.log).child('papo: ');
     // Held for the mesh's whole life so node-datachannel is not torn down between two attempts.
     retainNative();
 
@@ -225,7 +217,8 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #slot(peer: string): Slot {
     let slot = this.#slots.get(peer);
     if (slot === undefined) {
-      slot = { link: undefined, attempts: 0, retry: undefined, epoch: 0, linkEpoch: -1 };
+      const backoff = new Backoff(this.#schedule, this.#random);
+      slot = { link: undefined, backoff, retry: undefined, epoch: 0, linkEpoch: -1 };
       this.#slots.set(peer, slot);
     }
     return slot;
@@ -240,7 +233,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const link = slot.link;
     if (link !== undefined && link.state !== 'closed') return; // keep what works or is forming
     // A fresh appearance starts the backoff over.
-    slot.attempts = 0;
+    slot.backoff.reset();
     clearTimeout(slot.retry);
     slot.retry = undefined;
     if (this.#isOfferer(peer)) this.#offer(peer);
@@ -256,7 +249,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     if (this.#slots.size < this.#maxPeers) return true;
     if (!this.#capLogged) {
       this.#capLogged = true;
-      this.#log(`papo: not linking to ${peer.slice(0, 10)}: already ${this.#maxPeers} peers on this topic`);
+      this.#log(`not linking to ${shortId(peer)}: already ${this.#maxPeers} peers on this topic`);
     }
     return false;
   }
@@ -297,7 +290,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   }
 
   #knock(peer: string): void {
-    this.#signal.send(peer, { k: 'knock' });
+    this.#signal.send(peer, KNOCK);
   }
 
   #newLink(peer: string, role: 'offerer' | 'answerer', linkId: string | undefined): PeerLink | undefined {
@@ -313,17 +306,17 @@ export class Mesh extends EventEmitter<MeshEvents> {
           this.#signal.send(peer, signal);
         },
         ...(this.#connectTimeoutMs !== undefined ? { connectTimeoutMs: this.#connectTimeoutMs } : {}),
-        onIceSkip: (url, why) => this.#log(`papo: ICE server ${url} skipped: ${why}`),
+        onIceSkip: (url, why) => this.#log(`ICE server ${url} skipped: ${why}`),
       });
     } catch (err) {
-      this.#log(`papo: cannot create a link to ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`cannot create a link to ${shortId(peer)}: ${messageOf(err)}`);
       return undefined;
     }
     let opened = false;
     link.on('open', () => {
       if (this.#slots.get(peer)?.link !== link) return;
       opened = true;
-      this.#slot(peer).attempts = 0;
+      this.#slot(peer).backoff.reset();
       this.emit('link-open', peer);
     });
     link.on('message', (data) => {
@@ -336,7 +329,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
       if (current && slot !== undefined) slot.link = undefined;
       if (opened) this.emit('link-close', peer);
       if (!current || this.#closed) return;
-      this.#log(`papo: link to ${peer.slice(0, 10)} closed (${reason})`);
+      this.#log(`link to ${shortId(peer)} closed (${reason})`);
       this.#scheduleRetry(peer);
     });
     return link;
@@ -347,9 +340,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     const releasing = link
       .close()
       .then(() => this.#releaseRelays(link.relayedAddresses()))
-      .catch((err: unknown) =>
-        this.#log(`papo: could not release TURN allocations: ${(err as Error).message}`),
-      )
+      .catch((err: unknown) => this.#log(`could not release TURN allocations: ${messageOf(err)}`))
       .finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
   }
@@ -357,8 +348,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #scheduleRetry(peer: string): void {
     const slot = this.#slots.get(peer);
     if (slot === undefined || this.#closed || slot.retry !== undefined) return;
-    const delay = this.#backoff[Math.min(slot.attempts, this.#backoff.length - 1)] ?? 10_000;
-    slot.attempts += 1;
+    const delay = slot.backoff.next();
     slot.retry = setTimeout(() => {
       slot.retry = undefined;
       if (this.#closed || this.#slots.get(peer) !== slot) return;
@@ -377,13 +367,13 @@ export class Mesh extends EventEmitter<MeshEvents> {
   #onSignal(from: string, payload: unknown): void {
     if (this.#closed || !this.#allow(from)) return;
     if (!this.#slots.has(from) && !this.#roomFor(from)) return;
-    if (typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === 'knock') {
-      this.#onKnock(from);
+    const signal = parseMeshSignal(payload);
+    if (signal === undefined) {
+      this.#log(`dropped a malformed link signal from ${shortId(from)}`);
       return;
     }
-    const signal = parseLinkSignal(payload);
-    if (signal === undefined) {
-      this.#log(`papo: dropped a malformed link signal from ${from.slice(0, 10)}`);
+    if (signal.k === 'knock') {
+      this.#onKnock(from);
       return;
     }
     const slot = this.#slot(from);
@@ -412,7 +402,7 @@ export class Mesh extends EventEmitter<MeshEvents> {
     // Our offer in progress was made after we last saw them arrive: it is on its way to the very
     // instance that knocked (the knock crossed it), so a new offer would only cost a round.
     if (link !== undefined && link.state === 'connecting' && slot.linkEpoch === slot.epoch) return;
-    slot.attempts = 0;
+    slot.backoff.reset();
     this.#offer(from);
   }
 }

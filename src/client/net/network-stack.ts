@@ -4,8 +4,10 @@
 // test or a benchmark asks for that (InlineTransport). It never sees the frame key: what it carries
 // between the member and its neighbours is already sealed.
 
-import type { SignalState } from './health.js';
-import { resolveIceConfig } from './ice-config.js';
+import { messageOf } from '../errors.js';
+import { type LogTarget, toLog } from '../log.js';
+import type { IceFacts, SignalState, UnlinkedPeer } from './health.js';
+import { type IceConfig, resolveIceConfig } from './ice-config.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';
 import { pinForHost } from './tls-pin.js';
@@ -26,7 +28,7 @@ export interface NetworkStackOptions {
   /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics; never stdout. */
-  log: (line: string) => void;
+  log: LogTarget;
   /** Hears of each TURN-over-UDP allocation made and given back (the member's process keeps them). */
   onTurnGrant?: (event: GrantEvent) => void;
 }
@@ -36,17 +38,35 @@ export class NetworkStack {
   readonly mesh: Mesh;
   readonly #bridges: TurnBridges;
   readonly #sweep: NodeJS.Timeout;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #turnLimited: () => boolean;
+  /** Peers on the topic without a link, and since when (what `signalState` reports as `unlinked`). */
+  readonly #unlinkedSince = new Map<string, number>();
 
-  private constructor(signal: SignalClient, mesh: Mesh, bridges: TurnBridges, sweep: NodeJS.Timeout) {
+  private constructor(
+    signal: SignalClient,
+    mesh: Mesh,
+    bridges: TurnBridges,
+    sweep: NodeJS.Timeout,
+    env: NodeJS.ProcessEnv,
+    turnLimited: () => boolean,
+  ) {
     this.signal = signal;
     this.mesh = mesh;
     this.#bridges = bridges;
     this.#sweep = sweep;
+    this.#env = env;
+    this.#turnLimited = turnLimited;
+    for (const event of ['peers', 'joined'] as const) signal.on(event, () => this.#unlinked());
+    mesh.on('link-open', () => this.#unlinked());
+    mesh.on('link-close', () => this.#unlinked());
   }
 
   /** Builds the stack and starts dialling the signal server. */
   static async open(options: NetworkStackOptions): Promise<NetworkStack> {
-    const { env, log } = options;
+    const { env } = options;
+    const log = toLog(options.log);
+    const serverLog = log.child('signal server: ');
     const signal = new SignalClient({
       url: options.url,
       topic: options.topic,
@@ -56,7 +76,7 @@ export class NetworkStack {
       pin: options.pin,
     });
     signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
-    signal.on('server-error', ({ code, message }) => log(`signal server: ${code}: ${message}`));
+    signal.on('server-error', ({ code, message }) => serverLog(`${code}: ${message}`));
     signal.on('displaced', ({ rejoinInMs }) =>
       log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
     );
@@ -69,31 +89,35 @@ export class NetworkStack {
       throw err;
     }
     let turnLimitedSaid = false;
+    let turnLimited = false;
     signal.on('welcome', (servers, notes) => {
       void bridges.prepare(resolveIceConfig({ env, welcome: servers }).servers);
+      turnLimited = notes.includes('turn_limited');
       // The server has TURN but gave this address its share already (no token required there).
       if (notes.includes('turn_limited') && !turnLimitedSaid) {
         turnLimitedSaid = true;
-        log(
-          'signal server: no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
+        serverLog(
+          'no TURN relay for this connection (turn_limited: this address had its share of TURN credentials lately); direct and STUN links still work, a token on that server lifts the limit',
         );
       }
     });
     const allowLink = deniedLinks(env);
-    const mesh = new Mesh({
-      signal,
-      ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
-      ...(allowLink ? { allowLink } : {}),
-      releaseRelays: (relayed) => bridges.release(relayed),
-      log,
-    });
+    const mesh = new Mesh(
+      { signal, releaseRelays: (relayed) => bridges.release(relayed), log },
+      {
+        ice: () => bridges.rewrite(resolveIceConfig({ env, welcome: signal.iceServers })),
+        ...(allowLink ? { allowLink } : {}),
+      },
+    );
     // Allocations whose link closed before naming them (its Allocate was in flight) are swept.
     const sweep = setInterval(() => {
-      void bridges.sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS).catch(() => {});
+      void bridges
+        .sweep(new Set(mesh.relayedInUse()), ORPHAN_AGE_MS)
+        .catch((err: unknown) => log(`turn: could not sweep orphan allocations: ${messageOf(err)}`));
     }, ORPHAN_AGE_MS);
     sweep.unref();
     signal.start();
-    return new NetworkStack(signal, mesh, bridges, sweep);
+    return new NetworkStack(signal, mesh, bridges, sweep, env, () => turnLimited);
   }
 
   /** Calls `listener` whenever the signal connection changes (joined, peers, lost, refused). */
@@ -111,7 +135,37 @@ export class NetworkStack {
       peers: signal.peers(),
       ...(problem ? { problem } : {}),
       dropped: signal.dropped(),
+      unlinked: this.#unlinked(),
+      ice: this.#iceFacts(),
     };
+  }
+
+  /** The peers on the topic with no open link, each since it was first seen so. */
+  #unlinked(): UnlinkedPeer[] {
+    const linked = new Set(this.mesh.neighbours());
+    const now = Date.now();
+    const waiting = this.signal.joined ? this.signal.peers().filter((p) => !linked.has(p)) : [];
+    for (const peer of this.#unlinkedSince.keys())
+      if (!waiting.includes(peer)) this.#unlinkedSince.delete(peer);
+    for (const peer of waiting) if (!this.#unlinkedSince.has(peer)) this.#unlinkedSince.set(peer, now);
+    return [...this.#unlinkedSince].map(([peer, since]) => ({ peer, since }));
+  }
+
+  #iceFacts(): IceFacts {
+    let ice: IceConfig;
+    try {
+      ice = resolveIceConfig({ env: this.#env, welcome: this.signal.iceServers });
+    } catch {
+      // A bad setting stopped the stack at start; nothing to tell here.
+      return { relayOnly: false, turn: false, source: 'env', turnLimited: false };
+    }
+    const turn = ice.servers.some(
+      (s) =>
+        s.username !== undefined &&
+        s.credential !== undefined &&
+        (typeof s.urls === 'string' ? [s.urls] : s.urls).some((u) => /^turns?:/i.test(u.trim())),
+    );
+    return { relayOnly: ice.policy === 'relay', turn, source: ice.source, turnLimited: this.#turnLimited() };
   }
 
   /** Gives every TURN allocation back, closes the links and leaves the topic. */
@@ -119,7 +173,8 @@ export class NetworkStack {
     clearInterval(this.#sweep);
     // Every allocation is given back at once, beside the links' own close (which may wait up to
     // 2 s for the native side): a transport that is ending must not run out of time before its
-    // Refresh requests leave. Again after, for one made meanwhile.
+    // Refresh requests leave. Again after, for one made meanwhile. The transport is ending: a part
+    // that fails to close ends with its process, and must not keep the others from closing.
     const releaseAll = () => this.#bridges.sweep(new Set(), 0).catch(() => {});
     await Promise.all([releaseAll(), this.mesh.close().catch(() => {}), this.signal.close().catch(() => {})]);
     await releaseAll();

@@ -9,45 +9,22 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import nodeDataChannel, { type DataChannel, type PeerConnection } from 'node-datachannel';
+import { messageOf } from '../errors.js';
+import { shortId } from '../log.js';
 import type { LinkPath } from './health.js';
 import { type IceConfig, nativeRtcConfig } from './ice-config.js';
+import { LINK_ID, type LinkSignal } from './link-signal.js';
 import { relayedAddressOf } from './turn-release.js';
 
 export type LinkRole = 'offerer' | 'answerer';
 export type LinkState = 'connecting' | 'open' | 'closed';
 
-/** What a link sends its peer through the signal channel (sealed by the signal client). */
-export type LinkSignal =
-  | { k: 'offer'; link: string; sdp: string }
-  | { k: 'answer'; link: string; sdp: string }
-  | { k: 'cand'; link: string; cand: string; mid: string };
-
-const LINK_ID = /^[0-9a-f]{16}$/;
-const MAX_SDP = 32 * 1024;
-const MAX_CANDIDATE = 1024;
 /** The label of papo's one data channel; any other channel the peer opens is closed. */
 export const CHANNEL_LABEL = 'papo/v1';
 /** A link not open after this long is given up (the mesh re-offers with backoff). */
 export const CONNECT_TIMEOUT_MS = 20_000;
 /** How long close() waits for the native side to report closed before moving on. */
 const CLOSE_WAIT_MS = 2000;
-
-/** Validates a signal payload that came out of a seal; returns undefined for anything else. */
-export function parseLinkSignal(payload: unknown): LinkSignal | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const p = payload as Record<string, unknown>;
-  if (typeof p.link !== 'string' || !LINK_ID.test(p.link)) return undefined;
-  if (p.k === 'offer' || p.k === 'answer') {
-    if (typeof p.sdp !== 'string' || p.sdp.length === 0 || p.sdp.length > MAX_SDP) return undefined;
-    return { k: p.k, link: p.link, sdp: p.sdp };
-  }
-  if (p.k === 'cand') {
-    if (typeof p.cand !== 'string' || p.cand.length > MAX_CANDIDATE) return undefined;
-    if (typeof p.mid !== 'string' || p.mid.length > 64) return undefined;
-    return { k: 'cand', link: p.link, cand: p.cand, mid: p.mid };
-  }
-  return undefined;
-}
 
 export function newLinkId(): string {
   return randomBytes(8).toString('hex');
@@ -150,7 +127,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     this.#send = options.sendSignal;
     this.#relayOnly = options.ice.policy === 'relay';
     const config = nativeRtcConfig(options.ice, options.onIceSkip);
-    this.#pc = new nodeDataChannel.PeerConnection(`papo-${this.remoteId.slice(0, 10)}`, config);
+    this.#pc = new nodeDataChannel.PeerConnection(`papo-${shortId(this.remoteId)}`, config);
     retainNative();
 
     this.#pc.onLocalDescription((sdp, type) => {
@@ -239,7 +216,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       return true;
     } catch (err) {
       // A description or candidate libdatachannel cannot parse ends this attempt, not the process.
-      this.#end(`bad ${signal.k}: ${(err as Error).message}`);
+      this.#end(`bad ${signal.k}: ${messageOf(err)}`);
       return false;
     }
   }

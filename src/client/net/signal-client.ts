@@ -4,8 +4,9 @@
 // can throw out of here, and what it forwards from peers is opened with the room's signal key (see
 // signal-seal.ts) before anyone sees it.
 //
-// Any loss (close, error, a server that stops answering) is redialled after 1, 2, 4, 8, 10, 10... s;
-// the delay goes back to 1 s once a join is answered with the peer list. See docs/transport.md.
+// Any loss (close, error, a server that stops answering) is redialled after 1, 2, 4, 8, 10, 10... s,
+// each stretched by up to half of itself at random (backoff.ts, ADR 0087); the delay goes back to
+// 1 s once a join is answered with the peer list. See docs/transport.md.
 //
 // The server gives a peer id to the newest socket that joins as it (ADR 0021) and tells the older
 // socket `left` for its own id. Anyone who knows the topic can do that to us, so on such a `left`
@@ -23,15 +24,14 @@ import {
   type SignalErrorCode,
   TOPIC_PATTERN,
 } from '../../signal-protocol.js';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
+import { Backoff, type Random, SIGNAL_REDIAL, scheduleOf } from './backoff.js';
 import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from './health.js';
 import { validateIceServers } from './ice-config.js';
 import { SignalOpener, sealSignal } from './signal-seal.js';
 import { tokenMayTravel } from './signal-token.js';
 import { PIN_MISMATCH, pinnedConnection } from './tls-pin.js';
 
-/** Redial delays in ms; the last one repeats. */
-export const SIGNAL_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 10_000];
 /** Without a welcome this long after the socket opens, the server is not speaking v1: redial. */
 const WELCOME_TIMEOUT_MS = 10_000;
 /** The server pings every 20 s; silence for this long means the connection is dead. */
@@ -56,8 +56,10 @@ export interface SignalClientOptions {
    * the problem `pin_mismatch` before the upgrade (and its token) is sent when it has not.
    */
   pin?: string | undefined;
-  /** Redial delays in ms (tests shorten them); the last repeats. */
+  /** Redial delays in ms (tests shorten them); the last repeats. Default SIGNAL_REDIAL's. */
   backoffMs?: readonly number[];
+  /** The jitter's randomness (tests fix it). */
+  random?: Random;
 }
 
 /** The server's refusals that name their cause (docs/protocol.md, "Signal protocol v1"). */
@@ -89,13 +91,17 @@ export function signalSocketUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, { cause });
+    throw new PapoError('invalid_signal_url', `not a valid signal URL: ${url}`, {
+      detail: { source: 'dialed' },
+      cause,
+    });
   }
   const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[parsed.protocol];
   if (scheme === undefined) {
     throw new PapoError(
       'invalid_signal_url',
       `signal URL must be ws://, wss://, http:// or https://: ${url}`,
+      { detail: { source: 'dialed' } },
     );
   }
   parsed.protocol = scheme;
@@ -113,16 +119,17 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   readonly #key: Uint8Array;
   readonly #token: string | undefined;
   readonly #pin: string | undefined;
-  readonly #backoff: readonly number[];
+  /** Redials after a lost connection; reset once a join is answered. */
+  readonly #redial: Backoff;
+  /** Rejoins after being pushed off the topic; reset after a quiet minute. */
+  readonly #rejoin: Backoff;
   readonly #opener: SignalOpener;
   #badServerMessages = 0;
 
   #ws: WebSocket | undefined;
-  #attempt = 0;
   #redialTimer: NodeJS.Timeout | undefined;
   #rejoinTimer: NodeJS.Timeout | undefined;
-  /** Times we were pushed off the topic since the last quiet minute, and when it last happened. */
-  #displaced = 0;
+  /** When we were last pushed off the topic. */
   #lastDisplaced = 0;
   #welcomeTimer: NodeJS.Timeout | undefined;
   #silenceTimer: NodeJS.Timeout | undefined;
@@ -147,8 +154,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     this.#key = options.signalKey;
     this.#token = options.token === '' ? undefined : options.token;
     this.#pin = options.pin === '' ? undefined : options.pin;
-    this.#backoff = options.backoffMs ?? SIGNAL_BACKOFF_MS;
-    if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
+    const schedule = scheduleOf(options.backoffMs, SIGNAL_REDIAL);
+    this.#redial = new Backoff(schedule, options.random);
+    this.#rejoin = new Backoff(schedule, options.random);
     this.#opener = new SignalOpener(options.signalKey, options.localId);
   }
 
@@ -254,7 +262,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         ...pinnedSocket(url, this.#pin, 10_000),
       });
     } catch (err) {
-      this.#lost(undefined, `cannot dial: ${(err as Error).message}`);
+      this.#lost(undefined, `cannot dial: ${messageOf(err)}`);
       return;
     }
     this.#ws = ws;
@@ -301,8 +309,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     if (this.#closed) return;
     this.#noteProblem(this.#refusal ?? classifyLoss(reason));
     this.#refusal = undefined;
-    const delay = this.#backoff[Math.min(this.#attempt, this.#backoff.length - 1)] ?? 10_000;
-    this.#attempt += 1;
+    const delay = this.#redial.next();
     this.#redialTimer = setTimeout(() => this.#dial(), delay);
     this.emit('disconnected', { reason, retryInMs: delay });
   }
@@ -313,10 +320,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
    */
   #onDisplaced(ws: WebSocket): void {
     const now = Date.now();
-    if (now - this.#lastDisplaced > DISPLACED_RESET_MS) this.#displaced = 0;
+    if (now - this.#lastDisplaced > DISPLACED_RESET_MS) this.#rejoin.reset();
     this.#lastDisplaced = now;
-    const delay = this.#backoff[Math.min(this.#displaced, this.#backoff.length - 1)] ?? 10_000;
-    this.#displaced += 1;
+    const delay = this.#rejoin.next();
     this.#joined = false;
     clearTimeout(this.#rejoinTimer);
     this.#rejoinTimer = setTimeout(() => {
@@ -375,7 +381,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         this.#everJoined = true;
         this.#problem = undefined;
         this.#refusal = undefined;
-        this.#attempt = 0;
+        this.#redial.reset();
         this.emit('peers', [...this.#peers]);
         return true;
       }

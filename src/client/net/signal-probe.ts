@@ -5,6 +5,7 @@
 // is not taken, so it runs beside the profile's papo mcp.
 import WebSocket from 'ws';
 import { type IceServer, SIGNAL_MAX_MESSAGE_BYTES } from '../../signal-protocol.js';
+import { messageOf } from '../errors.js';
 import { validateIceServers } from './ice-config.js';
 import { pinnedSocket, signalSocketUrl, welcomeNotes } from './signal-client.js';
 import { tokenMayTravel } from './signal-token.js';
@@ -69,7 +70,7 @@ export function probeSignal(options: SignalProbeOptions): Promise<SignalProbe> {
       });
     } catch (err) {
       clearTimeout(timer);
-      resolve({ outcome: 'unreachable', detail: (err as Error).message });
+      resolve({ outcome: 'unreachable', detail: messageOf(err) });
       return;
     }
     ws.on('open', () => {

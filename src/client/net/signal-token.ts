@@ -10,8 +10,13 @@
 // binds none to it (a person's own setting wins: it can replace a token the server rotated).
 //
 // (The signal server reads the same variable as the one token it requires: src/signal-server/config.ts.)
-import { PapoError } from '../errors.js';
-import type { SignalAddress } from '../wire/signal-url.js';
+import { PapoError, type SignalTokenProblem } from '../errors.js';
+
+/** A signal address as the member dials it: its URL, and the token its fragment carried (wire/signal-url.ts parses it). */
+export interface SignalTarget {
+  url: string;
+  token?: string;
+}
 
 /** `scheme://host[:port]` with http/https folded into ws/wss and default ports dropped. */
 export function signalOrigin(url: string): string {
@@ -54,10 +59,7 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
   for (const entry of entries) {
     if (!ORIGIN_FIRST.test(entry)) {
       if (bare !== undefined) {
-        throw new PapoError(
-          'invalid_signal_token',
-          'PAPO_SIGNAL_TOKEN holds more than one token without a server: write each as ORIGIN=TOKEN (e.g. wss://signal.example.com=TOKEN)',
-        );
+        throw tokenError({ problem: 'bare_twice' });
       }
       bare = entry;
       continue;
@@ -67,16 +69,11 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
     const originText = eq < 0 ? entry : entry.slice(0, eq);
     const token = eq < 0 ? '' : entry.slice(eq + 1);
     const origin = originOf(originText);
-    if (token === '') {
-      throw new PapoError(
-        'invalid_signal_token',
-        `PAPO_SIGNAL_TOKEN names ${origin} without a token: write ${origin}=TOKEN`,
-      );
-    }
-    if (!tokenMayTravel(origin)) throw inClear(origin);
+    if (token === '') throw tokenError({ problem: 'no_token', origin });
+    if (!tokenMayTravel(origin)) throw tokenError({ problem: 'in_clear', origin });
     const before = bound.get(origin);
     if (before !== undefined && before !== token) {
-      throw new PapoError('invalid_signal_token', `PAPO_SIGNAL_TOKEN gives ${origin} two different tokens`);
+      throw tokenError({ problem: 'two_tokens', origin });
     }
     bound.set(origin, token);
   }
@@ -89,7 +86,7 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
  * the address carries. Throws PapoError 'invalid_signal_token' for a PAPO_SIGNAL_TOKEN that is
  * malformed, a bare token without PAPO_SIGNAL, or a token that would go over ws:// to another machine.
  */
-export function signalTokenFor(address: SignalAddress | string, env: NodeJS.ProcessEnv): string | undefined {
+export function signalTokenFor(address: SignalTarget | string, env: NodeJS.ProcessEnv): string | undefined {
   const signalUrl = typeof address === 'string' ? address : address.url;
   const carried = typeof address === 'string' ? undefined : address.token;
   const { bound, bare } = parseSignalTokens(env.PAPO_SIGNAL_TOKEN);
@@ -97,14 +94,7 @@ export function signalTokenFor(address: SignalAddress | string, env: NodeJS.Proc
   if (bare !== undefined) {
     const pinned = env.PAPO_SIGNAL?.trim() ?? '';
     if (pinned === '') {
-      const head =
-        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
-      throw new PapoError(
-        'invalid_signal_token',
-        tokenMayTravel(target)
-          ? `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${target}=TOKEN`
-          : `${head}; this room's server, ${target}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`,
-      );
+      throw tokenError({ problem: 'bare_unbound', origin: target, inClear: !tokenMayTravel(target) });
     }
     let origin: string;
     try {
@@ -112,7 +102,7 @@ export function signalTokenFor(address: SignalAddress | string, env: NodeJS.Proc
     } catch {
       return undefined; // PAPO_SIGNAL itself is invalid: effectiveSignalUrl reports that
     }
-    if (!tokenMayTravel(origin)) throw inClear(origin);
+    if (!tokenMayTravel(origin)) throw tokenError({ problem: 'in_clear', origin });
     if (!bound.has(origin)) bound.set(origin, bare);
   }
   const fromEnv = bound.get(target);
@@ -138,18 +128,33 @@ function originOf(text: string): string {
     (parsed.pathname === '' || parsed.pathname === '/') &&
     parsed.search === '' &&
     parsed.hash === '';
-  if (!usable || parsed === undefined) {
-    throw new PapoError(
-      'invalid_signal_token',
-      `PAPO_SIGNAL_TOKEN names ${shown}, which is not a server's origin: write ORIGIN=TOKEN with ORIGIN like wss://signal.example.com or wss://signal.example.com:8443 (no path)`,
-    );
-  }
+  if (!usable || parsed === undefined) throw tokenError({ problem: 'not_origin', shown });
   return signalOrigin(parsed.toString());
 }
 
-function inClear(origin: string): PapoError {
-  return new PapoError(
-    'invalid_signal_token',
-    `PAPO_SIGNAL_TOKEN binds a token to ${origin}: over ws:// to another machine it would travel in clear, so papo never sends it. Put TLS in front of the signal server and use wss:// (docs/signal-server.md)`,
-  );
+function tokenError(detail: SignalTokenProblem): PapoError<'invalid_signal_token'> {
+  return new PapoError('invalid_signal_token', signalTokenMessage(detail), { detail });
+}
+
+/** The English text of a PAPO_SIGNAL_TOKEN problem (the CLI renders other languages from the same data). */
+export function signalTokenMessage(p: SignalTokenProblem): string {
+  switch (p.problem) {
+    case 'bare_twice':
+      return 'PAPO_SIGNAL_TOKEN holds more than one token without a server: write each as ORIGIN=TOKEN (e.g. wss://signal.example.com=TOKEN)';
+    case 'no_token':
+      return `PAPO_SIGNAL_TOKEN names ${p.origin} without a token: write ${p.origin}=TOKEN`;
+    case 'two_tokens':
+      return `PAPO_SIGNAL_TOKEN gives ${p.origin} two different tokens`;
+    case 'in_clear':
+      return `PAPO_SIGNAL_TOKEN binds a token to ${p.origin}: over ws:// to another machine it would travel in clear, so papo never sends it. Put TLS in front of the signal server and use wss:// (docs/signal-server.md)`;
+    case 'bare_unbound': {
+      const head =
+        'PAPO_SIGNAL_TOKEN is a token without a server, and papo sends a token only to the server it is bound to';
+      return p.inClear
+        ? `${head}; this room's server, ${p.origin}, is plain ws:// on another machine, where a token is never sent: put TLS in front of it, then write PAPO_SIGNAL_TOKEN=wss://HOST=TOKEN`
+        : `${head}; for this room's server write PAPO_SIGNAL_TOKEN=${p.origin}=TOKEN`;
+    }
+    case 'not_origin':
+      return `PAPO_SIGNAL_TOKEN names ${p.shown}, which is not a server's origin: write ORIGIN=TOKEN with ORIGIN like wss://signal.example.com or wss://signal.example.com:8443 (no path)`;
+  }
 }

@@ -20,7 +20,7 @@ import {
   stunAttribute,
   stunMessage,
 } from './stun-message.js';
-import { PIN_MISMATCH, pinnedTlsOptions, pinVerdict } from './tls-pin.js';
+import { PIN_MISMATCH, pinForHost, pinnedTlsOptions, pinVerdict } from './tls-pin.js';
 import { giveBack } from './turn-release.js';
 
 export { addressOf };
@@ -305,6 +305,19 @@ async function streamChannel(
     },
     close: () => stream.destroy(),
   };
+}
+
+/**
+ * The pin the room's signal address gives for a TURN URL: over TLS (turns:) to the signal
+ * server's host only, else none.
+ */
+export function turnPinFor(
+  signal: { url: string; pin?: string | undefined },
+  url: string,
+): string | undefined {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string' || parsed.scheme !== 'turns') return undefined;
+  return pinForHost(signal, parsed.host);
 }
 
 const CERTIFICATE_ERRORS =

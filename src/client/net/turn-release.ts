@@ -22,6 +22,7 @@
 // (releaseGrant below).
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP } from 'node:net';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import {
   addressOf,
   isStun,
@@ -90,7 +91,7 @@ export class TurnReleaseRelay {
   readonly #passwords = new Map<string, string>();
   readonly #agentSide: UdpSocket;
   readonly #flows = new Map<string, Flow>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
   #closed = false;
 
@@ -98,13 +99,13 @@ export class TurnReleaseRelay {
     host: string,
     port: number,
     socket: UdpSocket,
-    log: (line: string) => void,
+    log: LogTarget,
     onGrant: (event: GrantEvent) => void,
   ) {
     this.host = host;
     this.port = port;
     this.#agentSide = socket;
-    this.#log = log;
+    this.#log = toLog(log);
     this.#onGrant = onGrant;
     this.localPort = socket.address().port;
     socket.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
@@ -114,10 +115,16 @@ export class TurnReleaseRelay {
   static async open(
     host: string,
     port: number,
-    log: (line: string) => void = () => {},
+    log: LogTarget = () => {},
     onGrant: (event: GrantEvent) => void = () => {},
   ): Promise<TurnReleaseRelay> {
-    return new TurnReleaseRelay(host, port, await bindAgentSocket('TURN relay', log), log, onGrant);
+    return new TurnReleaseRelay(
+      host,
+      port,
+      await bindAgentSocket(toLog(log).child('TURN relay: ')),
+      log,
+      onGrant,
+    );
   }
 
   /** The credential the agent is given for this server (to sign the Refresh that ends it). */
@@ -385,15 +392,15 @@ export function allocatedAddress(message: Buffer): string | undefined {
 
 /**
  * The UDP socket on 127.0.0.1 that the ICE agent is given as its TURN server (this relay, and the
- * TCP/TLS bridge of ADR 0054). Errors after the bind are logged under `label`.
+ * TCP/TLS bridge of ADR 0054). Errors after the bind go to `log` (a child named for its owner).
  */
-export function bindAgentSocket(label: string, log: (line: string) => void): Promise<UdpSocket> {
+export function bindAgentSocket(log: Log): Promise<UdpSocket> {
   return new Promise((resolve, reject) => {
     const socket = createSocket('udp4');
     socket.once('error', reject);
     socket.bind(0, '127.0.0.1', () => {
       socket.off('error', reject);
-      socket.on('error', (err) => log(`${label}: ${err.message}`));
+      socket.on('error', (err) => log(err.message));
       resolve(socket);
     });
   });

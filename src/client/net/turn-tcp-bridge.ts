@@ -11,6 +11,8 @@ import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../../signal-protocol.js';
+import { messageOf } from '../errors.js';
+import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
 import { pinnedTlsOptions, pinVerdict } from './tls-pin.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
@@ -39,22 +41,19 @@ export class TurnTcpBridge {
   readonly #streams = new Map<string, Socket>();
   /** The stream behind each allocation it carried: "ip:port" relayed -> stream, and since when. */
   readonly #allocations = new Map<string, { stream: Socket; at: number }>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   #closed = false;
 
-  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: (line: string) => void) {
+  private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: LogTarget) {
     this.target = target;
     this.#udp = udp;
-    this.#log = log;
+    this.#log = toLog(log);
     this.localPort = udp.address().port;
     udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
   }
 
-  static async open(
-    target: TurnBridgeTarget,
-    log: (line: string) => void = () => {},
-  ): Promise<TurnTcpBridge> {
-    return new TurnTcpBridge(target, await bindAgentSocket('TURN bridge', log), log);
+  static async open(target: TurnBridgeTarget, log: LogTarget = () => {}): Promise<TurnTcpBridge> {
+    return new TurnTcpBridge(target, await bindAgentSocket(toLog(log).child('TURN bridge: ')), log);
   }
 
   /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
@@ -179,7 +178,7 @@ export class TurnBridges {
   readonly #ready = new Map<string, TurnTcpBridge>();
   readonly #relays = new Map<string, Promise<TurnReleaseRelay | null>>();
   readonly #readyRelays = new Map<string, TurnReleaseRelay>();
-  readonly #log: (line: string) => void;
+  readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
   readonly #pinFor: (host: string) => string | undefined;
   #closed = false;
@@ -189,11 +188,11 @@ export class TurnBridges {
    * the pin for TURN over TLS to a host (the signal server's, from the room's address: tls-pin.ts).
    */
   constructor(
-    log: (line: string) => void = () => {},
+    log: LogTarget = () => {},
     onGrant: (event: GrantEvent) => void = () => {},
     pinFor: (host: string) => string | undefined = () => undefined,
   ) {
-    this.#log = log;
+    this.#log = toLog(log);
     this.#onGrant = onGrant;
     this.#pinFor = pinFor;
   }
@@ -250,7 +249,7 @@ export class TurnBridges {
         return it;
       },
       (err: unknown) => {
-        this.#log(`${what}: ${(err as Error).message}`);
+        this.#log(`${what}: ${messageOf(err)}`);
         return null;
       },
     );

@@ -5,40 +5,12 @@
 // the same host: its links, its codec, its ack waiters and its one queue of writes.
 import type { EventEmitter } from 'node:events';
 import type { RoomMemberEvents } from '../member-api.js';
-import type { QueuedMessage } from '../store/outbox.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec } from '../wire/frame-codec.js';
 import type { HaveFrame } from '../wire/frames.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 import type { AckWaiters } from './ack-waiters.js';
-import type { KnownPeer, LivePeer } from './presence.js';
-
-/** Durable state of a non-ephemeral member (implemented over the profile store). */
-export interface NodeState {
-  /** Unread messages, oldest first. */
-  readonly inbox: readonly Envelope[];
-  outbox: QueuedMessage[];
-  peers: Record<string, KnownPeer>;
-  /** Stores a message durably; PapoError 'inbox_full' (nothing stored) past the inbox's cap. */
-  addToInbox(msg: Envelope): Promise<void>;
-  removeFromInbox(ids: Iterable<string>): Promise<void>;
-  /** Messages held for the person's review, oldest first (review.ts, ADR 0081). */
-  readonly held: readonly Envelope[];
-  addToHeld(msg: Envelope): Promise<void>;
-  removeFromHeld(ids: Iterable<string>): Promise<void>;
-  /** The person's review settings: whether review is on, and whether a message is held. */
-  readonly review: { reviewing(): boolean; holds(msg: Envelope): boolean };
-  saveOutbox(): Promise<void>;
-  savePeers(): Promise<void>;
-  saveNames(names: Record<string, string>): Promise<void>;
-  appendLog(entry: LogEntry): Promise<void>;
-  readLogTail(limit: number): Promise<LogEntry[]>;
-  /**
-   * Every msg id this member ever stored (from the log, the inbox and held/); a stored message
-   * whose `in` line a stop kept out of the log gets it now (profile-store.ts).
-   */
-  recoverInboundIds(): Promise<Iterable<string>>;
-}
+import type { LivePeer } from './presence.js';
 
 /** What a delivery needs of the room node. */
 export interface DeliveryHost {
@@ -83,7 +55,7 @@ export interface Delivery {
   /**
    * Keeps a signed message before its first broadcast: durably (a crash after this still
    * delivers), a promise that rejects if it could not be kept, and then it must not go out; in
-   * memory, at once (undefined), so the message goes out in the same turn as before the split.
+   * memory, at once (undefined), so the message goes out in the same turn as the send.
    */
   queue(envelope: Envelope, members: () => string[]): Promise<void> | undefined;
   /** After the first ack: waits up to `ms` for the others online it is owed to (ADR 0063). */

@@ -1,4 +1,4 @@
-// The delivery of an agent's member, which stores (docs/delivery.md; per recipient since ADR 0063):
+// The delivery of an agent's member, which stores (docs/delivery.md; per recipient: ADR 0063):
 //   - send writes the outbox (durably) before the first broadcast;
 //   - a receiver stores inbox + log, then acks; an ack means "it is on their disk";
 //   - a message is owed to every member known when it is sent (with `to`: the recipient); each
@@ -8,10 +8,11 @@
 //     ack heals by itself;
 //   - a full inbox (ADR 0062) refuses a message and tells its sender;
 //   - the review gate (ADR 0081): a message the person's rules hold is stored in held/ instead of
-//     the inbox, logged and acked the same, and reaches the agent only once approved (review.ts);
+//     the inbox, logged and acked the same, and reaches the agent only once approved (store/review.ts);
 //   - catch-up: both sides of a new link swap digests and send what the other lacks (catch-up.ts).
 
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
+import { shortId } from '../log.js';
 import {
   ackCounts,
   afterAck,
@@ -21,6 +22,7 @@ import {
   owedSummary,
   type QueuedMessage,
 } from '../store/outbox.js';
+import type { MemberState } from '../store/profile-store.js';
 import {
   applyDecision,
   type DecisionOutcome,
@@ -33,19 +35,19 @@ import type { HaveFrame } from '../wire/frames.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
-import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import type { Delivery, DeliveryHost } from './delivery.js';
 
 /**
  * A neighbour's digest is answered at most this often (it sends one when the link opens and with
  * every heartbeat): a member reachable only through one that caught up later still gets it.
  */
 const DIGEST_ANSWER_INTERVAL_MS = 25_000;
-/** How far back the log is read at start for decisions a crash cut short (review.ts). */
+/** How far back the log is read at start for decisions a crash cut short (store/review.ts). */
 const DECISIONS_LOG_ENTRIES = 2_000;
 
 export class DurableDelivery implements Delivery {
   #host: DeliveryHost;
-  #state: NodeState;
+  #state: MemberState;
   #memberSince: number;
   #seenIds = new Set<string>();
   /** Messages being stored now: a copy arriving meanwhile is acked only once the store is done. */
@@ -57,7 +59,7 @@ export class DurableDelivery implements Delivery {
   #digestAnswered = new Map<string, number>();
 
   /** `memberSince`: when this member joined the room (ms): catch-up never brings it older messages. */
-  constructor(host: DeliveryHost, state: NodeState, memberSince: number) {
+  constructor(host: DeliveryHost, state: MemberState, memberSince: number) {
     this.#host = host;
     this.#state = state;
     this.#memberSince = memberSince;
@@ -71,13 +73,13 @@ export class DurableDelivery implements Delivery {
         host.sendTo(peer, host.codec.seal({ ...msg, t: 'missed' } as SignedFrame));
       } catch (err) {
         // A message whose frame was at the 64 KiB limit does not fit with the longer `t`.
-        host.log(`catch-up: could not send ${msg.id}: ${(err as Error).message}`);
+        host.log(`catch-up: could not send ${msg.id}: ${messageOf(err)}`);
       }
     }, now);
   }
 
   async start(): Promise<void> {
-    // A decision a crash cut short is finished (review.ts); decisions are recent, so the tail of
+    // A decision a crash cut short is finished (store/review.ts); decisions are recent, so the tail of
     // the log holds them. That tail (longer than catch-up's) is read once and serves both.
     const tail =
       this.#state.held.length > 0 ? await this.#state.readLogTail(DECISIONS_LOG_ENTRIES) : undefined;
@@ -88,7 +90,7 @@ export class DurableDelivery implements Delivery {
         tail?.slice(-CATCH_UP_LOG_ENTRIES) ?? (await this.#state.readLogTail(CATCH_UP_LOG_ENTRIES)),
       );
     } catch (err) {
-      this.#host.log(`could not read the log for catch-up: ${(err as Error).message}`);
+      this.#host.log(`could not read the log for catch-up: ${messageOf(err)}`);
     }
   }
 
@@ -217,7 +219,7 @@ export class DurableDelivery implements Delivery {
           await state.appendLog({ ev: 'in', msg, ...(held ? { held: true as const } : {}) });
         } catch (err) {
           // The inbox holds it, so it is safe for the agent; only history misses the line.
-          host.log(`could not log message ${msg.id}: ${(err as Error).message}`);
+          host.log(`could not log message ${msg.id}: ${messageOf(err)}`);
         }
       })
       .then(
@@ -232,7 +234,7 @@ export class DurableDelivery implements Delivery {
         (err: unknown) => {
           // Not stored, so not acked: the sender keeps it queued and sends it again.
           this.#storing.delete(msg.id);
-          host.log(`could not store message ${msg.id}: ${(err as Error).message}`);
+          host.log(`could not store message ${msg.id}: ${messageOf(err)}`);
           // A full inbox is told, so the sender can say why (not acked, not seen: a later copy,
           // once the agent has read, is stored).
           if (err instanceof PapoError && err.code === 'inbox_full' && !host.isClosed())
@@ -279,7 +281,7 @@ export class DurableDelivery implements Delivery {
         await state.appendLog({ ev: 'delivered', id, by, ts: host.now() });
         host.events.emit('delivered', { id, by });
       })
-      .catch((err: unknown) => host.log(`could not update the outbox: ${(err as Error).message}`))
+      .catch((err: unknown) => host.log(`could not update the outbox: ${messageOf(err)}`))
       .finally(() => host.waiters.acked(id, by));
   }
 
@@ -335,9 +337,7 @@ export class DurableDelivery implements Delivery {
     const missing = missingFor(this.#recent.messages(), have, { node: peer, name: live?.name });
     if (missing.length === 0) return;
     const queued = this.#catchUp.enqueue(peer, missing);
-    this.#host.log(
-      `catch-up: sending ${queued} of ${missing.length} missed messages to ${peer.slice(0, 10)}`,
-    );
+    this.#host.log(`catch-up: sending ${queued} of ${missing.length} missed messages to ${shortId(peer)}`);
   }
 
   heartbeat(): void {

@@ -7,10 +7,13 @@
 // the command takes the lock and edits them itself; when one runs, it leaves a request file in
 // the profile (forget-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
 // picks up within a second and deletes once applied.
+
+import { PapoError } from '../errors.js';
+import type { LogTarget } from '../log.js';
 import { acquireLock } from '../store/file-lock.js';
 import { forgetInOutbox } from '../store/outbox.js';
-import { leaveRequest, takeRequests } from '../store/profile-requests.js';
-import { openMemberState, type Peers } from '../store/profile-store.js';
+import { leaveRequest, requestTaken, takeRequests } from '../store/profile-requests.js';
+import { openMemberState, type Peers, readOutbox, readPeers } from '../store/profile-store.js';
 import { isMemberName, sameName } from '../wire/names.js';
 import { KnownNames } from './member-names.js';
 
@@ -55,6 +58,38 @@ export async function forgetWhileStopped(dir: string, name: string): Promise<For
   }
 }
 
+/**
+ * Whether the profile knows a member `name`: a known member, or a name a queued message is owed
+ * to. Read-only, without the lock. Error: 'profile_corrupt' (peers.json or outbox.json damaged).
+ */
+export async function knowsMember(dir: string, name: string): Promise<boolean> {
+  // One after the other: when both are damaged, the error names peers.json.
+  const peers = await readPeers(dir);
+  const outbox = await readOutbox(dir);
+  return (
+    Object.values(peers).some((p) => sameName(p.name, name)) ||
+    outbox.some((m) => (m.owed ?? (m.to ? [m.to] : [])).some((n) => sameName(n, name)))
+  );
+}
+
+/** How a forget went: applied here, or left to the running papo mcp (taken within the wait, or not yet). */
+export type ForgetDone = { by: 'here'; released: number } | { by: 'agent'; taken: boolean };
+
+/**
+ * Forgets `name` in the profile in `dir`: itself when no papo mcp runs, else by leaving the running
+ * one a request and waiting up to `pickupMs` for it to be taken.
+ */
+export async function forgetMember(dir: string, name: string, pickupMs: number): Promise<ForgetDone> {
+  try {
+    const { released } = await forgetWhileStopped(dir, name);
+    return { by: 'here', released };
+  } catch (err) {
+    if (!(err instanceof PapoError && err.code === 'profile_locked')) throw err;
+  }
+  const path = await requestForget(dir, name);
+  return { by: 'agent', taken: await requestTaken(path, pickupMs) };
+}
+
 /** Leaves a request for the running member; returns the request file's path. */
 export async function requestForget(dir: string, name: string): Promise<string> {
   if (!isMemberName(name)) throw new RangeError('invalid member name');
@@ -68,7 +103,7 @@ export async function requestForget(dir: string, name: string): Promise<string> 
 export function takeForgetRequests(
   dir: string,
   apply: (name: string) => Promise<unknown>,
-  log: (line: string) => void = () => {},
+  log: LogTarget = () => {},
   names?: readonly string[],
 ): Promise<void> {
   return takeRequests(

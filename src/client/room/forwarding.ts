@@ -4,6 +4,8 @@
 // frame that comes back through another neighbour is neither handled nor forwarded again.
 // What a neighbour can make this member do is bounded (ADR 0062): frames per neighbour per second,
 // past which its frames are dropped unopened (their senders re-send them later, docs/delivery.md).
+
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import { NONCE_BYTES } from '../wire/room-crypto.js';
 
 /** How many forwarded-frame fingerprints to remember (enough for minutes of busy traffic). */
@@ -36,19 +38,16 @@ export function fingerprintOf(sealed: Uint8Array): string {
 export class Forwarding {
   #links: ForwardingLinks;
   #now: () => number;
-  #log: (line: string) => void;
+  #log: Log;
   /** Counts frames dropped for a spent budget (the node's `dropped.flood`). */
   #onFlood: () => number;
   #seenFrames = new Set<string>();
   #budgets = new Map<string, FrameBudget>();
 
-  constructor(
-    links: ForwardingLinks,
-    options: { now: () => number; log: (line: string) => void; onFlood: () => number },
-  ) {
+  constructor(links: ForwardingLinks, options: { now: () => number; log: LogTarget; onFlood: () => number }) {
     this.#links = links;
     this.#now = options.now;
-    this.#log = options.log;
+    this.#log = toLog(options.log);
     this.#onFlood = options.onFlood;
   }
 
@@ -99,7 +98,7 @@ export class Forwarding {
     this.#budgets.set(peer, budget);
     if (budget.tokens < 1) {
       if (this.#onFlood() % 1000 === 0)
-        this.#log(`dropping frames from ${peer.slice(0, 10)}: more than ${FRAMES_PER_SECOND} a second`);
+        this.#log(`dropping frames from ${shortId(peer)}: more than ${FRAMES_PER_SECOND} a second`);
       return false;
     }
     budget.tokens -= 1;

@@ -3,7 +3,10 @@
 // SDK's src/shared/transport.ts is the model). The room node imports this, and so do the
 // transports that implement it; neither imports the other.
 import type { EventEmitter } from 'node:events';
-import type { LinkPath } from '../net/health.js';
+import type { LinkPath, TransportEvents } from '../net/health.js';
+
+/** The events of the links (one definition, in the network's plain types). */
+export type { TransportEvents } from '../net/health.js';
 
 /**
  * The links to neighbours, as the node sees them (the mesh, in this process or in the transport
@@ -13,12 +16,4 @@ export interface NodeTransport extends EventEmitter<TransportEvents> {
   send(peer: string, data: Uint8Array): boolean;
   neighbours(): string[];
   path(peer: string): LinkPath | undefined;
-}
-
-export interface TransportEvents {
-  'link-open': [string];
-  'link-message': [string, Uint8Array];
-  'link-close': [string];
-  /** The peer left the room's topic on the signal server: its goodbye. */
-  'peer-left': [string];
 }

@@ -5,6 +5,7 @@
 // one long gone is forgotten, so a flood of forged hellos cannot grow memory or peers.json.
 
 import type { LinkPath, MemberStatus } from '../member-api.js';
+import type { PeerRecord } from '../store/profile-store.js';
 import type { HelloFrame } from '../wire/frames.js';
 import type { SenderKind } from '../wire/messages.js';
 
@@ -13,15 +14,8 @@ export const ONLINE_WINDOW_MS = 75_000;
 /** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
 export const MAX_KNOWN_PEERS = 256;
 
-/** A member remembered across sessions (peers.json). */
-export interface KnownPeer {
-  name: string;
-  about?: string;
-  kind: SenderKind;
-  lastSeen: number;
-  /** Its person reviews incoming messages (its last hello said so: ADR 0081). */
-  review?: true;
-}
+/** A member remembered across sessions (peers.json, as the store reads it). */
+export type KnownPeer = PeerRecord;
 
 /** A member heard from in this session. */
 export interface LivePeer {

@@ -14,7 +14,8 @@
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
 // told), and how often hellos are answered and peers.json is written.
 import { EventEmitter } from 'node:events';
-import { PapoError } from '../errors.js';
+import { messageOf, PapoError } from '../errors.js';
+import { type Log, type LogTarget, shortId, toLog } from '../log.js';
 import type {
   Impostor,
   MemberStatus,
@@ -24,6 +25,7 @@ import type {
   SendInput,
   SendResult,
 } from '../member-api.js';
+import type { MemberState } from '../store/profile-store.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec, SignedFrame } from '../wire/frame-codec.js';
 import {
@@ -40,7 +42,7 @@ import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
 import { isMemberName, sameName } from '../wire/names.js';
 import { AckWaiters } from './ack-waiters.js';
 import { after, type Clock } from './clock.js';
-import type { Delivery, DeliveryHost, NodeState } from './delivery.js';
+import type { Delivery, DeliveryHost } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
 import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
@@ -59,7 +61,6 @@ const PRESENCE_TICK_MS = 1_000;
  */
 const MORE_ACKS_MS = 1_000;
 
-export type { NodeState } from './delivery.js';
 export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
 export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
 
@@ -73,7 +74,7 @@ export interface RoomNodeOptions {
   codec: FrameCodec;
   transport: NodeTransport;
   /** null for an ephemeral identity: it never stores, never acks, is never remembered. */
-  state: NodeState | null;
+  state: MemberState | null;
   /** Members known from earlier sessions, for an ephemeral node (read-only; never written). */
   knownPeers?: Record<string, KnownPeer>;
   /** Who each name belongs to (names.json; for an ephemeral node, read-only). */
@@ -85,7 +86,7 @@ export interface RoomNodeOptions {
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
-  log?: (line: string) => void;
+  log?: LogTarget;
   now?: () => number;
   /** When this member joined the room (ms): catch-up never brings it older messages. */
   memberSince?: number;
@@ -104,10 +105,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #codec: FrameCodec;
   #transport: NodeTransport;
   /** The member's own records here (peers.json, names.json, impostor lines); messages: #delivery. */
-  #state: NodeState | null;
+  #state: MemberState | null;
   #onClose: (() => Promise<void>) | undefined;
   #network: () => Promise<NetworkHealth>;
-  #log: (line: string) => void;
+  #log: Log;
   #now: () => number;
   /** Live and remembered members, who is online, the known-members cap (presence.ts). */
   #presence: Presence;
@@ -172,7 +173,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         signal: { joined: true, everJoined: true, peers: [], dropped: {} },
         transport: { state: 'running', restarts: 0, failing: false, stallSeconds: 0 },
       }));
-    this.#log = options.log ?? (() => {});
+    this.#log = toLog(options.log);
     this.#now = options.now ?? Date.now;
     const clock: Clock = { now: () => this.#now(), after };
     this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
@@ -386,7 +387,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#waiters.close();
     // What changed and was not written yet is written now (peers-save.ts).
     this.#peersSave?.close();
-    await this.#writes.catch(() => {});
+    await this.#writes.catch(() => {}); // never rejects (#serial): each failure went to its own caller
     await this.#onClose?.();
   }
 
@@ -413,7 +414,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const code = err instanceof PapoError ? err.code : undefined;
       const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';
       this.dropped[reason]++;
-      this.#log(`dropped a frame from ${peer.slice(0, 10)}: ${(err as Error).message}`);
+      this.#log(`dropped a frame from ${shortId(peer)}: ${messageOf(err)}`);
       return;
     }
     // Catch-up frames are between two neighbours only: the others hold their own digests.
@@ -490,12 +491,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.dropped.impostor++;
     if (!first) return;
     const { name, kind, node, first: ts } = impostor;
-    this.#log(
-      `refused frames from ${node.slice(0, 10)}: it claims ${name} (${kind}), which another key holds`,
-    );
+    this.#log(`refused frames from ${shortId(node)}: it claims ${name} (${kind}), which another key holds`);
     const state = this.#state;
     if (state)
-      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(() => {});
+      void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(
+        (err: unknown) => this.#log(`could not log the impostor note: ${messageOf(err)}`),
+      );
   }
 
   /** Tells an impostor key its name is taken, so its own agent learns why it is not heard. */
@@ -599,6 +600,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** State changes run one after another, so two writers never interleave on one file. */
   #serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.#writes.then(work, work);
+    // The caller sees its own failure through `next`; the chain goes on to the next write.
     this.#writes = next.catch(() => {});
     return next;
   }

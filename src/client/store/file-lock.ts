@@ -81,7 +81,7 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw ioError(err, path);
   } finally {
-    await unlink(temp).catch(() => {});
+    await unlink(temp).catch(() => {}); // absent when writeNew failed; a stray .tmp holds no lock
   }
 }
 
@@ -115,16 +115,16 @@ async function breakStale(path: string, seen: string): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(err, guard);
     // A guard is held for milliseconds; an old one was left by a process killed mid-break.
     const st = await stat(guard).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > 10_000) await unlink(guard).catch(() => {});
+    if (st && Date.now() - st.mtimeMs > 10_000) await unlink(guard).catch(() => {}); // another removed it first: look again
     return false;
   }
   try {
     const now = await readNoFollow(path).catch(() => null);
     // The random token makes equal content mean the same lock incarnation.
-    if (now === seen) await unlink(path).catch(() => {});
+    if (now === seen) await unlink(path).catch(() => {}); // gone already: the caller looks again
     return true;
   } finally {
-    await unlink(guard).catch(() => {});
+    await unlink(guard).catch(() => {}); // one left behind is stale in 10 s, and broken then
   }
 }
 
@@ -133,7 +133,7 @@ function holdLock(path: string, content: string, heartbeatMs: number): ProfileLo
   // Refresh the mtime so that a process on another host can tell a live lock from an abandoned one.
   const timer = setInterval(() => {
     const now = new Date();
-    lutimes(path, now, now).catch(() => {});
+    lutimes(path, now, now).catch(() => {}); // a missed beat is made up by the next; staleMs spans several
   }, heartbeatMs);
   timer.unref();
   // Best effort on a normal exit (process.exit, end of the event loop); kill -9 is the stale case.
@@ -153,7 +153,7 @@ function holdLock(path: string, content: string, heartbeatMs: number): ProfileLo
       process.off('exit', onExit);
       held.delete(path);
       const now = await readNoFollow(path).catch(() => null);
-      if (now === content) await unlink(path).catch(() => {});
+      if (now === content) await unlink(path).catch(() => {}); // gone already: nothing left to release
     },
   };
 }

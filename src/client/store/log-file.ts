@@ -26,6 +26,7 @@ export class LogFile {
   append(entry: LogEntry): Promise<void> {
     const line = `${JSON.stringify(entry)}\n`;
     const next = this.#queue.then(() => this.#write(line));
+    // The caller sees its own failure through `next`; the lines after it are still written.
     this.#queue = next.catch(() => {});
     return next;
   }

@@ -1,5 +1,7 @@
 // The human line of a log entry, as `papo log` prints it and the MCP `history` tool returns it
 // (docs/cli.md, "papo log"). Times are local: the TZ variable decides (docs/cli.md, "Environment").
+
+import { shortId } from '../log.js';
 import { indentFollowingLines, inertText } from '../wire/inert-text.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 
@@ -21,7 +23,7 @@ export function formatLogEntry(entry: LogEntry, self?: string, mark?: ReviewMark
   if (entry.ev === 'impostor') {
     // Added with signed frames (ADR 0064): frames refused because their key does not hold the name.
     return inertText(
-      `[${formatLocalTime(entry.ts)}] refused frames claiming to be ${entry.name} (${entry.kind}) from another key [${entry.node.slice(0, 10)}]: not handed to the agent`,
+      `[${formatLocalTime(entry.ts)}] refused frames claiming to be ${entry.name} (${entry.kind}) from another key [${shortId(entry.node)}]: not handed to the agent`,
       'line',
     );
   }

@@ -20,12 +20,16 @@ export const OPEN_APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_C
 export const OPEN_CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
 
 /** The error for a link where a profile file should be. */
-export function linkedFileError(path: string, how: 'symbolic' | 'hard', cause?: unknown): PapoError {
+export function linkedFileError(
+  path: string,
+  how: 'symbolic' | 'hard',
+  cause?: unknown,
+): PapoError<'profile_link'> {
   const what = how === 'symbolic' ? 'is a symbolic link' : 'has another hard link (it is also another file)';
   return new PapoError(
     'profile_link',
     `${path} ${what}; papo does not write or read the files of a profile through links: remove it, or put the real file there`,
-    cause === undefined ? undefined : { cause },
+    { detail: { path, link: how }, ...(cause === undefined ? {} : { cause }) },
   );
 }
 
@@ -106,6 +110,10 @@ export function refuseSharedFileSync(fd: number, path: string): void {
   const st = fstatSync(fd);
   if (st.isFile() && st.nlink <= 1) return;
   closeSync(fd);
-  if (!st.isFile()) throw new PapoError('profile_link', `${path} is not a regular file`);
+  if (!st.isFile()) {
+    throw new PapoError('profile_link', `${path} is not a regular file`, {
+      detail: { path, link: 'not_regular' },
+    });
+  }
   throw linkedFileError(path, 'hard');
 }

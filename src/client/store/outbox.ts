@@ -1,9 +1,9 @@
-// Who a queued message is still owed to (ADR 0063, docs/delivery.md). The rule ADR 0063 replaced
-// let the first ack clear a message to the whole room, so a member that was offline
-// may never get it. Here a message without `to` is owed to every member the sender knows when it
-// sends; each one's ack takes that name off, and the message leaves the outbox once nobody is owed.
-// With `to` it is owed to the recipient alone, as before. When the sender knows nobody, `owed` is
-// absent and that rule holds: the first ack clears it (docs/delivery.md, "The rules").
+// Who a queued message is still owed to (ADR 0063, docs/delivery.md). Were the first ack to clear a
+// message to the whole room, a member that was offline might never get it. So a message without
+// `to` is owed to every member the sender knows when it sends; each one's ack takes that name off,
+// and the message leaves the outbox once nobody is owed. With `to` it is owed to the recipient
+// alone. When the sender knows nobody, `owed` is absent and the first ack clears it
+// (docs/delivery.md, "The rules").
 
 import { checkedEnvelope } from '../wire/frames.js';
 import type { Envelope } from '../wire/messages.js';

@@ -1,4 +1,4 @@
-// The files and folders of a profile ($PAPO_HOME/profiles/<profile>/, docs/configuration.md): the
+// The files and folders of a profile ($PAPO_HOME/profiles/<profile>/, docs/files.md): the
 // one list of their names. The modules that read and write each one import its name from here, and
 // so does everything that must know the whole profile (papo forget, papo status, the fuzz targets).
 

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PapoError } from '../errors.js';
+import { messageOf } from '../errors.js';
+import type { LogTarget } from '../log.js';
 import { readJsonFile, writeFileDurable } from './durable-file.js';
 
 /** How often a running member looks for requests. */
@@ -47,7 +48,7 @@ export async function takeRequests(
   dir: string,
   kind: RequestKind,
   apply: (request: unknown) => Promise<boolean>,
-  log: (line: string) => void = () => {},
+  log: LogTarget = () => {},
   names?: readonly string[],
 ): Promise<void> {
   const request = pattern(kind);
@@ -61,8 +62,8 @@ export async function takeRequests(
       request = await readJsonFile<unknown>(path);
     } catch (err) {
       // A link or unreadable JSON: removed, never followed nor retried forever.
-      log(`ignoring ${file}: ${err instanceof PapoError ? err.message : (err as Error).message}`);
-      await unlink(path).catch(() => {});
+      log(`ignoring ${file}: ${messageOf(err)}`);
+      await unlink(path).catch(() => {}); // still there: the next look says so again
       continue;
     }
     try {
@@ -70,10 +71,10 @@ export async function takeRequests(
     } catch (err) {
       // Not applied (the member is closing, a disk error): kept, and tried again at the next look
       // (at the latest when papo mcp starts again). The ones after it wait, to keep the order.
-      log(`could not apply ${file} yet: ${(err as Error).message}`);
+      log(`could not apply ${file} yet: ${messageOf(err)}`);
       return;
     }
-    await unlink(path).catch(() => {});
+    await unlink(path).catch((err: unknown) => log(`could not remove ${file}: ${messageOf(err)}`));
   }
 }
 

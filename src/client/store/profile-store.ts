@@ -17,16 +17,18 @@ import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { Low } from 'lowdb';
 import { PapoError } from '../errors.js';
+import type { LogTarget } from '../log.js';
 import { checkedEnvelope } from '../wire/frames.js';
 import { generateIdentity, type Identity, identityFromSecretKey } from '../wire/identity.js';
 import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
 import { isMemberName, NODE_ID_PATTERN, validateProfileName } from '../wire/names.js';
 import { DurableJsonFile, readJsonFile, readTextFile, syncDir, writeFileDurable } from './durable-file.js';
-import { acquireLock } from './file-lock.js';
+import { acquireLock, isAlive } from './file-lock.js';
 import { profileDir } from './home.js';
-import { InboxStore } from './inbox-store.js';
-import { LogFile } from './log-file.js';
-import { isQueuedMessageList, type QueuedMessage } from './outbox.js';
+import { countUnread, InboxStore } from './inbox-store.js';
+import { LogFile, readLogTail } from './log-file.js';
+import { isQueuedMessageList, owedSummary, type QueuedMessage } from './outbox.js';
+import { type ProfileFile, parseProfileFile } from './profile-file.js';
 import {
   HELD_DIR,
   INBOX_DIR,
@@ -38,11 +40,13 @@ import {
   PERSON_KEY_FILE,
   PROFILE_FILE,
   SECRET_KEY_FILE,
+  TRANSPORT_FILE,
 } from './profile-files.js';
-import { ReviewGate } from './review.js';
+import { countHeld, ReviewGate, readReviewSettings } from './review.js';
 
 export type { Identity } from '../wire/identity.js';
 
+/** transport.json: the running papo mcp's transport restarts, for `papo status` (ADR 0057). */
 export interface TransportRecord {
   /** The papo mcp process that wrote it. */
   pid: number;
@@ -81,15 +85,6 @@ export interface CreateProfileInput extends ProfileRef {
   signalUrl?: string;
   /** Replace an existing profile: keeps secret.key and log.jsonl, clears peers, inbox and outbox. */
   force: boolean;
-}
-
-/** profile.json as stored. */
-export interface ProfileFile {
-  name: string;
-  about?: string;
-  secret: string;
-  signalUrl?: string;
-  createdAt: number;
 }
 
 /**
@@ -199,16 +194,19 @@ export interface PeerRecord {
   kind: SenderKind;
   /** Unix ms of the last hello or msg from this member. */
   lastSeen: number;
+  /** Its person reviews incoming messages (its last hello said so: ADR 0081). */
+  review?: true;
 }
 
 /** Known members by node id (hex). */
 export type Peers = Record<string, PeerRecord>;
 
 /**
- * The durable state of a running member, in the shape the room node drives (NodeState in
- * room-node.ts). `inbox`, `outbox` and `peers` are the documents of lowdb databases over
- * DurableJsonFile: change or replace them, then call the matching save, which replaces the file
- * atomically. Take the profile lock (acquireLock) before writing.
+ * The durable state of a running member, as the room node drives it (room/durable-delivery.ts,
+ * room/peers-save.ts). openMemberState makes it over the profile's files: `outbox` and `peers` are
+ * the documents of lowdb databases over DurableJsonFile; change or replace them, then call the
+ * matching save, which replaces the file atomically. Take the profile lock (acquireLock) before
+ * writing. Tests drive the room node with one kept in memory (tests/support/memory-state.ts).
  */
 export interface MemberState {
   /** Unread messages, oldest first (the inbox/ folder: inbox-store.ts). */
@@ -225,8 +223,8 @@ export interface MemberState {
   /** Holds one message durably; PapoError 'inbox_full' when held/ is at the inbox's cap. */
   addToHeld(msg: Envelope): Promise<void>;
   removeFromHeld(ids: Iterable<string>): Promise<void>;
-  /** The review gate over this profile's review.json (review.ts). */
-  readonly review: ReviewGate;
+  /** The person's review gate over review.json (ReviewGate): whether it is on, whether it holds a message. */
+  readonly review: Pick<ReviewGate, 'reviewing' | 'holds'>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
   /** Who each name belongs to (names.json, member-names.ts), as saved. */
@@ -246,7 +244,7 @@ export interface MemberState {
 }
 
 /** Loads inbox, outbox and peers of the profile in `dir`. Error: 'profile_corrupt'. */
-export async function openMemberState(dir: string, onLog?: (line: string) => void): Promise<MemberState> {
+export async function openMemberState(dir: string, onLog?: LogTarget): Promise<MemberState> {
   const inbox = await InboxStore.open(dir);
   const held = await InboxStore.open(dir, HELD_DIR);
   const outboxFile = new DurableJsonFile<QueuedMessage[]>(join(dir, OUTBOX_FILE));
@@ -335,6 +333,91 @@ async function readIdentity(dir: string, file: string): Promise<Identity | null>
   return identityFromSecretKey(parseKeyText(text, path));
 }
 
+// What another process reads of a profile without its lock (papo status, say, forget), and the
+// record papo mcp keeps for them. Each file through its own reader below.
+
+/** peers.json, checked (parsePeersFile). Error: 'profile_corrupt'. */
+export async function readPeers(dir: string): Promise<Peers> {
+  const path = join(dir, PEERS_FILE);
+  return parsePeersFile(await readJsonFile<unknown>(path), path);
+}
+
+/** names.json, checked (parseNamesFile). Error: 'profile_corrupt'. */
+export async function readNames(dir: string): Promise<Record<string, string>> {
+  const path = join(dir, NAMES_FILE);
+  return parseNamesFile(await readJsonFile<unknown>(path), path);
+}
+
+/** outbox.json, checked (parseOutboxFile). Error: 'profile_corrupt'. */
+export async function readOutbox(dir: string): Promise<QueuedMessage[]> {
+  const path = join(dir, OUTBOX_FILE);
+  return parseOutboxFile(await readJsonFile<unknown>(path), path);
+}
+
+/**
+ * The members the profile remembers and who holds each name, for a member that does not own the
+ * files (papo say, papo status beside papo mcp): a file that cannot be read, or does not hold what
+ * papo expects, reads as empty. The papo mcp that owns it reports it when it opens the profile.
+ */
+export async function readRememberedMembers(
+  dir: string,
+): Promise<{ peers: Peers; names: Record<string, string> }> {
+  const [peers, names] = await Promise.all([
+    readPeers(dir).catch(() => ({})),
+    readNames(dir).catch(() => ({})),
+  ]);
+  return { peers, names };
+}
+
+export interface QueueSummary {
+  /** Sent messages not acked yet by everyone they are owed to. */
+  queued: number;
+  /** Who the queue waits for (owedSummary); '' is "the first member to confirm". */
+  owed: { name: string; count: number }[];
+  unread: number;
+  /** Messages held for the person's review. */
+  held: number;
+  /** The person's review gate is on (review.json, ADR 0081). */
+  reviewing: boolean;
+}
+
+/** The profile's queues as `papo status` shows them; an outbox it cannot read counts as empty. */
+export async function readQueueSummary(dir: string): Promise<QueueSummary> {
+  const outbox = await readOutbox(dir).catch(() => []);
+  return {
+    queued: outbox.length,
+    owed: owedSummary(outbox),
+    unread: countUnread(dir),
+    held: countHeld(dir),
+    reviewing: readReviewSettings(dir).on,
+  };
+}
+
+/** Records the transport restarts of this papo mcp (transport.json). */
+export async function writeTransportRecord(dir: string, record: TransportRecord): Promise<void> {
+  await writeFileDurable(join(dir, TRANSPORT_FILE), `${JSON.stringify(record)}\n`);
+}
+
+/** Removes the record: it is news only while the papo mcp that wrote it runs. */
+export async function removeTransportRecord(dir: string): Promise<void> {
+  await rm(join(dir, TRANSPORT_FILE), { force: true });
+}
+
+/**
+ * The running papo mcp's transport restarts, as it recorded them; undefined when there is no
+ * record, it cannot be read, or the papo mcp that wrote it no longer runs (an earlier session's).
+ */
+export async function readAgentTransportRecord(dir: string): Promise<TransportRecord | undefined> {
+  const raw = await readJsonFile<unknown>(join(dir, TRANSPORT_FILE)).catch(() => null);
+  const record = parseTransportRecord(raw);
+  return record !== undefined && isAlive(record.pid) ? record : undefined;
+}
+
+/** The last `limit` entries of the profile's log, oldest first; [] when it cannot be read. */
+export async function readProfileLogTail(dir: string, limit: number): Promise<LogEntry[]> {
+  return readLogTail(join(dir, LOG_FILE), limit).catch(() => []);
+}
+
 // The readers of the profile's files, as pure functions of what the file held (fuzzed in
 // tests/fuzz/parser-targets.ts): a well-formed value, or PapoError 'profile_corrupt' naming `path`.
 
@@ -385,23 +468,13 @@ export function parseOutboxFile(raw: unknown, path: string): QueuedMessage[] {
   }));
 }
 
-/** profile.json's JSON: the profile's fields, or null when it is not a papo profile. */
-export function parseProfileFile(raw: unknown): ProfileFile | null {
-  if (typeof raw !== 'object' || raw === null) return null;
+/** transport.json's JSON (null: absent): the record, or undefined when it is not one. */
+export function parseTransportRecord(raw: unknown): TransportRecord | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
   const v = raw as Record<string, unknown>;
-  if (!isMemberName(v.name) || typeof v.secret !== 'string' || !/^[0-9a-f]{64}$/.test(v.secret)) {
-    return null;
-  }
-  if (v.about !== undefined && typeof v.about !== 'string') return null;
-  if (v.signalUrl !== undefined && typeof v.signalUrl !== 'string') return null;
-  const file: ProfileFile = {
-    name: v.name,
-    secret: v.secret,
-    createdAt: typeof v.createdAt === 'number' ? v.createdAt : 0,
-  };
-  if (typeof v.about === 'string' && v.about !== '') file.about = v.about;
-  if (typeof v.signalUrl === 'string' && v.signalUrl !== '') file.signalUrl = v.signalUrl;
-  return file;
+  if (typeof v.restarts !== 'number' || typeof v.at !== 'number' || !Number.isInteger(v.pid))
+    return undefined;
+  return { pid: v.pid as number, restarts: v.restarts, at: v.at, why: String(v.why) };
 }
 
 function toProfile(dir: string, profile: string, file: ProfileFile, identity: Identity): Profile {

@@ -3,9 +3,8 @@
 // (transport-process.ts, ADR 0057); this one is kept for tests that look inside the stack and for
 // the benchmark that measures what the process boundary costs.
 import { EventEmitter } from 'node:events';
-import type { LinkPath, NetworkHealth, SignalState } from '../net/health.js';
+import type { LinkPath, NetworkHealth, SignalState, TransportEvents } from '../net/health.js';
 import { NetworkStack, type NetworkStackOptions } from '../net/network-stack.js';
-import type { TransportEvents } from '../room/links.js';
 import type { MemberTransport } from './member-transport.js';
 
 /** The network stack in this very process: no supervision, nothing to restart. */

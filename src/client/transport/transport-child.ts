@@ -7,6 +7,8 @@
 // parent points this process's stdout at its own stderr anyway), and it ends when the member's
 // process goes away (the IPC channel disconnects), closing its links first so that their TURN
 // allocations are given back.
+
+import { messageOf } from '../errors.js';
 import type { LinkPath } from '../net/health.js';
 import { NetworkStack } from '../net/network-stack.js';
 import { disableNativeCleanup } from '../net/peer-link.js';
@@ -19,13 +21,22 @@ let stack: NetworkStack | undefined;
 let closing: Promise<void> | undefined;
 const paths = new Map<string, LinkPath | null>();
 
+/**
+ * Tells the member's process. The channel may close at any moment (the member stops first, and
+ * this process closes its links after it): a send that fails then is reported to the callback,
+ * which keeps it from becoming an 'error' event on `process` — an EPIPE stack trace on the
+ * terminal the two share. 'disconnect' ends this process.
+ */
 function tell(message: FromTransport): void {
   if (!process.connected) return;
   try {
-    process.send?.(message);
+    process.send?.(message, undefined, {}, ignoreGone);
   } catch {
-    // The member's process is gone; 'disconnect' ends this one.
+    // The channel closed between the check and the send: the same as above.
   }
+}
+function ignoreGone(): void {
+  // Nobody is left to tell: the member's process is gone.
 }
 
 function log(line: string): void {
@@ -58,7 +69,7 @@ async function start(init: TransportInit): Promise<void> {
         ),
     });
   } catch (err) {
-    tell({ t: 'fatal', message: (err as Error).message });
+    tell({ t: 'fatal', message: messageOf(err) });
     process.exit(70);
   }
   const { mesh } = stack;

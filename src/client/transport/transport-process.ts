@@ -4,7 +4,8 @@
 // Supervision: a ping every second, answered by the child's event loop. A child that has not
 // answered for STALL_MS (the native WebRTC library froze it, ADR 0055, or someone stopped it) is
 // ended with SIGKILL; a child that ends for any reason is started again, at once the first time
-// and then after 1, 2, 5, 10, 30, 30... s while its starts keep ending within a minute. Its links
+// and then after 1, 2, 5, 10, 30, 30... s while its starts keep ending within a minute (backoff.ts,
+// TRANSPORT_RESTART). Its links
 // are reported closed when it ends (the room node re-sends the outbox when they open again), and
 // this process, which never loads node-datachannel, answers throughout. The TURN allocations a
 // child made and had not given back when it was killed are given back from here (ADR 0058).
@@ -12,9 +13,18 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { LinkPath, NetworkHealth, SignalState, TransportHealth, TransportState } from '../net/health.js';
+import { messageOf } from '../errors.js';
+import { type Log, type LogTarget, toLog } from '../log.js';
+import { delayOf, type Schedule, scheduleOf, TRANSPORT_RESTART } from '../net/backoff.js';
+import type {
+  LinkPath,
+  NetworkHealth,
+  SignalState,
+  TransportEvents,
+  TransportHealth,
+  TransportState,
+} from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
-import type { TransportEvents } from '../room/links.js';
 import type { MemberTransport } from './member-transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
 
@@ -23,8 +33,6 @@ export const HEARTBEAT_MS = 1000;
 export const STALL_MS = 5000;
 /** A transport that has not answered once yet gets longer (a loaded machine starts node slowly). */
 const START_GRACE_MS = 15_000;
-/** Restart delays in ms for starts that keep ending; the last repeats. */
-export const RESTART_BACKOFF_MS: readonly number[] = [0, 1000, 2000, 5000, 10_000, 30_000];
 /** A transport that ran this long counts as healthy: the next restart is immediate again. */
 const HEALTHY_RUN_MS = 60_000;
 /** This many short-lived starts in a row is a crash loop, reported as failing. */
@@ -41,13 +49,14 @@ export interface TransportProcessOptions {
   /** The transport's environment (ICE settings, PAPO_LOG); the room's keys never go here. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics (PAPO_LOG). */
-  log?: (line: string) => void;
+  log?: LogTarget;
   /** What a person should see on stderr whatever PAPO_LOG says: restarts. */
-  warn?: (line: string) => void;
+  warn?: LogTarget;
   /** Told of each restart (papo mcp records it for `papo status`). */
   onRestart?: (health: TransportHealth) => void;
   heartbeatMs?: number;
   stallMs?: number;
+  /** Restart delays in ms for starts that keep ending; the last repeats. Default TRANSPORT_RESTART's. */
   backoffMs?: readonly number[];
   /** The child's script (default: transport-child.js beside this file). */
   entry?: string;
@@ -64,11 +73,11 @@ const NOT_JOINED: SignalState = { joined: false, everJoined: false, peers: [], d
 export class TransportProcess extends EventEmitter<TransportEvents> implements MemberTransport {
   readonly signalUrl: string;
   readonly #options: TransportProcessOptions;
-  readonly #log: (line: string) => void;
-  readonly #warn: (line: string) => void;
+  readonly #log: Log;
+  readonly #warn: Log;
   readonly #heartbeatMs: number;
   readonly #stallMs: number;
-  readonly #backoff: readonly number[];
+  readonly #backoff: Schedule;
   #child: ChildProcess | undefined;
   #state: TransportState = 'starting';
   /** Open links as the transport last said, with their path. */
@@ -105,12 +114,11 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     super();
     this.signalUrl = options.init.url;
     this.#options = options;
-    this.#log = options.log ?? (() => {});
-    this.#warn = options.warn ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#log = toLog(options.log);
+    this.#warn = toLog(options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     this.#heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
     this.#stallMs = options.stallMs ?? STALL_MS;
-    this.#backoff = options.backoffMs ?? RESTART_BACKOFF_MS;
-    if (this.#backoff.length === 0) throw new RangeError('backoffMs must not be empty');
+    this.#backoff = scheduleOf(options.backoffMs, TRANSPORT_RESTART);
   }
 
   /** Starts the transport and its supervision. Call once. */
@@ -216,7 +224,7 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
         serialization: 'json',
       });
     } catch (err) {
-      this.#ended(undefined, `could not be started (${(err as Error).message})`);
+      this.#ended(undefined, `could not be started (${messageOf(err)})`);
       return;
     }
     this.#child = child;
@@ -238,8 +246,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       this.#grants.clear();
       this.#ended(child, signal !== null ? `was ended by ${signal}` : `exited with code ${code}`);
     });
-    // The child and its channel keep this process alive, as open links did before the split: a
-    // command waiting for an ack has nothing else to hold its event loop. close() releases them.
+    // The child and its channel keep this process alive: a command waiting for an ack (papo say)
+    // has nothing else to hold its event loop. close() releases them.
     const { url, topic, localId, signalKey, token, pin } = this.#options.init;
     this.#tell({
       t: 'init',
@@ -401,7 +409,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     this.#signalState.emit('change', this.#signal);
     const now = Date.now();
     this.#shortRuns = now - this.#startedAt >= HEALTHY_RUN_MS ? 1 : this.#shortRuns + 1;
-    const delay = this.#backoff[Math.min(this.#shortRuns - 1, this.#backoff.length - 1)] ?? 30_000;
+    // The position in the schedule is the run of short starts, which `fatal` also moves.
+    const delay = delayOf(this.#backoff, this.#shortRuns - 1);
     this.#restarts += 1;
     this.#lastRestart = { at: now, why };
     this.#state = 'restarting';

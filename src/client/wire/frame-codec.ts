@@ -14,6 +14,7 @@
 // (Ed25519 is deterministic; tests/wire/frame-codec.test.ts cross-checks with noble).
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { PapoError } from '../errors.js';
+import { shortId } from '../log.js';
 import {
   decodeFrame,
   encodeFrame,
@@ -108,8 +109,7 @@ export class FrameCodec {
     } catch {
       // not a public key at all
     }
-    if (!good)
-      throw new PapoError('bad_signature', `the frame is not signed by ${signerOf(frame).slice(0, 10)}`);
+    if (!good) throw new PapoError('bad_signature', `the frame is not signed by ${shortId(signerOf(frame))}`);
     return frame as SignedFrame;
   }
 

@@ -11,6 +11,7 @@ export interface Identity {
   nodeId: string;
 }
 
+export { shortId } from '../log.js';
 export { NODE_ID_PATTERN } from './names.js';
 
 export function generateIdentity(): Identity {
@@ -23,9 +24,4 @@ export function identityFromSecretKey(secretKey: Uint8Array): Identity {
   }
   const publicKey = ed25519.getPublicKey(secretKey);
   return { secretKey, publicKey, nodeId: bytesToHex(publicKey) };
-}
-
-/** The first 10 hex characters: what people see (`colega [b0eb25083d]`). */
-export function shortId(nodeId: string): string {
-  return nodeId.slice(0, 10);
 }

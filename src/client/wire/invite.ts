@@ -7,7 +7,7 @@
 // The 4-byte check makes an invite cut or altered while being copied fail loudly instead of
 // joining a different room (every truncation is refused, property tests included: docs/status.md).
 import { blake3 } from '@noble/hashes/blake3.js';
-import { PapoError } from '../errors.js';
+import { isPapoError, PapoError } from '../errors.js';
 import { SECRET_BYTES } from './room-crypto.js';
 import { MAX_SIGNAL_URL_BYTES, parseSignalUrl } from './signal-url.js';
 
@@ -40,22 +40,27 @@ export function encodeInvite(secret: Uint8Array, signalUrl: string): string {
 
 const DAMAGED =
   'this invite is damaged or was cut off when it was copied; ask for it again (the other person runs "papo invite")';
+const DAMAGED_DETAIL = { detail: { problem: 'damaged' } } as const;
 
 export function decodeInvite(text: string): Invite {
   if (typeof text !== 'string') throw new TypeError('invite must be a string');
   const trimmed = text.trim();
   if (!trimmed.startsWith(INVITE_PREFIX)) {
-    throw new PapoError('invalid_invite', 'this is not a papo invite (an invite starts with "papo1")');
+    throw new PapoError('invalid_invite', 'this is not a papo invite (an invite starts with "papo1")', {
+      detail: { problem: 'not_papo' },
+    });
   }
   const bytes = base32Decode(trimmed.slice(INVITE_PREFIX.length).toLowerCase());
   if (bytes === null || bytes.length < SECRET_BYTES + CHECK_BYTES) {
-    throw new PapoError('invalid_invite', DAMAGED);
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
   }
   const body = bytes.subarray(0, bytes.length - CHECK_BYTES);
   const check = bytes.subarray(bytes.length - CHECK_BYTES);
   const expected = blake3(body).subarray(0, CHECK_BYTES);
-  if (!expected.every((b, i) => b === check[i])) throw new PapoError('invalid_invite', DAMAGED);
-  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES) throw new PapoError('invalid_invite', DAMAGED);
+  if (!expected.every((b, i) => b === check[i]))
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
+  if (body.length - SECRET_BYTES > MAX_SIGNAL_URL_BYTES)
+    throw new PapoError('invalid_invite', DAMAGED, DAMAGED_DETAIL);
 
   const secret = body.slice(0, SECRET_BYTES);
   let signalUrl = '';
@@ -64,19 +69,25 @@ export function decodeInvite(text: string): Invite {
     try {
       urlText = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(SECRET_BYTES));
     } catch (cause) {
-      throw new PapoError('invalid_invite', 'this invite carries no usable signal URL', { cause });
+      throw new PapoError('invalid_invite', 'this invite carries no usable signal URL', {
+        detail: { problem: 'no_signal_url' },
+        cause,
+      });
     }
     try {
       signalUrl = parseSignalUrl(urlText, 'invite');
     } catch (cause) {
-      // A fragment papo cannot read says what is wrong with it (the message repeats no token).
-      const fragment = cause instanceof PapoError && cause.message.startsWith("this invite's signal address");
+      // A refused fragment says what is wrong with it (the message repeats no token).
+      if (isPapoError(cause, 'invalid_signal_url') && cause.detail.fragment !== undefined) {
+        throw new PapoError('invalid_invite', cause.message, {
+          detail: { problem: 'signal_fragment', fragment: cause.detail.fragment },
+          cause,
+        });
+      }
       throw new PapoError(
         'invalid_invite',
-        fragment
-          ? cause.message
-          : 'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)',
-        { cause },
+        'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)',
+        { detail: { problem: 'no_signal_url' }, cause },
       );
     }
   }

@@ -32,7 +32,7 @@ export type LogEntry =
   | { ev: 'out'; msg: Envelope }
   /** `held`: the review gate kept it from the agent until its person decides (ADR 0081). */
   | { ev: 'in'; msg: Envelope; held?: true }
-  /** The person's decision on a held message (review.ts); `reason` is what they told its sender. */
+  /** The person's decision on a held message (store/review.ts); `reason` is what they told its sender. */
   | { ev: 'review'; id: string; decision: 'approved' | 'rejected'; ts: number; reason?: string }
   | { ev: 'delivered'; id: string; by: string; ts: number }
   /** Frames that claimed a name another key holds were refused (ADR 0064), first time this run. */

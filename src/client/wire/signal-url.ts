@@ -1,7 +1,7 @@
 // Where a room's members meet (docs/files.md, "The profile on disk"; docs/architecture.md, "The
 // local signal server"). The room carries its
 // signal URL; PAPO_SIGNAL overrides it; with neither, the embedded local server on this machine.
-import { PapoError } from '../errors.js';
+import { PapoError, type SignalFragmentProblem } from '../errors.js';
 
 export const DEFAULT_SIGNAL_PORT = 7450;
 export const DEFAULT_SIGNAL_URL = `ws://127.0.0.1:${DEFAULT_SIGNAL_PORT}`;
@@ -48,21 +48,15 @@ export function parseSignalAddress(text: string, source: SignalUrlSource): Signa
     url.username === '' &&
     url.password === '';
   if (!valid || url === undefined) {
-    throw new PapoError('invalid_signal_url', invalidMessage(source));
+    throw new PapoError('invalid_signal_url', invalidMessage(source), { detail: { source } });
   }
   const extra = parseFragment(url.hash, source);
   const tls = url.protocol === 'wss:' || url.protocol === 'https:';
   if (extra.pin !== undefined && !tls) {
-    throw new PapoError(
-      'invalid_signal_url',
-      `${sourceName(source)} carries a certificate pin on a ${url.protocol}// URL: a pin is for wss:// or https://`,
-    );
+    throw fragmentError(source, { problem: 'pin_without_tls', scheme: url.protocol });
   }
   if (extra.token !== undefined && !tls && !isLoopbackHostname(url.hostname)) {
-    throw new PapoError(
-      'invalid_signal_url',
-      `${sourceName(source)} carries a token for a ${url.protocol}// server on another machine: it would travel in clear, so papo never sends it (use wss://)`,
-    );
+    throw fragmentError(source, { problem: 'token_in_clear', scheme: url.protocol });
   }
   // An empty query or fragment ("ws://h?", "ws://h#") serialises as a bare "?" or "#": drop them,
   // so that the slice below takes the path's "/" and parsing the result again gives the same URL
@@ -73,7 +67,9 @@ export function parseSignalAddress(text: string, source: SignalUrlSource): Signa
   if (url.pathname === '/' && url.search === '') normalised = normalised.slice(0, -1);
   const address: SignalAddress = { url: normalised, ...extra };
   if (new TextEncoder().encode(formatSignalAddress(address)).length > MAX_SIGNAL_URL_BYTES) {
-    throw new PapoError('invalid_signal_url', `${invalidMessage(source)} (longer than 255 bytes)`);
+    throw new PapoError('invalid_signal_url', `${invalidMessage(source)} (longer than 255 bytes)`, {
+      detail: { source },
+    });
   }
   return address;
 }
@@ -112,32 +108,68 @@ export function signalUrlOf(address: string): string {
 function parseFragment(hash: string, source: SignalUrlSource): { pin?: string; token?: string } {
   if (hash === '' || hash === '#') return {};
   const out: { pin?: string; token?: string } = {};
-  const bad = (what: string) =>
-    new PapoError(
-      'invalid_signal_url',
-      `${sourceName(source)} has a fragment papo cannot read (${what}); a signal address may end in #pin=sha256/…&token=… and nothing else`,
-    );
   for (const part of hash.slice(1).split('&')) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
     const value = eq < 0 ? '' : part.slice(eq + 1);
     if (key === 'pin') {
-      if (out.pin !== undefined) throw bad('two pins');
+      if (out.pin !== undefined) throw fragmentError(source, { problem: 'two_pins' });
       if (!PIN_SHAPE.test(value) || !canonicalBase64url(value.slice('sha256/'.length)))
-        throw bad('the pin is not sha256/ and 43 base64url characters');
+        throw fragmentError(source, { problem: 'pin_shape' });
       out.pin = value;
     } else if (key === 'token') {
-      if (out.token !== undefined) throw bad('two tokens');
-      if (!TOKEN_SHAPE.test(value)) throw bad('the token must be 1 to 128 letters, digits or - . _ ~ + / =');
+      if (out.token !== undefined) throw fragmentError(source, { problem: 'two_tokens' });
+      if (!TOKEN_SHAPE.test(value)) throw fragmentError(source, { problem: 'token_shape' });
       out.token = value;
     } else {
       // Only the name, cut short: an unknown part might be someone's secret.
-      throw bad(
-        `an unknown part${key === '' ? '' : ` "${key.slice(0, 12).replace(/[^A-Za-z0-9_-]/g, '?')}"`}`,
-      );
+      throw fragmentError(source, {
+        problem: 'unknown_part',
+        name: key.slice(0, 12).replace(/[^A-Za-z0-9_-]/g, '?'),
+      });
     }
   }
   return out;
+}
+
+function fragmentError(
+  source: SignalUrlSource,
+  fragment: SignalFragmentProblem,
+): PapoError<'invalid_signal_url'> {
+  return new PapoError('invalid_signal_url', signalFragmentMessage(source, fragment), {
+    detail: { source, fragment },
+  });
+}
+
+/**
+ * The English text of a refused fragment (the CLI renders other languages from the same data);
+ * it repeats no token.
+ */
+export function signalFragmentMessage(source: SignalUrlSource, p: SignalFragmentProblem): string {
+  const who = sourceName(source);
+  let why: string;
+  switch (p.problem) {
+    case 'pin_without_tls':
+      return `${who} carries a certificate pin on a ${p.scheme}// URL: a pin is for wss:// or https://`;
+    case 'token_in_clear':
+      return `${who} carries a token for a ${p.scheme}// server on another machine: it would travel in clear, so papo never sends it (use wss://)`;
+    case 'two_pins':
+      why = 'two pins';
+      break;
+    case 'two_tokens':
+      why = 'two tokens';
+      break;
+    case 'pin_shape':
+      why = 'the pin is not sha256/ and 43 base64url characters';
+      break;
+    case 'token_shape':
+      why = 'the token must be 1 to 128 letters, digits or - . _ ~ + / =';
+      break;
+    case 'unknown_part':
+      why = `an unknown part${p.name === '' ? '' : ` "${p.name}"`}`;
+      break;
+  }
+  return `${who} has a fragment papo cannot read (${why}); a signal address may end in #pin=sha256/…&token=… and nothing else`;
 }
 
 /** True when the text is the one base64url encoding of its 32 bytes (no stray bits). */

@@ -212,12 +212,12 @@ export async function startUi(
   opts: { cc: ClaudeCode; room: Room; fake: FakeAnthropic; channels: boolean; allow?: string[] },
 ): Promise<{ ui: TmuxClaude; log: string; setup: ClaudeSetup }> {
   const { room } = opts;
-  const project = room.voce.project;
+  const project = room.members.voce.project;
   const setup = await claudeSetup(early, {
     cc: opts.cc,
     root: room.root,
     project,
-    papoHome: room.voce.home,
+    papoHome: room.members.voce.home,
     fake: opts.fake,
   });
   const log = join(room.root, 'papo-stdio.jsonl');
@@ -274,7 +274,7 @@ export function uiSkip(cc: ClaudeCode | { skip: string }): string | false {
 export async function roomWithColleague(t: Hooks): Promise<{ early: Hooks; room: Room; colega: McpProcess }> {
   const early = stopFirst(t);
   const room = await makeRoom(t);
-  const colega = startAgent(room, room.colega);
+  const colega = startAgent(room, room.members.colega);
   await colega.client.initialize();
   return { early, room, colega };
 }

@@ -1,0 +1,49 @@
+// The review gate's hold patterns (ADR 0081): what a person writes in `papo review hold`, and how
+// papo finds it in a colleague's message.
+import { PapoError } from '../errors.js';
+
+/** Longest hold pattern, in characters. */
+export const MAX_PATTERN_CHARS = 200;
+
+/**
+ * A hold pattern as papo matches it: text that must appear in the message, in any letter case,
+ * where a run of spaces matches any run of white space and `*` stands for any text in between
+ * (`rm -rf`, `curl * | sh`, `deploy*production`). Not a regular expression: the text matched is a
+ * colleague's, and JavaScript's backtracking would let them stall papo mcp on a pattern of the
+ * person's (the 2026-12-02 review measured seconds to a minute for (a|a)+$ or .*deploy.*prod).
+ * Each piece between stars is found with indexOf, the leftmost after the previous one, which is
+ * exact for such patterns: the cost is linear in the text.
+ */
+export interface HoldPattern {
+  pieces: string[];
+}
+
+/** The pattern as papo uses it; PapoError 'invalid_pattern' when it is empty, only stars, or too long. */
+export function compilePattern(pattern: string): HoldPattern {
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new PapoError('invalid_pattern', 'too_long', { detail: { problem: 'too_long' } });
+  }
+  const pieces = pattern
+    .split('*')
+    .map((p) => foldText(p))
+    .filter((p) => p !== '' && p !== ' ');
+  if (pieces.length === 0) throw new PapoError('invalid_pattern', 'empty', { detail: { problem: 'empty' } });
+  return { pieces };
+}
+
+/** Whether `text` holds the pattern's pieces in order. */
+export function matchesPattern(pattern: HoldPattern, text: string): boolean {
+  const folded = foldText(text);
+  let from = 0;
+  for (const piece of pattern.pieces) {
+    const at = folded.indexOf(piece, from);
+    if (at < 0) return false;
+    from = at + piece.length;
+  }
+  return true;
+}
+
+/** Lower case, every run of white space one space: how patterns and texts are compared. */
+function foldText(text: string): string {
+  return text.toLowerCase().replace(/\s+/gu, ' ');
+}

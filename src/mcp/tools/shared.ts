@@ -1,0 +1,123 @@
+// What the five tool handlers share: the result and context types, the cancellation and
+// unavailability errors the tool server tells apart, and the room facts more than one tool reads
+// (reviewers, the network view, the name-trust view). The wording of every text stays in texts.ts.
+
+import type { RoomMember } from '../../client/member-api.js';
+import { noPathSummary } from '../../client/net/health.js';
+import type { Envelope } from '../../client/wire/messages.js';
+import { isLoopbackSignalUrl } from '../../client/wire/signal-url.js';
+import type { ChannelPush } from '../channel-pump.js';
+import { fitMessages } from '../result-fit.js';
+import type { SendWindow } from '../send-rate.js';
+import type { NetworkView, TrustView } from '../texts.js';
+import type { Args } from '../tool-args.js';
+
+export interface ToolResult {
+  content: [{ type: 'text'; text: string }];
+  isError?: true;
+}
+
+export function textResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The call was cancelled (notifications/cancelled or shutdown); no response must be sent. */
+export class CallCancelled extends Error {
+  override readonly name = 'CallCancelled';
+}
+
+/** The room member could not be opened; `message` is the tool error text that says what to do. */
+export class MemberUnavailable extends Error {
+  override readonly name = 'MemberUnavailable';
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Present when the client sent a progressToken; reports seconds waited of the total. */
+  progress: ((elapsedSeconds: number, totalSeconds: number) => void) | null;
+}
+
+export interface ToolDeps {
+  /** Resolves to the open member, or rejects with MemberUnavailable. */
+  member(signal: AbortSignal): Promise<RoomMember>;
+  sendWindow: SendWindow;
+  ackTimeoutMs: number;
+  progressIntervalMs: number;
+  /** PAPO_RELAY is set (a variable this papo does not read; docs/transport.md, "Network health"). */
+  papoRelaySet?: boolean;
+  /** The session's pushes: which were pushed, and whether pushes reach the model (ADR 0066). */
+  channel: ChannelPush;
+}
+
+export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
+
+export function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw new CallCancelled('cancelled');
+}
+
+/**
+ * What each `wait`/`inbox` result marked read (see `deliver`): the server puts them back among the
+ * unread when the client cancels the call after all (member-api `restore`).
+ */
+export const CONSUMED = new WeakMap<ToolResult, Envelope[]>();
+
+/** Formats what fits, consumes exactly that, and says how many stay unread (`wait`, `inbox`). */
+export async function deliver(
+  deps: Pick<ToolDeps, 'channel'>,
+  member: RoomMember,
+  messages: Envelope[],
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  // A message pushed in this session says so in its header: the model may have seen it (ADR 0066).
+  const fitted = fitMessages(messages, undefined, (id) => deps.channel.wasPushed(id));
+  // Consume only if the result will be sent: a cancelled call gets no response, so the
+  // messages must stay unread for the next `wait`/`inbox`.
+  throwIfCancelled(signal);
+  await member.consume(fitted.included.map((m) => m.id));
+  // From here the messages are read. A cancellation that arrives during the write, or after the
+  // result left, puts them back (tool-server.ts): the client drops the result of a cancelled call.
+  const result = textResult(fitted.text);
+  CONSUMED.set(result, fitted.included);
+  return result;
+}
+
+/** Known members whose person reviews incoming messages (ADR 0081), among those `wanted`. */
+export function reviewersAmong(member: RoomMember, wanted: (name: string) => boolean): string[] {
+  const names = member
+    .members()
+    .filter((m) => m.reviews === true && m.kind === 'agent' && wanted(m.name))
+    .map((m) => m.name);
+  return [...new Set(names)];
+}
+
+/** The member's network as the warnings need it (`send` when nobody confirmed, `status`). */
+export async function networkView(member: RoomMember): Promise<NetworkView> {
+  const health = await member.network();
+  let loopback = false;
+  try {
+    loopback = health.signalUrl !== '' && isLoopbackSignalUrl(health.signalUrl);
+  } catch {
+    // not a URL: nothing to say about it
+  }
+  return {
+    signalUrl: health.signalUrl,
+    loopback,
+    knowsMembers: member.members().length > 0,
+    signal: health.signal,
+    transport: health.transport,
+    noPath: noPathSummary(health.signal, member.members()),
+  };
+}
+
+/**
+ * What the agent must know of names in the room: its own taken, or another's claimed (ADR 0064).
+ * Copied as it is now: the member counts an impostor's frames in the same object.
+ */
+export function trustView(member: RoomMember): TrustView {
+  const impostors = member.impostors().map(({ name, kind, node, frames }) => ({ name, kind, node, frames }));
+  return { name: member.name, takenBy: member.nameTakenBy(), impostors };
+}
