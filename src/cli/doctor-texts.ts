@@ -22,6 +22,8 @@ export interface DoctorTexts {
   signalRefusedFix: string;
   signalNotPapo(url: string, detail: string): string;
   signalNotPapoFix: string;
+  signalPinMismatch(url: string): string;
+  signalPinMismatchFix: string;
   tokenAccepted: string;
   tokenNotNeeded: string;
   tokenRefused: string;
@@ -114,6 +116,10 @@ const en: DoctorTexts = {
   signalRefusedFix: 'try again in a moment; if it persists, ask the signal server operator about its limits',
   signalNotPapo: (url, detail) => `${url} does not answer as a papo signal server (${detail})`,
   signalNotPapoFix: "check the room's signal URL (the invite, or PAPO_SIGNAL) and any proxy in front of it",
+  signalPinMismatch: (url) =>
+    `${url} presents a certificate whose key is not the one the room's invite pins (its key changed, or another machine answers there); papo sent it nothing`,
+  signalPinMismatchFix:
+    "ask the server's operator whether its key changed; if it did, the room's creator runs the new papo new line papo signal --public prints, and everyone joins with the new invite",
   tokenAccepted: 'accepted',
   tokenNotNeeded: 'none sent, none needed',
   tokenRefused: 'the signal server refused the token papo sent',
@@ -244,6 +250,10 @@ const pt: DoctorTexts = {
   signalNotPapo: (url, detail) => `${url} não responde como um servidor de sinalização do papo (${detail})`,
   signalNotPapoFix:
     'confira a URL de sinalização da sala (o convite, ou PAPO_SIGNAL) e o proxy na frente dele',
+  signalPinMismatch: (url) =>
+    `${url} apresenta um certificado cuja chave não é a que o convite da sala fixa (a chave dele mudou, ou outra máquina responde ali); o papo não mandou nada a ele`,
+  signalPinMismatchFix:
+    'pergunte a quem opera o servidor se a chave mudou; se mudou, quem criou a sala roda a nova linha papo new que o papo signal --public imprime, e todos entram com o convite novo',
   tokenAccepted: 'aceito',
   tokenNotNeeded: 'nenhum enviado, nenhum exigido',
   tokenRefused: 'o servidor de sinalização recusou o token que o papo mandou',

@@ -11,12 +11,17 @@ import {
   probeTurn,
   type StunDestination,
   stunMappings,
+  turnPinFor,
   turnTransportOf,
 } from '../client/net/turn-probe.js';
 import { openProfile } from '../client/store/profile-store.js';
 import { shortId } from '../client/wire/identity.js';
 import { deriveRoomKeys } from '../client/wire/room-crypto.js';
-import { effectiveSignalUrl, isLoopbackSignalUrl } from '../client/wire/signal-url.js';
+import {
+  effectiveSignalAddress,
+  isLoopbackSignalUrl,
+  type SignalAddress,
+} from '../client/wire/signal-url.js';
 import type { IceServer } from '../signal-protocol.js';
 import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';
@@ -85,6 +90,8 @@ export function displayUrl(url: string): string {
     const u = new URL(url);
     u.username = '';
     u.password = '';
+    // The fragment may carry the pin and the token (ADR 0089).
+    u.hash = '';
     for (const key of [...u.searchParams.keys()])
       if (/token|secret|key|auth/i.test(key)) u.searchParams.set(key, '***');
     const text = u.toString();
@@ -196,6 +203,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     ms: 0,
   };
   let nodeId: string | undefined;
+  let address: SignalAddress | undefined;
   try {
     const p = await openProfile({ home: o.home, profile: o.profile });
     nodeId = p.identity.nodeId;
@@ -206,7 +214,8 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       roomId: deriveRoomKeys(p.secret).roomId,
       nodeId: shortId(p.identity.nodeId),
     };
-    const url = effectiveSignalUrl(p.signalUrl, env);
+    address = effectiveSignalAddress(p.signalUrl, env);
+    const url = address.url;
     facts.rawSignalUrl = url;
     facts.signalUrl = displayUrl(url);
     facts.loopback = isLoopbackSignalUrl(url);
@@ -224,7 +233,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     o.progress?.('signal');
     let token: string | undefined;
     try {
-      token = signalTokenFor(facts.rawSignalUrl, env);
+      token = signalTokenFor(address ?? facts.rawSignalUrl, env);
     } catch (err) {
       facts.tokenProblem = errorText(err, o.lang);
     }
@@ -233,6 +242,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       url: facts.rawSignalUrl,
       token,
       peer: nodeId,
+      pin: address?.pin,
       timeoutMs: DOCTOR_TIMEOUTS.signal,
     });
     if (facts.signal.outcome === 'welcome') welcome = facts.signal.iceServers;
@@ -248,7 +258,15 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     [facts.stun, facts.turn] = await Promise.all([
       stunMappings(stunDestinations(servers), DOCTOR_TIMEOUTS.stun),
       Promise.all(
-        turnTargets(servers).map((x) => probeTurn(x.url, x.username, x.credential, DOCTOR_TIMEOUTS.turn)),
+        turnTargets(servers).map((x) =>
+          probeTurn(
+            x.url,
+            x.username,
+            x.credential,
+            DOCTOR_TIMEOUTS.turn,
+            address === undefined ? undefined : turnPinFor(address, x.url),
+          ),
+        ),
       ),
     ]);
   }
@@ -277,7 +295,6 @@ async function registrations(o: GatherOptions): Promise<DoctorFacts['clients']> 
   );
 }
 
-/** The checklist, in the order a person reads it. */
 /** A check before its label: the label of its id unless it names its own (each agent CLI). */
 type Draft = Omit<Check, 'label'> & { label?: string };
 
@@ -338,6 +355,14 @@ function signalCheck(f: DoctorFacts, url: string, s: SignalProbe, t: DoctorTexts
   const data = { url, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
   if (s.outcome === 'welcome' || s.outcome === 'unauthorized')
     return { id: 'signal', status: 'ok', text: t.signalOk(url, s.ms), data };
+  if (s.outcome === 'pin_mismatch')
+    return {
+      id: 'signal',
+      status: 'fail',
+      text: t.signalPinMismatch(url),
+      fix: t.signalPinMismatchFix,
+      data: { ...data, detail: s.detail },
+    };
   if (s.outcome === 'unreachable')
     return {
       id: 'signal',

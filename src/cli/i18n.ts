@@ -4,6 +4,7 @@ import {
   type AnyPapoError,
   isPapoError,
   type PapoErrorDetails,
+  type SignalFragmentProblem,
   type SignalTokenProblem,
 } from '../client/errors.js';
 import type { NoPathReason } from '../client/net/health.js';
@@ -29,6 +30,17 @@ export interface ErrorHints {
   name?: string;
   home?: string;
 }
+
+/** What `papo join`'s probe of the room's signal server found (the token accepted, or only a welcome). */
+export type JoinCheck =
+  | 'accepted'
+  | 'welcome'
+  | 'unauthorized'
+  | 'pin_mismatch'
+  | 'unreachable'
+  | 'not_papo'
+  /** PAPO_SIGNAL_TOKEN cannot be used for this server: `detail` is its error, already translated. */
+  | 'token_invalid';
 
 export interface Messages {
   errorPrefix: string;
@@ -101,6 +113,8 @@ export interface Messages {
   noMembersOnTopic: string;
   /** Why the signal server could not be used (SignalProblemCode), for status and say. */
   signalProblem(code: string, url: string, detail: string): string;
+  /** `papo join`'s one line on the room's signal server, probed at once (ADR 0089). */
+  joinCheck(outcome: JoinCheck, url: string, detail: string): string;
   /** This process's own transport could not run (ADR 0057). */
   transportTrouble(why: string, restarts: number): string;
   localOnlyRoom(url: string): string;
@@ -272,10 +286,30 @@ const en: Messages = {
       case 'rate_limited':
       case 'topic_limit':
         return `warning: the signal server ${url} turned papo away for now (${detail}); try again in a moment`;
+      case 'pin_mismatch':
+        return `warning: the signal server ${url} presents a certificate whose key is not the one this room's invite pins: its key changed, or another machine answers at that address; papo sends it nothing. Ask the server's operator; if the key changed, ask for a new invite`;
       case 'not_papo':
         return `warning: ${url} does not answer as a papo signal server (${detail}); check the room's signal URL (the invite, or PAPO_SIGNAL)`;
       default:
         return `warning: could not reach the signal server at ${url} (${detail}); is it running, and reachable from this network?`;
+    }
+  },
+  joinCheck: (outcome, url, detail) => {
+    switch (outcome) {
+      case 'accepted':
+        return `The signal server ${url} answers and accepts this room's token.`;
+      case 'welcome':
+        return `The signal server ${url} answers.`;
+      case 'unauthorized':
+        return `warning: the signal server ${url} answers but refuses this room's token (${detail}): ask for a new invite, or set PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>`;
+      case 'pin_mismatch':
+        return `warning: the signal server ${url} presents a certificate whose key is not the one this invite pins: its key changed, or another machine answers at that address; papo sends it nothing. Ask for a new invite`;
+      case 'token_invalid':
+        return `warning: ${detail}`;
+      case 'unreachable':
+        return `note: the signal server ${url} does not answer now (${detail}); the room is kept, and papo meets the others there once it answers (papo doctor checks it)`;
+      default:
+        return `warning: ${url} does not answer as a papo signal server should (${detail}); check the invite's signal address (papo doctor says more)`;
     }
   },
   transportTrouble: (why, restarts) =>
@@ -459,10 +493,30 @@ const pt: Messages = {
       case 'rate_limited':
       case 'topic_limit':
         return `aviso: o servidor de sinalização ${url} recusou o papo por enquanto (${detail}); tente de novo daqui a pouco`;
+      case 'pin_mismatch':
+        return `aviso: o servidor de sinalização ${url} apresenta um certificado cuja chave não é a que o convite desta sala fixa: a chave dele mudou, ou outra máquina responde nesse endereço; o papo não manda nada a ele. Pergunte a quem opera o servidor; se a chave mudou, peça um convite novo`;
       case 'not_papo':
         return `aviso: ${url} não responde como um servidor de sinalização do papo (${detail}); confira a URL de sinalização da sala (o convite, ou PAPO_SIGNAL)`;
       default:
         return `aviso: não foi possível alcançar o servidor de sinalização em ${url} (${detail}); ele está no ar e acessível desta rede?`;
+    }
+  },
+  joinCheck: (outcome, url, detail) => {
+    switch (outcome) {
+      case 'accepted':
+        return `O servidor de sinalização ${url} responde e aceita o token desta sala.`;
+      case 'welcome':
+        return `O servidor de sinalização ${url} responde.`;
+      case 'unauthorized':
+        return `aviso: o servidor de sinalização ${url} responde mas recusa o token desta sala (${detail}): peça um convite novo, ou defina PAPO_SIGNAL_TOKEN=${originOf(url)}=<token>`;
+      case 'pin_mismatch':
+        return `aviso: o servidor de sinalização ${url} apresenta um certificado cuja chave não é a que este convite fixa: a chave dele mudou, ou outra máquina responde nesse endereço; o papo não manda nada a ele. Peça um convite novo`;
+      case 'token_invalid':
+        return `aviso: ${detail}`;
+      case 'unreachable':
+        return `nota: o servidor de sinalização ${url} não responde agora (${detail}); a sala fica guardada, e o papo encontra os outros lá quando ele responder (o papo doctor o verifica)`;
+      default:
+        return `aviso: ${url} não responde como um servidor de sinalização do papo deveria (${detail}); confira o endereço de sinalização do convite (o papo doctor diz mais)`;
     }
   },
   transportTrouble: (why, restarts) =>
@@ -539,7 +593,9 @@ const pt: Messages = {
       case 'home_unwritable':
         return `não foi possível gravar na pasta do papo${hints.home ? ` ${hints.home}` : ''} — confira PAPO_HOME e as permissões (${message})`;
       case 'invalid_invite':
-        return INVITE_PT[err.detail.problem];
+        return err.detail.problem === 'signal_fragment'
+          ? signalFragmentPt('invite', err.detail.fragment)
+          : INVITE_PT[err.detail.problem];
       case 'invalid_signal_token':
         return signalTokenPt(err.detail);
       case 'profile_link':
@@ -560,6 +616,8 @@ const pt: Messages = {
         return `o endereço de métricas ${d.address} (PAPO_SIGNAL_METRICS): ${d.errno ?? d.reason}${inUse}`;
       }
       case 'invalid_signal_url':
+        if (err.detail.fragment !== undefined)
+          return signalFragmentPt(err.detail.source, err.detail.fragment);
         if (err.detail.source === 'PAPO_SIGNAL') return 'PAPO_SIGNAL não é uma URL válida';
         return '--signal não é uma URL válida (use ws://, wss://, http:// ou https://, por exemplo wss://sinal.exemplo.com)';
       default:
@@ -568,7 +626,7 @@ const pt: Messages = {
   },
 };
 
-const INVITE_PT: Record<PapoErrorDetails['invalid_invite']['problem'], string> = {
+const INVITE_PT: Record<Exclude<PapoErrorDetails['invalid_invite']['problem'], 'signal_fragment'>, string> = {
   not_papo: 'isto não é um convite do papo (um convite começa com "papo1")',
   no_signal_url: 'este convite não traz uma URL de sinalização utilizável',
   damaged:
@@ -582,6 +640,38 @@ function originOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** A signal address's refused fragment (src/client/wire/signal-url.ts) in Portuguese; it shows no token. */
+function signalFragmentPt(
+  source: PapoErrorDetails['invalid_signal_url']['source'],
+  p: SignalFragmentProblem,
+): string {
+  const who =
+    source === 'PAPO_SIGNAL' || source === '--signal' ? source : 'o endereço de sinalização deste convite';
+  let reason: string;
+  switch (p.problem) {
+    case 'pin_without_tls':
+      return `${who} traz um pin de certificado numa URL sem TLS: um pin é para wss:// ou https://`;
+    case 'token_in_clear':
+      return `${who} traz um token para um servidor sem TLS em outra máquina: ele viajaria às claras, então o papo nunca o envia (use wss://)`;
+    case 'two_pins':
+      reason = 'dois pins';
+      break;
+    case 'two_tokens':
+      reason = 'dois tokens';
+      break;
+    case 'pin_shape':
+      reason = 'o pin não é sha256/ e 43 caracteres base64url';
+      break;
+    case 'token_shape':
+      reason = 'o token precisa ter de 1 a 128 letras, dígitos ou - . _ ~ + / =';
+      break;
+    case 'unknown_part':
+      reason = `uma parte desconhecida${p.name === '' ? '' : ` "${p.name}"`}`;
+      break;
+  }
+  return `${who} tem um fragmento que o papo não sabe ler (${reason}); um endereço de sinalização pode terminar em #pin=sha256/…&token=… e nada mais`;
 }
 
 /** PAPO_SIGNAL_TOKEN's errors (src/client/net/signal-token.ts) in Portuguese; they name origins only. */

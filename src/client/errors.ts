@@ -50,11 +50,38 @@ export type SignalTokenProblem =
   /** Something before "=" that is not a server's origin (`shown`: cut to 80 characters). */
   | { problem: 'not_origin'; shown: string };
 
+/**
+ * What is wrong with what a signal address's fragment carries (src/client/wire/signal-url.ts,
+ * ADR 0089). Never the token, nor the pin.
+ */
+export type SignalFragmentProblem =
+  | { problem: 'two_pins' }
+  | { problem: 'two_tokens' }
+  /** A pin that is not `sha256/` and 43 base64url characters (32 bytes). */
+  | { problem: 'pin_shape' }
+  /** A token that is not 1 to 128 letters, digits or `- . _ ~ + / =`. */
+  | { problem: 'token_shape' }
+  /** A part other than pin= and token=; `name`: its name cut to 12 characters, others as "?" ('' for none). */
+  | { problem: 'unknown_part'; name: string }
+  /** A pin on a URL without TLS (`scheme`: `ws:` or `http:`). */
+  | { problem: 'pin_without_tls'; scheme: string }
+  /** A token for a URL without TLS on another machine: it would travel in clear. */
+  | { problem: 'token_in_clear'; scheme: string };
+
 /** The data each code carries; a code not named here carries none. */
 export interface PapoErrorDetails {
-  invalid_invite: { problem: 'not_papo' | 'damaged' | 'no_signal_url' };
-  /** Where the URL came from: the flag, the variable, an invite, or the URL a member dials. */
-  invalid_signal_url: { source: 'PAPO_SIGNAL' | '--signal' | 'invite' | 'dialed' };
+  invalid_invite:
+    | { problem: 'not_papo' | 'damaged' | 'no_signal_url' }
+    /** The invite's signal address has a fragment papo refuses. */
+    | { problem: 'signal_fragment'; fragment: SignalFragmentProblem };
+  /**
+   * Where the URL came from: the flag, the variable, an invite, or the URL a member dials; and,
+   * when the URL is sound but its fragment is refused, what is wrong with the fragment.
+   */
+  invalid_signal_url: {
+    source: 'PAPO_SIGNAL' | '--signal' | 'invite' | 'dialed';
+    fragment?: SignalFragmentProblem;
+  };
   invalid_signal_token: SignalTokenProblem;
   /** A profile file that is a link (symbolic, or a hard link to another file) or not a regular file. */
   profile_link: { path: string; link: 'symbolic' | 'hard' | 'not_regular' };

@@ -27,7 +27,7 @@ import { TransportProcess } from './transport/transport-process.js';
 import { FrameCodec } from './wire/frame-codec.js';
 import { generateIdentity, type Identity } from './wire/identity.js';
 import { deriveRoomKeys, type RoomKeys } from './wire/room-crypto.js';
-import { effectiveSignalUrl } from './wire/signal-url.js';
+import { effectiveSignalAddress } from './wire/signal-url.js';
 
 export interface OpenMemberOptions {
   home: string;
@@ -82,10 +82,13 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
   const { env } = options;
   const log = toLog(options.log ?? (() => {}));
   const profile = await openProfile({ home: options.home, profile: options.profile });
-  const signalUrl = effectiveSignalUrl(profile.signalUrl, env);
+  // The address's fragment (pin, token: ADR 0089) goes to the transport apart from the URL, which
+  // is what the member dials, shows and reports.
+  const address = effectiveSignalAddress(profile.signalUrl, env);
+  const signalUrl = address.url;
   // Only a token bound to this server's origin goes to it (ADR 0060); a PAPO_SIGNAL_TOKEN that
   // cannot be used safely stops here, with its error, before the lock or the network are taken.
-  const token = signalTokenFor(signalUrl, env);
+  const token = signalTokenFor(address, env);
   const keys = deriveRoomKeys(profile.secret);
 
   let node: RoomNode | undefined;
@@ -105,6 +108,7 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
         // on the signal server and in the others' meshes would tangle the two (ADR 0064).
         localId: options.signAsPerson ? generateIdentity().nodeId : side.identity.nodeId,
         token,
+        pin: address.pin,
         signalKey: keys.signalKey,
       },
       log,
@@ -175,6 +179,8 @@ interface TransportRoom {
   topic: string;
   localId: string;
   token: string | undefined;
+  /** The pin of the signal server's key, from the room's address (ADR 0089). */
+  pin: string | undefined;
   signalKey: Uint8Array;
 }
 

@@ -592,6 +592,8 @@ function signalWarning(url: string, code: string, rawDetail: string): string {
     case 'rate_limited':
     case 'topic_limit':
       return `WARNING: the signal server ${url} turned papo away for now (${clip(detail)}); papo tries again by itself. ${queued}`;
+    case 'pin_mismatch':
+      return `WARNING: the signal server ${url} presents a certificate whose key is not the one this room's invite pins: its key changed, or another machine answers at that address. papo sends it nothing and keeps trying. ${queued} Tell your user to ask the server's operator whether its key changed; if it did, the room's creator gets the new \`papo new\` line from \`papo signal --public\` and everyone joins with a new invite.`;
     case 'not_papo':
       return `WARNING: ${url} does not answer as a papo signal server (${clip(detail)}), so papo cannot meet the other members. ${queued} Tell your user to check the room's signal URL (the invite, or PAPO_SIGNAL).`;
     default:

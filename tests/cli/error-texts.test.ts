@@ -24,6 +24,8 @@ function thrown<C extends CodeWithDetail>(code: C, run: () => unknown): PapoErro
 }
 
 const TOKEN = 'test-token-not-secret';
+/** A pin of the right shape (32 zero bytes). */
+const PIN = `sha256/${'A'.repeat(43)}`;
 
 /**
  * Each code with data, each of its kinds, as the code that raises it raises it (a Record: a code
@@ -37,11 +39,31 @@ const SAMPLES: { [C in CodeWithDetail]: PapoError<C>[] } = {
     thrown('invalid_invite', () =>
       decodeInvite(encodeInvite(new Uint8Array(32), 'ftp://signal.example.test')),
     ),
+    // A sound invite whose signal address has a fragment papo refuses (ADR 0089).
+    thrown('invalid_invite', () =>
+      decodeInvite(encodeInvite(new Uint8Array(32), 'wss://signal.example.test/#pin=sha256/short')),
+    ),
   ],
   invalid_signal_url: [
     thrown('invalid_signal_url', () => parseSignalUrl('nope', 'PAPO_SIGNAL')),
     thrown('invalid_signal_url', () => parseSignalUrl('ftp://x', '--signal')),
     thrown('invalid_signal_url', () => parseSignalUrl('nope', 'invite')),
+    // The fragment's problems (ADR 0089), one of each.
+    thrown('invalid_signal_url', () =>
+      parseSignalUrl(`wss://signal.example.test/#pin=${PIN}&pin=${PIN}`, '--signal'),
+    ),
+    thrown('invalid_signal_url', () =>
+      parseSignalUrl(`wss://signal.example.test/#token=${TOKEN}&token=${TOKEN}`, 'PAPO_SIGNAL'),
+    ),
+    thrown('invalid_signal_url', () =>
+      parseSignalUrl('wss://signal.example.test/#pin=sha256/short', 'invite'),
+    ),
+    thrown('invalid_signal_url', () => parseSignalUrl('wss://signal.example.test/#token=a%20b', '--signal')),
+    thrown('invalid_signal_url', () =>
+      parseSignalUrl(`wss://signal.example.test/#secret=${TOKEN}`, '--signal'),
+    ),
+    thrown('invalid_signal_url', () => parseSignalUrl(`ws://signal.example.test/#pin=${PIN}`, 'PAPO_SIGNAL')),
+    thrown('invalid_signal_url', () => parseSignalUrl(`ws://signal.example.test/#token=${TOKEN}`, 'invite')),
   ],
   invalid_signal_token: [
     thrown('invalid_signal_token', () => parseSignalTokens(`${TOKEN}-1,${TOKEN}-2`)),
@@ -105,8 +127,21 @@ function reworded<C extends CodeWithDetail>(err: PapoError<C>): PapoError<C> {
 test('every code with data has a sample of each of its kinds', () => {
   const kinds = (code: CodeWithDetail) =>
     new Set(SAMPLES[code].map((e) => JSON.stringify(Object.values(e.detail as object).slice(0, 1))));
-  assert.equal(kinds('invalid_invite').size, 3);
+  assert.equal(kinds('invalid_invite').size, 4);
   assert.equal(kinds('invalid_signal_url').size, 3);
+  assert.deepEqual(
+    new Set(SAMPLES.invalid_signal_url.map((e) => e.detail.fragment?.problem)),
+    new Set([
+      undefined,
+      'two_pins',
+      'two_tokens',
+      'pin_shape',
+      'token_shape',
+      'unknown_part',
+      'pin_without_tls',
+      'token_in_clear',
+    ]),
+  );
   assert.deepEqual(
     new Set(SAMPLES.invalid_signal_token.map((e) => e.detail.problem)),
     new Set(['bare_twice', 'no_token', 'two_tokens', 'in_clear', 'bare_unbound', 'not_origin']),

@@ -82,9 +82,12 @@ import { inertText } from '../../src/client/wire/inert-text.js';
 import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../../src/client/wire/names.js';
 import {
+  formatSignalAddress,
   isLoopbackSignalUrl,
   MAX_SIGNAL_URL_BYTES,
+  parseSignalAddress,
   parseSignalUrl,
+  signalUrlOf,
 } from '../../src/client/wire/signal-url.js';
 import { ChannelPush } from '../../src/mcp/channel-pump.js';
 import { readLines } from '../../src/mcp/json-lines.js';
@@ -539,6 +542,24 @@ const urlTextArb = fc.oneof(
   anyText,
 );
 
+// Signal addresses with a fragment (ADR 0089): a pin (right, short, stray bits), a token (fit, or
+// with characters a fragment or a header cannot carry), unknown parts, repeats, either order.
+const secretTokenArb = fc.stringMatching(/^[A-Za-z0-9._~+/=-]{16,40}$/).map((t) => `SECRET${t}`);
+const fragmentPartArb = fc.oneof(
+  fc
+    .uint8Array({ minLength: 32, maxLength: 32 })
+    .map((b) => `pin=sha256/${Buffer.from(b).toString('base64url')}`),
+  fc.string({ maxLength: 50 }).map((x) => `pin=sha256/${x}`),
+  secretTokenArb.map((x) => `token=${x}`),
+  fc
+    .tuple(secretTokenArb, fc.constantFrom(' ', '%20', '"', '#', '&', '\u00e9', ''))
+    .map(([x, c]) => `token=${x}${c}`),
+  fc.constantFrom('', 'token=', 'pin=', 'pin', 'x=1', '=', '&'),
+);
+const addressTextArb = fc
+  .tuple(urlTextArb, fc.array(fragmentPartArb, { maxLength: 4 }))
+  .map(([u, parts]) => `${u.split('#')[0]}#${parts.join('&')}`);
+
 const signalUrls: FuzzTarget = {
   name: 'signal URLs (parseSignalUrl)',
   quickRuns: 1000,
@@ -549,6 +570,8 @@ const signalUrls: FuzzTarget = {
         fc.oneof(
           urlTextArb,
           fc.tuple(urlTextArb, editsArb).map(([u, e]) => applyEdits(u, e)),
+          addressTextArb,
+          fc.tuple(addressTextArb, editsArb).map(([u, e]) => applyEdits(u, e)),
         ),
         (text) => {
           let url: string;
@@ -556,8 +579,16 @@ const signalUrls: FuzzTarget = {
             url = parseSignalUrl(text, '--signal');
           } catch (err) {
             if (!isPapoError(err, 'invalid_signal_url')) throw err;
+            // An error never repeats a token the address carried.
+            for (const secret of text.match(/SECRET[A-Za-z0-9._~+/=-]{16,}/g) ?? [])
+              if (err.message.includes(secret)) throw new Error('an error repeats the token');
             return true;
           }
+          // The split parts go back together into the same text; the URL alone has no fragment.
+          const address = parseSignalAddress(url, 'invite');
+          if (formatSignalAddress(address) !== url) throw new Error('format(parse(address)) differs');
+          if (address.url.includes('#') || signalUrlOf(url) !== address.url)
+            throw new Error('the URL of an address keeps a fragment');
           if (Buffer.byteLength(url) > MAX_SIGNAL_URL_BYTES) throw new Error('a URL longer than 255 bytes');
           if (parseSignalUrl(url, 'invite') !== url) throw new Error('parseSignalUrl is not idempotent');
           // What a room carries must be usable by everything that reads it later.

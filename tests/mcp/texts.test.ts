@@ -279,6 +279,16 @@ test('network warnings: one line per cause, exact (docs/transport.md "Network he
   assert.deepEqual(problem('not_papo', 'HTTP 404'), [
     "WARNING: wss://signal.example.test does not answer as a papo signal server (HTTP 404), so papo cannot meet the other members. Messages stay queued and go out once it works. Tell your user to check the room's signal URL (the invite, or PAPO_SIGNAL).",
   ]);
+  // The server's key is not the one the invite pins (ADR 0089): said exactly, with who to ask.
+  assert.deepEqual(
+    problem(
+      'pin_mismatch',
+      "the server at localhost:7450 presents a certificate whose key is not the one the room's invite pins",
+    ),
+    [
+      "WARNING: the signal server wss://signal.example.test presents a certificate whose key is not the one this room's invite pins: its key changed, or another machine answers at that address. papo sends it nothing and keeps trying. Messages stay queued and go out once it works. Tell your user to ask the server's operator whether its key changed; if it did, the room's creator gets the new `papo new` line from `papo signal --public` and everyone joins with a new invite.",
+    ],
+  );
   // A problem that was fixed (joined again) says nothing.
   assert.deepEqual(w({ signal: { joined: true, problem: { code: 'unreachable', detail: 'x' } } }), []);
   assert.deepEqual(

@@ -2,9 +2,12 @@
 // client (the same role libjuice plays) allocates through the bridge, so every request and answer
 // crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { probeTurn } from '../../src/client/net/turn-probe.js';
 import { TurnBridges, TurnTcpBridge } from '../../src/client/net/turn-tcp-bridge.js';
+import { certificatePin } from '../../src/signal-protocol.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient } from '../nat/stun.js';
 import { startCoturn } from '../support/coturn.js';
@@ -23,10 +26,12 @@ async function coturn(t: { after: (fn: () => unknown) => void }) {
     tls,
   });
   t.after(() => server.close());
+  const spki = new X509Certificate(readFileSync(tls.cert)).publicKey.export({ type: 'spki', format: 'der' });
   return {
     port: server.port,
     tlsPort: server.tlsPort as number,
     ca: readFileSync(tls.cert, 'utf8'),
+    pin: certificatePin(spki),
   };
 }
 
@@ -56,6 +61,53 @@ test('an Allocate through the bridge over TCP and over TLS succeeds at a real co
   const untrusted = await TurnTcpBridge.open({ host: 'localhost', port: server.tlsPort, tls: true });
   t.after(() => untrusted.close());
   await assert.rejects(allocateThrough(untrusted));
+});
+
+test("TURN over TLS to the signal server's host: its key's pin stands for a CA, another key is refused (ADR 0089)", {
+  timeout: 30_000,
+}, async (t) => {
+  const server = await coturn(t);
+  // No `ca`: the self-signed certificate is trusted by its key's pin alone.
+  const pinned = await TurnTcpBridge.open({
+    host: 'localhost',
+    port: server.tlsPort,
+    tls: true,
+    pin: server.pin,
+  });
+  t.after(() => pinned.close());
+  assert.equal((await allocateThrough(pinned)).relayed.address, '127.0.0.1');
+
+  const otherPin = certificatePin(Buffer.from('another key'));
+  const lines: string[] = [];
+  const refused = await TurnTcpBridge.open(
+    { host: 'localhost', port: server.tlsPort, tls: true, pin: otherPin },
+    (line) => lines.push(line),
+  );
+  t.after(() => refused.close());
+  await assert.rejects(allocateThrough(refused));
+  assert.ok(
+    lines.some((l) => /key is not the one the room's invite pins/.test(l)),
+    lines.join('\n'),
+  );
+
+  // TurnBridges give the pin to TURN over TLS at the pinned host only.
+  const hosts: string[] = [];
+  const bridges = new TurnBridges(undefined, undefined, (host) => {
+    hosts.push(host);
+    return host === 'localhost' ? server.pin : undefined;
+  });
+  t.after(() => bridges.close());
+  await bridges.prepare([{ urls: `turns:localhost:${server.tlsPort}`, username: 'u', credential: 'c' }]);
+  assert.deepEqual(hosts, ['localhost']);
+
+  // papo doctor's probe: the same rule.
+  const { username, credential } = mintTurnCredential(SECRET, 'probe', 300);
+  const url = `turns:localhost:${server.tlsPort}`;
+  assert.equal((await probeTurn(url, username, credential, 5000, server.pin)).outcome, 'allocated');
+  const wrong = await probeTurn(url, username, credential, 5000, otherPin);
+  assert.equal(wrong.outcome, 'untrusted');
+  assert.match(wrong.detail ?? '', /PIN_MISMATCH: .*key is not the one/);
+  assert.equal((await probeTurn(url, username, credential, 5000)).outcome, 'untrusted');
 });
 
 test('the ICE config given to links: TURN URLs point at the release relay (UDP) and bridges (TCP, TLS), STUN asked of the TURN server, the rest unchanged', async (t) => {

@@ -35,12 +35,18 @@ test('signal URLs: ws, wss, http, https; normalised; clear errors', () => {
   assert.equal(parseSignalUrl(' wss://signal.example.com/ ', '--signal'), 'wss://signal.example.com');
   assert.equal(parseSignalUrl('http://10.0.0.5:7450', '--signal'), 'http://10.0.0.5:7450');
   assert.equal(parseSignalUrl('https://x.example/papo', '--signal'), 'https://x.example/papo');
-  for (const bad of ['', 'signal.example.com', 'ftp://x', 'ws://user:pw@x', 'ws://', 'wss://x/#frag']) {
+  for (const bad of ['', 'signal.example.com', 'ftp://x', 'ws://user:pw@x', 'ws://']) {
     assert.throws(
       () => parseSignalUrl(bad, 'PAPO_SIGNAL'),
       (e) => isPapoError(e, 'invalid_signal_url') && e.message === 'PAPO_SIGNAL is not a valid URL',
     );
   }
+  // A fragment other than #pin=…&token=… (ADR 0089) is refused, and the error says it is the fragment.
+  assert.throws(
+    () => parseSignalUrl('wss://x/#frag', 'PAPO_SIGNAL'),
+    (e) =>
+      isPapoError(e, 'invalid_signal_url') && /PAPO_SIGNAL has a fragment papo cannot read/.test(e.message),
+  );
   assert.throws(() => parseSignalUrl(`wss://${'a'.repeat(250)}.com`, '--signal'), /255 bytes/);
 });
 

@@ -6,7 +6,12 @@ import { checkAbout } from '../../client/wire/about.js';
 import { encodeInvite } from '../../client/wire/invite.js';
 import { validateMemberName } from '../../client/wire/names.js';
 import { deriveRoomKeys, generateSecret } from '../../client/wire/room-crypto.js';
-import { DEFAULT_SIGNAL_URL, isLoopbackSignalUrl, parseSignalUrl } from '../../client/wire/signal-url.js';
+import {
+  DEFAULT_SIGNAL_URL,
+  isLoopbackSignalUrl,
+  parseSignalUrl,
+  signalUrlOf,
+} from '../../client/wire/signal-url.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, styles, text } from '../context.js';
 import { printLines } from '../output.js';
 
@@ -46,7 +51,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--name <name>', 'your name in the room (1-32 of A-Za-z0-9-_.; default: your user name)')
     .option('--about <text>', 'what you work on, shown to the other members')
     .option('--force', 'replace the existing profile (keeps your identity and log)')
-    .option('--signal <url>', 'signal server of the room (default: the local one, this machine only)')
+    .option(
+      '--signal <address>',
+      'signal server of the room, as papo signal --public prints it (wss://HOST:PORT/#pin=…&token=…) or a plain URL (default: the local one, this machine only)',
+    )
     .action(async (opts: NewOptions) => {
       const t = text(ctx);
       const profile = checkedProfile(ctx);
@@ -78,7 +86,8 @@ export function register(program: Command, ctx: CliContext): void {
         t.theyRun,
         '',
       );
-      const effective = signalUrl ?? DEFAULT_SIGNAL_URL;
+      // Shown without the fragment: the pin and the token travel in the invite only (ADR 0089).
+      const effective = signalUrlOf(signalUrl ?? DEFAULT_SIGNAL_URL);
       if (isLoopbackSignalUrl(effective)) {
         lines.push(...t.localOnlyNew(effective, name, suffix), '');
       } else {

@@ -24,10 +24,13 @@ export type SignalClientDropReason = SignalDropReason | 'bad_server_message';
 
 /**
  * Why the member is not on the signal server's topic, as a person needs to know it: the server
- * cannot be reached, it is not a papo signal server, or it refused (token, rate, room size, topics).
+ * cannot be reached, it is not a papo signal server, it refused (token, rate, room size, topics),
+ * or its certificate's key is not the one the room's address pins (`pin_mismatch`, ADR 0089: the
+ * key changed, or another machine answers there; nothing was sent to it).
  */
 export type SignalProblemCode =
   | 'unreachable'
+  | 'pin_mismatch'
   | 'not_papo'
   | 'unauthorized'
   | 'rate_limited'

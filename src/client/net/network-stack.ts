@@ -10,6 +10,7 @@ import type { IceFacts, SignalState, UnlinkedPeer } from './health.js';
 import { type IceConfig, resolveIceConfig } from './ice-config.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';
+import { pinForHost } from './tls-pin.js';
 import type { GrantEvent } from './turn-release.js';
 import { TurnBridges } from './turn-tcp-bridge.js';
 
@@ -22,6 +23,8 @@ export interface NetworkStackOptions {
   localId: string;
   signalKey: Uint8Array;
   token?: string | undefined;
+  /** The pin of the signal server's key (ADR 0089), for it and for TURN over TLS to its host. */
+  pin?: string | undefined;
   /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics; never stdout. */
@@ -70,6 +73,7 @@ export class NetworkStack {
       localId: options.localId,
       signalKey: options.signalKey,
       token: options.token,
+      pin: options.pin,
     });
     signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
     signal.on('server-error', ({ code, message }) => serverLog(`${code}: ${message}`));
@@ -77,7 +81,7 @@ export class NetworkStack {
       log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
     );
     // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
-    const bridges = new TurnBridges(log, options.onTurnGrant);
+    const bridges = new TurnBridges(log, options.onTurnGrant, (host) => pinForHost(options, host));
     try {
       await bridges.prepare(resolveIceConfig({ env }).servers);
     } catch (err) {

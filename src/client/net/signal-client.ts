@@ -30,6 +30,7 @@ import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from '.
 import { validateIceServers } from './ice-config.js';
 import { SignalOpener, sealSignal } from './signal-seal.js';
 import { tokenMayTravel } from './signal-token.js';
+import { PIN_MISMATCH, pinnedConnection } from './tls-pin.js';
 
 /** Without a welcome this long after the socket opens, the server is not speaking v1: redial. */
 const WELCOME_TIMEOUT_MS = 10_000;
@@ -49,6 +50,12 @@ export interface SignalClientOptions {
   signalKey: Uint8Array;
   /** Bearer token for servers that require one (bound to this URL's origin: signal-token.ts). */
   token?: string | undefined;
+  /**
+   * The pin of the server's key, from the room's signal address (ADR 0089): over wss:// the
+   * server is trusted when its key has it (a self-signed certificate included), and refused with
+   * the problem `pin_mismatch` before the upgrade (and its token) is sent when it has not.
+   */
+  pin?: string | undefined;
   /** Redial delays in ms (tests shorten them); the last repeats. Default SIGNAL_REDIAL's. */
   backoffMs?: readonly number[];
   /** The jitter's randomness (tests fix it). */
@@ -111,6 +118,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   readonly #socketUrl: string;
   readonly #key: Uint8Array;
   readonly #token: string | undefined;
+  readonly #pin: string | undefined;
   /** Redials after a lost connection; reset once a join is answered. */
   readonly #redial: Backoff;
   /** Rejoins after being pushed off the topic; reset after a quiet minute. */
@@ -145,6 +153,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
     this.localId = options.localId;
     this.#key = options.signalKey;
     this.#token = options.token === '' ? undefined : options.token;
+    this.#pin = options.pin === '' ? undefined : options.pin;
     const schedule = scheduleOf(options.backoffMs, SIGNAL_REDIAL);
     this.#redial = new Backoff(schedule, options.random);
     this.#rejoin = new Backoff(schedule, options.random);
@@ -250,6 +259,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         headers,
         maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
         handshakeTimeout: 10_000,
+        ...pinnedSocket(url, this.#pin, 10_000),
       });
     } catch (err) {
       this.#lost(undefined, `cannot dial: ${messageOf(err)}`);
@@ -274,6 +284,9 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
       ws.terminate();
     });
     ws.on('error', (err) => {
+      // The key is not the pinned one: say exactly that, not "unreachable".
+      if ((err as NodeJS.ErrnoException).code === PIN_MISMATCH && ws === this.#ws)
+        this.#refusal = { code: 'pin_mismatch', detail: err.message };
       // Keep the first cause (an HTTP refusal says more than the terminate() that follows it).
       if (reason === 'closed') reason = err.message;
     });
@@ -468,6 +481,25 @@ export function readServerMessage(text: string, topic: string, localId: string):
     default:
       return null;
   }
+}
+
+/**
+ * The `createConnection` option that checks the server's key against `pin` before the upgrade is
+ * sent (tls-pin.ts), for a wss:// URL with a pin; no option otherwise (Node's own TLS checks).
+ */
+export function pinnedSocket(
+  url: URL,
+  pin: string | undefined,
+  timeoutMs: number,
+): { createConnection?: NonNullable<WebSocket.ClientOptions['createConnection']> } {
+  if (pin === undefined || url.protocol !== 'wss:') return {};
+  // http.request calls createConnection with a callback and waits for it when it returns nothing;
+  // the ws types know only the synchronous form of net.createConnection.
+  return {
+    createConnection: pinnedConnection(pin, timeoutMs) as unknown as NonNullable<
+      WebSocket.ClientOptions['createConnection']
+    >,
+  };
 }
 
 /** What a lost connection means when the server did not say (see SignalProblemCode). */

@@ -7,8 +7,9 @@ import WebSocket from 'ws';
 import { type IceServer, SIGNAL_MAX_MESSAGE_BYTES } from '../../signal-protocol.js';
 import { messageOf } from '../errors.js';
 import { validateIceServers } from './ice-config.js';
-import { signalSocketUrl, welcomeNotes } from './signal-client.js';
+import { pinnedSocket, signalSocketUrl, welcomeNotes } from './signal-client.js';
 import { tokenMayTravel } from './signal-token.js';
+import { PIN_MISMATCH } from './tls-pin.js';
 
 export type SignalProbe =
   /** `notes`: the welcome's (e.g. `turn_limited`: the server has TURN but gave this address none now). */
@@ -17,7 +18,9 @@ export type SignalProbe =
   | { outcome: 'unauthorized'; ms: number; detail: string }
   /** Another refusal (rate_limited...), an HTTP answer that is not an upgrade, or no welcome. */
   | { outcome: 'not_papo' | 'refused'; ms: number; detail: string }
-  | { outcome: 'unreachable'; detail: string };
+  | { outcome: 'unreachable'; detail: string }
+  /** The server's key is not the one the address pins (ADR 0089); nothing was sent to it. */
+  | { outcome: 'pin_mismatch'; detail: string };
 
 export interface SignalProbeOptions {
   url: string;
@@ -25,6 +28,8 @@ export interface SignalProbeOptions {
   token?: string | undefined;
   /** The profile's node id, for `?peer=` (the tag of the TURN credentials). */
   peer?: string | undefined;
+  /** The pin of the server's key, from the room's signal address (tls-pin.ts). */
+  pin?: string | undefined;
   timeoutMs?: number;
 }
 
@@ -61,6 +66,7 @@ export function probeSignal(options: SignalProbeOptions): Promise<SignalProbe> {
         headers,
         maxPayload: SIGNAL_MAX_MESSAGE_BYTES,
         handshakeTimeout: timeoutMs,
+        ...pinnedSocket(socketUrl, options.pin, timeoutMs),
       });
     } catch (err) {
       clearTimeout(timer);
@@ -103,6 +109,8 @@ export function probeSignal(options: SignalProbeOptions): Promise<SignalProbe> {
       finish({ outcome: 'not_papo', ms, detail: 'the first message is not a welcome' });
     });
     ws.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code === PIN_MISMATCH)
+        finish({ outcome: 'pin_mismatch', detail: err.message.slice(0, 200) });
       if (!opened) finish({ outcome: 'unreachable', detail: err.message.slice(0, 200) });
     });
     ws.on('close', (code) => {

@@ -5,8 +5,18 @@
 // otherwise. A token never goes over ws:// (or http://) to a host other than this machine: it
 // would travel in clear. Errors name origins, never tokens.
 //
+// A signal address may carry its server's token in its fragment (`wss://host/#token=…`, ADR 0089):
+// that token is bound to that address's origin by construction, and used when PAPO_SIGNAL_TOKEN
+// binds none to it (a person's own setting wins: it can replace a token the server rotated).
+//
 // (The signal server reads the same variable as the one token it requires: src/signal-server/config.ts.)
 import { PapoError, type SignalTokenProblem } from '../errors.js';
+
+/** A signal address as the member dials it: its URL, and the token its fragment carried (wire/signal-url.ts parses it). */
+export interface SignalTarget {
+  url: string;
+  token?: string;
+}
 
 /** `scheme://host[:port]` with http/https folded into ws/wss and default ports dropped. */
 export function signalOrigin(url: string): string {
@@ -71,12 +81,14 @@ export function parseSignalTokens(value: string | undefined): SignalTokens {
 }
 
 /**
- * The token to send to `signalUrl` (the URL the member uses: PAPO_SIGNAL, else the room's), or
- * undefined when none is bound to its origin. Throws PapoError 'invalid_signal_token' for a
- * PAPO_SIGNAL_TOKEN that is malformed, a bare token without PAPO_SIGNAL, or a token that would go
- * over ws:// to another machine.
+ * The token to send to `address` (the one the member uses: PAPO_SIGNAL, else the room's), or
+ * undefined when none is bound to its origin: PAPO_SIGNAL_TOKEN's for that origin, else the one
+ * the address carries. Throws PapoError 'invalid_signal_token' for a PAPO_SIGNAL_TOKEN that is
+ * malformed, a bare token without PAPO_SIGNAL, or a token that would go over ws:// to another machine.
  */
-export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): string | undefined {
+export function signalTokenFor(address: SignalTarget | string, env: NodeJS.ProcessEnv): string | undefined {
+  const signalUrl = typeof address === 'string' ? address : address.url;
+  const carried = typeof address === 'string' ? undefined : address.token;
   const { bound, bare } = parseSignalTokens(env.PAPO_SIGNAL_TOKEN);
   const target = signalOrigin(signalUrl);
   if (bare !== undefined) {
@@ -93,7 +105,10 @@ export function signalTokenFor(signalUrl: string, env: NodeJS.ProcessEnv): strin
     if (!tokenMayTravel(origin)) throw tokenError({ problem: 'in_clear', origin });
     if (!bound.has(origin)) bound.set(origin, bare);
   }
-  return bound.get(target);
+  const fromEnv = bound.get(target);
+  if (fromEnv !== undefined) return fromEnv;
+  // parseSignalAddress refused a token that would travel in clear; checked again where it is sent.
+  return carried !== undefined && tokenMayTravel(signalUrl) ? carried : undefined;
 }
 
 function originOf(text: string): string {

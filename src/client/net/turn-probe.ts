@@ -8,7 +8,7 @@
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { parseIceUrl } from './ice-config.js';
 import {
   addressOf,
@@ -20,6 +20,7 @@ import {
   stunAttribute,
   stunMessage,
 } from './stun-message.js';
+import { PIN_MISMATCH, pinForHost, pinnedTlsOptions, pinVerdict } from './tls-pin.js';
 import { giveBack } from './turn-release.js';
 
 export { addressOf };
@@ -239,10 +240,18 @@ async function udpChannel(host: string, port: number): Promise<Channel> {
   };
 }
 
-async function streamChannel(host: string, port: number, tls: boolean, timeoutMs: number): Promise<Channel> {
+async function streamChannel(
+  host: string,
+  port: number,
+  tls: boolean,
+  timeoutMs: number,
+  pin: string | undefined,
+): Promise<Channel> {
   const bare = host.replace(/^\[|\]$/g, '');
   const stream: Socket = tls
-    ? tlsConnect({ host: bare, port, ...(isIP(bare) === 0 ? { servername: bare } : {}) })
+    ? pin !== undefined
+      ? tlsConnect(pinnedTlsOptions(bare, port))
+      : tlsConnect({ host: bare, port, ...(isIP(bare) === 0 ? { servername: bare } : {}) })
     : tcpConnect({ host: bare, port });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -251,6 +260,13 @@ async function streamChannel(host: string, port: number, tls: boolean, timeoutMs
     }, timeoutMs);
     stream.once(tls ? 'secureConnect' : 'connect', () => {
       clearTimeout(timer);
+      // With a pin, the key is checked before the first Allocate is written (tls-pin.ts).
+      const refused =
+        tls && pin !== undefined ? pinVerdict(stream as TLSSocket, `${bare}:${port}`, pin) : undefined;
+      if (refused !== undefined) {
+        stream.destroy();
+        return reject(refused);
+      }
       resolve();
     });
     stream.once('error', (err) => {
@@ -291,18 +307,33 @@ async function streamChannel(host: string, port: number, tls: boolean, timeoutMs
   };
 }
 
+/**
+ * The pin the room's signal address gives for a TURN URL: over TLS (turns:) to the signal
+ * server's host only, else none.
+ */
+export function turnPinFor(
+  signal: { url: string; pin?: string | undefined },
+  url: string,
+): string | undefined {
+  const parsed = parseIceUrl(url);
+  if (typeof parsed === 'string' || parsed.scheme !== 'turns') return undefined;
+  return pinForHost(signal, parsed.host);
+}
+
 const CERTIFICATE_ERRORS =
   /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME|certificate|unable to verify/i;
 
 /**
  * One allocation at the TURN server of `url` with the long-term credential, given back at once.
- * Bounded by `timeoutMs` for the allocation, plus about a second to give it back.
+ * Bounded by `timeoutMs` for the allocation, plus about a second to give it back. `pin`: the pin of
+ * the key the room's signal address gives for this host, for TURN over TLS (tls-pin.ts).
  */
 export async function probeTurn(
   url: string,
   username: string | undefined,
   credential: string | undefined,
   timeoutMs = 5000,
+  pin?: string,
 ): Promise<AllocationResult> {
   const transport = turnTransportOf(url) ?? 'udp';
   const parsed = parseIceUrl(url);
@@ -322,11 +353,11 @@ export async function probeTurn(
     channel =
       transport === 'udp'
         ? await udpChannel(parsed.host, parsed.port)
-        : await streamChannel(parsed.host, parsed.port, transport === 'tls', timeoutMs);
+        : await streamChannel(parsed.host, parsed.port, transport === 'tls', timeoutMs, pin);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const detail = (e.code ? `${e.code}: ` : '') + (e.message ?? String(err));
-    const untrusted = transport === 'tls' && CERTIFICATE_ERRORS.test(detail);
+    const untrusted = transport === 'tls' && (e.code === PIN_MISMATCH || CERTIFICATE_ERRORS.test(detail));
     return { url, transport, outcome: untrusted ? 'untrusted' : 'unreachable', detail: detail.slice(0, 160) };
   }
   try {

@@ -9,11 +9,12 @@
 // MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
 import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
-import { rootCertificates, connect as tlsConnect } from 'node:tls';
+import { rootCertificates, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../../signal-protocol.js';
 import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
+import { pinnedTlsOptions, pinVerdict } from './tls-pin.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
@@ -22,6 +23,12 @@ export interface TurnBridgeTarget {
   tls: boolean;
   /** Extra trusted CA (PEM) for TLS; the system's store is always trusted. Tests use it. */
   ca?: string;
+  /**
+   * For TLS: the pin of the server's key (the room's signal address gives it for the signal
+   * server's host, ADR 0089). A key with it is trusted, self-signed or not; no byte goes out
+   * before the check.
+   */
+  pin?: string;
 }
 
 /** Longest TURN message or ChannelData frame we accept from the server (they fit a datagram). */
@@ -65,11 +72,23 @@ export class TurnTcpBridge {
   }
 
   #connect(key: string, agentAddress: string, agentPort: number): Socket {
-    const { host, port, tls, ca } = this.target;
+    const { host, port, tls, ca, pin } = this.target;
     const stream = tls
-      ? tlsConnect({ host, port, servername: host, ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
+      ? pin !== undefined
+        ? tlsConnect({ ...pinnedTlsOptions(host, port), ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
+        : tlsConnect({ host, port, servername: host, ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
       : tcpConnect({ host, port });
     stream.setNoDelay(true);
+    if (tls && pin !== undefined) {
+      // The agent's datagrams wait in the stream's buffer until the server's key is checked.
+      stream.cork();
+      stream.once('secureConnect', () => {
+        const refused = pinVerdict(stream as TLSSocket, `${host}:${port}`, pin);
+        if (refused === undefined) return stream.uncork();
+        this.#log(`TURN bridge to ${host}:${port}: ${refused.message}; closing the stream`);
+        stream.destroy();
+      });
+    }
     let pending: Buffer = Buffer.alloc(0);
     stream.on('data', (chunk: Buffer) => {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
@@ -161,12 +180,21 @@ export class TurnBridges {
   readonly #readyRelays = new Map<string, TurnReleaseRelay>();
   readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
+  readonly #pinFor: (host: string) => string | undefined;
   #closed = false;
 
-  /** `onGrant` hears of each allocation made and given back through the UDP relays. */
-  constructor(log: LogTarget = () => {}, onGrant: (event: GrantEvent) => void = () => {}) {
+  /**
+   * `onGrant` hears of each allocation made and given back through the UDP relays; `pinFor` gives
+   * the pin for TURN over TLS to a host (the signal server's, from the room's address: tls-pin.ts).
+   */
+  constructor(
+    log: LogTarget = () => {},
+    onGrant: (event: GrantEvent) => void = () => {},
+    pinFor: (host: string) => string | undefined = () => undefined,
+  ) {
     this.#log = toLog(log);
     this.#onGrant = onGrant;
+    this.#pinFor = pinFor;
   }
 
   /** Opens a bridge for every TURN URL over TCP or TLS among `servers`, and a release relay for every one over UDP. */
@@ -178,8 +206,10 @@ export class TurnBridges {
         opening.push(this.#openRelay(udp, url));
         continue;
       }
-      const target = bridgeTarget(url);
-      if (target === null) continue;
+      const found = bridgeTarget(url);
+      if (found === null) continue;
+      const pin = found.tls ? this.#pinFor(found.host) : undefined;
+      const target = pin !== undefined ? { ...found, pin } : found;
       opening.push(
         this.#openOnce(this.#bridges, this.#ready, targetKey(target), `TURN bridge for ${url}`, () =>
           TurnTcpBridge.open(target, this.#log),

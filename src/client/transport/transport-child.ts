@@ -58,6 +58,7 @@ async function start(init: TransportInit): Promise<void> {
       localId: init.localId,
       signalKey: Buffer.from(init.signalKey, 'hex'),
       token: init.token,
+      pin: init.pin,
       env: process.env,
       log,
       onTurnGrant: (event) =>

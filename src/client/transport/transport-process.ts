@@ -248,8 +248,16 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     });
     // The child and its channel keep this process alive: a command waiting for an ack (papo say)
     // has nothing else to hold its event loop. close() releases them.
-    const { url, topic, localId, signalKey, token } = this.#options.init;
-    this.#tell({ t: 'init', url, topic, localId, signalKey, ...(token !== undefined ? { token } : {}) });
+    const { url, topic, localId, signalKey, token, pin } = this.#options.init;
+    this.#tell({
+      t: 'init',
+      url,
+      topic,
+      localId,
+      signalKey,
+      ...(token !== undefined ? { token } : {}),
+      ...(pin !== undefined ? { pin } : {}),
+    });
   }
 
   #tell(message: ToTransport): boolean {

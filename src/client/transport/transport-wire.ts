@@ -14,6 +14,8 @@ export interface TransportInit {
   /** The room's signal key, hex. */
   signalKey: string;
   token?: string | undefined;
+  /** The pin of the signal server's key, from the room's address (ADR 0089). */
+  pin?: string | undefined;
 }
 
 export type ToTransport =

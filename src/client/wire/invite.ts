@@ -1,10 +1,13 @@
 // The invite (docs/protocol.md, "Invite"; ADR 0004):
 //   "papo1" + base32_lower_nopad( body || blake3(body)[0..4] )
-//   body = secret (32 bytes) || signal URL (UTF-8, 0..255 bytes; empty = the local default)
+//   body = secret (32 bytes) || signal address (UTF-8, 0..255 bytes; empty = the local default)
+// The signal address is a URL that may end in `#pin=sha256/…&token=…` (ADR 0089): the server's
+// certificate pin and token ride in the invite, which is the room's secret already. An invite
+// made before that carries a URL without a fragment and decodes as it always did.
 // The 4-byte check makes an invite cut or altered while being copied fail loudly instead of
 // joining a different room (every truncation is refused, property tests included: docs/status.md).
 import { blake3 } from '@noble/hashes/blake3.js';
-import { PapoError } from '../errors.js';
+import { isPapoError, PapoError } from '../errors.js';
 import { SECRET_BYTES } from './room-crypto.js';
 import { MAX_SIGNAL_URL_BYTES, parseSignalUrl } from './signal-url.js';
 
@@ -14,7 +17,10 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
 export interface Invite {
   secret: Uint8Array;
-  /** '' when the room uses the local signal server. */
+  /**
+   * The signal address, normalised, with its `#pin=…&token=…` fragment when it has one (never
+   * shown: signal-url.ts splits it); '' when the room uses the local signal server.
+   */
   signalUrl: string;
 }
 
@@ -71,6 +77,13 @@ export function decodeInvite(text: string): Invite {
     try {
       signalUrl = parseSignalUrl(urlText, 'invite');
     } catch (cause) {
+      // A refused fragment says what is wrong with it (the message repeats no token).
+      if (isPapoError(cause, 'invalid_signal_url') && cause.detail.fragment !== undefined) {
+        throw new PapoError('invalid_invite', cause.message, {
+          detail: { problem: 'signal_fragment', fragment: cause.detail.fragment },
+          cause,
+        });
+      }
       throw new PapoError(
         'invalid_invite',
         'this invite carries no usable signal URL (it must be ws://, wss://, http:// or https://)',
