@@ -7,117 +7,40 @@
 // server's PATH, the agents' `status` and `send`, `papo status` and `papo doctor` name the missing
 // TURN within the bound (NO_PATH_AFTER_MS).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { NO_PATH_AFTER_MS } from '../../src/client/net/health.js';
-import { makeTempDir } from '../support/files.js';
-import { exchange, linkOf, type Member, startMember, waitLinked, waitPath } from '../support/members.js';
-import { cleanEnv, inviteIn, PAPO_BIN, runPapo } from '../support/papo.js';
+import { exchange, linkOf, type Member, waitLinked, waitPath } from '../support/members.js';
+import { cleanEnv, runPapo } from '../support/papo.js';
 import { waitFor } from '../support/wait.js';
-import { coturnSkipReason, createNatLab, labSkipReason, type NatLab, type SiteOptions } from './lab.js';
+import { coturnSkipReason, labSkipReason, type SiteOptions } from './lab.js';
+import { type PublicLab, publicLab, startPair } from './public-room.js';
 
 const skip = labSkipReason() ?? coturnSkipReason();
 if (skip) console.log(`# SKIP papo signal --public in the NAT lab: ${skip}`);
 
-/** A PATH with node and ip (the lab runs commands with `ip netns exec`) only: no turnserver. */
-function pathWithoutCoturn(dir: string): string {
-  const bin = join(dir, 'bin-without-coturn');
-  mkdirSync(bin, { recursive: true });
-  symlinkSync(process.execPath, join(bin, 'node'));
-  const ip = spawnSync('sh', ['-c', 'command -v ip'], { encoding: 'utf8' }).stdout.trim();
-  symlinkSync(ip, join(bin, 'ip'));
-  return bin;
-}
-
-interface PublicRoom {
-  lab: NatLab;
-  signal: ChildProcess;
-  /** What papo signal printed on stdout: the creator's command line. */
-  line: string;
+interface PublicRoom extends PublicLab {
   ana: Member;
   bob: Member;
-  homes: [string, string];
 }
 
-/**
- * The lab, `papo signal --public <the public host's address>` in it, and the room made as the
- * operator's line says: ana runs the printed line in her namespace, bob joins in his with the
- * invite on stdin. Both papo mcp started; everything ends with the test.
- */
+/** publicLab and both papo mcp started; everything ends with the test. */
 async function publicRoom(
   t: TestContext,
   sites: [SiteOptions, SiteOptions],
   coturn = true,
 ): Promise<PublicRoom> {
-  const lab = await createNatLab({ sites });
-  t.after(() => lab.close());
-  const dir = makeTempDir('papo-public-lab-');
-  const state = join(dir, 'operator');
-  const signal = lab.spawn(
-    lab.publicNs,
-    process.execPath,
-    [PAPO_BIN, 'signal', '--public', lab.publicIp, '--state', state],
-    { env: { PATH: coturn ? (process.env.PATH ?? '') : pathWithoutCoturn(dir), LANG: 'C' } },
-  );
-  let out = '';
-  let err = '';
-  signal.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    out += c;
-  });
-  signal.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    err += c;
-  });
-  const line = await waitFor(
-    'papo signal --public to print the creator’s line',
-    () => /^papo new .*$/m.exec(out)?.[0] ?? '',
-    {
-      timeoutMs: 30_000,
-      last: () => `stdout: ${out}\nstderr: ${err}`,
-    },
-  );
+  const room = await publicLab(sites, coturn);
+  t.after(() => room.close());
   t.diagnostic(
-    `operator: ${err
+    `operator: ${room
+      .operatorLog()
       .split('\n')
       .filter((l) => /WARNING|turn:|listening/.test(l))
       .join(' | ')}`,
   );
-
-  const homes: [string, string] = [join(dir, 'ana'), join(dir, 'bob')];
-  const env = (home: string, user: string) => cleanEnv({ HOME: home, PAPO_HOME: home, USER: user });
-  // The creator runs the printed line as it is (its one argument is quoted for a shell).
-  const args = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '').slice(1);
-  const made = await runPapo(args, {
-    env: env(homes[0], 'ana'),
-    wrap: ['ip', 'netns', 'exec', lab.sites[0].ns],
-  });
-  assert.equal(made.code, 0, made.stderr);
-  const invite = inviteIn(made.stdout);
-  const joined = await runPapo(['join', '--name', 'bob'], {
-    env: env(homes[1], 'bob'),
-    input: `${invite}\n`,
-    wrap: ['ip', 'netns', 'exec', lab.sites[1].ns],
-    timeoutMs: 30_000,
-  });
-  assert.equal(joined.code, 0, joined.stderr);
-  // papo join asked the server at once, through bob's NAT, with the pin and the token.
-  assert.match(joined.stdout, /accepts this room's token/);
-
-  const members: Member[] = [];
-  t.after(async () => {
-    await Promise.all(members.map((m) => m.kill()));
-  });
-  // No papo variable: the members take their STUN and TURN servers from the welcome.
-  for (const [i, name] of (['ana', 'bob'] as const).entries()) {
-    members.push(
-      await startMember(name, homes[i] as string, {
-        ns: lab.sites[i]?.ns as string,
-        env: { USER: name, PAPO_ICE_SERVERS: undefined },
-      }),
-    );
-  }
-  return { lab, signal, line, ana: members[0] as Member, bob: members[1] as Member, homes };
+  const [ana, bob] = await startPair(room);
+  t.after(() => Promise.all([ana.kill(), bob.kill()]));
+  return { ...room, ana, bob };
 }
 
 test('papo signal --public in the lab: the printed line makes the room, the invite alone joins it, and both NATs endpoint-independent link direct', {
