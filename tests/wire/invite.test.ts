@@ -188,3 +188,32 @@ test('the base32 decoder refuses every impossible length, even of zero bits, and
     }
   }
 });
+
+test('each refusal of an invite carries its data, so the CLI words it without reading the English (ADR 0086)', () => {
+  const raw = (urlBytes: Uint8Array): string => {
+    const body = new Uint8Array([...generateSecret(), ...urlBytes]);
+    return `papo1${base32Encode(new Uint8Array([...body, ...blake3(body).subarray(0, 4)]))}`;
+  };
+  const detailOf = (text: string): unknown => {
+    try {
+      decodeInvite(text);
+    } catch (e) {
+      return isPapoError(e, 'invalid_invite') ? e.detail : e;
+    }
+    return 'accepted';
+  };
+  assert.deepEqual(detailOf('hello'), { problem: 'not_papo' });
+  assert.deepEqual(detailOf('papo1aaaa'), { problem: 'damaged' });
+  const good = encodeInvite(generateSecret(), 'wss://signal.example.com');
+  assert.deepEqual(detailOf(`${good.slice(0, -1)}${good.endsWith('a') ? 'b' : 'a'}`), { problem: 'damaged' });
+  assert.deepEqual(detailOf(raw(new Uint8Array([0xff, 0xfe]))), { problem: 'no_signal_url' });
+  assert.deepEqual(detailOf(raw(new TextEncoder().encode('ftp://signal.example.com'))), {
+    problem: 'no_signal_url',
+  });
+  const fragment = detailOf(raw(new TextEncoder().encode('wss://signal.example.com/#token=a&token=b'))) as {
+    problem: string;
+    fragment?: { problem: string };
+  };
+  assert.equal(fragment.problem, 'signal_fragment');
+  assert.equal(fragment.fragment?.problem, 'two_tokens');
+});
