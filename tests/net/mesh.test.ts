@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { resolveIceConfig } from '../../src/client/net/ice-config.js';
 import { Mesh } from '../../src/client/net/mesh.js';
@@ -138,6 +139,100 @@ test('links keep working while the signal server is down; the clients redial and
   // The same link still carries traffic (not torn down by the re-join).
   assert.deepEqual(ma.mesh.neighbours(), [b]);
   await talk(mb.mesh, ma.mesh, 'servidor de volta');
+});
+
+/** A TCP hop in front of the signal server that can be cut and mended (one member loses its socket). */
+async function cuttable(
+  t: { after(fn: () => unknown): void },
+  port: number,
+): Promise<{ url: string; cut(): void; mend(): void }> {
+  const sockets = new Set<Socket>();
+  let down = false;
+  const hop = createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {}); // a cut one
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    hop.close();
+  });
+  return {
+    url: `ws://127.0.0.1:${(hop.address() as AddressInfo).port}`,
+    cut: () => {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    mend: () => {
+      down = false;
+    },
+  };
+}
+
+test('a goodbye missed while away: a peer gone from the topic when we re-join is reported left', async (t) => {
+  const srv = await server();
+  t.after(() => srv.close());
+  const hop = await cuttable(t, srv.port);
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(hop.url, a, keys);
+  const mb = member(srv.url, b, keys);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await waitFor('the link', () => ma.mesh.neighbours().includes(b));
+  const left: string[] = [];
+  ma.mesh.on('peer-left', (peer: string) => left.push(peer));
+
+  // a loses its socket (b hears a leave and closes its link); meanwhile b closes for good.
+  const lost = once(ma.signal, 'disconnected');
+  hop.cut();
+  await lost;
+  await waitFor('the link to close', () => ma.mesh.neighbours().length === 0);
+  await mb.close();
+  const rejoined = once<[string[]]>(ma.signal, 'peers');
+  hop.mend();
+  await rejoined;
+  // b's goodbye went to nobody: the list a re-joins to is the truth, and b is not on it.
+  assert.deepEqual(left, [b]);
+  assert.deepEqual(ma.mesh.links(), []);
+});
+
+test('a link kept across a restart of the signal server, to a peer that does not come back: left when it closes', async (t) => {
+  let srv = await server();
+  const port = srv.port;
+  t.after(() => srv.close());
+  const keys = deriveRoomKeys(generateSecret());
+  const [a, b] = orderedIds();
+  const ma = member(srv.url, a, keys);
+  const mb = member(srv.url, b, keys);
+  t.after(() => Promise.all([ma.close(), mb.close()]));
+  await waitFor('the link', () => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a));
+  const left: string[] = [];
+  ma.mesh.on('peer-left', (peer: string) => left.push(peer));
+
+  const lost = once(ma.signal, 'disconnected');
+  await srv.close();
+  await lost;
+  await mb.signal.close(); // b will not come back to the topic; its link still works
+  srv = await server(port);
+  await once<[string[]]>(ma.signal, 'peers');
+  // b may still be redialling: its open link is kept, and b is not said to have left.
+  assert.deepEqual(ma.mesh.neighbours(), [b]);
+  await talk(mb.mesh, ma.mesh, 'ainda aqui');
+  assert.equal(left.length, 0);
+  // The link closes while a is on the topic and b is not: now b has left.
+  await mb.mesh.close();
+  await waitFor('b reported left', () => left.includes(b));
+  assert.deepEqual(left, [b]);
+  assert.deepEqual(ma.mesh.links(), []);
 });
 
 test('an outsider on the topic with the wrong secret is never linked', async (t) => {

@@ -116,11 +116,12 @@ export class Mesh extends EventEmitter<TransportEvents> {
 
     const onPeers = (peers: string[]) => {
       // After a redial, the list is the truth: a peer that left while we were away and holds no
-      // open link is forgotten (else its slot would count against MAX_PEERS forever). An open
-      // link is kept: it works without the signal server, and its peer may still be redialling.
+      // open link has left, though its goodbye went to nobody (else the room would show it online
+      // for 75 s more, and its slot would count against MAX_PEERS forever). An open link is kept:
+      // it works without the signal server, and its peer may still be redialling (#linkClosed).
       const present = new Set(peers);
       for (const [peer, slot] of [...this.#slots]) {
-        if (!present.has(peer) && slot.link?.state !== 'open') this.#forget(peer);
+        if (!present.has(peer) && slot.link?.state !== 'open') this.#gone(peer);
       }
       for (const peer of peers) this.#present(peer);
     };
@@ -330,7 +331,9 @@ export class Mesh extends EventEmitter<TransportEvents> {
       if (opened) this.emit('link-close', peer);
       if (!current || this.#closed) return;
       this.#log(`link to ${shortId(peer)} closed (${reason})`);
-      this.#scheduleRetry(peer);
+      // A link kept across a redial for a peer no longer on the topic: now it has left.
+      if (this.#signal.joined && !this.#signal.hasPeer(peer)) this.#gone(peer);
+      else this.#scheduleRetry(peer);
     });
     return link;
   }
