@@ -4,7 +4,10 @@
 // given to node for each test file (a name pattern leaves out a file's slow end-to-end test).
 export const modules = {
   'room-crypto': { mutate: ['src/client/wire/room-crypto.ts'], tests: ['wire/room-crypto'] },
-  invite: { mutate: ['src/client/wire/invite.ts'], tests: ['wire/invite'] },
+  invite: {
+    mutate: ['src/client/wire/invite.ts', 'src/client/wire/radix.ts'],
+    tests: ['wire/invite', 'wire/radix'],
+  },
   frames: { mutate: ['src/client/wire/frames.ts'], tests: ['wire/frames', 'room/presence', 'room/catch-up'] },
   'frame-codec': { mutate: ['src/client/wire/frame-codec.ts'], tests: ['wire/frame-codec'] },
   'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },

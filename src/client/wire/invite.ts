@@ -8,12 +8,12 @@
 // joining a different room (every truncation is refused, property tests included: docs/status.md).
 import { blake3 } from '@noble/hashes/blake3.js';
 import { isPapoError, PapoError } from '../errors.js';
+import { BASE32_LOWER, radixDecode, radixEncode } from './radix.js';
 import { SECRET_BYTES } from './room-crypto.js';
 import { MAX_SIGNAL_URL_BYTES, parseSignalUrl } from './signal-url.js';
 
 export const INVITE_PREFIX = 'papo1';
 const CHECK_BYTES = 4;
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
 export interface Invite {
   secret: Uint8Array;
@@ -96,45 +96,10 @@ export function decodeInvite(text: string): Invite {
 
 /** RFC 4648 base32, lower case, no padding. */
 export function base32Encode(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
-  return out;
+  return radixEncode(BASE32_LOWER, bytes);
 }
 
-/**
- * Strict decoder: null for a character outside the alphabet, an impossible length, or leftover
- * bits that are not zero. Strictness matters: a lenient decoder would accept a changed last
- * character that only touches the unused bits, so two different texts would be "the same" invite.
- */
+/** Strict (radix.ts): null for a character outside the alphabet, an impossible length, or stray bits. */
 export function base32Decode(text: string): Uint8Array | null {
-  const rem = text.length % 8;
-  if (rem === 1 || rem === 3 || rem === 6) return null;
-  const out = new Uint8Array(Math.floor((text.length * 5) / 8));
-  let buffer = 0;
-  let bits = 0;
-  let index = 0;
-  for (const ch of text) {
-    const value = ALPHABET.indexOf(ch);
-    if (value < 0) return null;
-    buffer = (buffer << 5) | value;
-    bits += 5;
-    if (bits >= 8) {
-      out[index++] = (buffer >>> (bits - 8)) & 0xff;
-      bits -= 8;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (buffer !== 0) return null;
-  return out;
+  return radixDecode(BASE32_LOWER, text);
 }

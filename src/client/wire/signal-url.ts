@@ -2,6 +2,7 @@
 // local signal server"). The room carries its
 // signal URL; PAPO_SIGNAL overrides it; with neither, the embedded local server on this machine.
 import { PapoError, type SignalFragmentProblem } from '../errors.js';
+import { BASE64URL, radixDecode } from './radix.js';
 
 export const DEFAULT_SIGNAL_PORT = 7450;
 export const DEFAULT_SIGNAL_URL = `ws://127.0.0.1:${DEFAULT_SIGNAL_PORT}`;
@@ -174,46 +175,7 @@ export function signalFragmentMessage(source: SignalUrlSource, p: SignalFragment
 
 /** True when the text is the one base64url encoding of its 32 bytes (no stray bits). */
 function canonicalBase64url(text: string): boolean {
-  const bytes = base64urlDecode(text);
-  return bytes !== null && bytes.length === 32 && base64urlEncode(bytes) === text;
-}
-
-const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-// This module imports no node: module (crypto, invite and frames stay portable: STYLE.md).
-function base64urlDecode(text: string): Uint8Array | null {
-  const out: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const ch of text) {
-    const value = B64URL.indexOf(ch);
-    if (value < 0) return null;
-    buffer = (buffer << 6) | value;
-    bits += 6;
-    if (bits >= 8) {
-      out.push((buffer >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return Uint8Array.from(out);
-}
-
-function base64urlEncode(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 6) {
-      out += B64URL[(buffer >>> (bits - 6)) & 63];
-      bits -= 6;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += B64URL[(buffer << (6 - bits)) & 63];
-  return out;
+  return radixDecode(BASE64URL, text)?.length === 32;
 }
 
 function sourceName(source: SignalUrlSource): string {
