@@ -5,6 +5,7 @@
 // The CLI gives the function that starts it (src/cli/local-signal-server.ts): the client never
 // imports the server.
 import { messageOf } from './errors.js';
+import { bareHost } from './hosts.js';
 import { type Log, toLog } from './log.js';
 import { isLoopbackSignalUrl } from './wire/signal-url.js';
 
@@ -41,7 +42,7 @@ export class EmbeddedSignalServer {
 
   constructor(url: string, start: HostSignalServer, log: Log) {
     const parsed = new URL(url);
-    const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname.replace(/^\[|\]$/g, '');
+    const host = parsed.hostname === 'localhost' ? '127.0.0.1' : bareHost(parsed.hostname);
     this.#host = host;
     this.#port = Number(parsed.port || 80); // a ws:// URL (hostLocalSignalServer hosts no other)
     this.#startServer = start;

@@ -32,6 +32,19 @@ function selfSigned(t: TestContext, label: string) {
   return { ...files, pin: certificatePin(spki) };
 }
 
+/** A real signal server on loopback with TLS from a self-signed certificate and TOKEN required. */
+async function tlsSignalServer(t: TestContext, label: string) {
+  const pair = selfSigned(t, label);
+  const server = await startSignalServer({
+    host: '127.0.0.1',
+    port: 0,
+    env: {},
+    config: { tls: { certFile: pair.cert, keyFile: pair.key }, token: TOKEN },
+  });
+  t.after(() => server.close());
+  return { pair, server };
+}
+
 /** Fails when `text` holds the token or the pin's hash (the part after "sha256/"). */
 function clean(text: string, pin: string, what: string): void {
   assert.ok(!text.includes(TOKEN), `${what} shows the token:\n${text}`);
@@ -41,14 +54,7 @@ function clean(text: string, pin: string, what: string): void {
 test('a pinned address: new, join, two papo mcp linking without a CA file, and no pin or token anywhere but the invite', {
   timeout: 120_000,
 }, async (t) => {
-  const pair = selfSigned(t, 'server');
-  const server = await startSignalServer({
-    host: '127.0.0.1',
-    port: 0,
-    env: {},
-    config: { tls: { certFile: pair.cert, keyFile: pair.key }, token: TOKEN },
-  });
-  t.after(() => server.close());
+  const { pair, server } = await tlsSignalServer(t, 'server');
   const address = `wss://localhost:${server.port}/#pin=${pair.pin}&token=${TOKEN}`;
   const dir = tempDir(t, 'papo-pin-e2e-homes-');
   const homes = { alice: join(dir, 'alice'), bob: join(dir, 'bob') };
@@ -158,14 +164,7 @@ test('papo join names a man-in-the-middle with another key, sends it nothing, an
 });
 
 test('an old invite (no fragment) still joins; PAPO_SIGNAL_TOKEN and NODE_EXTRA_CA_CERTS still work for a server set up by hand', async (t) => {
-  const pair = selfSigned(t, 'hand');
-  const server = await startSignalServer({
-    host: '127.0.0.1',
-    port: 0,
-    env: {},
-    config: { tls: { certFile: pair.cert, keyFile: pair.key }, token: TOKEN },
-  });
-  t.after(() => server.close());
+  const { pair, server } = await tlsSignalServer(t, 'hand');
   const url = `wss://localhost:${server.port}`;
   const invite = encodeInvite(generateSecret(), url);
   const home = tempDir(t, 'papo-pin-e2e-old-');

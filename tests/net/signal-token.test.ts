@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPapoError } from '../../src/client/errors.js';
+import { bareHost, isLoopbackHost } from '../../src/client/hosts.js';
 import {
-  isLoopbackHost,
   parseSignalTokens,
   signalOrigin,
   signalTokenFor,
@@ -29,6 +29,11 @@ test('a token may travel over TLS, or in clear to this machine only', () => {
     assert.ok(isLoopbackHost(host), host);
   for (const host of ['10.0.0.5', '192.168.1.2', 'signal.example.test', '127.0.0.1.example.test', '[::2]'])
     assert.ok(!isLoopbackHost(host), host);
+  // Only a bracketed pair is a URL's IPv6 literal; a lone bracket is kept (and refused later).
+  assert.equal(bareHost('[::1]'), '::1');
+  assert.equal(bareHost('[example.test'), '[example.test');
+  assert.equal(bareHost('example.test]'), 'example.test]');
+  assert.ok(!isLoopbackHost('[::1'), '[::1');
   assert.ok(tokenMayTravel('wss://signal.example.test'));
   assert.ok(tokenMayTravel('https://10.0.0.5'));
   assert.ok(tokenMayTravel('ws://127.0.0.1:7450/v1/ws'));

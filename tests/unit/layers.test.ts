@@ -62,9 +62,10 @@ function importEdges(): [string, string][] {
  * besides itself. A name ending in `.ts` is one file; any other name, a whole folder. `log.ts` and
  * `errors.ts` are the ground every part stands on.
  */
-const GROUND = ['errors.ts', 'log.ts'];
+const GROUND = ['errors.ts', 'hosts.ts', 'log.ts'];
 const CLIENT: Record<string, readonly string[]> = {
   'errors.ts': [],
+  'hosts.ts': [],
   'log.ts': [],
   // Frames, crypto, names: pure data and rules, no disk, no network.
   wire: GROUND,
@@ -166,6 +167,7 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
   ],
   cli: [
     'errors.ts',
+    'hosts.ts',
     'log.ts',
     'member-api.ts',
     'net/backoff.ts',

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { messageOf, PapoError, type PapoErrorDetails } from '../../client/errors.js';
+import { bareHost, isLoopbackHost } from '../../client/hosts.js';
 import { papoHome } from '../../client/store/home.js';
 import { DEFAULT_METRICS, tlsFiles } from '../../signal-server/config.js';
 import { startSignalServer } from '../../signal-server/server.js';
@@ -61,10 +62,6 @@ interface SignalOptions {
   state?: string;
   turnPort?: string;
   turnTlsPort?: string;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 function turnMode(c: Awaited<ReturnType<typeof startSignalServer>>['config']): string {
@@ -158,8 +155,8 @@ export function register(program: Command, ctx: CliContext): void {
         log(
           `metrics on ${server.metricsUrl}/metrics${c.metricsToken === undefined ? '' : ' (token required)'}`,
         );
-        const host = new URL(server.metricsUrl).hostname.replace(/^\[|\]$/g, '');
-        if (c.metricsToken === undefined && !isLoopback(host)) {
+        const host = bareHost(new URL(server.metricsUrl).hostname);
+        if (c.metricsToken === undefined && !isLoopbackHost(host)) {
           log(
             `warning: metrics are served without a token on ${host}: set PAPO_SIGNAL_METRICS_TOKEN, or keep that port private`,
           );
@@ -175,7 +172,7 @@ export function register(program: Command, ctx: CliContext): void {
         log('PAPO_TURN_URLS is set without PAPO_TURN_SECRET: no TURN server is handed out');
       }
       const messages = text(ctx);
-      if (pub === undefined && isLoopback(server.host)) log(messages.signalLoopbackOnly(server.url));
+      if (pub === undefined && isLoopbackHost(server.host)) log(messages.signalLoopbackOnly(server.url));
       if (pub !== undefined) {
         if (pub.made.length > 0) log(`state: made ${pub.made.join(', ')} in ${pub.stateDir}`);
         else log(`state: ${pub.stateDir}`);

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { bareHost } from '../../client/hosts.js';
 import type { LogTarget } from '../../client/log.js';
 import {
   configFromEnv,
@@ -64,7 +65,7 @@ export function urlHostOf(address: string): string {
 
 /** Checks ADDR: a DNS name or an IP address, nothing a URL would read otherwise. */
 export function checkPublicAddress(address: string): string {
-  const bare = address.replace(/^\[(.*)\]$/, '$1');
+  const bare = bareHost(address);
   if (isIP(bare) !== 0) return bare;
   if (
     !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(

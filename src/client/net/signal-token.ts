@@ -11,6 +11,7 @@
 //
 // (The signal server reads the same variable as the one token it requires: src/signal-server/config.ts.)
 import { PapoError, type SignalTokenProblem } from '../errors.js';
+import { isLoopbackHost } from '../hosts.js';
 
 /** A signal address as the member dials it: its URL, and the token its fragment carried (wire/signal-url.ts parses it). */
 export interface SignalTarget {
@@ -27,12 +28,6 @@ export function signalOrigin(url: string): string {
   // WHATWG URL already drops a scheme's own default port; after folding http into ws, drop it too.
   const port = parsed.port === '' || parsed.port === defaultPort ? '' : `:${parsed.port}`;
   return `${scheme}//${parsed.hostname.toLowerCase()}${port}`;
-}
-
-/** True for a host on this machine: `localhost`, 127.0.0.0/8, `[::1]`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** True when a token may be sent to this URL: TLS (wss/https), or plain text to this machine only. */

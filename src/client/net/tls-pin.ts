@@ -10,6 +10,7 @@
 import { isIP } from 'node:net';
 import { type ConnectionOptions, connect, type TLSSocket } from 'node:tls';
 import { certificatePin } from '../../signal-protocol.js';
+import { bareHost } from '../hosts.js';
 
 /** The `code` of a connection refused because the server's key is not the pinned one. */
 export const PIN_MISMATCH = 'PIN_MISMATCH';
@@ -25,7 +26,7 @@ export function pinForHost(
   host: string,
 ): string | undefined {
   if (signal.pin === undefined) return undefined;
-  const bare = (h: string) => h.toLowerCase().replace(/^\[|\]$/g, '');
+  const bare = (h: string) => bareHost(h.toLowerCase());
   let signalHost: string;
   try {
     signalHost = new URL(signal.url).hostname;
@@ -54,10 +55,18 @@ export function pinVerdict(socket: TLSSocket, where: string, pin: string): PinMi
   );
 }
 
-/** TLS options for `host` with the pin checked by the caller (SNI only for a name). */
-export function pinnedTlsOptions(host: string, port: number): ConnectionOptions {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return { host: bare, port, rejectUnauthorized: false, ...(isIP(bare) === 0 ? { servername: bare } : {}) };
+/**
+ * TLS options for `host` (SNI only for a name). `pinned`: the caller checks the server's key
+ * (pinVerdict) instead of the certificate authorities.
+ */
+export function tlsOptions(host: string, port: number, pinned: boolean): ConnectionOptions {
+  const bare = bareHost(host);
+  return {
+    host: bare,
+    port,
+    ...(pinned ? { rejectUnauthorized: false } : {}),
+    ...(isIP(bare) === 0 ? { servername: bare } : {}),
+  };
 }
 
 /**
@@ -73,7 +82,7 @@ export function connectPinned(options: {
 }): Promise<TLSSocket> {
   const { host, port, pin, timeoutMs } = options;
   return new Promise((resolve, reject) => {
-    const socket = connect(pinnedTlsOptions(host, port));
+    const socket = connect(tlsOptions(host, port, true));
     const fail = (err: Error) => {
       clearTimeout(timer);
       socket.destroy();

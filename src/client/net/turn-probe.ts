@@ -9,6 +9,7 @@ import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { bareHost } from '../hosts.js';
 import { parseIceUrl } from './ice-config.js';
 import {
   addressOf,
@@ -20,7 +21,7 @@ import {
   stunAttribute,
   stunMessage,
 } from './stun-message.js';
-import { PIN_MISMATCH, pinForHost, pinnedTlsOptions, pinVerdict } from './tls-pin.js';
+import { PIN_MISMATCH, pinForHost, pinVerdict, tlsOptions } from './tls-pin.js';
 import { giveBack } from './turn-release.js';
 
 export { addressOf };
@@ -116,7 +117,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T
 }
 
 async function resolve4(host: string, timeoutMs: number): Promise<string | undefined> {
-  const bare = host.replace(/^\[|\]$/g, '');
+  const bare = bareHost(host);
   if (isIP(bare) === 4) return bare;
   if (isIP(bare) === 6) return undefined;
   return withTimeout(
@@ -247,11 +248,9 @@ async function streamChannel(
   timeoutMs: number,
   pin: string | undefined,
 ): Promise<Channel> {
-  const bare = host.replace(/^\[|\]$/g, '');
+  const bare = bareHost(host);
   const stream: Socket = tls
-    ? pin !== undefined
-      ? tlsConnect(pinnedTlsOptions(bare, port))
-      : tlsConnect({ host: bare, port, ...(isIP(bare) === 0 ? { servername: bare } : {}) })
+    ? tlsConnect(tlsOptions(bare, port, pin !== undefined))
     : tcpConnect({ host: bare, port });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -12,9 +12,10 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { IceServer } from '../../signal-protocol.js';
 import { messageOf } from '../errors.js';
+import { bareHost } from '../hosts.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
-import { pinnedTlsOptions, pinVerdict } from './tls-pin.js';
+import { pinVerdict, tlsOptions } from './tls-pin.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
@@ -74,9 +75,10 @@ export class TurnTcpBridge {
   #connect(key: string, agentAddress: string, agentPort: number): Socket {
     const { host, port, tls, ca, pin } = this.target;
     const stream = tls
-      ? pin !== undefined
-        ? tlsConnect({ ...pinnedTlsOptions(host, port), ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
-        : tlsConnect({ host, port, servername: host, ...(ca ? { ca: [...rootCertificates, ca] } : {}) })
+      ? tlsConnect({
+          ...tlsOptions(host, port, pin !== undefined),
+          ...(ca ? { ca: [...rootCertificates, ca] } : {}),
+        })
       : tcpConnect({ host, port });
     stream.setNoDelay(true);
     if (tls && pin !== undefined) {
@@ -335,7 +337,7 @@ function bridgeTarget(url: string): TurnBridgeTarget | null {
   if (typeof parsed === 'string') return null;
   const tls = parsed.scheme === 'turns';
   if (!tls && !(parsed.scheme === 'turn' && parsed.transport === 'tcp')) return null;
-  return { host: parsed.host.replace(/^\[|\]$/g, ''), port: parsed.port, tls };
+  return { host: bareHost(parsed.host), port: parsed.port, tls };
 }
 
 function targetKey(t: TurnBridgeTarget): string {

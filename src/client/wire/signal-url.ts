@@ -2,6 +2,7 @@
 // local signal server"). The room carries its
 // signal URL; PAPO_SIGNAL overrides it; with neither, the embedded local server on this machine.
 import { PapoError, type SignalFragmentProblem } from '../errors.js';
+import { isLoopbackHost } from '../hosts.js';
 import { BASE64URL, radixDecode } from './radix.js';
 
 export const DEFAULT_SIGNAL_PORT = 7450;
@@ -56,7 +57,7 @@ export function parseSignalAddress(text: string, source: SignalUrlSource): Signa
   if (extra.pin !== undefined && !tls) {
     throw fragmentError(source, { problem: 'pin_without_tls', scheme: url.protocol });
   }
-  if (extra.token !== undefined && !tls && !isLoopbackHostname(url.hostname)) {
+  if (extra.token !== undefined && !tls && !isLoopbackHost(url.hostname)) {
     throw fragmentError(source, { problem: 'token_in_clear', scheme: url.protocol });
   }
   // An empty query or fragment ("ws://h?", "ws://h#") serialises as a bare "?" or "#": drop them,
@@ -182,11 +183,6 @@ function sourceName(source: SignalUrlSource): string {
   return source === 'invite' ? "this invite's signal address" : source;
 }
 
-function isLoopbackHostname(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 function invalidMessage(source: SignalUrlSource): string {
   if (source === 'PAPO_SIGNAL') return 'PAPO_SIGNAL is not a valid URL';
   if (source === '--signal') {
@@ -217,6 +213,5 @@ export function effectiveSignalUrl(profileUrl: string | undefined, env: NodeJS.P
 
 /** True when the URL points at this machine: such a room can start the embedded server. */
 export function isLoopbackSignalUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  return isLoopbackHost(new URL(url).hostname);
 }
