@@ -1,6 +1,7 @@
 // papo doctor's texts in English and Brazilian Portuguese (the rest of the CLI's are in i18n.ts).
 // Every line is one line; none carries a token, a TURN credential or the room secret.
-import type { Lang } from './i18n.js';
+import type { CertificateProblem } from '../client/net/signal-probe.js';
+import { type Lang, messages } from './i18n.js';
 
 type Why = 'relay-without-turn' | 'symmetric-without-turn' | 'no-stun-without-turn';
 type Via = 'relay' | 'this-machine' | 'direct' | 'direct-nat-unknown';
@@ -24,6 +25,9 @@ export interface DoctorTexts {
   signalNotPapoFix: string;
   signalPinMismatch(url: string): string;
   signalPinMismatchFix: string;
+  signalCertificate(url: string, problem: CertificateProblem): string;
+  signalCertificateFix(problem: CertificateProblem): string;
+  networkNotChecked: string;
   tokenAccepted: string;
   tokenNotNeeded: string;
   tokenRefused: string;
@@ -51,6 +55,8 @@ export interface DoctorTexts {
   natFix: string;
   natUnknown: string;
   turnNone: string;
+  turnNotHandedOut(url: string): string;
+  turnNotHandedOutFix: string;
   turnAllocated(url: string, relayed: string, ms: number): string;
   turnNotReleased(url: string, relayed: string, ms: number): string;
   turnNotReleasedFix: string;
@@ -63,6 +69,7 @@ export interface DoctorTexts {
   turnUntrusted(url: string, detail: string): string;
   turnUntrustedFix: string;
   pathOk(via: Via): string;
+  pathUnsure: string;
   pathFail(why: Why): string;
   pathFix(why: Why): string;
   clientRegistered(detail: string): string;
@@ -120,6 +127,10 @@ const en: DoctorTexts = {
     `${url} presents a certificate whose key is not the one the room's invite pins (its key changed, or another machine answers there); papo sent it nothing`,
   signalPinMismatchFix:
     "ask the server's operator whether its key changed; if it did, the room's creator runs the new papo new line papo signal --public prints, and everyone joins with the new invite",
+  signalCertificate: (url, problem) => messages('en').certificateProblem(url, problem),
+  signalCertificateFix: (problem) => messages('en').certificateFix(problem),
+  networkNotChecked:
+    "STUN, NAT and TURN not checked: this room's ICE servers come with the signal server's answer, and there was none",
   tokenAccepted: 'accepted',
   tokenNotNeeded: 'none sent, none needed',
   tokenRefused: 'the signal server refused the token papo sent',
@@ -156,6 +167,10 @@ const en: DoctorTexts = {
   natFix: `direct links from behind a symmetric NAT rarely work: make sure a TURN server works (${TURN_ENV_FIX})`,
   natUnknown: 'fewer than two STUN destinations answered: cannot tell whether the NAT is symmetric',
   turnNone: 'no TURN server configured',
+  turnNotHandedOut: (url) =>
+    `the signal server ${url} hands out no TURN server: a colleague behind a symmetric NAT, or where UDP is blocked, cannot link with you`,
+  turnNotHandedOutFix:
+    'on the server: install coturn (papo signal --public starts it by itself), or set PAPO_TURN_URLS and PAPO_TURN_SECRET there; or here: PAPO_ICE_SERVERS with a TURN server of your own',
   turnAllocated: (url, relayed, ms) => `${url}: allocated ${relayed} in ${ms} ms, given back`,
   turnNotReleased: (url, relayed, ms) =>
     `${url}: allocated ${relayed} in ${ms} ms, but the server did not confirm it was given back`,
@@ -188,6 +203,8 @@ const en: DoctorTexts = {
       'direct-nat-unknown':
         'the room can work: a direct path looks possible (STUN answered; NAT type not known)',
     })[via],
+  pathUnsure:
+    'a direct path may work (STUN answered), but papo cannot tell whether this NAT is symmetric, and there is no TURN to fall back on',
   pathFail: (why) =>
     ({
       'relay-without-turn':
@@ -254,6 +271,10 @@ const pt: DoctorTexts = {
     `${url} apresenta um certificado cuja chave não é a que o convite da sala fixa (a chave dele mudou, ou outra máquina responde ali); o papo não mandou nada a ele`,
   signalPinMismatchFix:
     'pergunte a quem opera o servidor se a chave mudou; se mudou, quem criou a sala roda a nova linha papo new que o papo signal --public imprime, e todos entram com o convite novo',
+  signalCertificate: (url, problem) => messages('pt').certificateProblem(url, problem),
+  signalCertificateFix: (problem) => messages('pt').certificateFix(problem),
+  networkNotChecked:
+    'STUN, NAT e TURN não verificados: os servidores ICE desta sala vêm com a resposta do servidor de sinalização, e não houve nenhuma',
   tokenAccepted: 'aceito',
   tokenNotNeeded: 'nenhum enviado, nenhum exigido',
   tokenRefused: 'o servidor de sinalização recusou o token que o papo mandou',
@@ -294,6 +315,10 @@ const pt: DoctorTexts = {
     'links diretos atrás de um NAT simétrico raramente funcionam: garanta um servidor TURN que funcione (PAPO_ICE_SERVERS para o seu próprio TURN, ou PAPO_TURN_URLS e PAPO_TURN_SECRET no servidor de sinalização)',
   natUnknown: 'menos de dois destinos STUN responderam: não dá para saber se o NAT é simétrico',
   turnNone: 'nenhum servidor TURN configurado',
+  turnNotHandedOut: (url) =>
+    `o servidor de sinalização ${url} não entrega nenhum servidor TURN: um colega atrás de um NAT simétrico, ou onde o UDP é bloqueado, não consegue se ligar a você`,
+  turnNotHandedOutFix:
+    'no servidor: instale o coturn (o papo signal --public o inicia sozinho), ou defina lá PAPO_TURN_URLS e PAPO_TURN_SECRET; ou aqui: PAPO_ICE_SERVERS com um servidor TURN seu',
   turnAllocated: (url, relayed, ms) => `${url}: alocou ${relayed} em ${ms} ms, devolvido`,
   turnNotReleased: (url, relayed, ms) =>
     `${url}: alocou ${relayed} em ${ms} ms, mas o servidor não confirmou a devolução`,
@@ -328,6 +353,8 @@ const pt: DoctorTexts = {
       'direct-nat-unknown':
         'a sala pode funcionar: um caminho direto parece possível (o STUN respondeu; tipo de NAT desconhecido)',
     })[via],
+  pathUnsure:
+    'um caminho direto pode funcionar (o STUN respondeu), mas o papo não sabe dizer se este NAT é simétrico, e não há TURN para recorrer',
   pathFail: (why) =>
     ({
       'relay-without-turn':

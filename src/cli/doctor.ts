@@ -71,6 +71,11 @@ export interface DoctorFacts {
   ice?: { ok: true; config: IceConfig } | { ok: false; message: string };
   stun: BindingResult[];
   turn: AllocationResult[];
+  /**
+   * STUN and TURN were not asked: the ICE servers come with the signal server's welcome (no
+   * PAPO_ICE_SERVERS), and there was none, so papo's defaults would only blame the network.
+   */
+  networkUnchecked?: true;
   clients: { id: string; label: string; registration: Registration | null }[];
   channelsOff: string[];
   ms: number;
@@ -252,7 +257,14 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   } catch (err) {
     facts.ice = { ok: false, message: errorText(err, o.lang) };
   }
-  if (facts.ice.ok && facts.profile.ok) {
+  if (
+    facts.ice.ok &&
+    facts.ice.config.source !== 'env' &&
+    facts.signal !== undefined &&
+    welcome === undefined
+  )
+    facts.networkUnchecked = true;
+  else if (facts.ice.ok && facts.profile.ok) {
     o.progress?.('network');
     const servers = facts.ice.config.servers;
     [facts.stun, facts.turn] = await Promise.all([
@@ -355,6 +367,14 @@ function signalCheck(f: DoctorFacts, url: string, s: SignalProbe, t: DoctorTexts
   const data = { url, outcome: s.outcome, ...('ms' in s ? { ms: s.ms } : {}) };
   if (s.outcome === 'welcome' || s.outcome === 'unauthorized')
     return { id: 'signal', status: 'ok', text: t.signalOk(url, s.ms), data };
+  if (s.outcome === 'certificate')
+    return {
+      id: 'signal',
+      status: 'fail',
+      text: t.signalCertificate(url, s.problem),
+      fix: t.signalCertificateFix(s.problem),
+      data: { ...data, problem: s.problem, detail: s.detail },
+    };
   if (s.outcome === 'pin_mismatch')
     return {
       id: 'signal',
@@ -447,6 +467,8 @@ function iceChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
  */
 function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
   if (!(f.ice?.ok === true && f.profile.ok)) return [];
+  if (f.networkUnchecked)
+    return [{ id: 'path', status: 'skip', text: t.networkNotChecked, data: { checked: false } }];
   const turnWorked = f.turn.some((r) => r.outcome === 'allocated');
   const answered = f.stun.filter((r) => r.mapped !== undefined);
   const mapping = mappingBehaviour(f.stun);
@@ -458,23 +480,46 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
     mapping: mapping.verdict,
     turnWorked,
   });
+  // A signal server that hands out no TURN is named as such: its members behind a symmetric NAT, or
+  // where UDP is blocked, cannot link (issue 26); between profiles of this machine none is needed.
+  const fromServer = source !== 'env' && f.loopback !== true;
   const turn: Draft[] =
-    f.turn.length === 0
-      ? [{ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } }]
-      : f.turn.map((r) => turnCheck(r, turnWorked, source, t));
+    f.turn.length > 0
+      ? f.turn.map((r) => turnCheck(r, turnWorked, source, t))
+      : fromServer
+        ? [
+            {
+              id: 'turn',
+              status: 'warn',
+              text: t.turnNotHandedOut(f.signalUrl ?? ''),
+              fix: t.turnNotHandedOutFix,
+              data: { configured: false, source },
+            },
+          ]
+        : [{ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } }];
+  // A direct path whose NAT papo could not tell, with no TURN to fall back on: a warning.
+  const unsure = verdict.ok && verdict.via === 'direct-nat-unknown' && f.turn.length === 0;
   return [
     stunCheck(f, answered, t),
     natCheck(mapping, answered, t),
     ...turn,
-    verdict.ok
-      ? { id: 'path', status: 'ok', text: t.pathOk(verdict.via), data: { ok: true, via: verdict.via } }
-      : {
+    unsure
+      ? {
           id: 'path',
-          status: 'fail',
-          text: t.pathFail(verdict.why),
-          fix: t.pathFix(verdict.why),
-          data: { ok: false, why: verdict.why },
-        },
+          status: 'warn',
+          text: t.pathUnsure,
+          fix: t.pathFix('symmetric-without-turn'),
+          data: { ok: true, via: 'direct-nat-unknown' },
+        }
+      : verdict.ok
+        ? { id: 'path', status: 'ok', text: t.pathOk(verdict.via), data: { ok: true, via: verdict.via } }
+        : {
+            id: 'path',
+            status: 'fail',
+            text: t.pathFail(verdict.why),
+            fix: t.pathFix(verdict.why),
+            data: { ok: false, why: verdict.why },
+          },
   ];
 }
 

@@ -7,7 +7,9 @@ import {
   type SignalFragmentProblem,
   type SignalTokenProblem,
 } from '../client/errors.js';
+import { bareHost } from '../client/hosts.js';
 import type { NoPathReason } from '../client/net/health.js';
+import type { CertificateProblem } from '../client/net/signal-probe.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
 
 export type Lang = 'en' | 'pt';
@@ -115,6 +117,12 @@ export interface Messages {
   signalProblem(code: string, url: string, detail: string): string;
   /** `papo join`'s one line on the room's signal server, probed at once (ADR 0089). */
   joinCheck(outcome: JoinCheck, url: string, detail: string): string;
+  /** `papo join`'s line when TLS refused the server's certificate: what is wrong, and the fix. */
+  joinCertificate(url: string, problem: CertificateProblem): string;
+  /** What is wrong with a certificate TLS refused (`papo join`, `papo doctor`). */
+  certificateProblem(url: string, problem: CertificateProblem): string;
+  /** How to fix it, for whoever can: the operator or this machine. */
+  certificateFix(problem: CertificateProblem): string;
   /** This process's own transport could not run (ADR 0057). */
   transportTrouble(why: string, restarts: number): string;
   localOnlyRoom(url: string): string;
@@ -312,6 +320,29 @@ const en: Messages = {
         return `warning: ${url} does not answer as a papo signal server should (${detail}); check the invite's signal address (papo doctor says more)`;
     }
   },
+  joinCertificate(url, problem) {
+    return `warning: ${this.certificateProblem(url, problem)}; papo sends it nothing. ${this.certificateFix(problem)}`;
+  },
+  certificateProblem: (url, problem) =>
+    ({
+      self_signed: `the signal server ${url} presents a self-signed certificate, and the room's address pins no key for it`,
+      unknown_ca: `the signal server ${url} presents a certificate signed by an authority this machine does not trust`,
+      expired: `the signal server ${url} presents a certificate that has expired`,
+      not_yet_valid: `the signal server ${url} presents a certificate that is not valid yet`,
+      name_mismatch: `the signal server ${url} presents a certificate made for another name than ${hostOf(url)}`,
+    })[problem],
+  certificateFix: (problem) =>
+    ({
+      self_signed:
+        "Ask the server's operator for the papo new line papo signal --public prints (its address pins the key), make the room with it, and join with the new invite; or trust the certificate with NODE_EXTRA_CA_CERTS=/path/to/cert.pem",
+      unknown_ca:
+        'Set NODE_EXTRA_CA_CERTS=/path/to/ca.pem where papo runs (papo install passes it on to the agent), or use an address with a pin (papo signal --public prints one)',
+      expired:
+        "The server's operator must renew it (papo signal --public renews its own certificate by itself; a CA's with the CA's client, e.g. certbot)",
+      not_yet_valid: "Check this machine's date and time; if they are right, the server's",
+      name_mismatch:
+        "Use the name the certificate was made for in the room's address, or have the operator make one for this name (papo signal --public ADDR makes it for ADDR)",
+    })[problem],
   transportTrouble: (why, restarts) =>
     `warning: papo's network process ${why} (started again ${restarts} time${restarts === 1 ? '' : 's'})`,
   localOnlyRoom: (url) =>
@@ -519,6 +550,29 @@ const pt: Messages = {
         return `aviso: ${url} não responde como um servidor de sinalização do papo deveria (${detail}); confira o endereço de sinalização do convite (o papo doctor diz mais)`;
     }
   },
+  joinCertificate(url, problem) {
+    return `aviso: ${this.certificateProblem(url, problem)}; o papo não manda nada a ele. ${this.certificateFix(problem)}`;
+  },
+  certificateProblem: (url, problem) =>
+    ({
+      self_signed: `o servidor de sinalização ${url} apresenta um certificado autoassinado, e o endereço da sala não fixa nenhuma chave para ele`,
+      unknown_ca: `o servidor de sinalização ${url} apresenta um certificado assinado por uma autoridade em que esta máquina não confia`,
+      expired: `o servidor de sinalização ${url} apresenta um certificado vencido`,
+      not_yet_valid: `o servidor de sinalização ${url} apresenta um certificado que ainda não vale`,
+      name_mismatch: `o servidor de sinalização ${url} apresenta um certificado feito para outro nome que não ${hostOf(url)}`,
+    })[problem],
+  certificateFix: (problem) =>
+    ({
+      self_signed:
+        'Peça a quem opera o servidor a linha papo new que o papo signal --public imprime (o endereço dela fixa a chave), crie a sala com ela e entre com o convite novo; ou confie no certificado com NODE_EXTRA_CA_CERTS=/caminho/do/cert.pem',
+      unknown_ca:
+        'Defina NODE_EXTRA_CA_CERTS=/caminho/da/ca.pem onde o papo roda (o papo install o repassa ao agente), ou use um endereço com pin (o papo signal --public imprime um)',
+      expired:
+        'Quem opera o servidor precisa renová-lo (o papo signal --public renova o próprio certificado sozinho; o de uma CA, com o cliente da CA, p. ex. certbot)',
+      not_yet_valid: 'Confira a data e a hora desta máquina; se estiverem certas, as do servidor',
+      name_mismatch:
+        'Use no endereço da sala o nome para o qual o certificado foi feito, ou peça a quem opera que faça um para este nome (o papo signal --public ENDEREÇO o faz para ENDEREÇO)',
+    })[problem],
   transportTrouble: (why, restarts) =>
     `aviso: o processo de rede do papo ${why} (reiniciado ${restarts} ${restarts === 1 ? 'vez' : 'vezes'})`,
   localOnlyRoom: (url) =>
@@ -637,6 +691,15 @@ const INVITE_PT: Record<Exclude<PapoErrorDetails['invalid_invite']['problem'], '
 function originOf(url: string): string {
   try {
     return signalOrigin(url);
+  } catch {
+    return url;
+  }
+}
+
+/** The host of a URL, as a certificate names it (the URL itself if it cannot be parsed). */
+function hostOf(url: string): string {
+  try {
+    return bareHost(new URL(url).hostname);
   } catch {
     return url;
   }

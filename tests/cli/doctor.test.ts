@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  checksFrom,
+  type DoctorFacts,
   decidePath,
   displayUrl,
   type PathInputs,
@@ -417,4 +419,71 @@ test('what doctor asks and shows: STUN destinations, TURN targets, a URL without
   );
   assert.equal(displayUrl('wss://signal.example/papo?token=abc'), 'wss://signal.example/papo?token=***');
   assert.equal(displayUrl('ws://127.0.0.1:7450'), 'ws://127.0.0.1:7450');
+});
+
+test('a signal server that hands out no TURN: a warning with the fix; a direct path papo cannot judge is one too', () => {
+  const stun = (destination: string, mapped?: string) => ({
+    url: `stun:${destination}`,
+    destination,
+    ...(mapped ? { mapped, ms: 3 } : { error: 'timeout' }),
+  });
+  const facts = (over: Partial<DoctorFacts>): DoctorFacts => ({
+    profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
+    signalUrl: 'wss://signal.example.test:7450',
+    rawSignalUrl: 'wss://signal.example.test:7450',
+    loopback: false,
+    tokenSent: true,
+    signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
+    policy: 'all',
+    ice: {
+      ok: true,
+      config: { servers: [{ urls: 'stun:signal.example.test:7450' }], policy: 'all', source: 'welcome' },
+    },
+    stun: [],
+    turn: [],
+    clients: [],
+    channelsOff: [],
+    ms: 10,
+    ...over,
+  });
+  const of = (f: DoctorFacts, id: string) => {
+    const c = checksFrom(f, 'en').checks.find((x) => x.id === id);
+    assert.ok(c !== undefined, id);
+    return c;
+  };
+  // One STUN destination answered: the NAT's kind is unknown, and no TURN is there to fall back on.
+  const one = facts({ stun: [stun('198.51.100.1:7450', '203.0.113.9:40000')] });
+  const turn = of(one, 'turn');
+  assert.equal(turn.status, 'warn');
+  assert.equal(
+    turn.text,
+    'the signal server wss://signal.example.test:7450 hands out no TURN server: a colleague behind a symmetric NAT, or where UDP is blocked, cannot link with you',
+  );
+  assert.match(turn.fix ?? '', /^on the server: install coturn \(papo signal --public starts it by itself\)/);
+  assert.equal(of(one, 'path').status, 'warn');
+  assert.match(of(one, 'path').text, /^a direct path may work \(STUN answered\), but papo cannot tell/);
+  assert.equal(checksFrom(one, 'en').ok, true);
+  // Two destinations, one mapping: direct is likely; the missing TURN is still said.
+  const same = facts({
+    stun: [stun('198.51.100.1:7450', '203.0.113.9:40000'), stun('198.51.100.1:3478', '203.0.113.9:40000')],
+  });
+  assert.deepEqual([of(same, 'path').status, of(same, 'turn').status], ['ok', 'warn']);
+  // Two mappings: a symmetric NAT without TURN has no path.
+  const varies = facts({
+    stun: [stun('198.51.100.1:7450', '203.0.113.9:40000'), stun('198.51.100.1:3478', '203.0.113.9:40001')],
+  });
+  assert.deepEqual([of(varies, 'nat').status, of(varies, 'path').status], ['warn', 'fail']);
+  assert.deepEqual(of(varies, 'path').data, { ok: false, why: 'symmetric-without-turn' });
+  // PAPO_ICE_SERVERS chosen by hand, or a room of this machine: nothing to warn about.
+  const envIce = facts({
+    ice: { ok: true, config: { servers: [{ urls: 'stun:s.example.test' }], policy: 'all', source: 'env' } },
+  });
+  assert.equal(of(envIce, 'turn').status, 'skip');
+  assert.equal(of(facts({ loopback: true }), 'turn').status, 'skip');
+  // In Portuguese.
+  const pt = checksFrom(one, 'pt').checks.find((x) => x.id === 'turn');
+  assert.match(
+    pt?.text ?? '',
+    /^o servidor de sinalização wss:\/\/signal\.example\.test:7450 não entrega nenhum servidor TURN/,
+  );
 });

@@ -118,10 +118,22 @@ test('papo signal --public without turnserver on its PATH: members that cannot l
     wrap: ['ip', 'netns', 'exec', s.lab.sites[0].ns],
     timeoutMs: 60_000,
   });
-  const checks = (JSON.parse(doctor.stdout) as { checks: { id: string; status: string; text: string }[] })
-    .checks;
+  type Row = { id: string; status: string; text: string; data?: Record<string, unknown> };
+  const checks = (JSON.parse(doctor.stdout) as { checks: Row[] }).checks;
   t.diagnostic(checks.map((c) => `${c.id}:${c.status}: ${c.text}`).join('\n'));
-  const turn = checks.find((c) => c.id === 'turn');
-  assert.ok(turn !== undefined && turn.status !== 'ok', JSON.stringify(checks));
-  assert.match(turn.text, /no TURN/i);
+  const of = (id: string): Row => {
+    const c = checks.find((x) => x.id === id);
+    assert.ok(c !== undefined, `no ${id}: ${JSON.stringify(checks)}`);
+    return c;
+  };
+  assert.equal(doctor.code, 1, doctor.stdout);
+  assert.equal(of('signal').status, 'ok');
+  assert.equal(of('turn').status, 'warn');
+  assert.match(of('turn').text, /^the signal server wss:\/\/203\.0\.113\.1:7450 hands out no TURN server/);
+  // Without coturn the server still answers STUN at two ports, so doctor tells the symmetric NAT.
+  assert.equal(of('nat').status, 'warn');
+  assert.deepEqual(of('nat').data, { mapping: 'varies', destinations: 2 });
+  assert.equal(of('path').status, 'fail');
+  assert.deepEqual(of('path').data, { ok: false, why: 'symmetric-without-turn' });
+  assert.doesNotMatch(doctor.stdout, /#pin|token=/);
 });

@@ -102,6 +102,7 @@ async function checkSignal(
     return t.joinCheck('token_invalid', url, errorText(err, lang(ctx)));
   }
   const probe = await probeSignal({ url, token, pin, peer, timeoutMs: JOIN_CHECK_MS });
+  if (probe.outcome === 'certificate') return t.joinCertificate(url, probe.problem);
   const sent = token !== undefined && tokenMayTravel(url);
   const outcome: JoinCheck =
     probe.outcome === 'welcome'

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { messageOf } from '../../client/errors.js';
 import { bareHost } from '../../client/hosts.js';
 import type { LogTarget } from '../../client/log.js';
 import {
@@ -100,7 +101,7 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
   const binary = externalTurn ? undefined : findTurnserver(env);
   const turn: TurnSource = externalTurn ? 'external' : binary !== undefined ? 'coturn' : 'none';
   let coturn: CoturnSupervisor | undefined;
-  let stun: StunResponder | undefined;
+  const stun: StunResponder[] = [];
   let server: SignalServerHandle | undefined;
   const stunUrls: string[] = [];
   try {
@@ -159,10 +160,23 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
       config: overrides,
     });
     // The second STUN destination, on UDP at the signal port's number (stun-responder.ts).
-    stun = await startStunResponder(host, server.port);
-    stunUrls.push(`stun:${urlHost}:${server.port}`, ...fromEnv.stunUrls);
+    stun.push(await startStunResponder(host, server.port));
+    stunUrls.push(`stun:${urlHost}:${server.port}`);
+    // Without coturn, its port answers Binding too: doctor still has two destinations to tell a
+    // symmetric NAT by (the one network that most needs the TURN that is missing).
+    if (turn === 'none') {
+      try {
+        stun.push(await startStunResponder(host, o.turnPort));
+        stunUrls.push(`stun:${urlHost}:${o.turnPort}`);
+      } catch (err) {
+        o.log(
+          `stun: could not answer on UDP port ${o.turnPort} too (${messageOf(err)}): members see one STUN destination`,
+        );
+      }
+    }
+    stunUrls.push(...fromEnv.stunUrls);
   } catch (err) {
-    await stun?.close();
+    await Promise.all(stun.map((r) => r.close()));
     await server?.close();
     await coturn?.stop();
     throw err;
@@ -197,7 +211,7 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
     close() {
       closing ??= (async () => {
         if (renewal !== undefined) clearInterval(renewal);
-        await Promise.all([handle.close(), stun?.close(), coturn?.stop()]);
+        await Promise.all([handle.close(), ...stun.map((r) => r.close()), coturn?.stop()]);
       })();
       return closing;
     },

@@ -9,7 +9,9 @@ import { messageOf } from '../errors.js';
 import { validateIceServers } from './ice-config.js';
 import { pinnedSocket, signalSocketUrl, welcomeNotes } from './signal-client.js';
 import { tokenMayTravel } from './signal-token.js';
-import { PIN_MISMATCH } from './tls-pin.js';
+import { type CertificateProblem, certificateProblemOf, PIN_MISMATCH } from './tls-pin.js';
+
+export type { CertificateProblem };
 
 export type SignalProbe =
   /** `notes`: the welcome's (e.g. `turn_limited`: the server has TURN but gave this address none now). */
@@ -20,7 +22,9 @@ export type SignalProbe =
   | { outcome: 'not_papo' | 'refused'; ms: number; detail: string }
   | { outcome: 'unreachable'; detail: string }
   /** The server's key is not the one the address pins (ADR 0089); nothing was sent to it. */
-  | { outcome: 'pin_mismatch'; detail: string };
+  | { outcome: 'pin_mismatch'; detail: string }
+  /** TLS refused the server's certificate (self-signed without a pin, expired...); nothing was sent. */
+  | { outcome: 'certificate'; problem: CertificateProblem; detail: string };
 
 export interface SignalProbeOptions {
   url: string;
@@ -111,6 +115,9 @@ export function probeSignal(options: SignalProbeOptions): Promise<SignalProbe> {
     ws.on('error', (err) => {
       if ((err as NodeJS.ErrnoException).code === PIN_MISMATCH)
         finish({ outcome: 'pin_mismatch', detail: err.message.slice(0, 200) });
+      const problem = certificateProblemOf(err);
+      if (problem !== undefined)
+        finish({ outcome: 'certificate', problem, detail: err.message.slice(0, 200) });
       if (!opened) finish({ outcome: 'unreachable', detail: err.message.slice(0, 200) });
     });
     ws.on('close', (code) => {

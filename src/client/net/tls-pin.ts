@@ -15,6 +15,36 @@ import { bareHost } from '../hosts.js';
 /** The `code` of a connection refused because the server's key is not the pinned one. */
 export const PIN_MISMATCH = 'PIN_MISMATCH';
 
+/**
+ * Why a server's certificate was not trusted, as a person can fix it: self-signed (and no pin for
+ * it), signed by an authority this machine does not know, expired, not valid yet (a clock), or made
+ * for another name.
+ */
+export type CertificateProblem = 'self_signed' | 'unknown_ca' | 'expired' | 'not_yet_valid' | 'name_mismatch';
+
+/** The certificate problem behind a TLS error (Node's OpenSSL codes), or undefined for any other error. */
+export function certificateProblemOf(err: unknown): CertificateProblem | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return 'self_signed';
+    // A private CA's root in the chain, or a leaf whose issuer this machine does not have.
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'unknown_ca';
+    case 'CERT_HAS_EXPIRED':
+      return 'expired';
+    case 'CERT_NOT_YET_VALID':
+      return 'not_yet_valid';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return 'name_mismatch';
+    default:
+      return undefined;
+  }
+}
+
 export class PinMismatchError extends Error {
   override readonly name = 'PinMismatchError';
   readonly code = PIN_MISMATCH;
