@@ -15,7 +15,8 @@ test('twenty-one papo mcp stops with a link open (stdin closed, SIGINT, SIGTERM)
   timeout: 300_000,
 }, async (t) => {
   const room = await makeRoom(t);
-  const colega = startAgent(room, room.members.colega);
+  // colega's own diagnostics are not judged here: with PAPO_LOG they explain a wait that fails.
+  const colega = startAgent(room, room.members.colega, { PAPO_LOG: '1' });
   await colega.client.initialize();
   const noisy: string[] = [];
   for (let i = 0; i < 21; i++) {
@@ -30,7 +31,9 @@ test('twenty-one papo mcp stops with a link open (stdin closed, SIGINT, SIGTERM)
     await ended;
     if (voce.stderr() !== '') noisy.push(`stop ${i + 1} (${how}): ${voce.stderr()}`);
     // The other member sees it leave before the next one comes (a new start is a new session).
-    await statusUntil(colega.client, /voce \(agent\): offline/, 30_000);
+    await statusUntil(colega.client, /voce \(agent\): offline/, 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\ncolega's log:\n${colega.stderr().split('\n').slice(-40).join('\n')}`);
+    });
   }
   assert.deepEqual(noisy, []);
 });
