@@ -58,6 +58,53 @@ test('pin_mismatch and the join check, exact, in English and pt-BR', () => {
     assert.match(pt.joinCheck(outcome, URL, 'd'), /^aviso: /);
 });
 
+test('a certificate TLS refused, by its problem, exact, in English and pt-BR (papo join and papo doctor)', () => {
+  const en = messages('en');
+  const pt = messages('pt');
+  assert.equal(
+    en.joinCertificate(URL, 'self_signed'),
+    "warning: the signal server wss://signal.example.test:8443 presents a self-signed certificate, and the room's address pins no key for it; papo sends it nothing. Ask the server's operator for the papo new line papo signal --public prints (its address pins the key), make the room with it, and join with the new invite; or trust the certificate with NODE_EXTRA_CA_CERTS=/path/to/cert.pem",
+  );
+  assert.equal(
+    pt.joinCertificate(URL, 'self_signed'),
+    'aviso: o servidor de sinalização wss://signal.example.test:8443 apresenta um certificado autoassinado, e o endereço da sala não fixa nenhuma chave para ele; o papo não manda nada a ele. Peça a quem opera o servidor a linha papo new que o papo signal --public imprime (o endereço dela fixa a chave), crie a sala com ela e entre com o convite novo; ou confie no certificado com NODE_EXTRA_CA_CERTS=/caminho/do/cert.pem',
+  );
+  const problems: [Parameters<typeof en.certificateProblem>[1], string, string][] = [
+    [
+      'unknown_ca',
+      'the signal server wss://signal.example.test:8443 presents a certificate signed by an authority this machine does not trust',
+      'o servidor de sinalização wss://signal.example.test:8443 apresenta um certificado assinado por uma autoridade em que esta máquina não confia',
+    ],
+    [
+      'expired',
+      'the signal server wss://signal.example.test:8443 presents a certificate that has expired',
+      'o servidor de sinalização wss://signal.example.test:8443 apresenta um certificado vencido',
+    ],
+    [
+      'not_yet_valid',
+      'the signal server wss://signal.example.test:8443 presents a certificate that is not valid yet',
+      'o servidor de sinalização wss://signal.example.test:8443 apresenta um certificado que ainda não vale',
+    ],
+    [
+      'name_mismatch',
+      'the signal server wss://signal.example.test:8443 presents a certificate made for another name than signal.example.test',
+      'o servidor de sinalização wss://signal.example.test:8443 apresenta um certificado feito para outro nome que não signal.example.test',
+    ],
+  ];
+  for (const [problem, english, portuguese] of problems) {
+    assert.equal(en.certificateProblem(URL, problem), english);
+    assert.equal(pt.certificateProblem(URL, problem), portuguese);
+    // Each fix is its own sentence, and none is the self-signed one's.
+    assert.match(en.certificateFix(problem), /^[A-Z].*[^.]$/);
+    assert.notEqual(en.certificateFix(problem), en.certificateFix('self_signed'));
+    assert.notEqual(pt.certificateFix(problem), en.certificateFix(problem));
+  }
+  assert.equal(
+    en.certificateProblem('wss://[2001:db8::1]:8443', 'name_mismatch'),
+    'the signal server wss://[2001:db8::1]:8443 presents a certificate made for another name than 2001:db8::1',
+  );
+});
+
 test("a signal address's fragment errors are translated and never show the token", () => {
   const pin = `sha256/${'A'.repeat(43)}`;
   const cases: [() => unknown, string, string][] = [
