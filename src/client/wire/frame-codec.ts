@@ -23,15 +23,12 @@ import {
   MAX_SEALED_FRAME_BYTES,
   msgFrame,
 } from './frames.js';
-import type { Identity } from './identity.js';
+import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX, type Identity } from './identity.js';
 import { FRAME_AAD, open, seal } from './room-crypto.js';
 
 const CONTEXT = 'papo/v1 frame signature\n';
 /** `,"sig":"<128 hex>"}` at the very end of a signed frame's JSON. */
 const SIG_TAIL = /,"sig":"([0-9a-f]{128})"\}$/;
-// DER prefixes of a raw Ed25519 key (RFC 8410): PKCS#8 for the 32-byte seed, SPKI for the public key.
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** Public keys kept parsed (a room has at most a few hundred members; see MAX_KNOWN_PEERS). */
 const KEY_CACHE_LIMIT = 1024;
 
@@ -51,7 +48,7 @@ export class FrameCodec {
     this.#context = `${CONTEXT}${topic}\n`;
     this.nodeId = signer.nodeId;
     this.#privateKey = createPrivateKey({
-      key: Buffer.concat([PKCS8_PREFIX, signer.secretKey]),
+      key: Buffer.concat([ED25519_PKCS8_PREFIX, signer.secretKey]),
       format: 'der',
       type: 'pkcs8',
     });
@@ -117,7 +114,7 @@ export class FrameCodec {
     let key = this.#publicKeys.get(nodeId);
     if (key === undefined) {
       key = createPublicKey({
-        key: Buffer.concat([SPKI_PREFIX, Buffer.from(nodeId, 'hex')]),
+        key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(nodeId, 'hex')]),
         format: 'der',
         type: 'spki',
       });
