@@ -116,7 +116,11 @@ test('a member that restarts is linked again', async (t) => {
   await talk(again.mesh, ma.mesh, 'voltei');
 });
 
-test('links keep working while the signal server is down; the clients redial and re-join', async (t) => {
+/**
+ * Two meshes linked through a real signal server that can be stopped (a waits until it has lost
+ * its socket) and started again on the same port.
+ */
+async function linkedPairOnServer(t: { after(fn: () => unknown): void }) {
   let srv = await server();
   const port = srv.port;
   t.after(() => srv.close());
@@ -126,14 +130,29 @@ test('links keep working while the signal server is down; the clients redial and
   const mb = member(srv.url, b, keys);
   t.after(() => Promise.all([ma.close(), mb.close()]));
   await waitFor('first link', () => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a));
+  return {
+    a,
+    b,
+    ma,
+    mb,
+    async stop() {
+      const lost = once(ma.signal, 'disconnected');
+      await srv.close();
+      await lost;
+    },
+    async restart() {
+      srv = await server(port);
+    },
+  };
+}
 
-  const lost = once(ma.signal, 'disconnected');
-  await srv.close();
-  await lost;
+test('links keep working while the signal server is down; the clients redial and re-join', async (t) => {
+  const { a, b, ma, mb, stop, restart } = await linkedPairOnServer(t);
+  await stop();
   assert.equal(ma.signal.joined, false);
   await talk(ma.mesh, mb.mesh, 'sem servidor');
 
-  srv = await server(port);
+  await restart();
   await once<[string[]]>(ma.signal, 'peers');
   await waitFor('both re-joined', () => ma.signal.hasPeer(b) && mb.signal.hasPeer(a));
   // The same link still carries traffic (not torn down by the re-join).
@@ -206,23 +225,13 @@ test('a goodbye missed while away: a peer gone from the topic when we re-join is
 });
 
 test('a link kept across a restart of the signal server, to a peer that does not come back: left when it closes', async (t) => {
-  let srv = await server();
-  const port = srv.port;
-  t.after(() => srv.close());
-  const keys = deriveRoomKeys(generateSecret());
-  const [a, b] = orderedIds();
-  const ma = member(srv.url, a, keys);
-  const mb = member(srv.url, b, keys);
-  t.after(() => Promise.all([ma.close(), mb.close()]));
-  await waitFor('the link', () => ma.mesh.neighbours().includes(b) && mb.mesh.neighbours().includes(a));
+  const { b, ma, mb, stop, restart } = await linkedPairOnServer(t);
   const left: string[] = [];
   ma.mesh.on('peer-left', (peer: string) => left.push(peer));
 
-  const lost = once(ma.signal, 'disconnected');
-  await srv.close();
-  await lost;
+  await stop();
   await mb.signal.close(); // b will not come back to the topic; its link still works
-  srv = await server(port);
+  await restart();
   await once<[string[]]>(ma.signal, 'peers');
   // b may still be redialling: its open link is kept, and b is not said to have left.
   assert.deepEqual(ma.mesh.neighbours(), [b]);
