@@ -128,7 +128,7 @@ const en: DoctorTexts = {
   signalPinMismatchFix:
     "ask the server's operator whether its key changed; if it did, the room's creator runs the new papo new line papo signal --public prints, and everyone joins with the new invite",
   signalCertificate: (url, problem) => messages('en').certificateProblem(url, problem),
-  signalCertificateFix: (problem) => messages('en').certificateFix(problem),
+  signalCertificateFix: (problem) => lowerFirst(messages('en').certificateFix(problem)),
   networkNotChecked:
     "STUN, NAT and TURN not checked: this room's ICE servers come with the signal server's answer, and there was none",
   tokenAccepted: 'accepted',
@@ -272,7 +272,7 @@ const pt: DoctorTexts = {
   signalPinMismatchFix:
     'pergunte a quem opera o servidor se a chave mudou; se mudou, quem criou a sala roda a nova linha papo new que o papo signal --public imprime, e todos entram com o convite novo',
   signalCertificate: (url, problem) => messages('pt').certificateProblem(url, problem),
-  signalCertificateFix: (problem) => messages('pt').certificateFix(problem),
+  signalCertificateFix: (problem) => lowerFirst(messages('pt').certificateFix(problem)),
   networkNotChecked:
     'STUN, NAT e TURN não verificados: os servidores ICE desta sala vêm com a resposta do servidor de sinalização, e não houve nenhuma',
   tokenAccepted: 'aceito',
@@ -379,4 +379,9 @@ const pt: DoctorTexts = {
 
 export function doctorTexts(lang: Lang): DoctorTexts {
   return lang === 'pt' ? pt : en;
+}
+
+/** A sentence of the CLI's (which starts with a capital) as a doctor fix, which does not. */
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

@@ -118,7 +118,8 @@ export class Mesh extends EventEmitter<TransportEvents> {
       // After a redial, the list is the truth: a peer that left while we were away and holds no
       // open link has left, though its goodbye went to nobody (else the room would show it online
       // for 75 s more, and its slot would count against MAX_PEERS forever). An open link is kept:
-      // it works without the signal server, and its peer may still be redialling (#linkClosed).
+      // it works without the signal server, and its peer may still be redialling (until that link
+      // closes: see the link's close handler).
       const present = new Set(peers);
       for (const [peer, slot] of [...this.#slots]) {
         if (!present.has(peer) && slot.link?.state !== 'open') this.#gone(peer);
