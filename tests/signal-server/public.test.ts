@@ -17,8 +17,10 @@ import { connect as tlsConnect } from 'node:tls';
 import { mappingBehaviour, probeTurn, stunMappings } from '../../src/client/net/turn-probe.js';
 import type { IceServer, ServerMessage } from '../../src/signal-protocol.js';
 import { certificatePin } from '../../src/signal-protocol.js';
-import { PAPO_BIN, runPapo } from '../support/papo.js';
+import { startMcp, waitOnline } from '../member/helpers.js';
+import { inviteIn, memberEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 import { localhostCert } from '../support/tls-cert.js';
+import { waitFor } from '../support/wait.js';
 import { hex32, TestClient } from './helpers.js';
 import { freePort, stop, waitForOutput } from './processes.js';
 
@@ -77,10 +79,12 @@ async function startPublic(
     address?: string;
     tls?: { cert: string; key: string };
     env?: NodeJS.ProcessEnv;
+    /** The ports of an earlier start, for a restart members can find again. */
+    ports?: { port: number; turnPort: number; turnTlsPort: number };
   } = {},
 ): Promise<Running> {
-  const turnPort = await freePort();
-  const turnTlsPort = await freePort();
+  const turnPort = options.ports?.turnPort ?? (await freePort());
+  const turnTlsPort = options.ports?.turnTlsPort ?? (await freePort());
   const child = spawn(
     process.execPath,
     [
@@ -92,7 +96,7 @@ async function startPublic(
       '--host',
       '127.0.0.1',
       '--port',
-      '0',
+      String(options.ports?.port ?? 0),
       '--turn-port',
       String(turnPort),
       '--turn-tls-port',
@@ -300,6 +304,58 @@ test('first start: the state, the printed line, the token, TURN that coturn acce
   assert.equal(readFileSync(join(state, 'turn-secret'), 'utf8').trim(), secret);
   assert.match(again.stderr(), /state: \//);
   assert.doesNotMatch(again.stderr(), /state: made/);
+});
+
+test('a room made from the printed line keeps working across a restart: a member started after it links with one that ran through it', {
+  timeout: 120_000,
+}, async (t) => {
+  const state = join(root, 'restart-room', 'signal');
+  const first = await startPublic(state, {
+    ports: { port: await freePort(), turnPort: await freePort(), turnTlsPort: await freePort() },
+  });
+  const homes = { ana: join(root, 'restart-room', 'ana'), bob: join(root, 'restart-room', 'bob') };
+  // The printed line as the creator runs it; the colleague has only the invite.
+  const env = (home: string) => {
+    const e = memberEnv({ PAPO_HOME: home });
+    delete e.NODE_EXTRA_CA_CERTS;
+    delete e.PAPO_SIGNAL_TOKEN;
+    return e;
+  };
+  const made = await runPapo(
+    [...first.line.replace(/^papo new --signal '(.*)'$/, 'new --name ana --signal $1').split(' ')],
+    {
+      env: env(homes.ana),
+    },
+  );
+  assert.equal(made.code, 0, made.stderr);
+  const joined = await runPapo(['join', '--name', 'bob'], {
+    env: env(homes.bob),
+    input: `${inviteIn(made.stdout)}\n`,
+  });
+  assert.equal(joined.code, 0, joined.stderr);
+  assert.match(joined.stdout, /answers and accepts this room's token/);
+  const ana = await startMcp(t, homes.ana, env(homes.ana));
+  const bob = await startMcp(t, homes.bob, env(homes.bob));
+  await waitOnline(ana, 'bob', 30_000);
+  await bob.kill();
+
+  // The operator restarts the server (same state, same ports); ana's papo mcp runs through it.
+  await stopPublic(first.child);
+  const again = await startPublic(state, {
+    ports: { port: first.port, turnPort: first.turnPort, turnTlsPort: first.turnTlsPort },
+  });
+  t.after(() => stopPublic(again.child));
+  assert.equal(again.line, first.line);
+  // bob starts after the restart, with nothing but what the invite gave him: they link and talk.
+  const bob2 = await startMcp(t, homes.bob, env(homes.bob));
+  await waitOnline(bob2, 'ana', 40_000);
+  await waitOnline(ana, 'bob', 40_000);
+  assert.match(await ana.tool('send', { message: 'after the restart' }), /deliver|sent|queued/i);
+  await waitFor(
+    'bob to receive it',
+    async () => (await bob2.tool('wait', { timeout_seconds: 2 })).includes('after the restart'),
+    { timeoutMs: 30_000 },
+  );
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
