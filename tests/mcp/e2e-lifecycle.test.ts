@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { networkWarnings, PROFILE_LOCKED } from '../../src/mcp/texts.js';
 import type { McpProcess } from '../support/mcp-process.js';
 import { msgIdIn } from '../support/papo.js';
+import { webRtcChildren } from '../support/processes.js';
 import {
   callText,
   channelPushes,
@@ -21,6 +22,7 @@ import {
   toolUntil,
 } from '../support/room.js';
 import { resultText } from '../support/rpc-client.js';
+import { waitFor } from '../support/wait.js';
 
 /** The profile can be taken: the lock file is gone, or its holder is dead (a stale lock is taken over). */
 function assertLockReleased(side: MemberHome, exitedPid: number): void {
@@ -122,6 +124,12 @@ test('offline then online, pushes across sessions, one server per profile, exit 
         assert.equal(result.isError, true, name);
         assert.ok(resultText(result).includes(PROFILE_LOCKED), `${name}: ${resultText(result)}`);
       }
+      // The transport it forked early (ADR 0091) never got the room, and is gone: it joined nothing.
+      await waitFor(
+        'the early transport of the second to end',
+        () => webRtcChildren(second.pid).length === 0,
+      );
+      assert.equal(webRtcChildren(a.pid).length, 1, 'the first keeps its one transport process');
       await second.stop();
       const id = msgIdIn(await callText(a.client, 'send', { message: 'Still there?' }));
       assert.equal((await pushOf(b.client, id)).content, 'Still there?');

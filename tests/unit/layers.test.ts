@@ -189,6 +189,8 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'store/profile-store.ts',
     'store/review-decide.ts',
     'store/review.ts',
+    // papo mcp forks the transport process while it loads the member (ADR 0091).
+    'transport/early-fork.ts',
     'wire/about.ts',
     'wire/frames.ts',
     'wire/identity.ts',

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { RoomMember } from '../../client/member-api.js';
-import { papoHome } from '../../client/store/home.js';
+import { papoHome, profileDir } from '../../client/store/home.js';
+import { PROFILE_FILE } from '../../client/store/profile-files.js';
 import { checkAbout, normaliseAbout } from '../../client/wire/about.js';
 import { isProfileName } from '../../client/wire/names.js';
 import { type CliContext, profileName } from '../context.js';
@@ -55,9 +57,27 @@ async function openMember(
   about: string,
   env: NodeJS.ProcessEnv,
 ): Promise<RoomMember> {
-  // The profile first: a room that is not configured must not pay for loading WebRTC.
-  const { openProfile } = await import('../../client/store/profile-store.js');
-  await openProfile({ home, profile });
+  // The profile first: a room that is not configured must not pay for loading WebRTC. Where its
+  // file is there, the transport process is forked now, to start while this one loads the member
+  // (it joins nothing before the member holds the lock and sends it the room: early-fork.ts).
+  const early = await import('../../client/transport/early-fork.js');
+  if (existsSync(join(profileDir(home, profile), PROFILE_FILE))) early.forkTransportEarly(env);
+  try {
+    const { openProfile } = await import('../../client/store/profile-store.js');
+    await openProfile({ home, profile });
+    return await openAgent(profile, home, about, env);
+  } finally {
+    // Adopted by now when the member opened; ended when it did not.
+    early.dropEarlyTransport();
+  }
+}
+
+async function openAgent(
+  profile: string,
+  home: string,
+  about: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomMember> {
   // WebRTC runs in a transport process that this one supervises and starts again when it freezes
   // or dies (ADR 0057): this process never loads the native library, so it always answers.
   const { openMember: open } = await import('../../client/open-member.js');

@@ -9,10 +9,9 @@
 // are reported closed when it ends (the room node re-sends the outbox when they open again), and
 // this process, which never loads node-datachannel, answers throughout. The TURN allocations a
 // child made and had not given back when it was killed are given back from here (ADR 0058).
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { messageOf } from '../errors.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { delayOf, type Schedule, scheduleOf, TRANSPORT_RESTART } from '../net/backoff.js';
@@ -25,6 +24,7 @@ import type {
   TransportState,
 } from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
+import { adoptEarlyTransport, forkTransport } from './early-fork.js';
 import type { MemberTransport } from './member-transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
 
@@ -210,19 +210,13 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
 
   #spawn(): void {
     if (this.#closed) return;
-    const entry = this.#options.entry ?? fileURLToPath(new URL('./transport-child.js', import.meta.url));
     // Before the fork: a fork that throws counts as a start that did not last.
     this.#startedAt = Date.now();
     let child: ChildProcess;
     try {
-      child = fork(entry, [], {
-        // Not the flags of this process (a test runner's, a loader's): the child is plain node.
-        execArgv: [],
-        env: this.#options.env,
-        // stdout too goes to our stderr: this process's stdout may be the MCP channel.
-        stdio: ['ignore', 2, 2, 'ipc'],
-        serialization: 'json',
-      });
+      // The first start takes the child forked early for this member, if one waits (early-fork.ts).
+      const early = this.#options.entry === undefined ? adoptEarlyTransport(this.#options.env) : undefined;
+      child = early ?? forkTransport(this.#options.env, this.#options.entry);
     } catch (err) {
       this.#ended(undefined, `could not be started (${messageOf(err)})`);
       return;

@@ -1,0 +1,63 @@
+// The transport process forked ahead of its member (ADR 0091). Its node start and the load of
+// node-datachannel take about 150 ms; forked when papo mcp begins to open the member, they run
+// while this process loads the member's modules, reads the profile and takes its lock, instead of
+// after. The early child does nothing until a TransportProcess with the same env adopts it and
+// sends it the room (its `init`): before the lock is held, it has joined no topic, so a second
+// papo mcp on a profile in use displaces nobody. One never adopted is ended by dropEarlyTransport(),
+// or when this process exits (its IPC channel closes, and it ends itself).
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The transport process's entry (beside this file). */
+export const TRANSPORT_ENTRY = fileURLToPath(new URL('./transport-child.js', import.meta.url));
+
+let early: { child: ChildProcess; env: NodeJS.ProcessEnv } | undefined;
+let forked = false;
+
+/** Forks the transport process of the member about to open with `env`; once per process. */
+export function forkTransportEarly(env: NodeJS.ProcessEnv): void {
+  if (forked) return;
+  forked = true;
+  let child: ChildProcess;
+  try {
+    child = forkTransport(env);
+  } catch {
+    return; // TransportProcess forks its own, and reports what fails then
+  }
+  child.on('error', () => {}); // a fork that fails: the adopter finds it gone and forks again
+  // Until adopted, it must not keep this process alive (a papo mcp whose member never opens).
+  child.unref();
+  child.channel?.unref();
+  early = { child, env };
+}
+
+/** The early child for `env`, if one is waiting and alive: the caller owns it from now on. */
+export function adoptEarlyTransport(env: NodeJS.ProcessEnv): ChildProcess | undefined {
+  const taken = early;
+  if (taken === undefined || taken.env !== env) return undefined;
+  early = undefined;
+  const { child } = taken;
+  if (!child.connected || child.exitCode !== null || child.signalCode !== null) return undefined;
+  child.ref();
+  child.channel?.ref();
+  return child;
+}
+
+/** Ends the early child nobody adopted (the member did not open). */
+export function dropEarlyTransport(): void {
+  const taken = early;
+  early = undefined;
+  if (taken?.child.connected) taken.child.disconnect();
+}
+
+/** The transport process as TransportProcess forks it: plain node, its output on our stderr. */
+export function forkTransport(env: NodeJS.ProcessEnv, entry = TRANSPORT_ENTRY): ChildProcess {
+  return fork(entry, [], {
+    // Not the flags of this process (a test runner's, a loader's): the child is plain node.
+    execArgv: [],
+    env,
+    // stdout too goes to our stderr: this process's stdout may be the MCP channel.
+    stdio: ['ignore', 2, 2, 'ipc'],
+    serialization: 'json',
+  });
+}
