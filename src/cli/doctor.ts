@@ -71,11 +71,6 @@ export interface DoctorFacts {
   ice?: { ok: true; config: IceConfig } | { ok: false; message: string };
   stun: BindingResult[];
   turn: AllocationResult[];
-  /**
-   * STUN and TURN were not asked: the ICE servers come with the signal server's welcome (no
-   * PAPO_ICE_SERVERS), and there was none, so papo's defaults would only blame the network.
-   */
-  networkUnchecked?: true;
   clients: { id: string; label: string; registration: Registration | null }[];
   channelsOff: string[];
   ms: number;
@@ -154,10 +149,12 @@ export interface PathInputs {
   stunAnswered: boolean;
   mapping: 'same' | 'varies' | 'unknown';
   turnWorked: boolean;
+  /** A TURN server was given to ask (else a direct path is all there is). Default true. */
+  turnOffered?: boolean;
 }
 
 export type PathVerdict =
-  | { ok: true; via: 'relay' | 'this-machine' | 'direct' | 'direct-nat-unknown' }
+  | { ok: true; via: 'relay' | 'this-machine' | 'direct' | 'direct-nat-unknown'; unsure?: true }
   | { ok: false; why: 'relay-without-turn' | 'symmetric-without-turn' | 'no-stun-without-turn' };
 
 /**
@@ -172,7 +169,26 @@ export function decidePath(i: PathInputs): PathVerdict {
   if (i.loopback) return { ok: true, via: 'this-machine' };
   if (i.mapping === 'varies') return { ok: false, why: 'symmetric-without-turn' };
   if (!i.stunAnswered) return { ok: false, why: 'no-stun-without-turn' };
-  return { ok: true, via: i.mapping === 'same' ? 'direct' : 'direct-nat-unknown' };
+  if (i.mapping === 'same') return { ok: true, via: 'direct' };
+  // A NAT papo could not judge, with no TURN to fall back on if it is symmetric: a warning.
+  return {
+    ok: true,
+    via: 'direct-nat-unknown',
+    ...(i.turnOffered === false ? { unsure: true as const } : {}),
+  };
+}
+
+/**
+ * The ICE servers come with the signal server's welcome (no PAPO_ICE_SERVERS) and there was none:
+ * STUN and TURN are not asked, since papo's defaults would only blame the network.
+ */
+function waitsOnWelcome(f: DoctorFacts): boolean {
+  return (
+    f.ice?.ok === true &&
+    f.ice.config.source !== 'env' &&
+    f.signal !== undefined &&
+    f.signal.outcome !== 'welcome'
+  );
 }
 
 export interface GatherOptions {
@@ -257,14 +273,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   } catch (err) {
     facts.ice = { ok: false, message: errorText(err, o.lang) };
   }
-  if (
-    facts.ice.ok &&
-    facts.ice.config.source !== 'env' &&
-    facts.signal !== undefined &&
-    welcome === undefined
-  )
-    facts.networkUnchecked = true;
-  else if (facts.ice.ok && facts.profile.ok) {
+  if (facts.ice.ok && facts.profile.ok && !waitsOnWelcome(facts)) {
     o.progress?.('network');
     const servers = facts.ice.config.servers;
     [facts.stun, facts.turn] = await Promise.all([
@@ -467,7 +476,7 @@ function iceChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
  */
 function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
   if (!(f.ice?.ok === true && f.profile.ok)) return [];
-  if (f.networkUnchecked)
+  if (waitsOnWelcome(f))
     return [{ id: 'path', status: 'skip', text: t.networkNotChecked, data: { checked: false } }];
   const turnWorked = f.turn.some((r) => r.outcome === 'allocated');
   const answered = f.stun.filter((r) => r.mapped !== undefined);
@@ -479,6 +488,7 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
     stunAnswered: answered.length > 0,
     mapping: mapping.verdict,
     turnWorked,
+    turnOffered: f.turn.length > 0,
   });
   // A signal server that hands out no TURN is named as such: its members behind a symmetric NAT, or
   // where UDP is blocked, cannot link (issue 26); between profiles of this machine none is needed.
@@ -497,13 +507,11 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
             },
           ]
         : [{ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } }];
-  // A direct path whose NAT papo could not tell, with no TURN to fall back on: a warning.
-  const unsure = verdict.ok && verdict.via === 'direct-nat-unknown' && f.turn.length === 0;
   return [
     stunCheck(f, answered, t),
     natCheck(mapping, answered, t),
     ...turn,
-    unsure
+    verdict.ok && verdict.unsure
       ? {
           id: 'path',
           status: 'warn',

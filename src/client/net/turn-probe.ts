@@ -21,7 +21,7 @@ import {
   stunAttribute,
   stunMessage,
 } from './stun-message.js';
-import { PIN_MISMATCH, pinForHost, pinVerdict, tlsOptions } from './tls-pin.js';
+import { certificateProblemOf, PIN_MISMATCH, pinForHost, pinVerdict, tlsOptions } from './tls-pin.js';
 import { giveBack } from './turn-release.js';
 
 export { addressOf };
@@ -319,9 +319,6 @@ export function turnPinFor(
   return pinForHost(signal, parsed.host);
 }
 
-const CERTIFICATE_ERRORS =
-  /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME|certificate|unable to verify/i;
-
 /**
  * One allocation at the TURN server of `url` with the long-term credential, given back at once.
  * Bounded by `timeoutMs` for the allocation, plus about a second to give it back. `pin`: the pin of
@@ -356,7 +353,8 @@ export async function probeTurn(
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const detail = (e.code ? `${e.code}: ` : '') + (e.message ?? String(err));
-    const untrusted = transport === 'tls' && (e.code === PIN_MISMATCH || CERTIFICATE_ERRORS.test(detail));
+    const untrusted =
+      transport === 'tls' && (e.code === PIN_MISMATCH || certificateProblemOf(e) !== undefined);
     return { url, transport, outcome: untrusted ? 'untrusted' : 'unreachable', detail: detail.slice(0, 160) };
   }
   try {
