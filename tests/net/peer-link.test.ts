@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import nodeDataChannel from 'node-datachannel';
 import type { IceConfig } from '../../src/client/net/ice-config.js';
-import { PeerLink } from '../../src/client/net/peer-link.js';
+import { CONNECTING_PROBE_MS, PeerLink } from '../../src/client/net/peer-link.js';
 import {
   type LinkPair,
   LOOPBACK_ICE,
@@ -69,6 +70,40 @@ test('a link whose peer never answers ends with a timeout', async (t) => {
   const [reason] = await once<[string]>(link, 'close');
   assert.equal(reason, 'timeout');
   assert.equal(link.state, 'closed');
+});
+
+test('a connecting link touches the library every second, so a native deadlock stops its thread at once (ADR 0055)', async (t) => {
+  // The deadlock itself cannot be made on demand (about one relayed link in hundreds): what this
+  // shows is that a link still connecting calls into libjuice's lock each second, and stops when
+  // it opens or closes, so a frozen library blocks the transport process's thread (and its
+  // supervisor starts it again) long before the connect timeout's close() would.
+  // The native class's methods cannot be replaced; a subclass counts the reads instead.
+  const Native = nodeDataChannel.PeerConnection;
+  let calls = 0;
+  nodeDataChannel.PeerConnection = class extends Native {
+    override getSelectedCandidatePair() {
+      calls++;
+      return super.getSelectedCandidatePair();
+    }
+  };
+  t.after(() => {
+    nodeDataChannel.PeerConnection = Native;
+  });
+  const [a, b] = orderedIds();
+  const link = new PeerLink({
+    localId: a,
+    remoteId: b,
+    role: 'offerer',
+    ice: LOOPBACK_ICE,
+    sendSignal: () => {},
+  });
+  t.after(() => link.close());
+  await new Promise((r) => setTimeout(r, CONNECTING_PROBE_MS * 2.5));
+  assert.ok(calls >= 2, `the selected pair was read ${calls} times in 2.5 probe periods`);
+  await link.close();
+  const after = calls;
+  await new Promise((r) => setTimeout(r, CONNECTING_PROBE_MS * 1.5));
+  assert.equal(calls, after, 'a closed link stops touching the library');
 });
 
 test('relay only through a real coturn with TURN REST credentials: path is relay', async (t) => {

@@ -25,6 +25,13 @@ export const CHANNEL_LABEL = 'papo/v1';
 export const CONNECT_TIMEOUT_MS = 20_000;
 /** How long close() waits for the native side to report closed before moving on. */
 const CLOSE_WAIT_MS = 2000;
+/**
+ * While a link connects, how often it reads its selected pair: that call takes libjuice's
+ * connection lock, which the native deadlock of ADR 0055 holds for good, so a frozen library
+ * blocks this thread within a second and the transport's supervisor (ADR 0057) starts it again
+ * within its 5 s, instead of only when the 20 s connect timeout calls close().
+ */
+export const CONNECTING_PROBE_MS = 1000;
 
 export function newLinkId(): string {
   return randomBytes(8).toString('hex');
@@ -114,6 +121,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
   readonly #relayed = new Set<string>();
   readonly #pendingCandidates: { cand: string; mid: string }[] = [];
   #connectTimer: NodeJS.Timeout | undefined;
+  #probeTimer: NodeJS.Timeout | undefined;
   #closedPromise: Promise<void> | undefined;
   #nativeClosed: (() => void) | undefined;
 
@@ -162,6 +170,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
       () => this.#end('timeout'),
       options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     );
+    this.#probeTimer = setInterval(() => this.#readPath(), CONNECTING_PROBE_MS);
     if (this.role === 'offerer') {
       // Creating the channel makes the offer (auto-negotiation); onLocalDescription sends it.
       const dc = this.#pc.createDataChannel(CHANNEL_LABEL);
@@ -266,6 +275,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     }
     this.#state = 'open';
     clearTimeout(this.#connectTimer);
+    clearInterval(this.#probeTimer);
     this.#path = this.#readPath();
     this.emit('open');
   }
@@ -301,6 +311,7 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
     this.#state = 'closed';
     this.#path = undefined;
     clearTimeout(this.#connectTimer);
+    clearInterval(this.#probeTimer);
     this.#closedPromise = new Promise<void>((resolve) => {
       const timer = setTimeout(done, CLOSE_WAIT_MS);
       this.#nativeClosed = done;
