@@ -14,12 +14,14 @@
 // `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, so a
 // PAPO_INSTALL_COMMAND with options of its own (docker run -i --rm -e ...) is written into the file
 // directly instead, the same entry.
+// In scope project the file is the checkout's, and Gemini CLI writes through a link planted there
+// (measured: `.gemini/settings.json -> ~/.docker/config.json` was overwritten): papo install refuses
+// a link before it runs gemini mcp add or writes the file itself (config-file.ts, ADR 0094).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../../client/errors.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
-import { writeAtomically } from './config-file.js';
+import { checkConfigPath, readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
 
@@ -73,13 +75,10 @@ function addArgs(entry: McpEntry, scope: string): string[] {
 }
 
 /** Writes papo's entry into `file`, keeping every other key and the file's mode; atomic. */
-function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarget['t']): void {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+function writeEntry(file: string, entry: Record<string, unknown>, target: InstallTarget): void {
+  const { t } = target;
+  const read = readConfigFile(file, target);
+  const text = read?.text ?? '';
   let settings: Record<string, unknown> = {};
   if (text.trim() !== '') {
     try {
@@ -95,7 +94,7 @@ function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarg
     ...(typeof servers === 'object' && servers !== null ? servers : {}),
     papo: entry,
   };
-  writeAtomically(file, `${JSON.stringify(settings, null, 2)}\n`);
+  writeConfigFile(file, `${JSON.stringify(settings, null, 2)}\n`, read?.mode ?? 0o600, target);
 }
 
 export const gemini: AgentClient = {
@@ -119,6 +118,8 @@ export const gemini: AgentClient = {
     const { t, scope } = target;
     const file = geminiSettingsFile(target);
     if (addCarries(entry)) {
+      // The client's own file: the person's in scope user, the checkout's in scope project.
+      if (scope === 'project') checkConfigPath(file, target);
       const result = spawnSync(exe, addArgs(entry, scope), {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: target.env,
@@ -130,7 +131,7 @@ export const gemini: AgentClient = {
           t.geminiFailed(result.error ? result.error.message : `exit ${result.status ?? result.signal}`),
         );
     } else {
-      writeEntry(file, geminiEntry(entry, scope), t);
+      writeEntry(file, geminiEntry(entry, scope), target);
     }
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.geminiHomeNote(entry.env.PAPO_HOME)] : [];
