@@ -51,7 +51,8 @@ export const claude: AgentClient = {
     }
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.installHomeNote(entry.env.PAPO_HOME)] : [];
-    return [t.installed(scope), ...homeNote, t.openClaude];
+    const withheld = entry.withheld.length > 0 ? [t.installWithheld('Claude Code', entry.withheld)] : [];
+    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude];
   },
   registration: registeredWithClaude,
 };

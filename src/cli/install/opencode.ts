@@ -149,6 +149,7 @@ export const opencode: AgentClient = {
       t.installedIn('opencode', scope, file),
       t.opencodeAllowed(OPENCODE_TOOL_NAMES.join(', ')),
       t.installTimeout(OPENCODE_TOOL_TIMEOUT_MS / 1000),
+      ...(entry.withheld.length > 0 ? [t.installWithheld('opencode', entry.withheld)] : []),
       ...homeNote,
       t.installOpen('opencode', 'opencode'),
     ];

@@ -98,6 +98,7 @@ export const qwen: AgentClient = {
       t.installedIn('Qwen Code', scope, qwenSettingsFile(target)),
       t.qwenTrusted,
       t.installTimeout(QWEN_TOOL_TIMEOUT_MS / 1000),
+      ...(entry.withheld.length > 0 ? [t.installWithheld('Qwen Code', entry.withheld)] : []),
       ...homeNote,
       t.installOpen('Qwen Code', 'qwen'),
     ];
