@@ -11,8 +11,9 @@
 //   environment: secrets are written as such references, never as values.
 // - It starts stdio servers only in a trusted folder: the person trusts the project folder when
 //   Gemini CLI asks (papo install says so and trusts nothing itself).
-// `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, so a
-// PAPO_INSTALL_COMMAND with options of its own (docker run -i --rm -e ...) is written into the file
+// `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, and
+// cuts a -e value at its second "=", so a PAPO_INSTALL_COMMAND with options of its own (docker run
+// -i --rm -e ...), or a value with "=" in it (an address with #pin=), is written into the file
 // directly instead, the same entry.
 // In scope project the file is the checkout's, and Gemini CLI writes through a link planted there
 // (measured: `.gemini/settings.json -> ~/.docker/config.json` was overwritten): papo install refuses
@@ -52,9 +53,17 @@ export function geminiSettingsFile(target: Pick<InstallTarget, 'scope' | 'cwd' |
 const ADD_OPTIONS =
   /^-(d|s|t|e|H|h|-debug|-scope|-transport|-type|-env|-header|-timeout|-trust|-description|-include-tools|-exclude-tools|-help)(=|$)/;
 
-/** Can `gemini mcp add` carry this command line as it is? */
-function addCarries(entry: McpEntry): boolean {
-  return ![entry.command, ...entry.args].some((word) => ADD_OPTIONS.test(word));
+/**
+ * Can `gemini mcp add` carry this entry as it is? Not a command line with options of its own, nor
+ * a value with a second "=": `-e K=V` keeps V only up to it (measured with 0.61.0: PAPO_SIGNAL
+ * `wss://host/#pin=sha256/…` became `wss://host/#pin`).
+ */
+function addCarries(entry: McpEntry, scope: string): boolean {
+  const env = (geminiEntry(entry, scope).env ?? {}) as Record<string, string>;
+  return (
+    ![entry.command, ...entry.args].some((word) => ADD_OPTIONS.test(word)) &&
+    !Object.values(env).some((value) => value.includes('='))
+  );
 }
 
 function addArgs(entry: McpEntry, scope: string): string[] {
@@ -111,13 +120,13 @@ export const gemini: AgentClient = {
     return [`# ${geminiSettingsFile(target)}`, JSON.stringify(json, null, 2)];
   },
   byHand(entry, target) {
-    if (!addCarries(entry)) return this.print(entry, target);
+    if (!addCarries(entry, target.scope)) return this.print(entry, target);
     return [`  ${['gemini', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`];
   },
   install(entry, target, exe) {
     const { t, scope } = target;
     const file = geminiSettingsFile(target);
-    if (addCarries(entry)) {
+    if (addCarries(entry, scope)) {
       // The client's own file: the person's in scope user, the checkout's in scope project.
       if (scope === 'project') checkConfigPath(file, target);
       const result = spawnSync(exe, addArgs(entry, scope), {
