@@ -164,13 +164,6 @@ test('a PAPO_SIGNAL with a pin (#pin=…) reaches the file whole: gemini mcp add
   const r = await p.install([], { PAPO_SIGNAL: pinned });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(read(p.userFile).mcpServers.papo.env, { PAPO_HOME: p.papoHome, PAPO_SIGNAL: pinned });
-  const list = spawnSync((cli as AgentCli).bin, ['mcp', 'list'], {
-    cwd: p.project,
-    env: p.env(),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.match(`${list.stdout}${list.stderr}`, /papo: .* mcp \(stdio\)/);
 });
 
 test('--print shows the file and the entry; without gemini on PATH, the command to run by hand', async (t) => {

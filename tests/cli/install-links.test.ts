@@ -5,10 +5,12 @@
 // below the project folder before anything is written, saying which file and what to do.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { linkSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { filesHolding, installWorld, realClient, tree } from '../support/install-world.js';
+import type { AgentClient } from '../support/agent-cli.js';
+import type { Hooks } from '../support/files.js';
+import { type InstallWorld, installWorld, realClient, tree } from '../support/install-world.js';
 import { PAPO_BIN } from '../support/papo.js';
 
 /** A docker config with an obviously fake credential: what a planted link points at. */
@@ -32,21 +34,42 @@ function refusedFor(file: string, client: string, what = 'is a symbolic link'): 
   );
 }
 
+/**
+ * Runs papo install in `w` and checks that it was refused for `file` (with `what` it is), and that
+ * nothing changed anywhere on the person's machine: no file written, no link replaced.
+ */
+async function assertRefused(
+  w: InstallWorld,
+  file: string,
+  client: AgentClient,
+  opts: { args?: string[]; extra?: Record<string, string>; what?: string } = {},
+): Promise<void> {
+  const before = tree(w.dir);
+  const r = await w.install(opts.args, opts.extra);
+  assert.deepEqual(tree(w.dir), before, 'papo install, or the client it ran, changed something');
+  assert.equal(r.code, 1, r.stdout);
+  assert.match(r.stderr, refusedFor(file, client, opts.what));
+}
+
+/** A test with the real, pinned `client` on PATH (skipped, with the reason, when it cannot be installed). */
+function withRealClient(
+  client: AgentClient,
+  name: string,
+  body: (t: Hooks, binDir: string) => Promise<void>,
+) {
+  const real = realClient(client);
+  test(name, { skip: 'skip' in real ? real.skip : false, timeout: 180_000 }, (t) =>
+    body(t, (real as { binDir: string }).binDir),
+  );
+}
+
 test('opencode: opencode.json planted as a link to ~/.docker/config.json is refused; the docker credential is not copied into the checkout', async (t) => {
   const w = await installWorld(t, 'opencode');
   const docker = plantDockerConfig(w.home);
   const link = join(w.project, 'opencode.json');
   symlinkSync(docker, link);
-  const before = tree(w.dir);
-  const r = await w.install();
-  assert.deepEqual(
-    filesHolding(w.project, [FAKE_AUTH]),
-    [],
-    'the docker credential was copied into the project',
-  );
-  assert.deepEqual(tree(w.dir), before, 'papo install changed something');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(link, 'opencode'));
+  // Nothing changed anywhere: in particular no opencode.json in the project with the credential.
+  await assertRefused(w, link, 'opencode');
 });
 
 test('opencode: 2,000 links planted at the names of papo’s old temporary files (opencode.json.papo-<pid>.tmp → ~/.bashrc) write nothing outside the project', async (t) => {
@@ -86,19 +109,13 @@ test('opencode: a hard link to ~/.docker/config.json, or a FIFO, at opencode.jso
   const docker = plantDockerConfig(w.home);
   const file = join(w.project, 'opencode.json');
   linkSync(docker, file);
-  const before = tree(w.dir);
-  const r = await w.install();
-  assert.deepEqual(tree(w.dir), before, 'papo install changed something');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(file, 'opencode', 'has another hard link \\(it is also another file\\)'));
+  await assertRefused(w, file, 'opencode', { what: 'has another hard link \\(it is also another file\\)' });
   assert.equal(readFileSync(docker, 'utf8'), DOCKER_CONFIG);
 
   const w2 = await installWorld(t, 'opencode');
   const fifo = join(w2.project, 'opencode.json');
   assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
-  const f = await w2.install([], {});
-  assert.equal(f.code, 1, `${f.stdout}${f.stderr}`);
-  assert.match(f.stderr, refusedFor(fifo, 'opencode', 'is not a regular file'));
+  await assertRefused(w2, fifo, 'opencode', { what: 'is not a regular file' });
 });
 
 test('opencode --scope user: a link at ~/.config/opencode/opencode.json is refused as well, the link and its file kept', async (t) => {
@@ -109,11 +126,7 @@ test('opencode --scope user: a link at ~/.config/opencode/opencode.json is refus
   mkdirSync(join(w.home, '.config', 'opencode'), { recursive: true });
   const link = join(w.home, '.config', 'opencode', 'opencode.json');
   symlinkSync(real, link);
-  const before = tree(w.dir);
-  const r = await w.install(['--scope', 'user']);
-  assert.deepEqual(tree(w.dir), before);
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(link, 'opencode'));
+  await assertRefused(w, link, 'opencode', { args: ['--scope', 'user'] });
 });
 
 test('gemini --scope project, written by papo itself (a command with options): a .gemini folder planted as a link out of the project is refused', async (t) => {
@@ -122,81 +135,62 @@ test('gemini --scope project, written by papo itself (a command with options): a
   mkdirSync(elsewhere, { recursive: true });
   writeFileSync(join(elsewhere, 'settings.json'), '{"token":"not-a-real-token"}\n');
   symlinkSync(elsewhere, join(w.project, '.gemini'));
-  const before = tree(w.dir);
-  const r = await w.install(['--scope', 'project'], {
-    PAPO_INSTALL_COMMAND: 'docker run -i --rm -e PAPO_LANG=en papo',
+  await assertRefused(w, join(w.project, '.gemini'), 'gemini', {
+    args: ['--scope', 'project'],
+    extra: {
+      PAPO_INSTALL_COMMAND: 'docker run -i --rm -e PAPO_LANG=en papo',
+    },
   });
-  assert.deepEqual(tree(w.dir), before, 'papo install changed something');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(join(w.project, '.gemini'), 'gemini'));
 });
 
-const gemini = realClient('gemini');
-test('gemini --scope project with the real Gemini CLI: .gemini/settings.json planted as a link to ~/.docker/config.json is refused before gemini mcp add runs', {
-  skip: 'skip' in gemini ? gemini.skip : false,
-  timeout: 180_000,
-}, async (t) => {
-  const w = await installWorld(t, 'gemini', (gemini as { binDir: string }).binDir);
-  const docker = plantDockerConfig(w.home);
-  mkdirSync(join(w.project, '.gemini'));
-  const link = join(w.project, '.gemini', 'settings.json');
-  symlinkSync(docker, link);
-  const before = tree(w.dir);
-  const r = await w.install(['--scope', 'project']);
-  assert.equal(readFileSync(docker, 'utf8'), DOCKER_CONFIG);
-  assert.equal(readlinkSync(link), docker);
-  assert.deepEqual(tree(w.dir), before, 'something was changed');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(link, 'gemini'));
-});
+withRealClient(
+  'gemini',
+  'gemini --scope project with the real Gemini CLI: .gemini/settings.json planted as a link to ~/.docker/config.json is refused before gemini mcp add runs',
+  async (t, binDir) => {
+    const w = await installWorld(t, 'gemini', binDir);
+    const docker = plantDockerConfig(w.home);
+    mkdirSync(join(w.project, '.gemini'));
+    const link = join(w.project, '.gemini', 'settings.json');
+    symlinkSync(docker, link);
+    await assertRefused(w, link, 'gemini', { args: ['--scope', 'project'] });
+  },
+);
 
-const qwen = realClient('qwen');
-test('qwen (scope project, its default) with the real Qwen Code: a .qwen folder planted as a link out of the project is refused before qwen mcp add runs', {
-  skip: 'skip' in qwen ? qwen.skip : false,
-  timeout: 180_000,
-}, async (t) => {
-  const w = await installWorld(t, 'qwen', (qwen as { binDir: string }).binDir);
-  const elsewhere = join(w.home, '.docker');
-  plantDockerConfig(w.home);
-  writeFileSync(join(elsewhere, 'settings.json'), '{"ui":{"theme":"x"}}\n');
-  symlinkSync(elsewhere, join(w.project, '.qwen'));
-  const before = tree(w.dir);
-  const r = await w.install();
-  assert.deepEqual(tree(w.dir), before, 'something was changed');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(join(w.project, '.qwen'), 'qwen'));
-});
+withRealClient(
+  'qwen',
+  'qwen (scope project, its default) with the real Qwen Code: a .qwen folder planted as a link out of the project is refused before qwen mcp add runs',
+  async (t, binDir) => {
+    const w = await installWorld(t, 'qwen', binDir);
+    const elsewhere = join(w.home, '.docker');
+    plantDockerConfig(w.home);
+    writeFileSync(join(elsewhere, 'settings.json'), '{"ui":{"theme":"x"}}\n');
+    symlinkSync(elsewhere, join(w.project, '.qwen'));
+    await assertRefused(w, join(w.project, '.qwen'), 'qwen');
+  },
+);
 
-const claude = realClient('claude');
-test('claude --scope project with the real Claude Code: .mcp.json planted as a link to ~/.docker/config.json is refused before claude mcp add runs', {
-  skip: 'skip' in claude ? claude.skip : false,
-  timeout: 180_000,
-}, async (t) => {
-  const w = await installWorld(t, 'claude', (claude as { binDir: string }).binDir);
-  const docker = plantDockerConfig(w.home);
-  const link = join(w.project, '.mcp.json');
-  symlinkSync(docker, link);
-  const before = tree(w.dir);
-  const r = await w.install(['--scope', 'project']);
-  assert.deepEqual(tree(w.dir), before, 'something was changed');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(link, 'claude'));
-});
+withRealClient(
+  'claude',
+  'claude --scope project with the real Claude Code: .mcp.json planted as a link to ~/.docker/config.json is refused before claude mcp add runs',
+  async (t, binDir) => {
+    const w = await installWorld(t, 'claude', binDir);
+    const docker = plantDockerConfig(w.home);
+    const link = join(w.project, '.mcp.json');
+    symlinkSync(docker, link);
+    await assertRefused(w, link, 'claude', { args: ['--scope', 'project'] });
+  },
+);
 
-const codex = realClient('codex');
-test('codex with the real Codex CLI: a config.toml that is a link is refused before codex mcp add runs; the link and its file kept', {
-  skip: 'skip' in codex ? codex.skip : false,
-  timeout: 180_000,
-}, async (t) => {
-  const w = await installWorld(t, 'codex', (codex as { binDir: string }).binDir);
-  const real = join(w.home, 'dotfiles', 'codex.toml');
-  mkdirSync(join(w.home, 'dotfiles'));
-  writeFileSync(real, 'model = "o3"\n');
-  const link = join(w.home, '.codex', 'config.toml');
-  symlinkSync(real, link);
-  const before = tree(w.dir);
-  const r = await w.install();
-  assert.deepEqual(tree(w.dir), before, 'something was changed');
-  assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stderr, refusedFor(link, 'codex'));
-});
+withRealClient(
+  'codex',
+  'codex with the real Codex CLI: a config.toml that is a link is refused before codex mcp add runs; the link and its file kept',
+  async (t, binDir) => {
+    const w = await installWorld(t, 'codex', binDir);
+    const real = join(w.home, 'dotfiles', 'codex.toml');
+    mkdirSync(join(w.home, 'dotfiles'));
+    writeFileSync(real, 'model = "o3"\n');
+    const link = join(w.home, '.codex', 'config.toml');
+    symlinkSync(real, link);
+    await assertRefused(w, link, 'codex');
+  },
+);
