@@ -163,6 +163,8 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'wire/limits.ts',
     'wire/messages.ts',
     'wire/names.ts',
+    // send's credential refusal matches the text as a reader sees it (ADR 0061, 0095).
+    'wire/reader-view.ts',
     'wire/signal-url.ts',
   ],
   cli: [
