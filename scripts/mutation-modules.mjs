@@ -45,7 +45,9 @@ export const modules = {
       'src/client/store/review-decisions.ts',
       'src/client/store/review-requests.ts',
       'src/client/store/review-held.ts',
+      // The allow rules bound to the room's keys (ADR 0095).
+      'src/client/room/review-binding.ts',
     ],
-    tests: ['store/review'],
+    tests: ['store/review', 'room/review-binding'],
   },
 };

@@ -37,7 +37,8 @@ const NON_ASCII_ALL = /[\u0080-\u{10ffff}]/gu;
  *    NFKC), and "g" + U+0301 stays "g".
  * 3. Format (Cf) and default-ignorable characters dropped: zero-width space, ZWNJ, ZWJ, word
  *    joiner, soft hyphen, BOM, bidi controls, variation selectors, Hangul fillers.
- * 4. Homoglyphs folded to ASCII; every dash to "-", every connector (fullwidth low line...) to "_".
+ * 4. Homoglyphs folded to ASCII; every dash to "-", every connector (fullwidth low line...) to "_";
+ *    the braille blank (U+2800), drawn as a space but not white space to Unicode, to a space.
  * ASCII text comes out unchanged.
  */
 export function readerView(text: string): string {
@@ -53,6 +54,7 @@ export function readerView(text: string): string {
     if (folded !== undefined) return folded;
     if (/[\p{Pd}\u2212]/u.test(c)) return '-';
     if (/\p{Pc}/u.test(c)) return '_';
+    if (c === '\u2800') return ' ';
     return c;
   });
 }
