@@ -70,6 +70,7 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
     allow: [
       { name: 'colega', agent: AGENT, human: PERSON },
       { name: 'ana', agent: OTHER },
+      { name: 'bia', human: PERSON },
     ],
     people: [{ name: 'bia', key: PERSON }],
     hold: ['deploy'],
@@ -95,6 +96,9 @@ test('review.json: missing is off; written is read back, 0600; unreadable or mal
     `{"on":true,"people":[{"key":"${PERSON}"}]}`,
     '{"on":true,"people":["ana"]}',
     '{"on":true,"people":[null]}',
+    // A key in an array reads as its text to a regular expression: not a key.
+    `{"on":true,"people":[{"name":"ana","key":["${PERSON}"]}]}`,
+    `{"on":true,"allow":[{"name":"ana","agent":["${AGENT}"]}]}`,
     '{"on":false,"hold":["*"]}',
     '{"on":true,"hold":"deploy"}',
   ]) {
