@@ -58,5 +58,5 @@ export function matchesPattern(pattern: HoldPattern, text: string): boolean {
  * that have no lower case of their own (mathematical bold "𝐑" is "R").
  */
 function foldText(text: string): string {
-  return readerView(text.toLowerCase()).toLowerCase().replace(/\s+/gu, '');
+  return readerView(text.toLowerCase()).toLowerCase().replace(/\s/gu, '');
 }
