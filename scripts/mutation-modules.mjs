@@ -25,7 +25,8 @@ export const modules = {
     tests: ['member/group-rules', 'member/store-then-ack'],
   },
   credentials: {
-    mutate: ['src/mcp/credentials.ts'],
+    // The reader view is the credential refusal's normalisation, shared with hold patterns (ADR 0095).
+    mutate: ['src/mcp/credentials.ts', 'src/client/wire/reader-view.ts'],
     tests: ['mcp/credentials', 'mcp/credential-thresholds', 'attacks/credential-bypass'],
     // Not the bypass file's test that drives a real `papo mcp` (14 s; the tool's wiring, not the
     // detectors). The 48 KiB check of prefixes runs: it asserts the verdict only (its time is
@@ -44,7 +45,9 @@ export const modules = {
       'src/client/store/review-decisions.ts',
       'src/client/store/review-requests.ts',
       'src/client/store/review-held.ts',
+      // The allow rules bound to the room's keys (ADR 0095).
+      'src/client/room/review-binding.ts',
     ],
-    tests: ['store/review'],
+    tests: ['store/review', 'room/review-binding'],
   },
 };

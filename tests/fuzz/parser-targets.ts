@@ -1301,11 +1301,33 @@ const profileReaders: FuzzTarget = {
   run: async (budget) => {
     const dir = mkdtempSync(join(existsShm() ? '/dev/shm' : tmpdir(), 'papo-fuzz-review-'));
     const at = (file: string) => `/home/x/.papo/profiles/fuzz/${file}`;
-    const validReview = { on: true, allow: ['bia'], allow_people: false, hold: ['deploy', '^rm\\b'] };
+    const key = 'b'.repeat(64);
+    const validReview = {
+      on: true,
+      allow: [{ name: 'bia', agent: key, human: key }],
+      people: [{ name: 'ana', key }],
+      hold: ['deploy', '^rm\\b'],
+    };
+    const allowEntry = fieldArb(
+      'bia',
+      'a b',
+      '',
+      { name: 'bia', agent: key },
+      { name: 'ana', human: key.toUpperCase() },
+      { name: 'a b', agent: key },
+      { agent: key },
+    );
     const reviewShape = shapeArb({
       on: fieldArb(true, false),
-      allow: fc.oneof(fc.array(fieldArb('bia', 'ana', 'a b', ''), { maxLength: 4 }), hostileJson),
+      allow: fc.oneof(fc.array(allowEntry, { maxLength: 4 }), hostileJson),
+      // An older papo's switch: read, and bound to nobody.
       allow_people: fieldArb(true, false),
+      people: fc.oneof(
+        fc.array(fieldArb({ name: 'ana', key }, { name: 'ana' }, { name: 'a b', key }, 'ana'), {
+          maxLength: 4,
+        }),
+        hostileJson,
+      ),
       hold: fc.oneof(
         fc.array(fieldArb('deploy', '(a+)+', '(\\w*){2,}', '[', '', 'x'.repeat(201), '\\p{L}'), {
           maxLength: 4,
@@ -1480,16 +1502,25 @@ const profileReaders: FuzzTarget = {
           if ((f.review === 'link' || f.review === 'folder') && settings.broken === undefined)
             throw new Error(`review.json as a ${f.review} read as ${JSON.stringify(settings)}`);
           if (settings.broken !== undefined) {
-            if (settings.on !== true || settings.allow.length > 0 || settings.hold.length > 0)
+            if (
+              settings.on !== true ||
+              settings.allow.length > 0 ||
+              settings.people.length > 0 ||
+              settings.hold.length > 0
+            )
               throw new Error(
                 `a broken review.json that does not hold everything: ${JSON.stringify(settings)}`,
               );
           } else {
             if (
               typeof settings.on !== 'boolean' ||
-              typeof settings.allowPeople !== 'boolean' ||
               settings.allow.length > MAX_REVIEW_RULES ||
-              !settings.allow.every(isMemberName) ||
+              !settings.allow.every(
+                (m) =>
+                  isMemberName(m.name) &&
+                  [m.agent, m.human].every((k) => k === undefined || NODE_ID_PATTERN.test(k)),
+              ) ||
+              !settings.people.every((p) => isMemberName(p.name) && NODE_ID_PATTERN.test(p.key)) ||
               settings.hold.length > MAX_REVIEW_RULES
             )
               throw new Error(`review.json accepted as ${JSON.stringify(settings)}`);
@@ -1499,7 +1530,12 @@ const profileReaders: FuzzTarget = {
           if (
             f.review === JSON.stringify(validReview) &&
             JSON.stringify(settings) !==
-              JSON.stringify({ on: true, allow: ['bia'], allowPeople: false, hold: validReview.hold })
+              JSON.stringify({
+                on: true,
+                allow: validReview.allow,
+                people: validReview.people,
+                hold: validReview.hold,
+              })
           )
             throw new Error(`a valid review.json read as ${JSON.stringify(settings)}`);
           if (stored) holds(settings, stored);
