@@ -35,6 +35,7 @@ import {
   signalTokenFor,
   tokenMayTravel,
 } from '../../src/client/net/signal-token.js';
+import { TurnGate } from '../../src/client/net/turn-gate.js';
 import { addressOf, errorOf, mappedOf } from '../../src/client/net/turn-probe.js';
 import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/net/turn-release.js';
 import { nextFrame } from '../../src/client/net/turn-tcp-bridge.js';
@@ -902,7 +903,22 @@ function xorV4(ip: number[], port: number): Buffer {
 const ipv4Arb = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 });
 const stunAttrArb = fc.oneof(
   fc.record({
-    type: fc.constantFrom(0x0001, 0x0009, 0x0014, 0x0015, 0x0016, 0x0020, 0x8022),
+    // ... and what the TURN helpers' gate reads: USERNAME, MESSAGE-INTEGRITY(-SHA256),
+    // PASSWORD-ALGORITHM, USERHASH (turn-gate.ts).
+    type: fc.constantFrom(
+      0x0001,
+      0x0006,
+      0x0008,
+      0x0009,
+      0x0014,
+      0x0015,
+      0x0016,
+      0x001c,
+      0x001d,
+      0x001e,
+      0x0020,
+      0x8022,
+    ),
     value: fc.uint8Array({ maxLength: 40 }),
   }),
   fc
@@ -996,6 +1012,21 @@ const stun: FuzzTarget = {
             if (typeof r !== 'boolean') throw new Error('giveBack did not resolve to a boolean');
           }
           checkAddress(addressOf(bytes.subarray(Math.min(20, bytes.length)), true, Buffer.alloc(12)));
+          // The gate of the loopback helpers reads whatever any local user sends: it decides, and
+          // what it answers is a 401 to the same transaction.
+          const gate = new TurnGate();
+          gate.remember('u', 'p');
+          gate.heard(bytes);
+          const admitted = gate.admit(bytes);
+          if (typeof admitted === 'object') {
+            const a = admitted.answer;
+            if (
+              a.readUInt16BE(0) !== (bytes.readUInt16BE(0) | 0x0110) ||
+              !a.subarray(8, 20).equals(bytes.subarray(8, 20))
+            )
+              throw new Error('the gate answered another transaction');
+          } else if (!['open', 'drop', 'ask the realm'].includes(admitted))
+            throw new Error(`the gate said ${String(admitted)}`);
           // TCP framing: what nextFrame takes is inside the buffer, and a stream of frames cut
           // anywhere reads back as the same frames.
           const f = nextFrame(bytes);
