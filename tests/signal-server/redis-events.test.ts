@@ -1,0 +1,172 @@
+// What a replica does with events on its Redis channels that no replica wrote: anyone who can write
+// to Redis can PUBLISH on papo's channels. A real redis-server, a `papo signal` replica as a child
+// process (a crash shows as its exit), a second replica in this process to carry real traffic
+// through Redis, and a publisher that writes what it likes.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
+import { hex32, metricsOf, sample, TEST_METRICS, TestClient } from './helpers.js';
+import { startCliSignal, startRedis, stop } from './processes.js';
+
+let redis: { url: string; child: ChildProcess };
+let publisher: Redis;
+const prefix = `test-${randomBytes(4).toString('hex')}:`;
+const children: ChildProcess[] = [];
+const servers: SignalServerHandle[] = [];
+const clients: TestClient[] = [];
+
+before(async () => {
+  redis = await startRedis();
+  publisher = new Redis(redis.url);
+});
+
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  for (const s of servers) await s.close().catch(() => {});
+  for (const child of children) await stop(child);
+  publisher?.disconnect();
+  if (redis !== undefined) await stop(redis.child);
+});
+
+const env = () => ({ PAPO_SIGNAL_REDIS: redis.url, PAPO_SIGNAL_REDIS_PREFIX: prefix });
+
+/** A `papo signal` replica as a child, with everything it writes to stderr kept. */
+async function replica(): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  const started = await startCliSignal(env());
+  children.push(started.child);
+  let stderr = started.startLines;
+  started.child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return { url: started.url, child: started.child, stderr: () => stderr };
+}
+
+/** Waits until `done()` holds; the bound only ends a failing test. */
+async function until(done: () => boolean, seen: () => string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) assert.fail(`not seen in time; got: ${seen().slice(-600)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function on(url: string): Promise<TestClient> {
+  const c = await TestClient.ready(url);
+  clients.push(c);
+  return c;
+}
+
+/** Publishes on the topic's channel and waits until Redis has handed it to every subscriber. */
+async function publish(topic: string, message: string): Promise<void> {
+  const receivers = await publisher.publish(`${prefix}c:${topic}`, message);
+  assert.ok(receivers >= 1, 'a replica is subscribed to the channel');
+}
+
+/**
+ * Real traffic after the hostile events: a peer on the other replica joins (its `joined` comes to
+ * `x` over Redis) and signals `x` (over Redis too), so the channel still works both ways.
+ */
+async function stillRelays(x: TestClient, topic: string, px: string, other: string): Promise<void> {
+  const py = hex32();
+  const y = await on(other);
+  y.send({ t: 'join', topic, peer: py });
+  assert.deepEqual(await y.next(), { t: 'peers', topic, peers: [px] });
+  assert.deepEqual(await x.next(), { t: 'joined', topic, peer: py });
+  y.send({ t: 'signal', topic, to: px, data: 'real-traffic' });
+  assert.deepEqual(await x.next(), { t: 'signal', topic, from: py, data: 'real-traffic' });
+  y.send({ t: 'leave', topic });
+  assert.deepEqual(await x.next(), { t: 'left', topic, peer: py });
+}
+
+test('a replica survives null and malformed events on its channels, and relays real traffic after', async () => {
+  const a = await replica();
+  const b = await startSignalServer({ host: '127.0.0.1', port: 0, env: env() });
+  servers.push(b);
+  const topic = hex32();
+  const px = hex32();
+  const x = await on(a.url);
+  x.send({ t: 'join', topic, peer: px });
+  assert.deepEqual(await x.next(), { t: 'peers', topic, peers: [] });
+
+  const esc = '\u001b]0;owned\u0007\u001b[2J';
+  for (const message of [
+    'null',
+    '[]',
+    '42',
+    'true',
+    '"j"',
+    '{}',
+    'not json',
+    '',
+    '{"k":"j"}',
+    '{"k":"l"}',
+    '{"k":"j","p":null,"o":""}',
+    '{"k":"j","p":{"length":64},"o":""}',
+    `{"k":"j","p":["${px}"],"o":""}`,
+    `{"k":"j","p":"${esc}","o":""}`,
+    `{"k":"l","p":"${hex32().toUpperCase()}","o":""}`,
+    `{"k":"j","p":"${hex32()}","o":{"x":1}}`,
+    `{"k":"x","p":"${hex32()}","o":""}`,
+    `{"k":"j","p":"${hex32()}","o":"${'a'.repeat(100_000)}"}`,
+    's',
+    `s${px}`,
+    `s${px}null`,
+    `s${px}{`,
+  ]) {
+    await publish(topic, message);
+  }
+  await stillRelays(x, topic, px, b.url);
+  assert.equal(a.child.exitCode, null, `the replica is still running; its stderr: ${a.stderr().slice(-600)}`);
+  assert.deepEqual(x.received, [], 'none of the malformed events reached the client');
+  // Each drop is counted; the log says so in papo's own words, bounded, and nothing of the event.
+  await until(
+    () => /redis: dropped \d+ event/.test(a.stderr()),
+    () => a.stderr(),
+  );
+  for (const part of ['\u001b', 'owned', 'aaaaaaaa'])
+    assert.ok(!a.stderr().includes(part), JSON.stringify(part));
+});
+
+test('a forged event on a channel does not reach a client as it was written', async () => {
+  const a = await replica();
+  const b = await startSignalServer({
+    host: '127.0.0.1',
+    port: 0,
+    env: env(),
+    config: { metrics: TEST_METRICS },
+  });
+  servers.push(b);
+  const topic = hex32();
+  const px = hex32();
+  const x = await on(b.url); // on the in-process replica: its metrics count the drops
+  x.send({ t: 'join', topic, peer: px });
+  assert.deepEqual(await x.next(), { t: 'peers', topic, peers: [] });
+  const from = hex32();
+  const signal = (fields: Record<string, unknown>) =>
+    `s${px}${JSON.stringify({ t: 'signal', topic, from, data: 'forged', ...fields })}`;
+
+  const forged = [
+    // What the review saw pass: a membership event dressed as a signal for px.
+    `s${px}${JSON.stringify({ t: 'joined', topic, peer: hex32() })}`,
+    `s${px}${JSON.stringify({ t: 'left', topic, peer: from })}`,
+    `s${px}${JSON.stringify({ t: 'peers', topic, peers: [from] })}`,
+    `s${px}${JSON.stringify({ t: 'error', code: 'bad_request', message: '\u001b[2Jpwned' })}`,
+    `s${px}${JSON.stringify({ t: 'welcome', v: 1, iceServers: [{ urls: 'turn:evil.example' }] })}`,
+    signal({ topic: hex32() }), // a signal of another topic on this topic's channel
+    signal({ from: 'not a peer id' }),
+    signal({ data: '' }),
+    signal({ data: 42 }),
+    signal({ data: 'x'.repeat(70_000) }), // more than a client may send in one frame
+    `s${px}[${JSON.stringify({ t: 'signal', topic, from, data: 'forged' })}]`,
+  ];
+  for (const message of forged) await publish(topic, message);
+  // A well-formed signal is delivered, but as the server writes it: the fields it knows, in order.
+  await publish(topic, signal({ extra: '\u001b[31mred', data: 'well-formed' }));
+  assert.deepEqual(await x.next(), { t: 'signal', topic, from, data: 'well-formed' });
+  await stillRelays(x, topic, px, a.url);
+  assert.deepEqual(x.received, [], 'no forged frame reached the client');
+  assert.equal(sample(await metricsOf(b), 'papo_signal_redis_events_dropped_total'), forged.length);
+});
