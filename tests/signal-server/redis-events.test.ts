@@ -5,9 +5,13 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
+import { ROOT } from '../support/papo.js';
 import { hex32, metricsOf, sample, TEST_METRICS, TestClient } from './helpers.js';
 import { startCliSignal, startRedis, stop } from './processes.js';
 
@@ -169,4 +173,61 @@ test('a forged event on a channel does not reach a client as it was written', as
   await stillRelays(x, topic, px, a.url);
   assert.deepEqual(x.received, [], 'no forged frame reached the client');
   assert.equal(sample(await metricsOf(b), 'papo_signal_redis_events_dropped_total'), forged.length);
+});
+
+test('the Redis users docs/signal-server.md gives are enough for replicas, and nobody gets in without one', async () => {
+  // The ACL file exactly as the docs print it, plus an administrator to read Redis's ACL log.
+  const docs = readFileSync(join(ROOT, 'docs', 'signal-server.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('### Protect Redis'));
+  const block = /```\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block !== undefined, 'the section has the ACL file');
+  const users = block.split('\n').map((l) => l.trim());
+  assert.ok(users.includes('user default off'));
+  const papo = users.find((l) => l.startsWith('user papo on >'));
+  assert.ok(papo !== undefined, 'a user for papo');
+  const password = /^user papo on >(\S+)/.exec(papo)?.[1] as string;
+  const dir = mkdtempSync(join(tmpdir(), 'papo-redis-acl-'));
+  const aclfile = join(dir, 'users.acl');
+  writeFileSync(
+    aclfile,
+    [...users.filter((l) => l !== ''), 'user admin on >test-admin-only ~* &* +@all', ''].join('\n'),
+    {
+      mode: 0o600,
+    },
+  );
+  const locked = await startRedis(['--aclfile', aclfile]);
+  children.push(locked.child);
+  const withUser = (user: string, pass: string) => locked.url.replace('redis://', `redis://${user}:${pass}@`);
+  const admin = new Redis(withUser('admin', 'test-admin-only'));
+  const anonymous = new Redis(locked.url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+  anonymous.on('error', () => {});
+  try {
+    await assert.rejects(anonymous.ping(), /NOAUTH/, 'the default user is off');
+    // The documented prefix (the default one): one replica a child, so it can die, one in here.
+    const shared = { PAPO_SIGNAL_REDIS: withUser('papo', password), PAPO_SIGNAL_REDIS_TTL: '1' };
+    const doomed = await startCliSignal(shared);
+    children.push(doomed.child);
+    const b = await startSignalServer({ host: '127.0.0.1', port: 0, env: shared });
+    servers.push(b);
+    const topic = hex32();
+    const [px, py] = [hex32(), hex32()];
+    const x = await on(b.url);
+    const y = await on(doomed.url);
+    x.send({ t: 'join', topic, peer: px });
+    assert.deepEqual(await x.next(), { t: 'peers', topic, peers: [] });
+    y.send({ t: 'join', topic, peer: py });
+    assert.deepEqual(await y.next(), { t: 'peers', topic, peers: [px] });
+    assert.deepEqual(await x.next(), { t: 'joined', topic, peer: py });
+    y.send({ t: 'signal', topic, to: px, data: 'through-the-acl' });
+    assert.deepEqual(await x.next(), { t: 'signal', topic, from: py, data: 'through-the-acl' });
+    // The sweep of a dead replica's members (its own script, run by the survivor) passes too.
+    await stop(doomed.child, 'SIGKILL');
+    assert.deepEqual(await x.next((m) => m.t === 'left', 10_000), { t: 'left', topic, peer: py });
+    x.send({ t: 'leave', topic });
+    assert.deepEqual(await admin.call('ACL', 'LOG'), [], 'Redis refused no command of papo');
+  } finally {
+    anonymous.disconnect();
+    admin.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
