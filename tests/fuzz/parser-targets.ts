@@ -97,7 +97,8 @@ import { ArgumentError } from '../../src/mcp/tool-args.js';
 import { TOOL_ARGUMENTS } from '../../src/mcp/tool-list.js';
 import { createToolHandlers, MemberUnavailable } from '../../src/mcp/tools.js';
 import { PEER_PATTERN } from '../../src/signal-protocol.js';
-import { parseClientMessage } from '../../src/signal-server/parse.js';
+import { text as hubText } from '../../src/signal-server/hub.js';
+import { parseClientMessage, parseForwardedSignal } from '../../src/signal-server/parse.js';
 import { loadPair, TlsFileError } from '../../src/signal-server/tls.js';
 import { TurnIssuer } from '../../src/signal-server/turn-credentials.js';
 import { issueLeaf, makeCa } from '../signal-server/tls-ca.js';
@@ -214,6 +215,73 @@ const serverParse: FuzzTarget = {
           // What was accepted is what the server forwards: parsing it again gives the same.
           const again = parseClientMessage(JSON.stringify(m));
           if (!again.ok || JSON.stringify(again.message) !== JSON.stringify(m))
+            throw new Error('no round trip');
+          return true;
+        },
+      ),
+      budget,
+    ),
+};
+
+// ---------- a signal handed over by another replica through Redis (parse.ts) ----------
+
+/**
+ * Anyone who can write to Redis can publish on papo's channels: whatever the frame, what is
+ * accepted has the fields a client's signal must have, is no larger than a client's frame can
+ * become, and the frame the replica writes anew from it reads back as the same fields.
+ */
+const forwardedParse: FuzzTarget = {
+  name: 'signals between replicas (server parse.ts, parseForwardedSignal)',
+  quickRuns: 1500,
+  run: (budget) =>
+    check(
+      'signals between replicas (server parse.ts, parseForwardedSignal)',
+      fc.property(
+        fc.oneof(
+          anyText,
+          jsonTextArb,
+          fc
+            .record(
+              {
+                t: fc.oneof(
+                  fc.constantFrom('signal', 'joined', 'error', '__proto__'),
+                  fc.jsonValue({ maxDepth: 1 }),
+                ),
+                topic: fc.oneof(hex64, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+                from: fc.oneof(hex64, fc.jsonValue({ maxDepth: 1 })),
+                to: fc.oneof(hex64, fc.jsonValue({ maxDepth: 1 })),
+                data: fc.oneof(
+                  fc.base64String({ maxLength: 100 }),
+                  fc.string({ maxLength: 40 }),
+                  fc.jsonValue({ maxDepth: 1 }),
+                ),
+                peer: hex64,
+                x: fc.jsonValue({ maxDepth: 1 }),
+              },
+              { requiredKeys: [] },
+            )
+            .chain((o) =>
+              fc.oneof(
+                fc.constant(JSON.stringify(o)),
+                editsArb.map((e) => applyEdits(JSON.stringify(o), e)),
+              ),
+            ),
+        ),
+        fc.integer({ min: 0, max: 400 }),
+        (raw, max) => {
+          const r = parseForwardedSignal(raw, max);
+          if (!r.ok) {
+            if (typeof r.reason !== 'string' || r.reason.length > 100) throw new Error('reason unbounded');
+            return true;
+          }
+          if (Buffer.byteLength(raw) > max + 2) throw new Error('accepted a frame past the bound');
+          if (!/^[0-9a-f]{64}$/.test(r.topic) || !PEER_PATTERN.test(r.from)) throw new Error('bad ids');
+          if (typeof r.data !== 'string' || r.data === '') throw new Error('bad data');
+          const frame = hubText.signal(r.topic, r.from, r.data, r.plain);
+          if (frame !== JSON.stringify({ t: 'signal', topic: r.topic, from: r.from, data: r.data }))
+            throw new Error('the frame written anew is not the canonical JSON');
+          const again = parseForwardedSignal(frame, Buffer.byteLength(frame));
+          if (!again.ok || again.topic !== r.topic || again.from !== r.from || again.data !== r.data)
             throw new Error('no round trip');
           return true;
         },
@@ -1809,6 +1877,7 @@ const clientConfigs: FuzzTarget = {
 
 export const PARSER_TARGETS: FuzzTarget[] = [
   serverParse,
+  forwardedParse,
   clientSignal,
   clientSignalParse,
   signalUrls,
