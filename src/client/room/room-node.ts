@@ -9,6 +9,7 @@
 //     ephemeral (ephemeral-delivery.ts: never stores, never acks);
 //   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
 //   - hello-answers.ts: when the others' hellos are answered;
+//   - signed-times.ts: which hellos and messages show that their sender is alive (ADR 0093);
 //   - peers-save.ts: when peers.json and names.json are written.
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
@@ -51,6 +52,7 @@ import type { NodeTransport } from './links.js';
 import { KnownNames, NameGuard } from './member-names.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
+import { SignedTimes } from './signed-times.js';
 
 /** Hello and outbox re-send period while connected (30 s: docs/delivery.md, "The rules"). */
 export const HEARTBEAT_MS = 30_000;
@@ -99,7 +101,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   readonly kind: SenderKind;
   readonly ephemeral: boolean;
   /** Frames that did not open, validate or check, by reason (they are dropped, never fatal). */
-  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0 };
+  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0, stale: 0 };
 
   #about: string | undefined;
   #codec: FrameCodec;
@@ -114,6 +116,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #presence: Presence;
   /** When the others' hellos are answered (hello-answers.ts). */
   #helloAnswers: HelloAnswers;
+  /** The times we sign, and which of the others' are signs of life (signed-times.ts). */
+  #signedTimes: SignedTimes;
   #waiters = new AckWaiters();
   /** Durable or ephemeral, chosen once (delivery.ts). */
   #delivery: Delivery;
@@ -175,6 +179,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = toLog(options.log);
     this.#now = options.now ?? Date.now;
+    this.#signedTimes = new SignedTimes(() => this.#now());
     const clock: Clock = { now: () => this.#now(), after };
     this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
       this.#broadcast(this.#hello());
@@ -342,7 +347,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       kind: this.kind,
       ...(input.to ? { to: input.to } : {}),
       ...(input.replyTo ? { reply_to: input.replyTo } : {}),
-      ts: this.#now(),
+      ts: this.#signedTimes.next(),
       body,
     };
     // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
@@ -457,6 +462,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onHello(hello: HelloFrame): void {
     if (hello.node === this.nodeId) return;
+    // A hello sealed again later is a copy: it says nothing about who is here now (ADR 0093).
+    if (!this.#signedTimes.fresh(hello.node, hello.ts)) {
+      this.dropped.stale++;
+      this.#log(
+        `dropped a hello of ${shortId(hello.node)} signed at ${hello.ts} (our clock: ${this.#now()}): a copy sealed again, or its clock is more than a minute off`,
+      );
+      return;
+    }
     // An ephemeral hello (a person's say or status) proves a name only if it holds it already:
     // a status run, signed by a throwaway key, must not take its person's name, nor be reported,
     // nor seen as a member; it is still answered, so it learns who is here.
@@ -526,7 +539,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
     if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
-    if (fresh) this.#presence.heardFrom(msg.node);
+    // A message sealed again later (or re-sent from an outbox) is no sign of life (ADR 0093).
+    if (fresh && this.#signedTimes.fresh(msg.node, msg.ts)) this.#presence.heardFrom(msg.node);
     // Stored and acked, or (ephemeral) observed only: delivery.ts.
     this.#delivery.onMsg(msg);
   }
@@ -554,6 +568,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       ...(this.#about ? { about: this.#about.slice(0, MAX_ABOUT_CHARS) } : {}),
       kind: this.kind,
       ephemeral: this.ephemeral,
+      ts: this.#signedTimes.next(),
       ...(this.#person ? { person: this.#person } : {}),
       ...(this.#announcedReview ? { review: true as const } : {}),
     };
