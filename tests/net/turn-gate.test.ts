@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
   isStun,
+  longTermKey,
   STUN_ATTR,
+  STUN_METHOD,
   stunAttr,
   stunAttribute,
   stunMessage,
@@ -92,21 +94,44 @@ test('from a source without a flow, only STUN requests count: answers, indicatio
     assert.equal(gate.admit(datagram), 'drop', datagram.subarray(0, 2).toString('hex'));
 });
 
-test('the flow table keeps MAX_FLOWS, pushing out the least recently active one', () => {
-  const evicted: string[] = [];
-  const table = new FlowTable<{ key: string }>((flow) => evicted.push(flow.key));
-  const flows = Array.from({ length: MAX_FLOWS }, (_, i) => ({ key: `127.0.0.1:${10_000 + i}` }));
-  for (const flow of flows) table.add(flow);
-  assert.deepEqual(evicted, []);
+test('the flow table: a flow for each source the gate lets in, at most MAX_FLOWS, the least recently active pushed out; a source with a flow is not asked again', () => {
+  const events: string[] = [];
+  const table = new FlowTable<{ key: string; lastSeen: number }>({
+    open: (key) => ({ key, lastSeen: 0 }),
+    evict: (flow) => events.push(`evicted ${flow.key}`),
+    reply: (_answer, port) => events.push(`answered ${port}`),
+    askRealm: () => events.push('asked the realm'),
+  });
+  table.gate.remember('test-user', 'test-only-password');
+  const signed = stunMessage(
+    STUN_METHOD.allocate,
+    [
+      stunAttr(STUN_ATTR.username, Buffer.from('test-user')),
+      stunAttr(STUN_ATTR.realm, Buffer.from('papo')),
+      stunAttr(STUN_ATTR.nonce, Buffer.from('a-nonce')),
+    ],
+    longTermKey('test-user', 'papo', 'test-only-password'),
+  );
+  const unsigned = realmRequest();
+  const first = table.route(signed, '127.0.0.1', 10_000);
+  assert.equal(first?.key, '127.0.0.1:10000');
+  assert.ok((first?.lastSeen ?? 0) > 0);
+  for (let i = 1; i < MAX_FLOWS; i++) assert.ok(table.route(signed, '127.0.0.1', 10_000 + i));
+  assert.deepEqual(events, []);
   // The oldest has just been active: the second oldest goes first.
-  table.touch(flows[0] as { key: string });
-  table.add({ key: '127.0.0.1:20000' });
-  assert.deepEqual(evicted, ['127.0.0.1:10001']);
-  assert.equal(table.holds(flows[0] as { key: string }), true);
-  assert.equal(table.holds(flows[1] as { key: string }), false);
-  // A flow pushed out is not touched back in, nor deleted twice.
-  table.touch(flows[1] as { key: string });
-  table.delete(flows[1] as { key: string });
-  assert.equal(table.get('127.0.0.1:10001'), undefined);
+  assert.equal(table.route(unsigned, '127.0.0.1', 10_000), first);
+  assert.ok(table.route(signed, '127.0.0.1', 20_000));
+  assert.deepEqual(events, ['evicted 127.0.0.1:10001']);
   assert.equal([...table.values()].length, MAX_FLOWS);
+  // A new source that does not sign opens nothing: the realm is asked, then the gate answers.
+  assert.equal(table.route(unsigned, '127.0.0.1', 30_000), undefined);
+  table.gate.heard(stunMessage(0x0113, [stunAttr(STUN_ATTR.realm, Buffer.from('papo'))]));
+  assert.equal(table.route(unsigned, '127.0.0.1', 30_000), undefined);
+  assert.equal(table.route(Buffer.from('junk that is not STUN'), '127.0.0.1', 30_001), undefined);
+  assert.deepEqual(events.slice(1), ['asked the realm', 'answered 30000']);
+  // A flow deleted (its socket closed) is gone; deleting it again changes nothing.
+  table.delete(first as { key: string; lastSeen: number });
+  table.delete(first as { key: string; lastSeen: number });
+  assert.equal(table.holds(first as { key: string; lastSeen: number }), false);
+  assert.equal([...table.values()].length, MAX_FLOWS - 1);
 });

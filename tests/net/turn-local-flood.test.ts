@@ -6,9 +6,11 @@
 // under their caps all along (counted by the kernel, in /proc/net).
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { type TestContext, test } from 'node:test';
+import { freePort } from '../../src/cli/free-port.js';
 import {
   longTermKey,
   STUN_ATTR,
@@ -19,6 +21,7 @@ import {
 import { TurnBridges } from '../../src/client/net/turn-tcp-bridge.js';
 import type { IceServer } from '../../src/signal-protocol.js';
 import { StunClient } from '../nat/stun.js';
+import { startCoturn } from '../support/coturn.js';
 import { waitFor } from '../support/wait.js';
 import type { FromFlood, ToFlood } from './fixtures/udp-flood.js';
 import { endChild, FIXTURE_FORK, remoteAnswerer, startTurn, turnRestCredentials } from './helpers.js';
@@ -165,8 +168,7 @@ test('3,000 foreign source ports at the TCP bridge, from before its first stream
   t.after(() => turn.close());
   const { bridge } = await helpersFor(t, turn.port, turn.secret);
 
-  // The flood comes first: the bridge has not heard the server's realm yet, so unsigned requests
-  // still reach the server (ADR 0096), on the few streams kept for them.
+  // The flood comes first: no stream of the member's is open yet.
   const { stop } = await flood(t, [bridge.port], turn.port);
   const first = await allocateAt(t, bridge);
   assert.equal(first.allocation.relayed.address, '127.0.0.2');
@@ -180,6 +182,36 @@ test('3,000 foreign source ports at the TCP bridge, from before its first stream
     `${peak.rounds} rounds of ${FOREIGN_PORTS} ports; at most ${peak.tcp} bridge connections to coturn`,
   );
   assert.ok(peak.tcp <= CAP, `the bridge held ${peak.tcp} connections to coturn`);
+});
+
+test('helpers opened before their TURN server answers, then 3,000 foreign ports: once coturn is up, the member allocates through the relay and the bridge', {
+  timeout: 180_000,
+}, async (t) => {
+  // The member points at a port where nothing listens yet: the helpers' own question for the
+  // server's realm (ADR 0096) goes unanswered, so they do not know it when the flood comes.
+  const port = await freePort();
+  const secret = `test-only-${randomBytes(6).toString('hex')}`;
+  const { relay, bridge } = await helpersFor(t, port, secret);
+  const { stop } = await flood(t, [relay.port, bridge.port], port);
+  const turn = await startCoturn({ secret, port });
+  t.after(() => turn.close());
+
+  // The member's first requests find a helper that still has to ask; its retransmissions, and new
+  // attempts, get through once the helper knows the realm (StunClient gives up after 4 s, libjuice
+  // later: an attempt may fail, the member's TURN may not).
+  for (const helper of [relay, bridge]) {
+    const failed: string[] = [];
+    const made = await waitFor(
+      `an allocation through the ${helper === relay ? 'relay' : 'bridge'}`,
+      () => allocateAt(t, helper).catch((err: Error) => void failed.push(err.message)),
+      { timeoutMs: 60_000 },
+    );
+    for (const f of failed) t.diagnostic(`an attempt failed: ${f}`);
+    await made.client.createPermission('127.0.0.2');
+  }
+  const peak = await stop();
+  t.diagnostic(`${peak.rounds} rounds; at most ${peak.udp} relay sockets, ${peak.tcp} bridge connections`);
+  assert.ok(peak.udp <= CAP && peak.tcp <= CAP, JSON.stringify(peak));
 });
 
 test('a holder of the member’s credential signs from 100 ports at the TCP bridge: at most 64 streams, the member’s next allocation still made; idle streams are closed by the sweep', {

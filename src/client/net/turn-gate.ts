@@ -195,44 +195,66 @@ export function realmRequest(): Buffer {
 /** A flow a helper serves for one source ("address:port"). */
 export interface GatedFlow {
   readonly key: string;
+  /** The last datagram either way (ms since the epoch). */
+  lastSeen: number;
+}
+
+/** What a helper does for its flow table: open, close, answer, ask. */
+export interface FlowHooks<F> {
+  /** Opens a flow for a source the gate let in. */
+  open(key: string, address: string, port: number): F;
+  /** Closes a flow pushed out past the cap (an allocation on it is given back). */
+  evict(flow: F): void;
+  /** Sends the gate's answer back to the source. */
+  reply(answer: Buffer, port: number, address: string): void;
+  /** Asks the server its realm (the gate does not know it yet). */
+  askRealm(): void;
 }
 
 /**
- * The flows of a helper, least recently active first, at most MAX_FLOWS: past it the least
- * recently active is pushed out, and `evict` closes it.
+ * The flows of a helper behind its gate, least recently active first, at most MAX_FLOWS: past it
+ * the least recently active is pushed out and closed.
  */
 export class FlowTable<F extends GatedFlow> {
+  readonly gate = new TurnGate();
   readonly #flows = new Map<string, F>();
-  readonly #evict: (flow: F) => void;
+  readonly #hooks: FlowHooks<F>;
 
-  constructor(evict: (flow: F) => void) {
-    this.#evict = evict;
+  constructor(hooks: FlowHooks<F>) {
+    this.#hooks = hooks;
   }
 
-  get(key: string): F | undefined {
-    return this.#flows.get(key);
+  /**
+   * The flow a datagram from `address:port` goes on: the source's own, or one opened now if the
+   * gate lets it in (marked active either way). Undefined when it goes nowhere: dropped, or
+   * answered by the gate.
+   */
+  route(datagram: Buffer, address: string, port: number): F | undefined {
+    const key = `${address}:${port}`;
+    let flow = this.#flows.get(key);
+    if (flow === undefined) {
+      const admitted = this.gate.admit(datagram);
+      if (admitted === 'ask the realm') this.#hooks.askRealm();
+      if (typeof admitted === 'object') this.#hooks.reply(admitted.answer, port, address);
+      if (admitted !== 'open') return undefined;
+      flow = this.#hooks.open(key, address, port);
+      this.#add(flow);
+    }
+    this.seen(flow);
+    return flow;
+  }
+
+  /** A datagram either way: the flow goes last in the line to be pushed out. */
+  seen(flow: F): void {
+    flow.lastSeen = Date.now();
+    if (!this.holds(flow)) return;
+    this.#flows.delete(flow.key);
+    this.#flows.set(flow.key, flow);
   }
 
   /** Is `flow` still the one served for its source? */
   holds(flow: F): boolean {
     return this.#flows.get(flow.key) === flow;
-  }
-
-  /** Adds a flow (the most recently active), pushing out the least recently active past the cap. */
-  add(flow: F): void {
-    this.#flows.set(flow.key, flow);
-    for (const oldest of this.#flows.values()) {
-      if (this.#flows.size <= MAX_FLOWS) return;
-      this.#flows.delete(oldest.key);
-      this.#evict(oldest);
-    }
-  }
-
-  /** Marks a flow active (a datagram either way): it goes last in the line to be pushed out. */
-  touch(flow: F): void {
-    if (!this.holds(flow)) return;
-    this.#flows.delete(flow.key);
-    this.#flows.set(flow.key, flow);
   }
 
   delete(flow: F): void {
@@ -245,6 +267,15 @@ export class FlowTable<F extends GatedFlow> {
 
   clear(): void {
     this.#flows.clear();
+  }
+
+  #add(flow: F): void {
+    this.#flows.set(flow.key, flow);
+    for (const oldest of this.#flows.values()) {
+      if (this.#flows.size <= MAX_FLOWS) return;
+      this.#flows.delete(oldest.key);
+      this.#hooks.evict(oldest);
+    }
   }
 }
 

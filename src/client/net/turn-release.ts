@@ -44,7 +44,6 @@ import {
   REALM_WAIT_MS,
   realmRequest,
   sendOrDrop,
-  TurnGate,
 } from './turn-gate.js';
 
 /** How long a release waits for the server's answer to each Refresh (sent at most twice). */
@@ -84,8 +83,6 @@ interface Flow extends GatedFlow {
   relayed?: string | undefined;
   /** When the server granted it (ms since the epoch). */
   relayedAt?: number;
-  /** The last datagram either way (ms since the epoch). */
-  lastSeen: number;
   /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
   pending?: Buffer[] | undefined;
   /** Set while a release waits for the server: the answer is not for the agent. */
@@ -96,11 +93,19 @@ export class TurnReleaseRelay {
   readonly host: string;
   readonly port: number;
   readonly localPort: number;
-  /** Who may open a flow, and the credentials given to the agent (ADR 0096). */
-  readonly #gate = new TurnGate();
   readonly #agentSide: UdpSocket;
-  /** Agent sockets served, least recently active first; one pushed out past the cap is given back. */
-  readonly #flows = new FlowTable<Flow>((flow) => this.#evicted(flow));
+  /**
+   * Agent sockets served, behind the gate that lets in only the credential's holders (ADR 0096),
+   * least recently active first; one pushed out past the cap is given back.
+   */
+  readonly #flows = new FlowTable<Flow>({
+    open: (key, address, port) => this.#open(key, address, port),
+    evict: (flow) => this.#evicted(flow),
+    reply: (answer, port, address) => sendOrDrop(this.#agentSide, answer, port, address),
+    askRealm: () => this.#learnRealm(),
+  });
+  /** Who may open a flow, and the credentials given to the agent (ADR 0096). */
+  readonly #gate = this.#flows.gate;
   readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
   /** Ends the question to the server about its realm, while one is out. */
@@ -206,17 +211,8 @@ export class TurnReleaseRelay {
 
   #fromAgent(datagram: Buffer, address: string, port: number): void {
     if (this.#closed) return;
-    const key = `${address}:${port}`;
-    let flow = this.#flows.get(key);
-    if (flow === undefined) {
-      const admitted = this.#gate.admit(datagram);
-      if (admitted === 'ask the realm') this.#learnRealm();
-      if (typeof admitted === 'object') sendOrDrop(this.#agentSide, admitted.answer, port, address);
-      if (admitted !== 'open') return;
-      flow = this.#open(key, address, port);
-    }
-    flow.lastSeen = Date.now();
-    this.#flows.touch(flow);
+    const flow = this.#flows.route(datagram, address, port);
+    if (flow === undefined) return;
     this.#sniffRequest(flow, datagram);
     if (flow.pending === undefined) sendOrDrop(flow.upstream, datagram);
     else if (flow.pending.length < MAX_PENDING) flow.pending.push(datagram);
@@ -233,7 +229,6 @@ export class TurnReleaseRelay {
       },
     );
     const flow: Flow = { key, upstream, agentAddress: address, agentPort: port, lastSeen: 0, pending: [] };
-    this.#flows.add(flow);
     return flow;
   }
 
@@ -292,8 +287,7 @@ export class TurnReleaseRelay {
 
   #fromServer(flow: Flow, message: Buffer): void {
     if (this.#closed) return;
-    flow.lastSeen = Date.now();
-    this.#flows.touch(flow);
+    this.#flows.seen(flow);
     this.#gate.heard(message);
     if (flow.releasing !== undefined && isStun(message)) {
       flow.releasing(message);

@@ -26,7 +26,6 @@ import {
   REALM_WAIT_MS,
   realmRequest,
   sendOrDrop,
-  TurnGate,
 } from './turn-gate.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
@@ -55,8 +54,6 @@ export const MAX_BUFFERED_BYTES = 256 * 1024;
 /** One agent socket's stream to the TURN server (ADR 0054), and the allocation it carries. */
 interface Stream extends GatedFlow {
   socket: Socket;
-  /** The last bytes either way (ms since the epoch). */
-  lastSeen: number;
   /** "ip:port" of the allocation made over it, and since when: it lives as long as the stream. */
   relayed?: string;
   relayedAt?: number;
@@ -66,10 +63,18 @@ export class TurnTcpBridge {
   readonly target: TurnBridgeTarget;
   readonly localPort: number;
   readonly #udp: UdpSocket;
+  /**
+   * Agent sockets served, behind the gate that lets in only the credential's holders (ADR 0096),
+   * least recently active first; one pushed out past the cap is closed.
+   */
+  readonly #streams = new FlowTable<Stream>({
+    open: (key, address, port) => this.#open(key, address, port),
+    evict: (stream) => stream.socket.destroy(),
+    reply: (answer, port, address) => sendOrDrop(this.#udp, answer, port, address),
+    askRealm: () => this.#learnRealm(),
+  });
   /** Who may open a stream, and the credentials given to the agent (ADR 0096). */
-  readonly #gate = new TurnGate();
-  /** Agent sockets served, least recently active first; one pushed out past the cap is closed. */
-  readonly #streams = new FlowTable<Stream>((stream) => stream.socket.destroy());
+  readonly #gate = this.#streams.gate;
   readonly #log: Log;
   /** The stream asking the server its realm, while a question is out. */
   #asking: Socket | undefined;
@@ -96,17 +101,8 @@ export class TurnTcpBridge {
   /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
   #fromAgent(datagram: Buffer, address: string, port: number): void {
     if (this.#closed || datagram.length < 4) return;
-    const key = `${address}:${port}`;
-    let stream = this.#streams.get(key);
-    if (stream === undefined) {
-      const admitted = this.#gate.admit(datagram);
-      if (admitted === 'ask the realm') this.#learnRealm();
-      if (typeof admitted === 'object') sendOrDrop(this.#udp, admitted.answer, port, address);
-      if (admitted !== 'open') return;
-      stream = this.#open(key, address, port);
-    }
-    stream.lastSeen = Date.now();
-    this.#streams.touch(stream);
+    const stream = this.#streams.route(datagram, address, port);
+    if (stream === undefined) return;
     // Over a stream, ChannelData is padded to a multiple of 4 bytes (RFC 5766 §11.5); STUN
     // messages always are.
     const pad = isChannelData(datagram) ? (4 - (datagram.length % 4)) % 4 : 0;
@@ -117,10 +113,7 @@ export class TurnTcpBridge {
   /** The stream for the agent socket `key`: what the server sends goes back to that socket. */
   #open(key: string, agentAddress: string, agentPort: number): Stream {
     const socket = this.#connect((message) => {
-      if (this.#streams.holds(stream)) {
-        stream.lastSeen = Date.now();
-        this.#streams.touch(stream);
-      }
+      this.#streams.seen(stream);
       const relayed = allocatedAddress(message);
       if (relayed !== undefined) {
         stream.relayed = relayed;
@@ -130,7 +123,6 @@ export class TurnTcpBridge {
     });
     const stream: Stream = { key, socket, lastSeen: 0 };
     socket.on('close', () => this.#streams.delete(stream));
-    this.#streams.add(stream);
     return stream;
   }
 
