@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { type SignalServerHandle, startSignalServer } from '../../src/signal-server/server.js';
 import { ROOT } from '../support/papo.js';
+import { waitFor } from '../support/wait.js';
 import { hex32, metricsOf, sample, TEST_METRICS, TestClient } from './helpers.js';
 import { startCliSignal, startRedis, stop } from './processes.js';
 
@@ -46,15 +47,6 @@ async function replica(): Promise<{ url: string; child: ChildProcess; stderr: ()
     stderr += chunk.toString();
   });
   return { url: started.url, child: started.child, stderr: () => stderr };
-}
-
-/** Waits until `done()` holds; the bound only ends a failing test. */
-async function until(done: () => boolean, seen: () => string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) assert.fail(`not seen in time; got: ${seen().slice(-600)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function on(url: string): Promise<TestClient> {
@@ -126,10 +118,7 @@ test('a replica survives null and malformed events on its channels, and relays r
   assert.equal(a.child.exitCode, null, `the replica is still running; its stderr: ${a.stderr().slice(-600)}`);
   assert.deepEqual(x.received, [], 'none of the malformed events reached the client');
   // Each drop is counted; the log says so in papo's own words, bounded, and nothing of the event.
-  await until(
-    () => /redis: dropped \d+ event/.test(a.stderr()),
-    () => a.stderr(),
-  );
+  await waitFor('the drop in the log', () => /redis: dropped \d+ event/.test(a.stderr()), { last: a.stderr });
   for (const part of ['\u001b', 'owned', 'aaaaaaaa'])
     assert.ok(!a.stderr().includes(part), JSON.stringify(part));
 });
