@@ -10,6 +10,8 @@ export const modules = {
   },
   frames: { mutate: ['src/client/wire/frames.ts'], tests: ['wire/frames', 'room/presence', 'room/catch-up'] },
   'frame-codec': { mutate: ['src/client/wire/frame-codec.ts'], tests: ['wire/frame-codec'] },
+  // Which hellos and messages are signs of life: copies sealed again refused (ADR 0093).
+  'signed-times': { mutate: ['src/client/room/signed-times.ts'], tests: ['room/signed-times'] },
   'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },
   outbox: { mutate: ['src/client/store/outbox.ts'], tests: ['store/outbox'] },
   'inbox-store': {

@@ -70,6 +70,8 @@ test('the times we sign only move forwards, whatever our clock does', () => {
 });
 
 test('past MAX_SIGNED_TIMES keys, the one heard from longest ago is forgotten first', () => {
+  // Four times the members remembered (ADR 0093): a room's members and a few hundred say runs.
+  assert.equal(MAX_SIGNED_TIMES, 1024);
   const { times: t } = times();
   assert.equal(t.fresh(node(0), NOW - 2), true);
   assert.equal(t.fresh(node(1), NOW - 2), true);

@@ -42,8 +42,7 @@ export class SignedTimes {
    */
   fresh(node: string, ts: number): boolean {
     if (Math.abs(this.#now() - ts) > SIGNED_TIME_WINDOW_MS) return false;
-    const newest = this.#newest.get(node);
-    if (newest !== undefined && ts <= newest) return false;
+    if (ts <= (this.#newest.get(node) ?? Number.NEGATIVE_INFINITY)) return false;
     this.#newest.delete(node);
     this.#newest.set(node, ts);
     // A flood of new keys forgets the quietest first: a key forgotten is open to a copy of its
