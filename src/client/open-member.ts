@@ -168,13 +168,13 @@ async function openSide(
     const names = new KnownNames(state.names);
     // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
     const person = (await personIdentity(profile.dir)).nodeId;
-    names.claim(profile.name, 'human', person);
+    names.own(profile.name, 'human', person);
     return { identity: profile.identity, state, knownPeers: {}, names, person };
   }
   const identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
   const remembered = await readRememberedMembers(profile.dir);
   const names = new KnownNames(remembered.names);
-  names.claim(profile.name, 'agent', profile.identity.nodeId);
+  names.own(profile.name, 'agent', profile.identity.nodeId);
   return { identity, state: null, knownPeers: remembered.peers, names };
 }
 

@@ -1243,7 +1243,7 @@ const profileFiles: FuzzTarget = {
       profile: JSON.stringify({ name: 'ana', secret: randomBytes(32).toString('hex'), createdAt: 1 }),
       secret: `${randomBytes(32).toString('hex')}\n`,
       peers: JSON.stringify({ [node]: { name: 'ana', kind: 'agent', lastSeen: 1 } }),
-      names: JSON.stringify({ 'agent:ana': node }),
+      names: JSON.stringify({ 'ana (agent)': { node, spoke: true }, 'ana (human)': node }),
       outbox: JSON.stringify([{ id: '3f9a1c07b2', owed: ['bia'], frame: 'x', sentAt: 1 }]),
       inbox: JSON.stringify(envelope),
       log: `${JSON.stringify({ ev: 'in', msg: envelope })}\n${JSON.stringify({ ev: 'delivered', id: '3f9a1c07b2', by: 'bia', ts: 1 })}\n`,
@@ -1559,8 +1559,9 @@ const profileReaders: FuzzTarget = {
             const known = new KnownNames(names);
             known.holder('bia', 'agent');
             known.claim('ana', 'human', nodeHex);
-            if (Object.values(known.saved()).some((v) => typeof v !== 'string'))
-              throw new Error('names.json kept a non-string');
+            const saved = Object.values(known.saved());
+            if (saved.some((v) => typeof v.node !== 'string' || (v.spoke !== undefined && v.spoke !== true)))
+              throw new Error(`names.json kept ${JSON.stringify(saved)}`);
           }
           // outbox.json: acks, status, forget, re-sending
           const outbox = readOrCorrupt(() =>

@@ -49,7 +49,7 @@ import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
 import { HelloAnswers } from './hello-answers.js';
 import type { NodeTransport } from './links.js';
-import { KnownNames, NameGuard } from './member-names.js';
+import { KnownNames, MAX_KNOWN_NAMES, NameGuard } from './member-names.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
 import { SignedTimes } from './signed-times.js';
@@ -101,7 +101,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   readonly kind: SenderKind;
   readonly ephemeral: boolean;
   /** Frames that did not open, validate or check, by reason (they are dropped, never fatal). */
-  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0, stale: 0 };
+  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0, stale: 0, names: 0 };
 
   #about: string | undefined;
   #codec: FrameCodec;
@@ -157,10 +157,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#state = options.state;
     const knownPeers = options.knownPeers ?? {};
     const state = options.state;
+    const known = () => state?.peers ?? knownPeers;
     this.#presence = new Presence({
       self: this.nodeId,
       links: options.transport,
-      known: () => state?.peers ?? knownPeers,
+      known,
       now: () => this.#now(),
       online: (member) => this.emit('online', member),
       offline: (member) => this.emit('offline', member),
@@ -168,7 +169,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#names = options.names ?? new KnownNames();
     this.#person = options.person;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
-    this.#names.claim(this.name, this.kind, this.nodeId);
+    this.#names.own(this.name, this.kind, this.nodeId);
     this.#onClose = options.onClose;
     this.#network =
       options.network ??
@@ -198,7 +199,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#nameGuard = new NameGuard(this.#names, {
       now: () => this.#now(),
       held: () => this.#peersSave?.soon(),
+      // The names of members presence knows are not given up for a newcomer's (ADR 0092).
+      spared: (node) => this.#presence.live(node) !== undefined || Object.hasOwn(known(), node),
       refused: (impostor, first) => this.#onImpostor(impostor, first),
+      full: (name, kind, node, first) => this.#onNamesFull(name, kind, node, first),
       mayTell: () => !this.ephemeral && !this.#closed,
       tell: (node, msgId) => this.#tellNameTaken(node, msgId),
     });
@@ -479,15 +483,18 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         this.#helloAnswers.hello(hello);
         return;
       }
-    } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
-    // An agent names its person's key: "name (human)" is theirs from now on (a different key
-    // already holding it is not replaced; its frames are judged when they come).
-    if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
-      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#peersSave?.soon();
-    }
+    } else if (!this.#nameGuard.admits(hello.name, hello.kind, hello.node)) return;
     // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
     const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
     if (!heard) return;
+    // Only a hello presence let in holds its name (ADR 0092): a flood past the cap holds none.
+    if (!hello.ephemeral) {
+      this.#nameGuard.owns(hello.name, hello.kind, hello.node);
+      // An agent names its person's key: "name (human)" is theirs from now on (a different key
+      // already holding it is not replaced; its frames are judged when they come).
+      if (hello.kind === 'agent' && hello.person !== undefined)
+        this.#nameGuard.hold(hello.name, 'human', hello.person);
+    }
     // lastSeen alone is refreshed in memory; the file is written when something a person
     // would see changes (at most every 5 s), and on close.
     if (changed) this.#peersSave?.soon();
@@ -509,6 +516,18 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (state)
       void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(
         (err: unknown) => this.#log(`could not log the impostor note: ${messageOf(err)}`),
+      );
+  }
+
+  /**
+   * A frame claimed a new name and names.json has no place for one (member-names.ts): counted, and
+   * the first one logged; the name is held by nobody, so no later key can take it from a first one.
+   */
+  #onNamesFull(name: string, kind: SenderKind, node: string, first: boolean): void {
+    this.dropped.names++;
+    if (first)
+      this.#log(
+        `refused frames from ${shortId(node)} as ${name} (${kind}): names.json holds ${MAX_KNOWN_NAMES} names, each of a key that spoke here or of a known member (papo forget NAME makes room)`,
       );
   }
 
@@ -541,8 +560,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
     // A message sealed again later (or re-sent from an outbox) is no sign of life (ADR 0093).
     if (fresh && this.#signedTimes.fresh(msg.node, msg.ts)) this.#presence.heardFrom(msg.node);
-    // Stored and acked, or (ephemeral) observed only: delivery.ts.
-    this.#delivery.onMsg(msg);
+    // Stored and acked, or (ephemeral) observed only: delivery.ts. A name under which a message is
+    // kept here is never given up for another's (ADR 0092).
+    const kept = this.#delivery.onMsg(msg);
+    if (kept) this.#nameGuard.spoke(msg.from, msg.kind, msg.node, kept);
   }
 
   #onRefused(frame: RefusedFrame): void {
