@@ -81,7 +81,7 @@ function signalFields(m: Record<string, unknown>, peerKey: 'to' | 'from'): Signa
 }
 
 /** `raw` read as a JSON object; a string says why it is not one. */
-function jsonObject(raw: string): Record<string, unknown> | string {
+export function jsonObject(raw: string): Record<string, unknown> | string {
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { PEER_PATTERN } from '../signal-protocol.js';
 import { deliver, type Entry, type Hub, type JoinResult, LocalRooms, type Member, text } from './hub.js';
 import type { Metrics } from './metrics.js';
-import { parseForwardedSignal } from './parse.js';
+import { jsonObject, parseForwardedSignal } from './parse.js';
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -157,14 +157,9 @@ function readEvent(
     return { to, frame: text.signal(topic, f.from, f.data, f.plain) };
   }
   if (message.length > MAX_PEER_EVENT) return 'a membership event larger than replicas write';
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return 'not valid JSON';
-  }
-  if (typeof value !== 'object' || value === null) return 'not a JSON object';
-  const { k, p, o } = value as Record<string, unknown>;
+  const value = jsonObject(message);
+  if (typeof value === 'string') return value;
+  const { k, p, o } = value;
   if (k !== 'j' && k !== 'l') return 'an unknown kind of event';
   if (typeof p !== 'string' || !PEER_PATTERN.test(p))
     return 'a peer id that is not 64 lower-case hex characters';

@@ -19,7 +19,12 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, readFileSync, ty
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPapoError } from '../../client/errors.js';
 import { writeFileDurableSync } from '../../client/store/durable-file.js';
-import { OPEN_READ, openNoFollowSync, refuseSharedFileSync } from '../../client/store/no-follow.js';
+import {
+  OPEN_READ,
+  openNoFollowSync,
+  refuseSharedFileSync,
+  sharedFileProblem,
+} from '../../client/store/no-follow.js';
 import type { InstallTarget } from './agent-client.js';
 
 type Refusal = 'symbolic' | 'hard' | 'not_regular';
@@ -49,8 +54,8 @@ export function checkConfigPath(file: string, target: InstallTarget): void {
   const st = lstatOrNull(file);
   if (st === null) return;
   if (st.isSymbolicLink()) throw refused(file, 'symbolic', target);
-  if (!st.isFile()) throw refused(file, 'not_regular', target);
-  if (st.nlink > 1) throw refused(file, 'hard', target);
+  const problem = sharedFileProblem(st);
+  if (problem !== undefined) throw refused(file, problem, target);
 }
 
 /** The text and mode of `file`, or null when there is none; a link is refused (checkConfigPath). */

@@ -23,7 +23,16 @@
 // secret of the helper's own was not taken).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Socket as UdpSocket } from 'node:dgram';
-import { isStun, STUN_ATTR, STUN_METHOD, stunAttr, stunAttribute, stunMessage } from './stun-message.js';
+import {
+  findStunAttribute,
+  isStun,
+  longTermKey,
+  STUN_ATTR,
+  STUN_METHOD,
+  stunAttr,
+  stunAttribute,
+  stunMessage,
+} from './stun-message.js';
 
 /**
  * Flows a helper keeps for holders of the credential: twice the links a member keeps (MAX_PEERS in
@@ -42,12 +51,6 @@ export const MAX_QUEUED_DATAGRAMS = 64;
 /** How long a helper waits for the server's answer to its own unsigned Allocate (the realm). */
 export const REALM_WAIT_MS = 2000;
 
-/** The attributes of RFC 8489 the gate reads beside stun-message.ts's. */
-const ATTR = {
-  integritySha256: 0x001c,
-  passwordAlgorithm: 0x001d,
-  userhash: 0x001e,
-} as const;
 /** PASSWORD-ALGORITHM's SHA-256 (RFC 8489 §18.5); anything else is MD5, the default. */
 const SHA256_ALGORITHM = 0x0002;
 
@@ -128,20 +131,17 @@ export class TurnGate {
     const username = this.#signer(message, realm);
     const password = username === undefined ? undefined : this.#passwords.get(username);
     if (username === undefined || password === undefined) return false;
-    const algorithm = stunAttribute(message, ATTR.passwordAlgorithm);
+    const algorithm = stunAttribute(message, STUN_ATTR.passwordAlgorithm);
     const sha256 =
       algorithm !== undefined && algorithm.length >= 2 && algorithm.readUInt16BE(0) === SHA256_ALGORITHM;
-    const key = createHash(sha256 ? 'sha256' : 'md5')
-      .update(`${username}:${realm}:${password}`, 'utf8')
-      .digest();
-    return verifyIntegrity(message, signed, key);
+    return verifyIntegrity(message, signed, longTermKey(username, realm, password, sha256));
   }
 
   /** The remembered username a request names: in USERNAME, or hashed in USERHASH (RFC 8489 §14.4). */
   #signer(message: Buffer, realm: string): string | undefined {
     const named = stunAttribute(message, STUN_ATTR.username);
     if (named !== undefined) return named.toString('utf8');
-    const hash = stunAttribute(message, ATTR.userhash);
+    const hash = stunAttribute(message, STUN_ATTR.userhash);
     if (hash === undefined) return undefined;
     for (const username of this.#passwords.keys())
       if (createHash('sha256').update(`${username}:${realm}`, 'utf8').digest().equals(hash)) return username;
@@ -157,17 +157,11 @@ interface Integrity {
 }
 
 function integrityOf(message: Buffer): Integrity | undefined {
-  const end = Math.min(message.length, 20 + message.readUInt16BE(2));
-  let at = 20;
-  while (at + 4 <= end) {
-    const type = message.readUInt16BE(at);
-    const length = message.readUInt16BE(at + 2);
-    if (at + 4 + length > end) return undefined;
-    if (type === STUN_ATTR.integrity || type === ATTR.integritySha256)
-      return { at, sha256: type === ATTR.integritySha256, value: message.subarray(at + 4, at + 4 + length) };
-    at += 4 + ((length + 3) & ~3);
-  }
-  return undefined;
+  const found = findStunAttribute(
+    message,
+    (type) => type === STUN_ATTR.integrity || type === STUN_ATTR.integritySha256,
+  );
+  return found && { at: found.at, sha256: found.type === STUN_ATTR.integritySha256, value: found.value };
 }
 
 /**
@@ -197,6 +191,26 @@ export interface GatedFlow {
   readonly key: string;
   /** The last datagram either way (ms since the epoch). */
   lastSeen: number;
+  /** "ip:port" of the allocation's relayed address, once the server granted it. */
+  relayed?: string | undefined;
+  /** When the server granted it (ms since the epoch). */
+  relayedAt?: number | undefined;
+}
+
+/**
+ * What a sweep does with a flow, as of `now`: 'orphan' when its allocation is older than
+ * `minAgeMs` and no live link claims it (a link closed while its Allocate was in flight never
+ * names it), 'idle' when it carries no allocation and saw nothing for IDLE_FLOW_MS, else 'keep'.
+ */
+export function sweepVerdict(
+  flow: GatedFlow,
+  inUse: ReadonlySet<string>,
+  minAgeMs: number,
+  now: number,
+): 'orphan' | 'idle' | 'keep' {
+  const { relayed, relayedAt } = flow;
+  if (relayed === undefined) return now - flow.lastSeen >= IDLE_FLOW_MS ? 'idle' : 'keep';
+  return relayedAt !== undefined && now - relayedAt >= minAgeMs && !inUse.has(relayed) ? 'orphan' : 'keep';
 }
 
 /** What a helper does for its flow table: open, close, answer, ask. */

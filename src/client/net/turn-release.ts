@@ -40,10 +40,10 @@ import {
 import {
   FlowTable,
   type GatedFlow,
-  IDLE_FLOW_MS,
   REALM_WAIT_MS,
   realmRequest,
   sendOrDrop,
+  sweepVerdict,
 } from './turn-gate.js';
 
 /** How long a release waits for the server's answer to each Refresh (sent at most twice). */
@@ -79,10 +79,6 @@ interface Flow extends GatedFlow {
   username?: string;
   realm?: string;
   nonce?: string;
-  /** "ip:port" of the allocation's relayed address, once the server granted it. */
-  relayed?: string | undefined;
-  /** When the server granted it (ms since the epoch). */
-  relayedAt?: number;
   /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
   pending?: Buffer[] | undefined;
   /** Set while a release waits for the server: the answer is not for the agent. */
@@ -181,15 +177,9 @@ export class TurnReleaseRelay {
   sweep(inUse: ReadonlySet<string>, minAgeMs: number, now: number = Date.now()): Promise<void> {
     const orphans: string[] = [];
     for (const flow of [...this.#flows.values()]) {
-      const { relayed, relayedAt } = flow;
-      if (
-        relayed !== undefined &&
-        relayedAt !== undefined &&
-        now - relayedAt >= minAgeMs &&
-        !inUse.has(relayed)
-      )
-        orphans.push(relayed);
-      else if (relayed === undefined && now - flow.lastSeen >= IDLE_FLOW_MS) {
+      const verdict = sweepVerdict(flow, inUse, minAgeMs, now);
+      if (verdict === 'orphan' && flow.relayed !== undefined) orphans.push(flow.relayed);
+      else if (verdict === 'idle') {
         // No allocation to give back (refused, or a server that never answered): just forget it.
         this.#flows.delete(flow);
         flow.upstream.close();

@@ -22,10 +22,10 @@ import { pinVerdict, tlsOptions } from './tls-pin.js';
 import {
   FlowTable,
   type GatedFlow,
-  IDLE_FLOW_MS,
   REALM_WAIT_MS,
   realmRequest,
   sendOrDrop,
+  sweepVerdict,
 } from './turn-gate.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
@@ -53,10 +53,8 @@ export const MAX_BUFFERED_BYTES = 256 * 1024;
 
 /** One agent socket's stream to the TURN server (ADR 0054), and the allocation it carries. */
 interface Stream extends GatedFlow {
+  /** Its allocation (GatedFlow's `relayed`) lives as long as this connection (RFC 6062 §4). */
   socket: Socket;
-  /** "ip:port" of the allocation made over it, and since when: it lives as long as the stream. */
-  relayed?: string;
-  relayedAt?: number;
 }
 
 export class TurnTcpBridge {
@@ -209,16 +207,8 @@ export class TurnTcpBridge {
    * and streams with no allocation and no traffic for IDLE_FLOW_MS (as of `now`).
    */
   sweep(inUse: ReadonlySet<string>, minAgeMs: number, now: number = Date.now()): void {
-    for (const stream of [...this.#streams.values()]) {
-      const { relayed, relayedAt } = stream;
-      const orphan =
-        relayed !== undefined &&
-        relayedAt !== undefined &&
-        now - relayedAt >= minAgeMs &&
-        !inUse.has(relayed);
-      const idle = relayed === undefined && now - stream.lastSeen >= IDLE_FLOW_MS;
-      if (orphan || idle) stream.socket.destroy();
-    }
+    for (const stream of [...this.#streams.values()])
+      if (sweepVerdict(stream, inUse, minAgeMs, now) !== 'keep') stream.socket.destroy();
   }
 
   close(): void {

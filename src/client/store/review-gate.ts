@@ -12,14 +12,14 @@ import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Envelope } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { REVIEW_FILE } from './profile-files.js';
-import { compilePattern, matchesPattern } from './review-patterns.js';
+import { compilePattern, matchesAny } from './review-patterns.js';
 import { REVIEW_OFF, type ReviewSettings, readReviewSettings } from './review-settings.js';
 
 /** Whether the gate holds `msg` under these settings (see the rules at the top). */
 export function holds(settings: ReviewSettings, msg: Envelope): boolean {
   if (!settings.on) return false;
   if (settings.broken !== undefined) return true;
-  if (settings.hold.some((p) => matchesPattern(compilePattern(p), msg.body))) return true;
+  if (matchesAny(settings.hold.map(compilePattern), msg.body)) return true;
   const signer = (name: string, key: string | undefined) => sameName(name, msg.from) && key === msg.node;
   if (msg.kind === 'human' && settings.people.some((p) => signer(p.name, p.key))) return false;
   return !settings.allow.some((m) => signer(m.name, msg.kind === 'agent' ? m.agent : m.human));

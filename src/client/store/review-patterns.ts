@@ -41,7 +41,20 @@ export function compilePattern(pattern: string): HoldPattern {
 
 /** Whether `text` holds the pattern's pieces in order. */
 export function matchesPattern(pattern: HoldPattern, text: string): boolean {
+  return matchesAny([pattern], text);
+}
+
+/**
+ * Whether `text` holds any of `patterns`: the text is folded once (the reader view of a message
+ * of up to 64 KiB), however many patterns the person keeps.
+ */
+export function matchesAny(patterns: readonly HoldPattern[], text: string): boolean {
+  if (patterns.length === 0) return false;
   const folded = foldText(text);
+  return patterns.some((pattern) => piecesIn(pattern, folded));
+}
+
+function piecesIn(pattern: HoldPattern, folded: string): boolean {
   let from = 0;
   for (const piece of pattern.pieces) {
     const at = folded.indexOf(piece, from);

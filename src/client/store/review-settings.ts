@@ -85,28 +85,30 @@ export function readReviewSettings(profileDir: string): ReviewSettings {
     return failClosed('not_json');
   }
   const v = value as Record<string, unknown> | null;
-  const patterns = (x: unknown) =>
-    Array.isArray(x) &&
-    x.length <= MAX_REVIEW_RULES &&
-    x.every((p) => {
-      try {
-        return typeof p === 'string' && compilePattern(p) !== undefined;
-      } catch {
-        return false;
-      }
-    });
   if (typeof v !== 'object' || v === null || typeof v.on !== 'boolean') return failClosed('not_settings');
   const allow = listOf(v.allow, MAX_REVIEW_RULES, allowedMember);
   const people = listOf(v.people, MAX_ALLOWED_PEOPLE, allowedPerson);
+  const hold = listOf(v.hold, MAX_REVIEW_RULES, holdPattern);
   if (
     allow === undefined ||
     people === undefined ||
+    hold === undefined ||
     // An older papo's switch, bound to no key: read, and it lets nobody through.
-    typeof (v.allow_people ?? false) !== 'boolean' ||
-    !patterns(v.hold ?? [])
+    typeof (v.allow_people ?? false) !== 'boolean'
   )
     return failClosed('not_settings');
-  return { on: v.on, allow, people, hold: (v.hold as string[] | undefined) ?? [] };
+  return { on: v.on, allow, people, hold };
+}
+
+/** A `hold` entry: a pattern compilePattern takes. */
+function holdPattern(e: unknown): string | undefined {
+  if (typeof e !== 'string') return undefined;
+  try {
+    compilePattern(e);
+    return e;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The entries of a list field (missing: none), each read by `entry`; undefined when one is bad. */
