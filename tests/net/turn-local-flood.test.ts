@@ -146,7 +146,7 @@ test('3,000 foreign source ports at the release relay: the member keeps its allo
   };
   const remote = remoteAnswerer(ice);
   t.after(() => remote.close());
-  const { offerer, remotePath, failures } = await remote.open(4);
+  const { offerer, remotePath, failures } = await remote.open(6);
   for (const f of failures) t.diagnostic(`attempt failed: ${f}`);
   assert.equal(offerer.path(), 'relay');
   assert.equal(remotePath, 'relay');
@@ -189,10 +189,20 @@ test('helpers opened before their TURN server answers, then 3,000 foreign ports:
 }, async (t) => {
   // The member points at a port where nothing listens yet: the helpers' own question for the
   // server's realm (ADR 0096) goes unanswered, so they do not know it when the flood comes.
+  // The UDP port is held meanwhile (reading and answering nothing), so that none of the flood's
+  // 3,000 ephemeral ports takes it before coturn does.
   const port = await freePort();
+  const placeholder = createSocket('udp4');
+  await new Promise<void>((resolve) => placeholder.bind(port, '127.0.0.1', resolve));
+  let held = true;
+  t.after(() => {
+    if (held) placeholder.close();
+  });
   const secret = `test-only-${randomBytes(6).toString('hex')}`;
   const { relay, bridge } = await helpersFor(t, port, secret);
   const { stop } = await flood(t, [relay.port, bridge.port], port);
+  held = false;
+  await new Promise<void>((resolve) => placeholder.close(resolve));
   const turn = await startCoturn({ secret, port });
   t.after(() => turn.close());
 
