@@ -209,7 +209,7 @@ export class CoturnSupervisor {
   }
 
   /**
-   * Writes the configuration and starts coturn; resolves once its TCP listener accepts. A coturn
+   * Writes the configuration and starts coturn; resolves once its TCP listeners (TLS too) accept. A coturn
    * that exits before that rejects the start with the last of its output.
    */
   static async start(binary: string, settings: CoturnSettings, log: LogTarget): Promise<CoturnSupervisor> {
@@ -288,7 +288,12 @@ export class CoturnSupervisor {
           `coturn did not start${err === undefined ? '' : ` (${err.message})`}: ${lastLines(tail) || 'no output'}`,
         );
       }
-      if (await accepts(this.settings.port, host)) break;
+      // Every listener, so that the line papo prints means TURN is ready on all the URLs it hands out.
+      if (
+        (await accepts(this.settings.port, host)) &&
+        (this.settings.tls === undefined || (await accepts(this.settings.tls.port, host)))
+      )
+        break;
       if (Date.now() > deadline) {
         if (first) {
           await this.stop();
