@@ -1,4 +1,4 @@
-// papo as a user gets it (ADR 0100): the tarball `npm run pack` makes, installed with npm into an
+// papo as a user gets it (ADR 0100): the tarball `npm run package` makes, installed with npm into an
 // empty prefix, with a HOME of its own and a PATH that holds node, npm and sh and no compiler, then
 // run from that installed copy: `papo --version`, `papo demo`, `papo mcp` through initialize and a
 // tool call, and `npm uninstall` taking it all away. Also what the tarball holds (everything papo
@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -100,21 +101,32 @@ test('the lock agrees with package.json and is one that npm 10 and npm 11 both l
   assert.deepEqual(withLibc, [], 'write the lock with npm 10 (npx npm@10 install --package-lock-only)');
 });
 
-test('npm pack and npm publish in the checkout are refused, and say to make the package with npm run pack', async () => {
-  assert.equal(manifest.scripts.prepack, 'node scripts/pack.mjs --guard');
-  assert.equal(manifest.scripts.pack, 'node scripts/pack.mjs');
-  const r = await runChild(process.execPath, [join(ROOT, 'scripts', 'pack.mjs'), '--guard']);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /^error: papo's package is made with `npm run pack`/);
-  assert.match(
-    r.stderr,
-    new RegExp(`npm run pack && npm publish papo-${manifest.version.replaceAll('.', '\\.')}\\.tgz`),
-  );
+test('npm pack and npm publish in the checkout are refused, and say to make the package with npm run package', async (t) => {
+  // In a copy of the checkout's package.json and script, so that a guard that let npm through would
+  // not rebuild the checkout's dist/ under the other tests.
+  const copy = tempDir(t, 'papo-package-guard-');
+  mkdirSync(join(copy, 'scripts'));
+  copyFileSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+  copyFileSync(join(ROOT, 'scripts', 'package.mjs'), join(copy, 'scripts', 'package.mjs'));
+  for (const command of [
+    ['pack', '--dry-run'],
+    ['publish', '--dry-run'],
+  ]) {
+    const r = await runChild(NPM, command, { cwd: copy, timeoutMs: 60_000 });
+    assert.notEqual(r.code, 0, `npm ${command.join(' ')} went through: ${r.stdout}`);
+    assert.match(r.stderr, /error: papo's package is made with `npm run package`/);
+    assert.match(
+      r.stderr,
+      new RegExp(`npm run package && npm publish papo-${manifest.version.replaceAll('.', '\\.')}\\.tgz`),
+    );
+  }
 });
 
 test('the packed tarball installs with npm into an empty prefix without a compiler, runs, and uninstalls', async (t) => {
   const tmp = tempDir(t, 'papo-package-test-');
-  const packed = await runChild(process.execPath, [join(ROOT, 'scripts', 'pack.mjs'), '--destination', tmp], {
+  // As the README says to make it, through npm (which also runs a script's pre- and post- scripts).
+  const packed = await runChild(NPM, ['run', 'package', '--', '--destination', tmp], {
+    cwd: ROOT,
     timeoutMs: 240_000,
   });
   assert.equal(packed.code, 0, packed.stderr);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Makes papo's package, papo-<version>.tgz: what a release attaches, what `npm publish` takes and
-// what a user installs (ADR 0100). From a fresh clone: `npm ci && npm run pack`.
+// what a user installs (ADR 0100). From a fresh clone: `npm ci && npm run package`.
 //
-//   node scripts/pack.mjs [--destination DIR]   the tarball into DIR (default: the repository root);
+//   node scripts/package.mjs [--destination DIR]   the tarball into DIR (default: the repository root);
 //                                               its path is the last line on stdout
-//   node scripts/pack.mjs --guard               what `npm pack` and `npm publish` run (prepack) in
+//   node scripts/package.mjs --guard               what `npm pack` and `npm publish` run (prepack) in
 //                                               the checkout: refuses, and says to use this script
 //
 // The package is compiled afresh into a folder of its own, without source maps (the sources are
@@ -39,16 +39,16 @@ function fail(message) {
 const args = process.argv.slice(2);
 if (args.includes('--guard')) {
   fail(
-    `papo's package is made with \`npm run pack\`, not \`npm pack\` or \`npm publish\` in the checkout ` +
+    `papo's package is made with \`npm run package\`, not \`npm pack\` or \`npm publish\` in the checkout ` +
       '(ADR 0100: it is compiled without source maps, and its package.json carries no development ' +
-      `scripts). Publish the tarball it makes: npm run pack && npm publish ${tarballName}`,
+      `scripts). Publish the tarball it makes: npm run package && npm publish ${tarballName}`,
   );
 }
 const at = args.indexOf('--destination');
 const destination = resolve(at === -1 ? root : (args[at + 1] ?? fail('--destination needs a folder')));
 const unknown = args.filter((a, i) => a !== '--destination' && i !== at + 1);
 if (at === -1 ? args.length > 0 : unknown.length > 0)
-  fail('usage: node scripts/pack.mjs [--destination DIR] | --guard');
+  fail('usage: node scripts/package.mjs [--destination DIR] | --guard');
 
 let tsc;
 try {
