@@ -10,6 +10,8 @@ export const modules = {
   },
   frames: { mutate: ['src/client/wire/frames.ts'], tests: ['wire/frames', 'room/presence', 'room/catch-up'] },
   'frame-codec': { mutate: ['src/client/wire/frame-codec.ts'], tests: ['wire/frame-codec'] },
+  // Which hellos and messages are signs of life: copies sealed again refused (ADR 0093).
+  'signed-times': { mutate: ['src/client/room/signed-times.ts'], tests: ['room/signed-times'] },
   'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },
   outbox: { mutate: ['src/client/store/outbox.ts'], tests: ['store/outbox'] },
   'inbox-store': {
@@ -25,7 +27,8 @@ export const modules = {
     tests: ['member/group-rules', 'member/store-then-ack'],
   },
   credentials: {
-    mutate: ['src/mcp/credentials.ts'],
+    // The reader view is the credential refusal's normalisation, shared with hold patterns (ADR 0095).
+    mutate: ['src/mcp/credentials.ts', 'src/client/wire/reader-view.ts'],
     tests: ['mcp/credentials', 'mcp/credential-thresholds', 'attacks/credential-bypass'],
     // Not the bypass file's test that drives a real `papo mcp` (14 s; the tool's wiring, not the
     // detectors). The 48 KiB check of prefixes runs: it asserts the verdict only (its time is
@@ -44,7 +47,9 @@ export const modules = {
       'src/client/store/review-decisions.ts',
       'src/client/store/review-requests.ts',
       'src/client/store/review-held.ts',
+      // The allow rules bound to the room's keys (ADR 0095).
+      'src/client/room/review-binding.ts',
     ],
-    tests: ['store/review'],
+    tests: ['store/review', 'room/review-binding'],
   },
 };

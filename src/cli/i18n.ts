@@ -93,6 +93,13 @@ export interface Messages {
   opencodeAllowed(names: string): string;
   opencodeNotJson(file: string): string;
   opencodeUnreadable(file: string, why: string): string;
+  /**
+   * papo install refused a client's configuration file, or a folder above it in the project, that
+   * is a link or not a plain file (ADR 0094); `print` is the papo install --print command.
+   */
+  installLinked(path: string, how: 'symbolic' | 'hard' | 'not_regular', print: string): string;
+  /** Variables not written because their value may hold a secret: the client passes them on (ADR 0094). */
+  installWithheld(label: string, names: readonly string[]): string;
   qwenTrusted: string;
   qwenFailed(status: string, scope: string): string;
   badCount(value: string): string;
@@ -222,6 +229,10 @@ const en: Messages = {
   opencodeNotJson: (file) =>
     `${file} is not plain JSON (comments?), and papo install does not rewrite it: add papo's entry by hand (papo install --client opencode --print shows it)`,
   opencodeUnreadable: (file, why) => `cannot read ${file} (${why})`,
+  installLinked: (path, how, print) =>
+    `${path} ${{ symbolic: 'is a symbolic link', hard: 'has another hard link (it is also another file)', not_regular: 'is not a regular file' }[how]}; papo install does not read or write an agent's configuration through a link, nor anything but a plain file (a link planted in a project could lead to any file of yours). Nothing was changed. Remove it (or put a real file there) and run papo install again, or add papo's entry by hand: ${print}`,
+  installWithheld: (label, names) =>
+    `note: ${names.join(', ')} may hold a secret (a token in its query or fragment), so it is not written into ${label}'s configuration; ${label} passes it on to papo from the environment it runs in: start ${label} with ${names.join(', ')} set.`,
   qwenTrusted:
     "papo's entry is trusted (trust: true): Qwen Code runs papo's tools without asking, which qwen -p needs; no other server is affected.",
   qwenFailed: (status, scope) =>
@@ -451,6 +462,10 @@ const pt: Messages = {
   opencodeNotJson: (file) =>
     `${file} não é JSON puro (tem comentários?), e o papo install não o reescreve: acrescente a entrada do papo à mão (papo install --client opencode --print mostra qual)`,
   opencodeUnreadable: (file, why) => `não consigo ler ${file} (${why})`,
+  installLinked: (path, how, print) =>
+    `${path} ${{ symbolic: 'é um link simbólico', hard: 'tem outro link físico (é também outro arquivo)', not_regular: 'não é um arquivo comum' }[how]}; o papo install não lê nem grava a configuração de um agente através de um link, nem em algo que não seja um arquivo comum (um link plantado num projeto pode levar a qualquer arquivo seu). Nada foi alterado. Apague-o (ou ponha um arquivo de verdade no lugar) e rode papo install de novo, ou acrescente a entrada do papo à mão: ${print}`,
+  installWithheld: (label, names) =>
+    `aviso: ${names.join(', ')} pode conter um segredo (um token na query ou no fragmento), então não é gravado na configuração do ${label}; o ${label} o repassa ao papo a partir do ambiente em que roda: inicie o ${label} com ${names.join(', ')} definido.`,
   qwenTrusted:
     'A entrada do papo é confiável (trust: true): o Qwen Code roda as ferramentas do papo sem pedir confirmação, o que o qwen -p exige; nenhum outro servidor muda.',
   qwenFailed: (status, scope) =>

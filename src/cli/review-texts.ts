@@ -3,6 +3,17 @@
 import type { BrokenReason } from '../client/store/review.js';
 import type { Lang } from './i18n.js';
 
+/** An allow rule as `papo review` shows it (ADR 0095). */
+export interface AllowedView {
+  name: string;
+  /** The agent's key the rule lets through, short; absent: none. */
+  agent?: string;
+  /** The person's key the rule lets through, short; absent: none. */
+  human?: string;
+  /** Another key holds the name now (papo forget): its messages wait for the person. */
+  moved: boolean;
+}
+
 export interface ReviewTexts {
   help: string;
   actionHelp: string;
@@ -14,7 +25,7 @@ export interface ReviewTexts {
   watchHelp: string;
   state(on: boolean): string;
   broken(why: BrokenReason): string;
-  allowed(names: readonly string[], people: boolean): string;
+  allowed(members: readonly AllowedView[], people: readonly string[]): string;
   alwaysHeld(patterns: readonly string[]): string;
   noneHeld: string;
   heldHeader(count: number): string;
@@ -28,6 +39,9 @@ export interface ReviewTexts {
     replyTo?: string;
   }): string;
   turnedOn(held: number): string;
+  /** After turnedOn: messages already unread when review went on (they are not held). */
+  unreadBefore(count: number): string;
+  unreadMore(count: number): string;
   turnedOff(held: number): string;
   alreadyOn: string;
   alreadyOff: string;
@@ -45,7 +59,11 @@ export interface ReviewTexts {
   tellFailed(name: string, why: string): string;
   unknownAction(action: string): string;
   allowNeedsName: string;
-  allowAdded(who: string): string;
+  allowAdded(name: string, rule: AllowedView): string;
+  /** papo review allow NAME for a name the room never showed this member. */
+  notSeen(name: string): string;
+  peopleAdded(names: readonly string[]): string;
+  noPeopleKnown: string;
   allowRemoved(who: string): string;
   allowMissing(who: string): string;
   holdNeedsPattern: string;
@@ -72,7 +90,8 @@ const en: ReviewTexts = {
     'message ids (approve, reject: the first characters are enough), a member name (allow) or a pattern (hold)',
   allHelp: 'approve every held message',
   reasonHelp: 'reject: tell the sender why (they get it as a message from you)',
-  peopleHelp: "allow: let every person's message through (sender_kind human)",
+  peopleHelp:
+    'allow: let through the persons (papo say) of the members papo knows now; one who joins later waits for you',
   removeHelp: 'allow, hold: take the rule away',
   watchHelp: 'stay open and decide each held message with one key',
   state: (on) =>
@@ -88,9 +107,12 @@ const en: ReviewTexts = {
         not_settings: 'does not hold what papo expects',
       }[why]
     }: every message is held until it is fixed (papo review on, or off, writes it again).`,
-  allowed: (names, people) => {
-    const who = [...names, ...(people ? ['every person (papo say)'] : [])];
-    return `Always let through: ${who.length === 0 ? 'nobody' : who.join(', ')}.`;
+  allowed: (members, people) => {
+    const who = [
+      ...members.map((m) => `${m.name} (${enBound(m)})`),
+      ...(people.length > 0 ? [`the persons of ${people.join(', ')} (papo say)`] : []),
+    ];
+    return `Always let through: ${who.length === 0 ? 'nobody' : who.join('; ')}.`;
   },
   alwaysHeld: (patterns) =>
     `Always held (text holding): ${patterns.length === 0 ? 'nothing' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
@@ -101,6 +123,9 @@ const en: ReviewTexts = {
     `${m.id}  from ${m.from} (${m.kind}), ${m.when}, ${m.size}${m.replyTo ? `, reply to ${m.replyTo}` : ''}`,
   turnedOn: (held) =>
     `Review is on: from now on other members' messages wait for you (papo review) before your agent sees them. Members are told that you review.${held > 0 ? ` ${held} held.` : ''}`,
+  unreadBefore: (count) =>
+    `${count === 1 ? '1 message that came before is' : `${count} messages that came before are`} unread in your agent's inbox and ${count === 1 ? 'is' : 'are'} not held: your agent may have been shown ${count === 1 ? 'it' : 'them'} already, and reads ${count === 1 ? 'it' : 'them'} as ${count === 1 ? 'it is' : 'they are'}. papo log shows the text:`,
+  unreadMore: (count) => `  … and ${count} more (papo log).`,
   turnedOff: (held) =>
     held === 0
       ? 'Review is off: new messages reach your agent at once.'
@@ -126,8 +151,14 @@ const en: ReviewTexts = {
   unknownAction: (action) =>
     `papo review has no ${JSON.stringify(action)}: use on, off, approve, reject, allow or hold (papo review --help)`,
   allowNeedsName: 'papo review allow needs a member name, or --people',
-  allowAdded: (who) =>
-    `Messages from ${who} now reach your agent without waiting for you (unless they hold a hold pattern).`,
+  allowAdded: (name, rule) =>
+    `Messages from ${name} now reach your agent without waiting for you (unless they hold a hold pattern): ${enBound(rule)}. Another key that claims the name later waits for you.`,
+  notSeen: (name) =>
+    `papo has not seen ${name} in this room yet, so there is no key to bind the rule to; nothing changed. Run it again once ${name} has been online (papo status lists the members).`,
+  peopleAdded: (names) =>
+    `Messages from the persons of ${names.join(', ')} (papo say) now reach your agent without waiting for you (unless they hold a hold pattern). Only theirs: a person who joins later waits for you (papo review allow --people again adds them).`,
+  noPeopleKnown:
+    "papo knows no other member's person in this room yet, so there is nobody to allow; nothing changed. Run it again once they have been online (papo status lists the members).",
   allowRemoved: (who) => `Messages from ${who} wait for you again.`,
   allowMissing: (who) => `${who} was not allowed; nothing changed.`,
   holdNeedsPattern:
@@ -143,7 +174,7 @@ const en: ReviewTexts = {
   reasonNotTold:
     'The reason is not told: the decision waits for papo mcp; once it is applied, tell it with papo say --to NAME.',
   tooManyRules: (max) => `at most ${max} rules of each kind`,
-  people: 'every person (papo say)',
+  people: 'the persons you allowed (papo say)',
   watchStart: 'Reviewing as messages arrive. Keys: a approve, r reject, s skip, q quit.',
   watchWaiting: 'Waiting for messages to review… (q to quit)',
   watchPrompt: '[a]pprove  [r]eject  [s]kip  [q]uit ',
@@ -160,7 +191,8 @@ const pt: ReviewTexts = {
     'ids de mensagens (approve, reject: os primeiros caracteres bastam), um nome de membro (allow) ou um padrão (hold)',
   allHelp: 'aprova todas as mensagens retidas',
   reasonHelp: 'reject: diz o motivo a quem enviou (chega como mensagem sua)',
-  peopleHelp: 'allow: deixa passar as mensagens de qualquer pessoa (sender_kind human)',
+  peopleHelp:
+    'allow: deixa passar as pessoas (papo say) dos membros que o papo conhece agora; quem entrar depois espera por você',
   removeHelp: 'allow, hold: tira a regra',
   watchHelp: 'fica aberto e decide cada mensagem retida com uma tecla',
   state: (on) =>
@@ -176,9 +208,12 @@ const pt: ReviewTexts = {
         not_settings: 'não tem o que o papo espera',
       }[why]
     }: toda mensagem fica retida até isso ser corrigido (papo review on, ou off, o escreve de novo).`,
-  allowed: (names, people) => {
-    const who = [...names, ...(people ? ['qualquer pessoa (papo say)'] : [])];
-    return `Sempre passam: ${who.length === 0 ? 'ninguém' : who.join(', ')}.`;
+  allowed: (members, people) => {
+    const who = [
+      ...members.map((m) => `${m.name} (${ptBound(m)})`),
+      ...(people.length > 0 ? [`as pessoas de ${people.join(', ')} (papo say)`] : []),
+    ];
+    return `Sempre passam: ${who.length === 0 ? 'ninguém' : who.join('; ')}.`;
   },
   alwaysHeld: (patterns) =>
     `Sempre retidas (texto que contém): ${patterns.length === 0 ? 'nada' : patterns.map((p) => JSON.stringify(p)).join(', ')}.`,
@@ -189,6 +224,9 @@ const pt: ReviewTexts = {
     `${m.id}  de ${m.from} (${m.kind}), ${m.when}, ${m.size}${m.replyTo ? `, resposta a ${m.replyTo}` : ''}`,
   turnedOn: (held) =>
     `Revisão ligada: a partir de agora as mensagens dos outros membros esperam por você (papo review) antes de o seu agente vê-las. Os membros ficam sabendo que você revisa.${held > 0 ? ` ${held} retidas.` : ''}`,
+  unreadBefore: (count) =>
+    `${count === 1 ? '1 mensagem que chegou antes está não lida' : `${count} mensagens que chegaram antes estão não lidas`} na caixa de entrada do seu agente e ${count === 1 ? 'não está retida' : 'não estão retidas'}: o seu agente pode já ${count === 1 ? 'tê-la' : 'tê-las'} recebido, e ${count === 1 ? 'a' : 'as'} lê como ${count === 1 ? 'está' : 'estão'}. O papo log mostra o texto:`,
+  unreadMore: (count) => `  … e mais ${count} (papo log).`,
   turnedOff: (held) =>
     held === 0
       ? 'Revisão desligada: as novas mensagens chegam ao seu agente na hora.'
@@ -215,8 +253,14 @@ const pt: ReviewTexts = {
   unknownAction: (action) =>
     `papo review não tem ${JSON.stringify(action)}: use on, off, approve, reject, allow ou hold (papo review --help)`,
   allowNeedsName: 'papo review allow precisa de um nome de membro, ou --people',
-  allowAdded: (who) =>
-    `As mensagens de ${who} agora chegam ao seu agente sem esperar por você (a menos que contenham um padrão de retenção).`,
+  allowAdded: (name, rule) =>
+    `As mensagens de ${name} agora chegam ao seu agente sem esperar por você (a menos que contenham um padrão de retenção): ${ptBound(rule)}. Outra chave que reivindicar o nome depois espera por você.`,
+  notSeen: (name) =>
+    `o papo ainda não viu ${name} nesta sala, então não há chave a que ligar a regra; nada mudou. Rode de novo quando ${name} tiver estado online (o papo status lista os membros).`,
+  peopleAdded: (names) =>
+    `As mensagens das pessoas de ${names.join(', ')} (papo say) agora chegam ao seu agente sem esperar por você (a menos que contenham um padrão de retenção). Só as delas: uma pessoa que entrar depois espera por você (papo review allow --people de novo a inclui).`,
+  noPeopleKnown:
+    'o papo ainda não conhece a pessoa de nenhum outro membro nesta sala, então não há quem liberar; nada mudou. Rode de novo quando elas tiverem estado online (o papo status lista os membros).',
   allowRemoved: (who) => `As mensagens de ${who} voltam a esperar por você.`,
   allowMissing: (who) => `${who} não estava liberado; nada mudou.`,
   holdNeedsPattern:
@@ -232,7 +276,7 @@ const pt: ReviewTexts = {
   reasonNotTold:
     'O motivo não foi dito: a decisão espera o papo mcp; quando ela for aplicada, diga-o com papo say --to NOME.',
   tooManyRules: (max) => `no máximo ${max} regras de cada tipo`,
-  people: 'qualquer pessoa (papo say)',
+  people: 'as pessoas que você liberou (papo say)',
   watchStart: 'Revisando conforme as mensagens chegam. Teclas: a aprova, r rejeita, s pula, q sai.',
   watchWaiting: 'Esperando mensagens para revisar… (q para sair)',
   watchPrompt: '[a]provar  [r]ejeitar  [s]pular  [q]sair ',
@@ -241,6 +285,27 @@ const pt: ReviewTexts = {
   statusLine: (on, held) =>
     `Revisão: ${on ? 'ligada' : 'desligada'}; retidas para você: ${held}${held > 0 ? ' (papo review)' : ''}.`,
 };
+
+/** What an allow rule lets through, in English: the keys, or why it lets nothing through. */
+function enBound(m: AllowedView): string {
+  if (m.agent === undefined && m.human === undefined)
+    return `bound to no key, so nothing passes: papo review allow ${m.name} again`;
+  const keys = [
+    ...(m.agent !== undefined ? [`its agent's key ${m.agent}`] : []),
+    ...(m.human !== undefined ? [`its person's key ${m.human}`] : []),
+  ].join(' and ');
+  return m.moved ? `${keys}; another key holds the name now, and waits for you` : keys;
+}
+
+function ptBound(m: AllowedView): string {
+  if (m.agent === undefined && m.human === undefined)
+    return `ligada a nenhuma chave, então nada passa: papo review allow ${m.name} de novo`;
+  const keys = [
+    ...(m.agent !== undefined ? [`a chave do agente ${m.agent}`] : []),
+    ...(m.human !== undefined ? [`a chave da pessoa ${m.human}`] : []),
+  ].join(' e ');
+  return m.moved ? `${keys}; outra chave tem o nome agora, e espera por você` : keys;
+}
 
 export function reviewTexts(lang: Lang): ReviewTexts {
   return lang === 'pt' ? pt : en;

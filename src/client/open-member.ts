@@ -26,6 +26,7 @@ import type { MemberTransport } from './transport/member-transport.js';
 import { TransportProcess } from './transport/transport-process.js';
 import { FrameCodec } from './wire/frame-codec.js';
 import { generateIdentity, type Identity } from './wire/identity.js';
+import { inertText } from './wire/inert-text.js';
 import { deriveRoomKeys, type RoomKeys } from './wire/room-crypto.js';
 import { effectiveSignalAddress } from './wire/signal-url.js';
 
@@ -80,7 +81,11 @@ type Cleanups = (() => Promise<void>)[];
 
 export async function openMember(options: OpenMemberOptions): Promise<OpenedMember> {
   const { env } = options;
-  const log = toLog(options.log ?? (() => {}));
+  // Every part's log comes together here, and a line may carry a stranger's text: the signal
+  // server's error code and message, a TURN server's reason, what a peer sent. Each line is made
+  // inert (ADR 0059) on its way out, so a terminal reading PAPO_LOG's stderr acts on none of it.
+  const write = toLog(options.log ?? (() => {}));
+  const log = toLog((line: string) => write(inertText(line, 'line')));
   const profile = await openProfile({ home: options.home, profile: options.profile });
   // The address's fragment (pin, token: ADR 0089) goes to the transport apart from the URL, which
   // is what the member dials, shows and reports.
@@ -163,13 +168,13 @@ async function openSide(
     const names = new KnownNames(state.names);
     // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
     const person = (await personIdentity(profile.dir)).nodeId;
-    names.claim(profile.name, 'human', person);
+    names.own(profile.name, 'human', person);
     return { identity: profile.identity, state, knownPeers: {}, names, person };
   }
   const identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
   const remembered = await readRememberedMembers(profile.dir);
   const names = new KnownNames(remembered.names);
-  names.claim(profile.name, 'agent', profile.identity.nodeId);
+  names.own(profile.name, 'agent', profile.identity.nodeId);
   return { identity, state: null, knownPeers: remembered.peers, names };
 }
 

@@ -8,12 +8,14 @@
 // to work around the check. Generic `NAME=value` lines need a secret-like name AND a value that
 // looks random (letters and digits, varied characters, no placeholder words).
 //
-// Every detector runs on the text as a reader would see it (ADR 0061): `normaliseForMatching`
-// folds what a person or a model reads as the same characters (compatibility forms, invisible
+// Every detector runs on the text as a reader would see it (ADR 0061): `readerView`
+// (src/client/wire/reader-view.ts, shared with the review gate's hold patterns: ADR 0095) folds
+// what a person or a model reads as the same characters (compatibility forms, invisible
 // characters gone, Cyrillic/Greek lookalikes of Latin letters) so a zero-width space or a homoglyph
 // inside a token does not hide it; tokens with a distinctive prefix are also joined across
 // whitespace splits.
 import { decodeInvite } from '../client/wire/invite.js';
+import { readerView } from '../client/wire/reader-view.js';
 
 export interface CredentialFinding {
   /** What was found, worded for the model: "a GitHub token". Never contains the matched text. */
@@ -87,60 +89,6 @@ function isJwtHeader(part: string): boolean {
   } catch {
     return false;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Normalisation: the text as a reader sees it. Only for matching; nothing normalised is ever shown.
-
-/**
- * Lookalikes of the token alphabets that NFKC leaves alone: Cyrillic, Greek, Armenian and Latin
- * letters drawn like ASCII ones (after Unicode's confusables.txt, kept to the unmistakable ones),
- * and a digit. Pairs of (lookalike, ASCII).
- */
-const HOMOGLYPH_PAIRS =
-  // Cyrillic
-  'аaеeіiјjкkоoрpсcуyхxѕsԁdԛqԝwӏlһhАAВBЕEКKМMНHОOРPСCТTУYХXІIЈJЅSԚQԜWҮYӀIЗ3' +
-  // Greek
-  'ΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧXϹCͿJαaοoνvρpιiκkυuχxϲcϳj' +
-  // Armenian, Latin letters outside ASCII
-  'օoսuհhոnՍUՕOıiȷjɑaɡgɩiǀl';
-
-const HOMOGLYPHS: ReadonlyMap<string, string> = (() => {
-  const map = new Map<string, string>();
-  const chars = [...HOMOGLYPH_PAIRS];
-  for (let i = 0; i + 1 < chars.length; i += 2) map.set(chars[i] as string, chars[i + 1] as string);
-  return map;
-})();
-
-const NON_ASCII = /[\u0080-\u{10ffff}]/u;
-const NON_ASCII_ALL = /[\u0080-\u{10ffff}]/gu;
-
-/**
- * The text with what hides a token from a pattern taken out, in this order:
- * 1. Unicode tag characters (U+E0020-E007E, invisible "ASCII smuggling") become the ASCII they
- *    shadow: a model reads them, so they count as text.
- * 2. NFKD, then combining marks dropped: fullwidth and mathematical letters become ASCII (the
- *    compatibility mapping of NFKC), and "g" + U+0301 stays "g".
- * 3. Format (Cf) and default-ignorable characters dropped: zero-width space, ZWNJ, ZWJ, word
- *    joiner, soft hyphen, BOM, bidi controls, variation selectors, Hangul fillers.
- * 4. Homoglyphs folded to ASCII; every dash to "-", every connector (fullwidth low line...) to "_".
- * ASCII text comes out unchanged.
- */
-function normaliseForMatching(text: string): string {
-  if (!NON_ASCII.test(text)) return text; // the common case, and already what a reader sees
-  const untagged = text.replace(/[\u{e0020}-\u{e007e}]/gu, (c) =>
-    String.fromCodePoint((c.codePointAt(0) as number) - 0xe0000),
-  );
-  const decomposed = untagged
-    .normalize('NFKD')
-    .replace(/[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, '');
-  return decomposed.replace(NON_ASCII_ALL, (c) => {
-    const folded = HOMOGLYPHS.get(c);
-    if (folded !== undefined) return folded;
-    if (/[\p{Pd}\u2212]/u.test(c)) return '-';
-    if (/\p{Pc}/u.test(c)) return '_';
-    return c;
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,7 +365,7 @@ const DETECTORS: readonly Detector[] = [
 
 /** The first credential-shaped thing in `text` (normalised first: see above), or null. */
 export function findCredential(input: string): CredentialFinding | null {
-  const text = normaliseForMatching(input);
+  const text = readerView(input);
   for (const d of DETECTORS) {
     const re = new RegExp(
       d.pattern.source,

@@ -438,13 +438,15 @@ export const STATUS_PEER_REVIEWS = ', their person reviews incoming messages bef
 
 /**
  * The reviewing agent's own side, in `status` (and `wait` when nothing came): how many messages its
- * person has not decided on yet, so it can tell its user it is waiting for them.
+ * person has not decided on yet, so it can tell its user it is waiting for them. It never names the
+ * command that decides (ADR 0095): the decision is the person's, who learns it from papo's own
+ * texts for people, and an agent with a shell that read it here would be taught to approve itself.
  */
 export function heldForReview(held: number, reviewing: boolean): string {
   const waiting =
     held === 0
       ? 'no message is waiting for their review.'
-      : `${held} ${held === 1 ? 'message waits' : 'messages wait'} for their review; ${held === 1 ? 'it reaches' : 'they reach'} you as new messages once approved. If you are waiting for an answer, tell your user: they decide with \`papo review\` in a terminal.`;
+      : `${held} ${held === 1 ? 'message waits' : 'messages wait'} for their review; ${held === 1 ? 'it reaches you as a new message' : 'they reach you as new messages'} once approved. If you are waiting for an answer, tell your user.`;
   return reviewing
     ? `Your user reviews incoming messages before you see them: ${waiting}`
     : `Your user no longer reviews new messages, but ${waiting}`;

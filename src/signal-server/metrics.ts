@@ -20,6 +20,8 @@ export class Metrics {
   /** Welcomes that carried TURN credentials, and those that did not for the per-address limit. */
   turnIssued = 0;
   turnLimited = 0;
+  /** Events on papo's Redis channels that no replica wrote, dropped (RedisHub). */
+  redisEventsDropped = 0;
   readonly refused = new Map<SignalErrorCode, number>();
 
   refuse(code: SignalErrorCode): void {
@@ -81,6 +83,12 @@ export class Metrics {
         ['{outcome="issued"}', this.turnIssued],
         ['{outcome="limited"}', this.turnLimited],
       ],
+    );
+    metric(
+      'papo_signal_redis_events_dropped_total',
+      'counter',
+      "Events on papo's Redis channels that no replica wrote (malformed or not papo's), dropped.",
+      [['', this.redisEventsDropped]],
     );
     metric('papo_signal_bytes_received_total', 'counter', 'WebSocket payload bytes received.', [
       ['', this.bytesReceived],

@@ -9,8 +9,10 @@
 // and the write (and the PUBLISH) are one atomic step.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { PEER_PATTERN } from '../signal-protocol.js';
 import { deliver, type Entry, type Hub, type JoinResult, LocalRooms, type Member, text } from './hub.js';
 import type { Metrics } from './metrics.js';
+import { jsonObject, parseForwardedSignal } from './parse.js';
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -108,6 +110,8 @@ export interface RedisHubOptions {
   prefix: string;
   ttlMs: number;
   maxPeersPerTopic: number;
+  /** A client's frame limit: a signal from another replica is held to the same bound. */
+  maxMessageBytes: number;
   metrics: Metrics;
   log: (line: string) => void;
 }
@@ -118,6 +122,51 @@ interface PeerEvent {
   o: string;
 }
 
+/**
+ * What an event on a topic's channel asks of this replica, once checked: a signal for one of its
+ * members (the frame written anew from the checked fields), a membership change, nothing (a signal
+ * for a peer elsewhere), or a string saying why it is not an event any replica writes.
+ */
+type ChannelEvent = { to: string; frame: string } | PeerEvent | undefined | string;
+
+/** An owner as `join` writes it ("<replica>.<socket id>"), or '' for an entry that had none. */
+const OWNER = /^(?:[0-9a-f]{12}\.[1-9][0-9]{0,15})?$/;
+/** Longer than any membership event a replica publishes (cjson of { k, p, o }, about 110 bytes). */
+const MAX_PEER_EVENT = 256;
+
+/**
+ * Reads an event from the channel of `topic`. Whoever can write to Redis can publish there too, so
+ * nothing is believed: a signal meets the rules a client's signal meets (parse.ts), a membership
+ * event names a peer id and an owner in the form replicas write them.
+ */
+function readEvent(
+  message: string,
+  topic: string,
+  isLocal: (peer: string) => boolean,
+  maxMessageBytes: number,
+): ChannelEvent {
+  if (message.startsWith('s')) {
+    // "s" + 64 hex chars of the addressee + the frame as the addressee will receive it.
+    const to = message.slice(1, 65);
+    if (!PEER_PATTERN.test(to)) return 'a signal without an addressee';
+    // Every replica on the topic hears every signal; only the addressee's reads the frame.
+    if (!isLocal(to)) return undefined;
+    const f = parseForwardedSignal(message.slice(65), maxMessageBytes);
+    if (!f.ok) return f.reason;
+    if (f.topic !== topic) return "a signal of another topic on this topic's channel";
+    return { to, frame: text.signal(topic, f.from, f.data, f.plain) };
+  }
+  if (message.length > MAX_PEER_EVENT) return 'a membership event larger than replicas write';
+  const value = jsonObject(message);
+  if (typeof value === 'string') return value;
+  const { k, p, o } = value;
+  if (k !== 'j' && k !== 'l') return 'an unknown kind of event';
+  if (typeof p !== 'string' || !PEER_PATTERN.test(p))
+    return 'a peer id that is not 64 lower-case hex characters';
+  if (typeof o !== 'string' || !OWNER.test(o)) return 'an owner not in the form replicas write';
+  return { k, p, o };
+}
+
 export class RedisHub implements Hub {
   private readonly local = new LocalRooms();
   /** Unique per process, so owners ("<replica>.<socket>") never collide across replicas. */
@@ -126,6 +175,8 @@ export class RedisHub implements Hub {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private lastErrorLog = 0;
+  private lastDropLog = 0;
+  private droppedSinceLog = 0;
 
   private constructor(
     private readonly cmd: Redis & Scripts,
@@ -289,18 +340,18 @@ export class RedisHub implements Hub {
     const topic = channel.slice(this.o.prefix.length + 2);
     const room = this.local.rooms.get(topic);
     if (room === undefined) return;
-    if (message.startsWith('s')) {
-      const entry = room.get(message.slice(1, 65));
-      if (entry !== undefined) {
-        deliver(entry, message.slice(65));
-        this.o.metrics.signalsForwarded++;
-      }
+    const event = readEvent(message, topic, (peer) => room.has(peer), this.o.maxMessageBytes);
+    if (event === undefined) return;
+    if (typeof event === 'string') {
+      this.dropped(event);
       return;
     }
-    let event: PeerEvent;
-    try {
-      event = JSON.parse(message) as PeerEvent;
-    } catch {
+    if ('frame' in event) {
+      const entry = room.get(event.to);
+      if (entry !== undefined) {
+        deliver(entry, event.frame);
+        this.o.metrics.signalsForwarded++;
+      }
       return;
     }
     if (event.k === 'j') {
@@ -357,6 +408,25 @@ export class RedisHub implements Hub {
         this.unsubscribeIfEmpty(topic);
       }
     }
+  }
+
+  /**
+   * An event that no replica wrote (something else publishes on papo's channels) is dropped and
+   * counted; the log says so in papo's words only, never with the event's bytes (they could carry
+   * terminal escapes, or anything), and at most one line per 10 s with the count since the last.
+   */
+  private dropped(reason: string): void {
+    this.o.metrics.redisEventsDropped++;
+    this.droppedSinceLog++;
+    const now = Date.now();
+    if (now - this.lastDropLog < 10_000) return;
+    this.lastDropLog = now;
+    const n = this.droppedSinceLog;
+    this.droppedSinceLog = 0;
+    this.o.log(
+      `redis: dropped ${n} event${n === 1 ? '' : 's'} on papo's channels that no replica wrote (last: ${reason}); ` +
+        'something else can write to this Redis: protect it (docs/signal-server.md, "Several replicas")',
+    );
   }
 
   private fail(err: unknown): void {

@@ -67,6 +67,7 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
           prefix: config.redisPrefix,
           ttlMs: config.redisTtlMs,
           maxPeersPerTopic: config.maxPeersPerTopic,
+          maxMessageBytes: config.maxMessageBytes,
           metrics,
           log,
         });

@@ -88,6 +88,8 @@ const BYPASSES: [string, string, RegExp][] = [
   ['split every 2 characters', chunks(GH, 2, ' '), /GitHub token/],
   ['split by a no-break space', `${GH.slice(0, 20)}\u00a0${GH.slice(20)}`, /GitHub token/],
   ['split by an ideographic space', `${GH.slice(0, 20)}\u3000${GH.slice(20)}`, /GitHub token/],
+  // Drawn as a space, but not white space to Unicode: the reader view reads it as one (ADR 0095).
+  ['split by a braille blank (U+2800)', `${GH.slice(0, 20)}\u2800${GH.slice(20)}`, /GitHub token/],
   [
     'split then followed by prose',
     `${GH.slice(0, 20)} ${GH.slice(20)} is the one for the deploy bot`,

@@ -61,6 +61,7 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
         name: 'attacker',
         kind: 'agent',
         ephemeral: false,
+        ts: Date.now(),
       } as const;
       attacker.sendFrame(victim, hello);
     }
@@ -88,6 +89,7 @@ test('5,000 forged hellos: the victim remembers a bounded number, writes peers.j
       about,
       kind: 'agent',
       ephemeral: false,
+      ts: Date.now(),
     } as const;
     attacker.sendFrame(victim, hello, forged);
     if (i % 50 === 49) await sleep(5); // let the channel drain: the frames must reach the victim

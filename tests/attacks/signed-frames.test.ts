@@ -53,6 +53,7 @@ test('forged, altered, replayed, re-keyed and unsigned frames never reach an age
       name: `probe${round}`,
       kind: 'human',
       ephemeral: true,
+      ts: Date.now(),
     });
     await sleep(300);
     await waitFor('colega handled what came before', () => attacker.frames.length > before, 10_000).catch(

@@ -155,6 +155,17 @@ test('a command with options of its own (docker run -i -e ...) is written into t
   assert.equal(readFileSync(p.userFile, 'utf8'), commented);
 });
 
+test('a PAPO_SIGNAL with a pin (#pin=…) reaches the file whole: gemini mcp add would cut a value at its second "="', {
+  skip,
+  timeout: 120_000,
+}, async (t) => {
+  const p = await person(t);
+  const pinned = 'wss://signal.example.test/#pin=sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+  const r = await p.install([], { PAPO_SIGNAL: pinned });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(read(p.userFile).mcpServers.papo.env, { PAPO_HOME: p.papoHome, PAPO_SIGNAL: pinned });
+});
+
 test('--print shows the file and the entry; without gemini on PATH, the command to run by hand', async (t) => {
   const p = await person(t, false);
   const printed = await p.install(['--print'], { PAPO_SIGNAL_TOKEN: 'x' });

@@ -35,6 +35,7 @@ import {
   signalTokenFor,
   tokenMayTravel,
 } from '../../src/client/net/signal-token.js';
+import { TurnGate } from '../../src/client/net/turn-gate.js';
 import { addressOf, errorOf, mappedOf } from '../../src/client/net/turn-probe.js';
 import { allocatedAddress, giveBack, relayedAddressOf } from '../../src/client/net/turn-release.js';
 import { nextFrame } from '../../src/client/net/turn-tcp-bridge.js';
@@ -96,7 +97,8 @@ import { ArgumentError } from '../../src/mcp/tool-args.js';
 import { TOOL_ARGUMENTS } from '../../src/mcp/tool-list.js';
 import { createToolHandlers, MemberUnavailable } from '../../src/mcp/tools.js';
 import { PEER_PATTERN } from '../../src/signal-protocol.js';
-import { parseClientMessage } from '../../src/signal-server/parse.js';
+import { text as hubText } from '../../src/signal-server/hub.js';
+import { parseClientMessage, parseForwardedSignal } from '../../src/signal-server/parse.js';
 import { loadPair, TlsFileError } from '../../src/signal-server/tls.js';
 import { TurnIssuer } from '../../src/signal-server/turn-credentials.js';
 import { issueLeaf, makeCa } from '../signal-server/tls-ca.js';
@@ -213,6 +215,73 @@ const serverParse: FuzzTarget = {
           // What was accepted is what the server forwards: parsing it again gives the same.
           const again = parseClientMessage(JSON.stringify(m));
           if (!again.ok || JSON.stringify(again.message) !== JSON.stringify(m))
+            throw new Error('no round trip');
+          return true;
+        },
+      ),
+      budget,
+    ),
+};
+
+// ---------- a signal handed over by another replica through Redis (parse.ts) ----------
+
+/**
+ * Anyone who can write to Redis can publish on papo's channels: whatever the frame, what is
+ * accepted has the fields a client's signal must have, is no larger than a client's frame can
+ * become, and the frame the replica writes anew from it reads back as the same fields.
+ */
+const forwardedParse: FuzzTarget = {
+  name: 'signals between replicas (server parse.ts, parseForwardedSignal)',
+  quickRuns: 1500,
+  run: (budget) =>
+    check(
+      'signals between replicas (server parse.ts, parseForwardedSignal)',
+      fc.property(
+        fc.oneof(
+          anyText,
+          jsonTextArb,
+          fc
+            .record(
+              {
+                t: fc.oneof(
+                  fc.constantFrom('signal', 'joined', 'error', '__proto__'),
+                  fc.jsonValue({ maxDepth: 1 }),
+                ),
+                topic: fc.oneof(hex64, fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 })),
+                from: fc.oneof(hex64, fc.jsonValue({ maxDepth: 1 })),
+                to: fc.oneof(hex64, fc.jsonValue({ maxDepth: 1 })),
+                data: fc.oneof(
+                  fc.base64String({ maxLength: 100 }),
+                  fc.string({ maxLength: 40 }),
+                  fc.jsonValue({ maxDepth: 1 }),
+                ),
+                peer: hex64,
+                x: fc.jsonValue({ maxDepth: 1 }),
+              },
+              { requiredKeys: [] },
+            )
+            .chain((o) =>
+              fc.oneof(
+                fc.constant(JSON.stringify(o)),
+                editsArb.map((e) => applyEdits(JSON.stringify(o), e)),
+              ),
+            ),
+        ),
+        fc.integer({ min: 0, max: 400 }),
+        (raw, max) => {
+          const r = parseForwardedSignal(raw, max);
+          if (!r.ok) {
+            if (typeof r.reason !== 'string' || r.reason.length > 100) throw new Error('reason unbounded');
+            return true;
+          }
+          if (Buffer.byteLength(raw) > max + 2) throw new Error('accepted a frame past the bound');
+          if (!/^[0-9a-f]{64}$/.test(r.topic) || !PEER_PATTERN.test(r.from)) throw new Error('bad ids');
+          if (typeof r.data !== 'string' || r.data === '') throw new Error('bad data');
+          const frame = hubText.signal(r.topic, r.from, r.data, r.plain);
+          if (frame !== JSON.stringify({ t: 'signal', topic: r.topic, from: r.from, data: r.data }))
+            throw new Error('the frame written anew is not the canonical JSON');
+          const again = parseForwardedSignal(frame, Buffer.byteLength(frame));
+          if (!again.ok || again.topic !== r.topic || again.from !== r.from || again.data !== r.data)
             throw new Error('no round trip');
           return true;
         },
@@ -902,7 +971,22 @@ function xorV4(ip: number[], port: number): Buffer {
 const ipv4Arb = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 });
 const stunAttrArb = fc.oneof(
   fc.record({
-    type: fc.constantFrom(0x0001, 0x0009, 0x0014, 0x0015, 0x0016, 0x0020, 0x8022),
+    // ... and what the TURN helpers' gate reads: USERNAME, MESSAGE-INTEGRITY(-SHA256),
+    // PASSWORD-ALGORITHM, USERHASH (turn-gate.ts).
+    type: fc.constantFrom(
+      0x0001,
+      0x0006,
+      0x0008,
+      0x0009,
+      0x0014,
+      0x0015,
+      0x0016,
+      0x001c,
+      0x001d,
+      0x001e,
+      0x0020,
+      0x8022,
+    ),
     value: fc.uint8Array({ maxLength: 40 }),
   }),
   fc
@@ -996,6 +1080,21 @@ const stun: FuzzTarget = {
             if (typeof r !== 'boolean') throw new Error('giveBack did not resolve to a boolean');
           }
           checkAddress(addressOf(bytes.subarray(Math.min(20, bytes.length)), true, Buffer.alloc(12)));
+          // The gate of the loopback helpers reads whatever any local user sends: it decides, and
+          // what it answers is a 401 to the same transaction.
+          const gate = new TurnGate();
+          gate.remember('u', 'p');
+          gate.heard(bytes);
+          const admitted = gate.admit(bytes);
+          if (typeof admitted === 'object') {
+            const a = admitted.answer;
+            if (
+              a.readUInt16BE(0) !== (bytes.readUInt16BE(0) | 0x0110) ||
+              !a.subarray(8, 20).equals(bytes.subarray(8, 20))
+            )
+              throw new Error('the gate answered another transaction');
+          } else if (!['open', 'drop', 'ask the realm'].includes(admitted))
+            throw new Error(`the gate said ${String(admitted)}`);
           // TCP framing: what nextFrame takes is inside the buffer, and a stream of frames cut
           // anywhere reads back as the same frames.
           const f = nextFrame(bytes);
@@ -1144,7 +1243,7 @@ const profileFiles: FuzzTarget = {
       profile: JSON.stringify({ name: 'ana', secret: randomBytes(32).toString('hex'), createdAt: 1 }),
       secret: `${randomBytes(32).toString('hex')}\n`,
       peers: JSON.stringify({ [node]: { name: 'ana', kind: 'agent', lastSeen: 1 } }),
-      names: JSON.stringify({ 'agent:ana': node }),
+      names: JSON.stringify({ 'ana (agent)': { node, spoke: true }, 'ana (human)': node }),
       outbox: JSON.stringify([{ id: '3f9a1c07b2', owed: ['bia'], frame: 'x', sentAt: 1 }]),
       inbox: JSON.stringify(envelope),
       log: `${JSON.stringify({ ev: 'in', msg: envelope })}\n${JSON.stringify({ ev: 'delivered', id: '3f9a1c07b2', by: 'bia', ts: 1 })}\n`,
@@ -1301,11 +1400,33 @@ const profileReaders: FuzzTarget = {
   run: async (budget) => {
     const dir = mkdtempSync(join(existsShm() ? '/dev/shm' : tmpdir(), 'papo-fuzz-review-'));
     const at = (file: string) => `/home/x/.papo/profiles/fuzz/${file}`;
-    const validReview = { on: true, allow: ['bia'], allow_people: false, hold: ['deploy', '^rm\\b'] };
+    const key = 'b'.repeat(64);
+    const validReview = {
+      on: true,
+      allow: [{ name: 'bia', agent: key, human: key }],
+      people: [{ name: 'ana', key }],
+      hold: ['deploy', '^rm\\b'],
+    };
+    const allowEntry = fieldArb(
+      'bia',
+      'a b',
+      '',
+      { name: 'bia', agent: key },
+      { name: 'ana', human: key.toUpperCase() },
+      { name: 'a b', agent: key },
+      { agent: key },
+    );
     const reviewShape = shapeArb({
       on: fieldArb(true, false),
-      allow: fc.oneof(fc.array(fieldArb('bia', 'ana', 'a b', ''), { maxLength: 4 }), hostileJson),
+      allow: fc.oneof(fc.array(allowEntry, { maxLength: 4 }), hostileJson),
+      // An older papo's switch: read, and bound to nobody.
       allow_people: fieldArb(true, false),
+      people: fc.oneof(
+        fc.array(fieldArb({ name: 'ana', key }, { name: 'ana' }, { name: 'a b', key }, 'ana'), {
+          maxLength: 4,
+        }),
+        hostileJson,
+      ),
       hold: fc.oneof(
         fc.array(fieldArb('deploy', '(a+)+', '(\\w*){2,}', '[', '', 'x'.repeat(201), '\\p{L}'), {
           maxLength: 4,
@@ -1438,8 +1559,9 @@ const profileReaders: FuzzTarget = {
             const known = new KnownNames(names);
             known.holder('bia', 'agent');
             known.claim('ana', 'human', nodeHex);
-            if (Object.values(known.saved()).some((v) => typeof v !== 'string'))
-              throw new Error('names.json kept a non-string');
+            const saved = Object.values(known.saved());
+            if (saved.some((v) => typeof v.node !== 'string' || (v.spoke !== undefined && v.spoke !== true)))
+              throw new Error(`names.json kept ${JSON.stringify(saved)}`);
           }
           // outbox.json: acks, status, forget, re-sending
           const outbox = readOrCorrupt(() =>
@@ -1480,16 +1602,25 @@ const profileReaders: FuzzTarget = {
           if ((f.review === 'link' || f.review === 'folder') && settings.broken === undefined)
             throw new Error(`review.json as a ${f.review} read as ${JSON.stringify(settings)}`);
           if (settings.broken !== undefined) {
-            if (settings.on !== true || settings.allow.length > 0 || settings.hold.length > 0)
+            if (
+              settings.on !== true ||
+              settings.allow.length > 0 ||
+              settings.people.length > 0 ||
+              settings.hold.length > 0
+            )
               throw new Error(
                 `a broken review.json that does not hold everything: ${JSON.stringify(settings)}`,
               );
           } else {
             if (
               typeof settings.on !== 'boolean' ||
-              typeof settings.allowPeople !== 'boolean' ||
               settings.allow.length > MAX_REVIEW_RULES ||
-              !settings.allow.every(isMemberName) ||
+              !settings.allow.every(
+                (m) =>
+                  isMemberName(m.name) &&
+                  [m.agent, m.human].every((k) => k === undefined || NODE_ID_PATTERN.test(k)),
+              ) ||
+              !settings.people.every((p) => isMemberName(p.name) && NODE_ID_PATTERN.test(p.key)) ||
               settings.hold.length > MAX_REVIEW_RULES
             )
               throw new Error(`review.json accepted as ${JSON.stringify(settings)}`);
@@ -1499,7 +1630,12 @@ const profileReaders: FuzzTarget = {
           if (
             f.review === JSON.stringify(validReview) &&
             JSON.stringify(settings) !==
-              JSON.stringify({ on: true, allow: ['bia'], allowPeople: false, hold: validReview.hold })
+              JSON.stringify({
+                on: true,
+                allow: validReview.allow,
+                people: validReview.people,
+                hold: validReview.hold,
+              })
           )
             throw new Error(`a valid review.json read as ${JSON.stringify(settings)}`);
           if (stored) holds(settings, stored);
@@ -1742,6 +1878,7 @@ const clientConfigs: FuzzTarget = {
 
 export const PARSER_TARGETS: FuzzTarget[] = [
   serverParse,
+  forwardedParse,
   clientSignal,
   clientSignalParse,
   signalUrls,

@@ -8,21 +8,27 @@
 // as the built binary) and the signal server (over a real WebSocket) keep answering after any
 // input. A run that does not finish within its timeout is a hang and fails.
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { rmSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
 import { McpStdioClient } from '../../src/cli/stdio-client.js';
 import { isPapoError } from '../../src/client/errors.js';
+import type { LinkPath } from '../../src/client/member-api.js';
 import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/net/signal-seal.js';
+import type { TransportEvents } from '../../src/client/room/links.js';
+import { ONLINE_WINDOW_MS, RoomNode } from '../../src/client/room/room-node.js';
+import { SIGNED_TIME_WINDOW_MS } from '../../src/client/room/signed-times.js';
 import { FrameCodec } from '../../src/client/wire/frame-codec.js';
-import { decodeFrame, encodeFrame, type Frame } from '../../src/client/wire/frames.js';
-import { generateIdentity } from '../../src/client/wire/identity.js';
+import { decodeFrame, encodeFrame, type Frame, newMessageId } from '../../src/client/wire/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import { decodeInvite, encodeInvite } from '../../src/client/wire/invite.js';
 import {
   deriveRoomKeys,
   FRAME_AAD,
   generateSecret,
+  open,
   SIGNAL_AAD,
   seal,
 } from '../../src/client/wire/room-crypto.js';
@@ -34,6 +40,7 @@ import { startEvilSignalServer } from '../attacks/evil-signal.js';
 import { makeTempDir } from '../support/files.js';
 import { startMember } from '../support/members.js';
 import { MemoryMember } from '../support/memory-member.js';
+import { memoryState } from '../support/memory-state.js';
 import { PAPO_BIN } from '../support/papo.js';
 import { makeRoom } from '../support/room.js';
 
@@ -256,13 +263,21 @@ const envelopeFields = {
   body: fc.string({ minLength: 1, maxLength: 300 }),
 };
 const frameArb: fc.Arbitrary<Frame> = fc.oneof(
-  fc.record({
-    t: fc.constant('hello' as const),
-    node: nodeId,
-    name: nameArb,
-    kind: fc.constantFrom('agent' as const, 'human' as const),
-    ephemeral: fc.boolean(),
-  }),
+  fc.record(
+    {
+      t: fc.constant('hello' as const),
+      node: nodeId,
+      name: nameArb,
+      about: fc.string({ minLength: 1, maxLength: 40 }),
+      kind: fc.constantFrom('agent' as const, 'human' as const),
+      ephemeral: fc.boolean(),
+      // The time it was signed (ADR 0093): an edit of it must break the signature like any other.
+      ts: fc.oneof(fc.nat(), fc.maxSafeNat(), fc.constant(1_791_036_340_000)),
+      person: nodeId,
+      review: fc.constant(true as const),
+    },
+    { requiredKeys: ['t', 'node', 'name', 'kind', 'ephemeral', 'ts'] },
+  ),
   fc.record({ t: fc.constant('msg' as const), ...envelopeFields }),
   fc.record({ t: fc.constant('ack' as const), id: msgId, by: nameArb, node: nodeId }),
   fc.record({
@@ -299,6 +314,8 @@ const frameLikeArb = fc
       'name',
       'about',
       'ephemeral',
+      'person',
+      'review',
       'why',
       'sig',
       'since',
@@ -401,6 +418,169 @@ const frames: FuzzTarget = {
         },
       ),
       budget,
+    ),
+};
+
+// ---------- hello times into a room node ----------
+
+/**
+ * A room node (a real RoomNode, a manual clock, a transport that records what it sends) handed
+ * hellos and messages of three members signed at any time around its clock, copies of earlier ones
+ * sealed again, goodbyes, and its clock moved either way. Its view of each member must be the
+ * model's (ADR 0093): a hello or message counts only when its time is within the window of the
+ * node's clock and later than the last one counted from its key; a member is listed once a hello of
+ * it counted, online for ONLINE_WINDOW_MS after the last that counted (until its goodbye), and
+ * reviews as its last counted hello said. What the node signs only moves forwards.
+ */
+const helloMembers = [generateIdentity(), generateIdentity(), generateIdentity()];
+const HELLO_RELAY = randomBytes(32).toString('hex');
+type HelloStep =
+  | { op: 'hello' | 'msg'; who: number; offset: number; at: number | null; review: boolean }
+  | { op: 'copy'; pick: number }
+  | { op: 'clock'; ms: number }
+  | { op: 'left'; who: number };
+const W = SIGNED_TIME_WINDOW_MS;
+const helloStepArb: fc.Arbitrary<HelloStep> = fc.oneof(
+  fc.record({
+    op: fc.constantFrom('hello' as const, 'msg' as const),
+    who: fc.nat({ max: 2 }),
+    offset: fc.oneof(
+      fc.integer({ min: -2 * W, max: 2 * W }),
+      fc.constantFrom(-W - 1, -W, -1, 0, 1, W, W + 1),
+    ),
+    // Or any time at all, the largest included.
+    at: fc.option(fc.oneof(fc.maxSafeNat(), fc.constant(Number.MAX_SAFE_INTEGER)), { freq: 5 }),
+    review: fc.boolean(),
+  }),
+  fc.record({ op: fc.constant('copy' as const), pick: fc.nat() }),
+  fc.record({
+    op: fc.constant('clock' as const),
+    ms: fc.oneof(fc.integer({ min: -5_000, max: 100_000 }), fc.constantFrom(W, ONLINE_WINDOW_MS + 1)),
+  }),
+  fc.record({ op: fc.constant('left' as const), who: fc.nat({ max: 2 }) }),
+);
+
+class HelloRecorder extends EventEmitter<TransportEvents> {
+  sent: Uint8Array[] = [];
+  send(_peer: string, data: Uint8Array): boolean {
+    this.sent.push(data);
+    return true;
+  }
+  neighbours(): string[] {
+    return [HELLO_RELAY];
+  }
+  path(): LinkPath | undefined {
+    return 'direct';
+  }
+}
+
+const helloTimes: FuzzTarget = {
+  name: 'hello times into a room node',
+  quickRuns: 300,
+  run: (budget) =>
+    check(
+      'hello times into a room node',
+      fc.asyncProperty(fc.array(helloStepArb, { maxLength: 30 }), async (steps) => {
+        let now = 1_791_036_340_000;
+        const transport = new HelloRecorder();
+        const self = generateIdentity();
+        const node = new RoomNode({
+          name: 'self',
+          kind: 'agent',
+          nodeId: self.nodeId,
+          roomId: roomKeys.roomId,
+          codec: new FrameCodec(frameKey, roomKeys.topic, self),
+          transport,
+          state: memoryState(),
+          now: () => now,
+        });
+        await node.start();
+        try {
+          const sealedFrames: Uint8Array[] = [];
+          /** The model: per member, the last time counted, when it was heard, and its review. */
+          const model = helloMembers.map(() => ({ newest: -1, seen: -1, heard: false, review: false }));
+          let refused = 0;
+          const deliver = (bytes: Uint8Array) => {
+            // A clock moved back spends the relay's frame budget (forwarding.ts): a frame dropped
+            // for that was never handled, and the model leaves it out.
+            const flooded = node.dropped.flood;
+            transport.emit('link-message', HELLO_RELAY, bytes);
+            if (node.dropped.flood !== flooded) return;
+            const frame = codec.open(bytes);
+            if (frame.t !== 'hello' && frame.t !== 'msg') throw new Error('neither a hello nor a msg');
+            const m = model[helloMembers.findIndex((k) => k.nodeId === frame.node)];
+            if (m === undefined) throw new Error('not a member');
+            const counts = Math.abs(now - frame.ts) <= W && frame.ts > m.newest;
+            if (counts) m.newest = frame.ts;
+            // A message refreshes a member heard by a hello; it never makes one.
+            if (frame.t === 'msg') {
+              if (counts && m.heard) m.seen = now;
+            } else if (counts) Object.assign(m, { seen: now, heard: true, review: frame.review === true });
+            else refused++;
+          };
+          for (const step of steps) {
+            if (step.op === 'hello' || step.op === 'msg') {
+              const who = helloMembers[step.who] as Identity;
+              const base = {
+                node: who.nodeId,
+                kind: 'agent',
+                ts: step.at ?? Math.max(0, now + step.offset),
+              } as const;
+              const sealed = new FrameCodec(frameKey, roomKeys.topic, who).signAndSeal(
+                step.op === 'hello'
+                  ? {
+                      t: 'hello',
+                      ...base,
+                      name: `m${step.who}`,
+                      ephemeral: false,
+                      ...(step.review ? { review: true as const } : {}),
+                    }
+                  : { t: 'msg', ...base, id: newMessageId(), from: `m${step.who}`, body: 'b' },
+              );
+              sealedFrames.push(sealed);
+              deliver(sealed);
+            } else if (step.op === 'copy') {
+              const original = sealedFrames[step.pick % Math.max(1, sealedFrames.length)];
+              if (original !== undefined)
+                deliver(seal(frameKey, open(frameKey, original, FRAME_AAD), FRAME_AAD));
+            } else if (step.op === 'clock') now += step.ms;
+            else {
+              transport.emit('peer-left', (helloMembers[step.who] as Identity).nodeId);
+              const m = model[step.who];
+              if (m?.heard) m.seen = Number.NEGATIVE_INFINITY;
+            }
+            const members = node.members();
+            helloMembers.forEach((key, i) => {
+              const m = model[i] as (typeof model)[number];
+              const seen = members.find((s) => s.node === key.nodeId);
+              if (!m.heard) {
+                if (seen !== undefined) throw new Error(`m${i} listed, never heard: ${JSON.stringify(seen)}`);
+                return;
+              }
+              const online = now - m.seen <= ONLINE_WINDOW_MS;
+              if (seen === undefined || seen.online !== online || (seen.reviews === true) !== m.review)
+                throw new Error(
+                  `m${i} is ${JSON.stringify(seen)}, the model says online ${online}, review ${m.review}`,
+                );
+            });
+            if (node.dropped.stale !== refused)
+              throw new Error(`${node.dropped.stale} hellos refused as stale, the model says ${refused}`);
+          }
+          // What the node itself signed (its hellos, answers included) only moves forwards.
+          let last = -1;
+          for (const bytes of transport.sent) {
+            const frame = codec.open(bytes);
+            if (frame.t !== 'hello') continue;
+            if (frame.ts <= last) throw new Error(`the node signed ${frame.ts} after ${last}`);
+            last = frame.ts;
+          }
+          return true;
+        } finally {
+          await node.close();
+        }
+      }),
+      budget,
+      20_000,
     ),
 };
 
@@ -948,6 +1128,7 @@ const memberBehindEvilServer: FuzzTarget = {
 export const FUZZ_TARGETS: FuzzTarget[] = [
   invite,
   frames,
+  helloTimes,
   signalSeal,
   jsonRpc,
   mcpInProcess,

@@ -265,7 +265,11 @@ test('reject with a reason: the agent never sees it, the sender is told; rules l
 
   await t.test('always allow people: a person’s papo say passes, their agent’s message is held', async () => {
     await papo(['review', 'allow', 'voce', '--remove'], colega.home);
-    assert.match(await papo(['review', 'allow', '--people'], colega.home), /every person \(papo say\)/);
+    // The persons of the agents the room knows now (ADR 0095): voce's.
+    assert.match(
+      await papo(['review', 'allow', '--people'], colega.home),
+      /^Messages from the persons of voce \(papo say\) now reach your agent/,
+    );
     b = await restart(room, b, colega, 'voce');
     assert.match(
       await papo(['say', '--to', 'colega', 'I am voce, the person: go ahead with amount_cents.'], voce.home),

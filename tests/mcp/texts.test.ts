@@ -624,12 +624,16 @@ test('review gate texts (ADR 0081): the sender, the reviewing agent, history and
   );
   assert.equal(
     texts.heldForReview(1, true),
-    'Your user reviews incoming messages before you see them: 1 message waits for their review; it reaches you as new messages once approved. If you are waiting for an answer, tell your user: they decide with `papo review` in a terminal.',
+    'Your user reviews incoming messages before you see them: 1 message waits for their review; it reaches you as a new message once approved. If you are waiting for an answer, tell your user.',
   );
   assert.equal(
     texts.heldForReview(3, false),
-    'Your user no longer reviews new messages, but 3 messages wait for their review; they reach you as new messages once approved. If you are waiting for an answer, tell your user: they decide with `papo review` in a terminal.',
+    'Your user no longer reviews new messages, but 3 messages wait for their review; they reach you as new messages once approved. If you are waiting for an answer, tell your user.',
   );
+  // The agent is never taught the command that approves its own held messages (ADR 0095).
+  for (const held of [0, 1, 3])
+    for (const reviewing of [true, false])
+      assert.doesNotMatch(texts.heldForReview(held, reviewing), /papo|terminal/);
   assert.equal(
     texts.noNewMessages(110, ['colega'], 'colega', { reviewers: ['colega'], held: 0, reviewing: false }),
     "No new messages from colega after 110s. Online: colega. Call `wait` again to keep listening, or tell your user. colega's person reviews incoming messages before their agent sees them, so an answer can take longer; do not send it again.",

@@ -76,6 +76,7 @@ test('`to` is honoured and only the recipient’s ack clears it', { timeout: 60_
     name: 'Forger',
     kind: 'agent',
     ephemeral: true,
+    ts: Date.now(),
   });
   await waitFor('Ana answered the forger’s hello', () => forger.frames.some((f) => f.t === 'hello'));
   assert.equal(ana.member.queuedCount(), 1);

@@ -104,7 +104,7 @@ function setup(
     transport.emit('link-message', peer, bytes);
   };
   const hello = (peer: string, node: string, name: string, ephemeral = false) =>
-    from(peer, { t: 'hello', node, name, kind: 'agent', ephemeral });
+    from(peer, { t: 'hello', node, name, kind: 'agent', ephemeral, ts: Date.now() });
   return { node, transport, framesTo, from, hello };
 }
 

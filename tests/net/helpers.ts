@@ -158,7 +158,7 @@ const REMOTE_ANSWERER = new URL('./fixtures/remote-answerer.js', import.meta.url
  * How fixtures are forked: not as test files (fork() would pass on the test process's `--import`
  * of the exit guard and NODE_TEST_CONTEXT), with only stderr shown.
  */
-const FIXTURE_FORK = {
+export const FIXTURE_FORK = {
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
   execArgv: [],
   env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')),
@@ -325,7 +325,7 @@ export function remoteMesh(): RemoteMesh {
 }
 
 /** Asks a forked fixture to close (`bye`), waits for it to exit, SIGKILLs it after 5 s. */
-async function endChild(child: ChildProcess, bye: object): Promise<void> {
+export async function endChild(child: ChildProcess, bye: object): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   if (child.connected) child.send(bye);

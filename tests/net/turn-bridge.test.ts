@@ -3,10 +3,19 @@
 // crosses the stream framing. The NAT lab's "UDP blocked" scenario covers it with real members.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
+import {
+  longTermKey,
+  STUN_ATTR,
+  STUN_METHOD,
+  stunAttr,
+  stunMessage,
+} from '../../src/client/net/stun-message.js';
 import { probeTurn } from '../../src/client/net/turn-probe.js';
-import { TurnBridges, TurnTcpBridge } from '../../src/client/net/turn-tcp-bridge.js';
+import { MAX_BUFFERED_BYTES, TurnBridges, TurnTcpBridge } from '../../src/client/net/turn-tcp-bridge.js';
 import { certificatePin } from '../../src/signal-protocol.js';
 import { mintTurnCredential } from '../../src/signal-server/turn-credentials.js';
 import { StunClient } from '../nat/stun.js';
@@ -37,6 +46,8 @@ async function coturn(t: { after: (fn: () => unknown) => void }) {
 
 async function allocateThrough(bridge: TurnTcpBridge) {
   const { username, credential } = mintTurnCredential(SECRET, 'bridge', 300);
+  // What TurnBridges.rewrite does for a link: the bridge serves a source that signs with it.
+  bridge.remember(username, credential);
   const client = await StunClient.udp({ address: '127.0.0.1', port: bridge.localPort });
   try {
     return await client.allocate(username, credential);
@@ -141,4 +152,60 @@ test('the ICE config given to links: TURN URLs point at the release relay (UDP) 
   // The TURN server is also asked for the server-reflexive address, over plain STUN.
   assert.deepEqual(rewritten.servers[2], { urls: ['stun:turn.example.org:3478'] });
   assert.equal(rewritten.servers.length, 3);
+});
+
+test('a TURN server that stops reading: the bridge drops datagrams past MAX_BUFFERED_BYTES a stream instead of buffering them (ADR 0096)', async (t) => {
+  // A TCP server on loopback that accepts and never reads: the stream's kernel buffers fill, then
+  // whatever the bridge writes waits in its own memory.
+  const stalled = new Set<Socket>();
+  const server = createServer((socket) => {
+    socket.pause();
+    stalled.add(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(async () => {
+    for (const s of stalled) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const bridge = await TurnTcpBridge.open({
+    host: '127.0.0.1',
+    port: (server.address() as AddressInfo).port,
+    tls: false,
+  });
+  t.after(() => bridge.close());
+  bridge.remember('test-user', 'test-only-password');
+  const agent = createSocket('udp4');
+  t.after(() => agent.close());
+  await new Promise<void>((resolve) => agent.bind(0, '127.0.0.1', resolve));
+  const send = (datagram: Buffer) =>
+    new Promise<void>((resolve) => agent.send(datagram, bridge.localPort, '127.0.0.1', () => resolve()));
+
+  // A signed Allocate opens the agent's stream (the gate checks the signature, not the server).
+  await send(
+    stunMessage(
+      STUN_METHOD.allocate,
+      [
+        stunAttr(STUN_ATTR.transport, Buffer.from([17, 0, 0, 0])),
+        stunAttr(STUN_ATTR.username, Buffer.from('test-user')),
+        stunAttr(STUN_ATTR.realm, Buffer.from('papo')),
+        stunAttr(STUN_ATTR.nonce, Buffer.from('made-up-nonce')),
+      ],
+      longTermKey('test-user', 'papo', 'test-only-password'),
+    ),
+  );
+  // Then 60 MB of ChannelData, far more than the kernel's buffers on loopback hold; each one is
+  // let through to the bridge (in this process) before the next.
+  const frame = Buffer.alloc(60_004);
+  frame.writeUInt16BE(0x4000, 0);
+  frame.writeUInt16BE(60_000, 2);
+  let most = 0;
+  for (let i = 0; i < 1000; i++) {
+    await send(frame);
+    await new Promise((r) => setImmediate(r));
+    most = Math.max(most, bridge.queued());
+  }
+  t.diagnostic(`at most ${most} bytes waited in the bridge`);
+  assert.ok(most <= MAX_BUFFERED_BYTES, `${most} bytes waited in the bridge`);
+  // The bound was reached: what was dropped was dropped for it.
+  assert.ok(most > MAX_BUFFERED_BYTES - 2 * frame.length, `only ${most} bytes waited`);
 });

@@ -24,7 +24,7 @@ function node(n: number): string {
 }
 
 function hello(node: string, name: string, extra: Partial<HelloFrame> = {}): HelloFrame {
-  return { t: 'hello', node, name, kind: 'agent', ephemeral: false, ...extra };
+  return { t: 'hello', node, name, kind: 'agent', ephemeral: false, ts: NOW, ...extra };
 }
 
 /** Presence over links the test opens and closes, a manual clock, and the events it reported. */

@@ -51,11 +51,12 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKIL
   await exited;
 }
 
-export async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+/** A redis-server on a free loopback port; `args` are more of its options (`--aclfile`, ...). */
+export async function startRedis(args: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await waitForOutput(child, /Ready to accept connections/);

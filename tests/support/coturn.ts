@@ -37,12 +37,14 @@ export interface CoturnOptions {
   user?: { name: string; password: string };
   /** coturn's `user-quota`: allocations at once per username (the Docker bundle's is 12). */
   userQuota?: number;
+  /** The listening port (default: a free one), for a test that points a member there first. */
+  port?: number;
 }
 
 export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> {
   const dir = mkdtempSync(join(tmpdir(), 'papo-coturn-'));
   const secret = options.secret ?? `test-only-${randomBytes(6).toString('hex')}`;
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const tlsPort = options.tls ? await freePort() : undefined;
   const relay = 40_000 + Math.floor(Math.random() * 200) * 100;
   const relayIp = options.relayIp ?? '127.0.0.2';

@@ -163,6 +163,8 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'wire/limits.ts',
     'wire/messages.ts',
     'wire/names.ts',
+    // send's credential refusal matches the text as a reader sees it (ADR 0061, 0095).
+    'wire/reader-view.ts',
     'wire/signal-url.ts',
   ],
   cli: [
@@ -179,6 +181,8 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'net/turn-probe.ts',
     'open-member.ts',
     'room/forget.ts',
+    // papo review allow binds a rule to the keys the room holds for a name (ADR 0095).
+    'room/review-binding.ts',
     'store/durable-file.ts',
     'store/home.ts',
     'store/log-file.ts',

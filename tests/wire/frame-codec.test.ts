@@ -30,7 +30,7 @@ function msg(node = ana.nodeId, body = 'hello'): MsgFrame {
 function frames(node: string): Frame[] {
   const id = newMessageId();
   return [
-    { t: 'hello', node, name: 'ana', about: 'tests', kind: 'agent', ephemeral: false },
+    { t: 'hello', node, name: 'ana', about: 'tests', kind: 'agent', ephemeral: false, ts: 1_700_000_000_000 },
     msg(node),
     { t: 'ack', id, by: 'ana', node },
     { t: 'refused', id, by: 'ana', node, why: 'inbox_full' },
@@ -163,6 +163,7 @@ function helloSealedTo(size: number): SignedFrame {
     about: 'x',
     kind: 'agent',
     ephemeral: false,
+    ts: 1_700_000_000_000,
   };
   const overhead = anaCodec.seal(anaCodec.sign(base)).length - 1;
   return anaCodec.sign({ ...base, about: 'x'.repeat(size - overhead) });

@@ -21,11 +21,13 @@ import {
 import { generateSecret } from '../../src/client/wire/room-crypto.js';
 
 const NODE = 'ab'.repeat(32);
+/** When a hello was signed (ADR 0093). */
+const TS = 1791036340000;
 
 const valid: Frame[] = [
-  { t: 'hello', node: NODE, name: 'colega', about: 'notificacoes', kind: 'agent', ephemeral: false },
-  { t: 'hello', node: NODE, name: 'voce', kind: 'human', ephemeral: true },
-  { t: 'hello', node: NODE, name: 'colega', kind: 'agent', ephemeral: false, review: true },
+  { t: 'hello', node: NODE, name: 'colega', about: 'notificacoes', kind: 'agent', ephemeral: false, ts: TS },
+  { t: 'hello', node: NODE, name: 'voce', kind: 'human', ephemeral: true, ts: 0 },
+  { t: 'hello', node: NODE, name: 'colega', kind: 'agent', ephemeral: false, ts: TS, review: true },
   {
     t: 'msg',
     id: '81d4e0aa6c',
@@ -45,7 +47,7 @@ const valid: Frame[] = [
 test('frames encode in the book’s shape and decode back', () => {
   assert.equal(
     encodeFrame(valid[0] as Frame),
-    `{"t":"hello","node":"${NODE}","name":"colega","about":"notificacoes","kind":"agent","ephemeral":false}`,
+    `{"t":"hello","node":"${NODE}","name":"colega","about":"notificacoes","kind":"agent","ephemeral":false,"ts":${TS}}`,
   );
   assert.equal(
     encodeFrame(valid[3] as Frame),
@@ -55,7 +57,7 @@ test('frames encode in the book’s shape and decode back', () => {
   // docs/protocol.md ("Frames").
   assert.equal(
     encodeFrame(valid[2] as Frame),
-    `{"t":"hello","node":"${NODE}","name":"colega","kind":"agent","ephemeral":false,"review":true}`,
+    `{"t":"hello","node":"${NODE}","name":"colega","kind":"agent","ephemeral":false,"ts":${TS},"review":true}`,
   );
   // Anything but true is no review (a member that does not review says nothing).
   const notTrue = decodeFrame(encodeFrame(valid[2] as Frame).replace('"review":true', '"review":"yes"'));
@@ -84,6 +86,7 @@ test('optional fields are omitted when empty', () => {
     about: '',
     kind: 'agent',
     ephemeral: false,
+    ts: TS,
   });
   assert.ok(!hello.includes('about'));
 });
@@ -107,8 +110,14 @@ test('every field is validated', () => {
     { ...msg, body: 42 },
     { ...msg, t: 'bye' },
     { t: 'ack', id: '81d4e0aa6c' },
-    { t: 'hello', node: NODE, name: 'a', kind: 'agent' },
-    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, about: 42 },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ts: TS },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, ts: TS, about: 42 },
+    // A hello carries the time it was signed (ADR 0093), as a msg does.
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, ts: -1 },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, ts: 1.5 },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, ts: `${TS}` },
+    { t: 'hello', node: NODE, name: 'a', kind: 'agent', ephemeral: false, ts: null },
   ];
   for (const b of bad) {
     assert.throws(
@@ -132,7 +141,15 @@ test("a hostile hello's about is made one inert line of at most 200 characters, 
   // other `about` was taken as it came: lines, ESC sequences, bidi overrides.
   const hello = (about: string) => {
     const f = decodeFrame(
-      JSON.stringify({ t: 'hello', node: NODE, name: 'colega', about, kind: 'agent', ephemeral: false }),
+      JSON.stringify({
+        t: 'hello',
+        node: NODE,
+        name: 'colega',
+        about,
+        kind: 'agent',
+        ephemeral: false,
+        ts: TS,
+      }),
     );
     assert.equal(f.t, 'hello');
     return (f as { about?: string }).about;
@@ -157,6 +174,7 @@ test("a hostile hello's about is made one inert line of at most 200 characters, 
       about: `a\u0000${'é'.repeat(300)}`,
       kind: 'agent',
       ephemeral: false,
+      ts: TS,
     }),
   );
   assert.deepEqual(decodeFrame(encodeFrame(once)), once);
@@ -244,7 +262,7 @@ function refusal(value: unknown): string {
 
 test('each refusal names what was wrong (what a member logs about a peer that sent it)', () => {
   const msg = JSON.parse(encodeFrame(valid[3] as Frame)) as Record<string, unknown>;
-  const hello = { t: 'hello', node: NODE, name: 'ana', kind: 'agent', ephemeral: false };
+  const hello = { t: 'hello', node: NODE, name: 'ana', kind: 'agent', ephemeral: false, ts: TS };
   const ack = { t: 'ack', id: '81d4e0aa6c', by: 'ana', node: NODE };
   const refused = { t: 'refused', by: 'ana', node: NODE, why: 'inbox_full' };
   const have = { t: 'have', node: NODE, since: 0, ids: [] };
@@ -264,6 +282,9 @@ test('each refusal names what was wrong (what a member logs about a peer that se
     [{ ...hello, node: 'ab' }, 'node is not a node id'],
     [{ ...hello, name: 'a b' }, 'name is not a member name'],
     [{ ...hello, kind: 'robot' }, 'kind is not "agent" or "human"'],
+    [{ ...hello, ts: undefined }, 'hello without ts (its sender runs an older papo: update it)'],
+    [{ ...hello, ts: '1' }, 'ts is not a time'],
+    [{ ...hello, ts: 2 ** 53 }, 'ts is not a time'],
     [{ ...msg, ts: '1' }, 'ts is not a time'],
     [{ ...msg, ts: -1 }, 'ts is not a time'],
     [{ ...msg, body: '' }, 'body is not a body'],
@@ -303,7 +324,7 @@ test('the edges that decode: time 0, an empty optional text left out, every refu
   // An empty `about` is no about: not a key holding ''.
   assert.deepEqual(
     decodeFrame(
-      JSON.stringify({ t: 'hello', node: NODE, name: 'a', about: '', kind: 'agent', ephemeral: true }),
+      JSON.stringify({ t: 'hello', node: NODE, name: 'a', about: '', kind: 'agent', ephemeral: true, ts: 0 }),
     ),
     {
       t: 'hello',
@@ -311,11 +332,21 @@ test('the edges that decode: time 0, an empty optional text left out, every refu
       name: 'a',
       kind: 'agent',
       ephemeral: true,
+      ts: 0,
     },
   );
   const PERSON = 'cd'.repeat(32);
   const frames: Frame[] = [
-    { t: 'hello', node: NODE, name: 'ana', about: 'x', kind: 'agent', ephemeral: false, person: PERSON },
+    {
+      t: 'hello',
+      node: NODE,
+      name: 'ana',
+      about: 'x',
+      kind: 'agent',
+      ephemeral: false,
+      ts: 1,
+      person: PERSON,
+    },
     { t: 'refused', for: PERSON, by: 'ana', node: NODE, why: 'name_taken' },
     { t: 'refused', id: '81d4e0aa6c', for: PERSON, by: 'ana', node: NODE, why: 'name_taken' },
     {
@@ -330,7 +361,7 @@ test('the edges that decode: time 0, an empty optional text left out, every refu
     },
   ];
   for (const frame of frames) assert.deepEqual(decodeFrame(encodeFrame(frame)), frame);
-  assert.match(encodeFrame(frames[0] as Frame), /"ephemeral":false,"person":"(cd){32}"\}$/);
+  assert.match(encodeFrame(frames[0] as Frame), /"ephemeral":false,"ts":1,"person":"(cd){32}"\}$/);
   assert.match(encodeFrame(frames[1] as Frame), /^\{"t":"refused","for":"(cd){32}","by":"ana"/);
   // The envelope of a msg or missed frame, and back.
   const envelope = envelopeOf(frames[3] as MissedFrame);
@@ -348,6 +379,7 @@ function helloOfBytes(size: number): string {
     about: '',
     kind: 'agent',
     ephemeral: false,
+    ts: TS,
   });
   return JSON.stringify({
     t: 'hello',
@@ -356,6 +388,7 @@ function helloOfBytes(size: number): string {
     about: 'x'.repeat(size - base.length),
     kind: 'agent',
     ephemeral: false,
+    ts: TS,
   });
 }
 

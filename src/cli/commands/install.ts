@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
       const client = opts.client ? CLIENTS[opts.client] : (clientOnPath(ctx.env) ?? CLIENTS.claude);
       const scope = opts.scope ?? client.scopes[0] ?? 'user';
       if (!client.scopes.includes(scope)) throw new Error(t.badScope(client.label, scope, client.scopes));
-      const target: InstallTarget = { scope, cwd: process.cwd(), env: ctx.env, t };
+      const target: InstallTarget = { client: client.id, scope, cwd: process.cwd(), env: ctx.env, t };
       const entry = mcpEntry(ctx.env, profile);
       if (opts.print) {
         printLines(client.print(entry, target));

@@ -1,15 +1,26 @@
 import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
+import { shortId } from '../../client/log.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { formatLocalTime } from '../../client/store/log-format.js';
-import { openProfile } from '../../client/store/profile-store.js';
 import {
+  memberRule,
+  peopleRule,
+  type RoomKeys,
+  roomKeys,
+  ruleMoved,
+} from '../../client/room/review-binding.js';
+import { formatLocalTime } from '../../client/store/log-format.js';
+import { openProfile, type Profile } from '../../client/store/profile-store.js';
+import {
+  type AllowedMember,
   compilePattern,
+  MAX_ALLOWED_PEOPLE,
   MAX_REVIEW_RULES,
   type ReviewDecision,
   type ReviewSettings,
   readHeld,
   readReviewSettings,
+  readUnread,
   writeReviewSettings,
 } from '../../client/store/review.js';
 import { decideReview } from '../../client/store/review-decide.js';
@@ -19,7 +30,7 @@ import { isMemberName, sameName, validateMemberName } from '../../client/wire/na
 import { rejectionNotice } from '../../mcp/texts.js';
 import { type CliContext, checkedProfile, home, lang, reportError, text } from '../context.js';
 import { errorText } from '../i18n.js';
-import { type ReviewTexts, reviewTexts } from '../review-texts.js';
+import { type AllowedView, type ReviewTexts, reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral } from '../room-session.js';
 import { speak } from './say.js';
 
@@ -29,6 +40,8 @@ const PICKUP_WAIT_MS = 5_000;
 const MAX_REASON_CHARS = 2_000;
 /** Shortest id prefix a person may type. */
 const MIN_ID_PREFIX = 4;
+/** Unread messages `review on` lists one by one; the rest are counted. */
+const MAX_UNREAD_LISTED = 20;
 
 interface ReviewOptions {
   all?: boolean;
@@ -87,7 +100,7 @@ export function register(program: Command, ctx: CliContext): void {
           return;
         }
         case 'allow':
-          return allow(dir, args, opts, rt);
+          return allow(profile, args, opts, rt);
         case 'hold':
           return hold(dir, args, opts, rt);
         default:
@@ -102,12 +115,19 @@ function say(line: string): void {
 
 // ---- the state ------------------------------------------------------------------------------
 
-function show(dir: string, rt: ReviewTexts): void {
+async function show(dir: string, rt: ReviewTexts): Promise<void> {
   const settings = readReviewSettings(dir);
   say(rt.state(settings.on));
   if (settings.broken !== undefined) say(rt.broken(settings.broken));
   else if (settings.on) {
-    say(rt.allowed(settings.allow, settings.allowPeople));
+    // What each rule is bound to, and whether the name is another key's now (papo forget).
+    const keys = await roomKeys(dir).catch(() => ({ holder: () => undefined, agents: [] }));
+    say(
+      rt.allowed(
+        settings.allow.map((m) => allowedView(m, keys)),
+        settings.people.map((p) => p.name),
+      ),
+    );
     say(rt.alwaysHeld(settings.hold));
   }
   const held = readHeld(dir);
@@ -120,8 +140,25 @@ function show(dir: string, rt: ReviewTexts): void {
   for (const m of held) say(`\n${describe(m, rt)}`);
 }
 
+/** An allow rule as `papo review` shows it: the keys it lets through, short. */
+function allowedView(m: AllowedMember, keys: RoomKeys): AllowedView {
+  return {
+    name: m.name,
+    ...(m.agent !== undefined ? { agent: shortId(m.agent) } : {}),
+    ...(m.human !== undefined ? { human: shortId(m.human) } : {}),
+    moved: ruleMoved(keys, m),
+  };
+}
+
 /** A held message as the person reads it: who, when, how long, and its text made inert. */
 function describe(m: Envelope, rt: ReviewTexts): string {
+  const body = indentFollowingLines(`    ${inertText(m.body)}`).replaceAll('\n  ', '\n    ');
+  // Room text: escapes for control and invisible characters (ADR 0059), every line indented.
+  return `${headline(m, rt)}\n${body}`;
+}
+
+/** A message's header line: id, sender, time and size (the sender's name made inert). */
+function headline(m: Envelope, rt: ReviewTexts): string {
   const bytes = Buffer.byteLength(m.body, 'utf8');
   const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
   const head = rt.heldLine({
@@ -132,9 +169,7 @@ function describe(m: Envelope, rt: ReviewTexts): string {
     size,
     ...(m.reply_to ? { replyTo: m.reply_to } : {}),
   });
-  // Room text: escapes for control and invisible characters (ADR 0059), every line indented.
-  const body = indentFollowingLines(`    ${inertText(m.body)}`).replaceAll('\n  ', '\n    ');
-  return `${inertText(head, 'line')}\n${body}`;
+  return inertText(head, 'line');
 }
 
 // ---- settings -------------------------------------------------------------------------------
@@ -142,7 +177,7 @@ function describe(m: Envelope, rt: ReviewTexts): string {
 /** The settings to change: a broken review.json is replaced, starting from review on. */
 function current(dir: string): ReviewSettings {
   const s = readReviewSettings(dir);
-  return s.broken === undefined ? { ...s } : { on: true, allow: [], allowPeople: false, hold: [] };
+  return s.broken === undefined ? { ...s } : { on: true, allow: [], people: [], hold: [] };
 }
 
 async function turn(dir: string, on: boolean, rt: ReviewTexts): Promise<void> {
@@ -150,30 +185,56 @@ async function turn(dir: string, on: boolean, rt: ReviewTexts): Promise<void> {
   const held = readHeld(dir).length;
   if (before.broken === undefined && before.on === on) return say(on ? rt.alreadyOn : rt.alreadyOff);
   await writeReviewSettings(dir, { ...current(dir), on });
-  say(on ? rt.turnedOn(held) : rt.turnedOff(held));
+  if (!on) return say(rt.turnedOff(held));
+  say(rt.turnedOn(held));
+  // What came before is in the agent's inbox, unreviewed: review on does not take it back (the
+  // agent may have been shown it already: ADR 0095), but the person should know. Read after
+  // review.json was written, so a message that came meanwhile is either listed here or held.
+  const unread = readUnread(dir);
+  if (unread.length === 0) return;
+  say(rt.unreadBefore(unread.length));
+  for (const m of unread.slice(0, MAX_UNREAD_LISTED)) say(`  ${headline(m, rt)}`);
+  if (unread.length > MAX_UNREAD_LISTED) say(rt.unreadMore(unread.length - MAX_UNREAD_LISTED));
 }
 
-async function allow(dir: string, args: string[], opts: ReviewOptions, rt: ReviewTexts): Promise<void> {
+async function allow(profile: Profile, args: string[], opts: ReviewOptions, rt: ReviewTexts): Promise<void> {
+  const dir = profile.dir;
   const s = current(dir);
   if (opts.people) {
     if (args.length > 0) throw new RangeError(rt.allowNeedsName);
-    if (opts.remove && !s.allowPeople) return say(rt.allowMissing(rt.people));
-    s.allowPeople = !opts.remove;
+    if (opts.remove) {
+      if (s.people.length === 0) return say(rt.allowMissing(rt.people));
+      s.people = [];
+      await writeReviewSettings(dir, s);
+      return say(rt.allowRemoved(rt.people));
+    }
+    // The persons the room's agents announced, as they are now: one who joins later is not
+    // among them (ADR 0095).
+    const people = peopleRule(await roomKeys(dir), profile.name);
+    if (people.length === 0) throw new PapoError('unknown_member', rt.noPeopleKnown);
+    if (people.length > MAX_ALLOWED_PEOPLE) throw new RangeError(rt.tooManyRules(MAX_ALLOWED_PEOPLE));
+    s.people = people;
     await writeReviewSettings(dir, s);
-    return say(opts.remove ? rt.allowRemoved(rt.people) : rt.allowAdded(rt.people));
+    return say(rt.peopleAdded(people.map((p) => p.name)));
   }
   if (args.length !== 1) throw new RangeError(rt.allowNeedsName);
   const name = validateMemberName(args[0] as string);
-  const has = s.allow.some((n) => sameName(n, name));
+  const has = s.allow.some((m) => sameName(m.name, name));
   if (opts.remove) {
     if (!has) return say(rt.allowMissing(name));
-    s.allow = s.allow.filter((n) => !sameName(n, name));
-  } else if (!has) {
-    if (s.allow.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
-    s.allow.push(name);
+    s.allow = s.allow.filter((m) => !sameName(m.name, name));
+    await writeReviewSettings(dir, s);
+    return say(rt.allowRemoved(name));
   }
+  // Bound to the keys that hold the name now: another key claiming it later is not let through.
+  const keys = await roomKeys(dir);
+  const rule = memberRule(keys, name);
+  if (rule === undefined) throw new PapoError('unknown_member', rt.notSeen(name));
+  if (!has && s.allow.length >= MAX_REVIEW_RULES) throw new RangeError(rt.tooManyRules(MAX_REVIEW_RULES));
+  // Allowing a name again binds it to the keys the room holds for it now.
+  s.allow = [...s.allow.filter((m) => !sameName(m.name, name)), rule];
   await writeReviewSettings(dir, s);
-  say(opts.remove ? rt.allowRemoved(name) : rt.allowAdded(name));
+  say(rt.allowAdded(name, allowedView(rule, keys)));
 }
 
 async function hold(dir: string, args: string[], opts: ReviewOptions, rt: ReviewTexts): Promise<void> {

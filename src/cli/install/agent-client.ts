@@ -9,6 +9,8 @@ export const CLIENT_IDS = ['claude', 'codex', 'gemini', 'opencode', 'qwen'] as c
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 export interface InstallTarget {
+  /** The client papo is registered with (what a refusal's `papo install --client ... --print` names). */
+  client: ClientId;
   /** The scope the person chose, or the client's default; one of the client's `scopes`. */
   scope: string;
   /** The project folder (where papo install runs). */

@@ -1,9 +1,12 @@
 // Claude Code: `claude mcp add --scope <scope> papo -- <papo> mcp` (docs/cli.md, "papo install"). Claude
 // Code passes its own environment to the servers it starts, so secrets need no mention; plain
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
+// That .mcp.json is the checkout's: papo install refuses a link there before claude mcp add runs
+// (config-file.ts, ADR 0094).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
+import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine, registrationIn, upwards, userHome } from './registration.js';
 
@@ -35,6 +38,7 @@ export const claude: AgentClient = {
   },
   install(entry, target, exe) {
     const { t, scope } = target;
+    if (scope === 'project') checkConfigPath(join(target.cwd, '.mcp.json'), target);
     const result = spawnSync(exe, addArgs(entry, scope), {
       stdio: 'inherit',
       env: target.env,
@@ -47,7 +51,8 @@ export const claude: AgentClient = {
     }
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.installHomeNote(entry.env.PAPO_HOME)] : [];
-    return [t.installed(scope), ...homeNote, t.openClaude];
+    const withheld = entry.withheld.length > 0 ? [t.installWithheld('Claude Code', entry.withheld)] : [];
+    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude];
   },
   registration: registeredWithClaude,
 };

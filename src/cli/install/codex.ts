@@ -9,14 +9,15 @@
 //     inbox): `codex exec` refuses them otherwise ("requires approval, but approval policy is
 //     never"), and the interactive UI asks before each call. Read-only tools run without it.
 // The file is then read back by `codex mcp get papo --json`; if Codex does not see the settings,
-// the file is put back as `codex mcp add` left it.
+// the file is put back as `codex mcp add` left it. papo reads and writes it without following a
+// link, and refuses one before codex mcp add runs, so that a refusal changes nothing (ADR 0094).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOLS } from '../../mcp/tool-list.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
-import { writeAtomically } from './config-file.js';
+import { checkConfigPath, readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine } from './registration.js';
 
@@ -155,6 +156,7 @@ export const codex: AgentClient = {
   install(entry, target, exe) {
     const { t } = target;
     const path = codexConfigPath(target.env);
+    checkConfigPath(path, target);
     const added = run(exe, addArgs(entry), target);
     if (added.error || added.status !== 0) {
       const status = added.error ? added.error.message : `exit ${added.status ?? added.signal}`;
@@ -165,14 +167,16 @@ export const codex: AgentClient = {
         .join(' / ');
       throw new Error(t.codexFailed(status, said));
     }
-    const before = readFileSync(path, 'utf8');
+    const read = readConfigFile(path, target);
+    const before = read?.text ?? '';
     const header = headerPattern(entry.name).exec(before);
-    if (header === null) throw new Error(t.codexNoEntry(path));
+    if (read === null || header === null) throw new Error(t.codexNoEntry(path));
     const at = header.index + header[0].length;
     const eol = before.includes('\r\n') ? '\r\n' : '\n';
-    writeAtomically(path, `${before.slice(0, at)}${eol}${extraLines(entry).join(eol)}${before.slice(at)}`);
+    const text = `${before.slice(0, at)}${eol}${extraLines(entry).join(eol)}${before.slice(at)}`;
+    writeConfigFile(path, text, read.mode, target);
     if (!codexSees(exe, entry, target)) {
-      writeAtomically(path, before);
+      writeConfigFile(path, before, read.mode, target);
       throw new Error(t.codexNoEntry(path));
     }
     return [

@@ -2,9 +2,13 @@
 // client `papo install` registers papo with (ADR 0070). Only the executable, the profile name and
 // non-secret settings are written into a client's configuration, never the room secret; secrets a
 // person keeps in variables (a signal token, TURN credentials) are passed by name, so that no
-// client's configuration file ever holds them.
+// client's configuration file ever holds them. So is PAPO_SIGNAL when its value may hold one: the
+// signal server reads a token from the URL's query (?token=), and an address may carry the
+// server's token in its fragment (ADR 0089); papo install writes PAPO_SIGNAL's value only when it
+// is an address with neither (ADR 0094).
 import { resolve } from 'node:path';
 import { papoHome } from '../../client/store/home.js';
+import { parseSignalAddress } from '../../client/wire/signal-url.js';
 
 /** Variables papo mcp reads whose values may be written into a client's configuration. */
 export const PLAIN_VARIABLES = [
@@ -32,6 +36,8 @@ export interface McpEntry {
   env: Record<string, string>;
   /** Set where papo install ran and passed by name: the client passes them on from its own environment. */
   passEnv: string[];
+  /** Of passEnv, the plain variables whose value may hold a secret (PAPO_SIGNAL with a token): said to the person. */
+  withheld: string[];
 }
 
 /**
@@ -53,13 +59,29 @@ export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
     args = ['mcp', ...profileArgs];
   }
   const written: Record<string, string> = {};
+  const withheld: string[] = [];
   for (const name of PLAIN_VARIABLES) {
     const value = env[name];
     if (value === undefined || value.trim() === '') continue;
-    written[name] = name === 'PAPO_HOME' ? papoHome(env) : value;
+    if (name === 'PAPO_SIGNAL' && !plainSignalAddress(value)) withheld.push(name);
+    else written[name] = name === 'PAPO_HOME' ? papoHome(env) : value;
   }
-  const passEnv = PASSED_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
-  return { name: 'papo', command, args, env: written, passEnv };
+  const passEnv = [...PASSED_VARIABLES.filter((name) => (env[name] ?? '').trim() !== ''), ...withheld];
+  return { name: 'papo', command, args, env: written, passEnv, withheld };
+}
+
+/**
+ * Is this PAPO_SIGNAL fit to be written: an address papo reads, with no token in its fragment and
+ * no query at all (the server reads ?token=, and papo cannot tell which other parameter a proxy in
+ * front of it takes as a secret)? A pin is no secret. One papo cannot read is not written either.
+ */
+function plainSignalAddress(value: string): boolean {
+  try {
+    const address = parseSignalAddress(value, 'PAPO_SIGNAL');
+    return address.token === undefined && new URL(address.url).search === '';
+  } catch {
+    return false;
+  }
 }
 
 /** Splits a command line on blanks, honouring '...' and "..." quotes and backslash escapes. */

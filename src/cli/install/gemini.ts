@@ -11,15 +11,18 @@
 //   environment: secrets are written as such references, never as values.
 // - It starts stdio servers only in a trusted folder: the person trusts the project folder when
 //   Gemini CLI asks (papo install says so and trusts nothing itself).
-// `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, so a
-// PAPO_INSTALL_COMMAND with options of its own (docker run -i --rm -e ...) is written into the file
+// `gemini mcp add` parses the options it knows (-e, -s, -t, -d, -H...) even after the command, and
+// cuts a -e value at its second "=", so a PAPO_INSTALL_COMMAND with options of its own (docker run
+// -i --rm -e ...), or a value with "=" in it (an address with #pin=), is written into the file
 // directly instead, the same entry.
+// In scope project the file is the checkout's, and Gemini CLI writes through a link planted there
+// (measured: `.gemini/settings.json -> ~/.docker/config.json` was overwritten): papo install refuses
+// a link before it runs gemini mcp add or writes the file itself (config-file.ts, ADR 0094).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../../client/errors.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
-import { writeAtomically } from './config-file.js';
+import { checkConfigPath, readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
 
@@ -50,9 +53,17 @@ export function geminiSettingsFile(target: Pick<InstallTarget, 'scope' | 'cwd' |
 const ADD_OPTIONS =
   /^-(d|s|t|e|H|h|-debug|-scope|-transport|-type|-env|-header|-timeout|-trust|-description|-include-tools|-exclude-tools|-help)(=|$)/;
 
-/** Can `gemini mcp add` carry this command line as it is? */
-function addCarries(entry: McpEntry): boolean {
-  return ![entry.command, ...entry.args].some((word) => ADD_OPTIONS.test(word));
+/**
+ * Can `gemini mcp add` carry this entry as it is? Not a command line with options of its own, nor
+ * a value with a second "=": `-e K=V` keeps V only up to it (measured with 0.61.0: PAPO_SIGNAL
+ * `wss://host/#pin=sha256/…` became `wss://host/#pin`).
+ */
+function addCarries(entry: McpEntry, scope: string): boolean {
+  const env = (geminiEntry(entry, scope).env ?? {}) as Record<string, string>;
+  return (
+    ![entry.command, ...entry.args].some((word) => ADD_OPTIONS.test(word)) &&
+    !Object.values(env).some((value) => value.includes('='))
+  );
 }
 
 function addArgs(entry: McpEntry, scope: string): string[] {
@@ -73,13 +84,10 @@ function addArgs(entry: McpEntry, scope: string): string[] {
 }
 
 /** Writes papo's entry into `file`, keeping every other key and the file's mode; atomic. */
-function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarget['t']): void {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+function writeEntry(file: string, entry: Record<string, unknown>, target: InstallTarget): void {
+  const { t } = target;
+  const read = readConfigFile(file, target);
+  const text = read?.text ?? '';
   let settings: Record<string, unknown> = {};
   if (text.trim() !== '') {
     try {
@@ -95,7 +103,7 @@ function writeEntry(file: string, entry: Record<string, unknown>, t: InstallTarg
     ...(typeof servers === 'object' && servers !== null ? servers : {}),
     papo: entry,
   };
-  writeAtomically(file, `${JSON.stringify(settings, null, 2)}\n`);
+  writeConfigFile(file, `${JSON.stringify(settings, null, 2)}\n`, read?.mode ?? 0o600, target);
 }
 
 export const gemini: AgentClient = {
@@ -112,13 +120,15 @@ export const gemini: AgentClient = {
     return [`# ${geminiSettingsFile(target)}`, JSON.stringify(json, null, 2)];
   },
   byHand(entry, target) {
-    if (!addCarries(entry)) return this.print(entry, target);
+    if (!addCarries(entry, target.scope)) return this.print(entry, target);
     return [`  ${['gemini', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`];
   },
   install(entry, target, exe) {
     const { t, scope } = target;
     const file = geminiSettingsFile(target);
-    if (addCarries(entry)) {
+    if (addCarries(entry, scope)) {
+      // The client's own file: the person's in scope user, the checkout's in scope project.
+      if (scope === 'project') checkConfigPath(file, target);
       const result = spawnSync(exe, addArgs(entry, scope), {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: target.env,
@@ -130,7 +140,7 @@ export const gemini: AgentClient = {
           t.geminiFailed(result.error ? result.error.message : `exit ${result.status ?? result.signal}`),
         );
     } else {
-      writeEntry(file, geminiEntry(entry, scope), t);
+      writeEntry(file, geminiEntry(entry, scope), target);
     }
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.geminiHomeNote(entry.env.PAPO_HOME)] : [];

@@ -11,14 +11,15 @@
 // papo's calls ("auto-rejecting"): papo's five tools, and only they, are allowed by name.
 // The file is rewritten whole (every other key kept, in order), atomically, with its mode; a file
 // that is not plain JSON (JSONC comments) is left alone, with an error saying what to add by hand.
-import { readFileSync, statSync } from 'node:fs';
+// In scope project the file is the checkout's: read and written without following a link
+// (config-file.ts, ADR 0094).
+import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { messageOf } from '../../client/errors.js';
 import { TOOL_NAMES } from '../../mcp/tool-list.js';
-import type { Messages } from '../i18n.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
-import { writeAtomically } from './config-file.js';
+import { type ConfigText, readConfigFile, writeConfigFile } from './config-file.js';
 import type { McpEntry } from './entry.js';
 import { commandLine, registrationIn, upwards } from './registration.js';
 
@@ -30,19 +31,23 @@ export const OPENCODE_TOOL_NAMES = TOOL_NAMES.map((name) => `papo_${name}`);
 
 type JsonObject = Record<string, unknown>;
 
-/** The configuration file of `scope`: the .jsonc when it exists, else the .json (created if missing). */
+/**
+ * The configuration file of `scope`: the .jsonc when there is one (a link named so counts, and is
+ * then refused rather than passed over), else the .json (created if missing).
+ */
 export function opencodeConfigFile(target: Pick<InstallTarget, 'scope' | 'cwd' | 'env'>): string {
   const dir =
     target.scope === 'user'
       ? join(target.env.XDG_CONFIG_HOME || join(target.env.HOME || homedir(), '.config'), 'opencode')
       : target.cwd;
   const jsonc = join(dir, 'opencode.jsonc');
-  return exists(jsonc) ? jsonc : join(dir, 'opencode.json');
+  return isThere(jsonc) ? jsonc : join(dir, 'opencode.json');
 }
 
-function exists(path: string): boolean {
+function isThere(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    lstatSync(path);
+    return true;
   } catch {
     return false;
   }
@@ -85,15 +90,19 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function readConfig(file: string, t: Messages): { config: JsonObject; exists: boolean } {
-  let text: string;
+function readConfig(file: string, target: InstallTarget): { config: JsonObject; read: ConfigText | null } {
+  const { t } = target;
+  let read: ConfigText | null;
   try {
-    text = readFileSync(file, 'utf8');
+    read = readConfigFile(file, target);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, exists: false };
-    throw new Error(t.opencodeUnreadable(file, messageOf(err)));
+    // A link refused is said as such; a file the system cannot read, with the system's reason.
+    if (err instanceof Error && 'errno' in err) throw new Error(t.opencodeUnreadable(file, messageOf(err)));
+    throw err;
   }
-  if (text.trim() === '') return { config: {}, exists: true };
+  if (read === null) return { config: {}, read };
+  const { text } = read;
+  if (text.trim() === '') return { config: {}, read };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -101,7 +110,7 @@ function readConfig(file: string, t: Messages): { config: JsonObject; exists: bo
     throw new Error(t.opencodeNotJson(file));
   }
   if (!isObject(parsed)) throw new Error(t.opencodeNotJson(file));
-  return { config: parsed, exists: true };
+  return { config: parsed, read };
 }
 
 export const opencode: AgentClient = {
@@ -128,9 +137,10 @@ export const opencode: AgentClient = {
   install(entry, target) {
     const { t, scope } = target;
     const file = opencodeConfigFile(target);
-    const { config, exists } = readConfig(file, t);
-    const base = !exists ? { $schema: 'https://opencode.ai/config.json', ...config } : config;
-    writeAtomically(file, `${JSON.stringify(withPapo(base, entry, scope), null, 2)}\n`);
+    const { config, read } = readConfig(file, target);
+    const base = read === null ? { $schema: 'https://opencode.ai/config.json', ...config } : config;
+    const text = `${JSON.stringify(withPapo(base, entry, scope), null, 2)}\n`;
+    writeConfigFile(file, text, read?.mode ?? 0o600, target);
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME
         ? [t.installHomeNoteFor('opencode', entry.env.PAPO_HOME)]
@@ -139,6 +149,7 @@ export const opencode: AgentClient = {
       t.installedIn('opencode', scope, file),
       t.opencodeAllowed(OPENCODE_TOOL_NAMES.join(', ')),
       t.installTimeout(OPENCODE_TOOL_TIMEOUT_MS / 1000),
+      ...(entry.withheld.length > 0 ? [t.installWithheld('opencode', entry.withheld)] : []),
       ...homeNote,
       t.installOpen('opencode', 'opencode'),
     ];

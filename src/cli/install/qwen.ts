@@ -9,10 +9,14 @@
 //   - Qwen Code passes its whole environment to the servers it starts (no variable dropped, whatever
 //     its name), so secrets need no mention; its "$NAME" expansion of settings would leave the text
 //     "$NAME" in place when the variable is not set, so none is written.
+// In scope project the settings are the checkout's, and qwen mcp add writes through a link planted
+// there (measured: `.qwen -> ~/.docker` got a settings.json): papo install refuses a link before it
+// runs qwen mcp add (config-file.ts, ADR 0094).
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient, InstallTarget } from './agent-client.js';
+import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
 
@@ -75,6 +79,7 @@ export const qwen: AgentClient = {
   },
   install(entry, target, exe) {
     const { t, scope } = target;
+    if (scope === 'project') checkConfigPath(qwenSettingsFile(target), target);
     const result = spawnSync(exe, addArgs(entry, scope), {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: target.env,
@@ -93,6 +98,7 @@ export const qwen: AgentClient = {
       t.installedIn('Qwen Code', scope, qwenSettingsFile(target)),
       t.qwenTrusted,
       t.installTimeout(QWEN_TOOL_TIMEOUT_MS / 1000),
+      ...(entry.withheld.length > 0 ? [t.installWithheld('Qwen Code', entry.withheld)] : []),
       ...homeNote,
       t.installOpen('Qwen Code', 'qwen'),
     ];

@@ -22,6 +22,9 @@ export const STUN_ATTR = {
   nonce: 0x0015,
   relayed: 0x0016,
   transport: 0x0019,
+  integritySha256: 0x001c,
+  passwordAlgorithm: 0x001d,
+  userhash: 0x001e,
   mapped: 0x0020,
 } as const;
 
@@ -56,9 +59,14 @@ export function stunMessage(
   return Buffer.concat([unsigned, stunAttr(STUN_ATTR.integrity, mac)]);
 }
 
-/** The long-term credential's key (RFC 8489 §9.2.2): MD5(username ":" realm ":" password). */
-export function longTermKey(username: string, realm: string, password: string): Buffer {
-  return createHash('md5').update(`${username}:${realm}:${password}`).digest();
+/**
+ * The long-term credential's key (RFC 8489 §9.2.2): MD5(username ":" realm ":" password), or
+ * SHA-256 of the same when PASSWORD-ALGORITHM says so (§18.5).
+ */
+export function longTermKey(username: string, realm: string, password: string, sha256 = false): Buffer {
+  return createHash(sha256 ? 'sha256' : 'md5')
+    .update(`${username}:${realm}:${password}`, 'utf8')
+    .digest();
 }
 
 /** Does this datagram or frame look like a STUN message (not channel data)? */
@@ -68,13 +76,28 @@ export function isStun(buf: Buffer): boolean {
 
 /** The value of the first attribute of `type`, or undefined. */
 export function stunAttribute(message: Buffer, type: number): Buffer | undefined {
+  return findStunAttribute(message, (t) => t === type)?.value;
+}
+
+/** An attribute of a message: its type, where it starts (its header), and its value. */
+export interface FoundAttribute {
+  type: number;
+  at: number;
+  value: Buffer;
+}
+
+/** The first attribute whose type passes `wanted`, or undefined (also for a cut-off message). */
+export function findStunAttribute(
+  message: Buffer,
+  wanted: (type: number) => boolean,
+): FoundAttribute | undefined {
   const end = Math.min(message.length, 20 + message.readUInt16BE(2));
   let at = 20;
   while (at + 4 <= end) {
-    const t = message.readUInt16BE(at);
+    const type = message.readUInt16BE(at);
     const length = message.readUInt16BE(at + 2);
     if (at + 4 + length > end) return undefined;
-    if (t === type) return message.subarray(at + 4, at + 4 + length);
+    if (wanted(type)) return { type, at, value: message.subarray(at + 4, at + 4 + length) };
     at += 4 + ((length + 3) & ~3);
   }
   return undefined;

@@ -15,6 +15,10 @@
 // with the long-term credential (RFC 8489 §9.2: key = MD5(username ":" realm ":" password)),
 // again with a fresh nonce if the server says 438. Nothing else in the messages is changed.
 //
+// Its port on 127.0.0.1 is open to every user of the machine: only a source that signs with the
+// credential the agent was given gets a socket of its own, at most MAX_FLOWS of them, and the
+// agent's first, unsigned request is answered here (turn-gate.ts, ADR 0096).
+//
 // A transport process that is killed (frozen, ADR 0057) cannot do this. So each allocation is also
 // told to the member's process as a TurnGrant (the allocation's client port, its server and the
 // long-term key), and when the transport dies without closing, the member's process binds the
@@ -33,15 +37,19 @@ import {
   stunAttribute,
   stunMessage,
 } from './stun-message.js';
+import {
+  FlowTable,
+  type GatedFlow,
+  REALM_WAIT_MS,
+  realmRequest,
+  sendOrDrop,
+  sweepVerdict,
+} from './turn-gate.js';
 
 /** How long a release waits for the server's answer to each Refresh (sent at most twice). */
 const RELEASE_WAIT_MS = 500;
-/** Agent sockets served at once: a room is a few links; anything past this is not papo's agent. */
-const MAX_FLOWS = 256;
-/** A flow with no allocation (refused, unreachable server) and no traffic this long is closed. */
-const IDLE_FLOW_MS = 30_000;
-/** Credentials remembered (a REST credential changes with each step: ADR 0058). */
-const MAX_PASSWORDS = 16;
+/** Datagrams from the agent kept while a flow's socket connects; past it, dropped (UDP). */
+const MAX_PENDING = 16;
 
 /**
  * One allocation, as the member's process keeps it to give it back if the transport process that
@@ -64,19 +72,13 @@ export interface TurnGrant {
 /** What a relay tells of its allocations: one granted, or one given back or forgotten. */
 export type GrantEvent = { granted: TurnGrant } | { gone: string };
 
-interface Flow {
+interface Flow extends GatedFlow {
   upstream: UdpSocket;
   agentAddress: string;
   agentPort: number;
   username?: string;
   realm?: string;
   nonce?: string;
-  /** "ip:port" of the allocation's relayed address, once the server granted it. */
-  relayed?: string | undefined;
-  /** When the server granted it (ms since the epoch). */
-  relayedAt?: number;
-  /** The last datagram either way (ms since the epoch). */
-  lastSeen: number;
   /** Datagrams from the agent while the upstream socket connects; undefined once connected. */
   pending?: Buffer[] | undefined;
   /** Set while a release waits for the server: the answer is not for the agent. */
@@ -87,12 +89,23 @@ export class TurnReleaseRelay {
   readonly host: string;
   readonly port: number;
   readonly localPort: number;
-  /** Long-term passwords by username (REST credentials change with each step: ADR 0058). */
-  readonly #passwords = new Map<string, string>();
   readonly #agentSide: UdpSocket;
-  readonly #flows = new Map<string, Flow>();
+  /**
+   * Agent sockets served, behind the gate that lets in only the credential's holders (ADR 0096),
+   * least recently active first; one pushed out past the cap is given back.
+   */
+  readonly #flows = new FlowTable<Flow>({
+    open: (key, address, port) => this.#open(key, address, port),
+    evict: (flow) => this.#evicted(flow),
+    reply: (answer, port, address) => sendOrDrop(this.#agentSide, answer, port, address),
+    askRealm: () => this.#learnRealm(),
+  });
+  /** Who may open a flow, and the credentials given to the agent (ADR 0096). */
+  readonly #gate = this.#flows.gate;
   readonly #log: Log;
   readonly #onGrant: (event: GrantEvent) => void;
+  /** Ends the question to the server about its realm, while one is out. */
+  #asking: (() => void) | undefined;
   #closed = false;
 
   private constructor(
@@ -109,6 +122,7 @@ export class TurnReleaseRelay {
     this.#onGrant = onGrant;
     this.localPort = socket.address().port;
     socket.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
+    this.#learnRealm();
   }
 
   /** A relay on 127.0.0.1 for the TURN server host:port. */
@@ -127,14 +141,9 @@ export class TurnReleaseRelay {
     );
   }
 
-  /** The credential the agent is given for this server (to sign the Refresh that ends it). */
+  /** The credential the agent is given for this server (to admit it, and to sign the Refresh that ends it). */
   remember(username: string, password: string): void {
-    this.#passwords.delete(username);
-    this.#passwords.set(username, password);
-    if (this.#passwords.size > MAX_PASSWORDS) {
-      const oldest = this.#passwords.keys().next().value;
-      if (oldest !== undefined) this.#passwords.delete(oldest);
-    }
+    this.#gate.remember(username, password);
   }
 
   /** Allocations granted through this relay and not given back (for tests and status). */
@@ -152,34 +161,27 @@ export class TurnReleaseRelay {
     const wanted = new Set(relayed);
     if (wanted.size === 0) return;
     const done: Promise<void>[] = [];
-    for (const [key, flow] of this.#flows) {
+    for (const flow of [...this.#flows.values()]) {
       if (flow.relayed === undefined || !wanted.has(flow.relayed)) continue;
-      this.#flows.delete(key);
-      this.#onGrant({ gone: flow.relayed });
-      done.push(this.#deallocate(flow).finally(() => flow.upstream.close()));
+      this.#flows.delete(flow);
+      done.push(this.#giveBack(flow));
     }
     await Promise.all(done);
   }
 
   /**
    * Gives back allocations older than `minAgeMs` that no live link claims: those of a link closed
-   * while its Allocate was in flight, which never got to name them with a candidate.
+   * while its Allocate was in flight, which never got to name them with a candidate. Forgets
+   * flows with no allocation and no traffic for IDLE_FLOW_MS (as of `now`).
    */
-  sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
-    const now = Date.now();
+  sweep(inUse: ReadonlySet<string>, minAgeMs: number, now: number = Date.now()): Promise<void> {
     const orphans: string[] = [];
-    for (const [key, flow] of this.#flows) {
-      const { relayed, relayedAt } = flow;
-      if (
-        relayed !== undefined &&
-        relayedAt !== undefined &&
-        now - relayedAt >= minAgeMs &&
-        !inUse.has(relayed)
-      )
-        orphans.push(relayed);
-      else if (relayed === undefined && now - flow.lastSeen >= IDLE_FLOW_MS) {
+    for (const flow of [...this.#flows.values()]) {
+      const verdict = sweepVerdict(flow, inUse, minAgeMs, now);
+      if (verdict === 'orphan' && flow.relayed !== undefined) orphans.push(flow.relayed);
+      else if (verdict === 'idle') {
         // No allocation to give back (refused, or a server that never answered): just forget it.
-        this.#flows.delete(key);
+        this.#flows.delete(flow);
         flow.upstream.close();
       }
     }
@@ -193,45 +195,90 @@ export class TurnReleaseRelay {
       flow.upstream.close();
     }
     this.#flows.clear();
+    this.#asking?.();
     this.#agentSide.close();
   }
 
   #fromAgent(datagram: Buffer, address: string, port: number): void {
     if (this.#closed) return;
-    const key = `${address}:${port}`;
-    let flow = this.#flows.get(key);
-    if (flow === undefined) {
-      if (this.#flows.size >= MAX_FLOWS) return;
-      const upstream = createSocket(isIP(this.host) === 6 ? 'udp6' : 'udp4');
-      const created: Flow = { upstream, agentAddress: address, agentPort: port, lastSeen: 0, pending: [] };
-      flow = created;
-      this.#flows.set(key, created);
-      upstream.on('error', (err) => this.#log(`TURN relay to ${this.host}:${this.port}: ${err.message}`));
-      upstream.on('message', (message) => this.#fromServer(created, message));
-      // Connected: the kernel drops datagrams from anyone but the TURN server.
-      upstream.connect(this.port, this.host, () => {
-        const queued = created.pending ?? [];
-        created.pending = undefined;
-        for (const d of queued) this.#send(created, d);
-      });
-    }
-    flow.lastSeen = Date.now();
+    const flow = this.#flows.route(datagram, address, port);
+    if (flow === undefined) return;
     this.#sniffRequest(flow, datagram);
-    if (flow.pending !== undefined) flow.pending.push(datagram);
-    else this.#send(flow, datagram);
+    if (flow.pending === undefined) sendOrDrop(flow.upstream, datagram);
+    else if (flow.pending.length < MAX_PENDING) flow.pending.push(datagram);
   }
 
-  #send(flow: Flow, datagram: Buffer): void {
-    try {
-      flow.upstream.send(datagram);
-    } catch {
-      // not connected yet, or closed: the agent retransmits
-    }
+  /** A flow for the agent socket `key`, on a socket of its own "connected" to the server. */
+  #open(key: string, address: string, port: number): Flow {
+    const upstream = this.#connect(
+      (message) => this.#fromServer(flow, message),
+      () => {
+        const queued = flow.pending ?? [];
+        flow.pending = undefined;
+        for (const d of queued) sendOrDrop(upstream, d);
+      },
+    );
+    const flow: Flow = { key, upstream, agentAddress: address, agentPort: port, lastSeen: 0, pending: [] };
+    return flow;
+  }
+
+  /**
+   * A UDP socket "connected" to the server (the kernel drops datagrams from anyone else), that
+   * hands what the server sends to `onMessage`, and calls `onConnect` once it can send.
+   */
+  #connect(onMessage: (message: Buffer) => void, onConnect: () => void): UdpSocket {
+    const upstream = createSocket(isIP(this.host) === 6 ? 'udp6' : 'udp4');
+    upstream.on('error', (err) => this.#log(`TURN relay to ${this.host}:${this.port}: ${err.message}`));
+    upstream.on('message', onMessage);
+    upstream.connect(this.port, this.host, onConnect);
+    return upstream;
+  }
+
+  /**
+   * Asks the server its realm with an unsigned Allocate of the relay's own (the gate answers the
+   * agent's first request with it: turn-gate.ts), unless a question is out already.
+   */
+  #learnRealm(): void {
+    if (this.#closed || this.#asking !== undefined || this.#gate.knowsRealm) return;
+    const request = realmRequest();
+    let open = true;
+    // Ends the question: at the answer, or after REALM_WAIT_MS (one question at a time, so a flood
+    // of unsigned requests does not make one each), or when the relay closes.
+    const done = () => {
+      if (!open) return;
+      open = false;
+      clearTimeout(timer);
+      if (this.#asking === done) this.#asking = undefined;
+      socket.close();
+    };
+    const socket = this.#connect(
+      (message) => {
+        this.#gate.heard(message);
+        if (this.#gate.knowsRealm) done();
+      },
+      () => sendOrDrop(socket, request),
+    );
+    const timer = setTimeout(done, REALM_WAIT_MS);
+    timer.unref();
+    this.#asking = done;
+  }
+
+  /** A flow pushed out by newer ones (FlowTable): its allocation, if any, is given back. */
+  #evicted(flow: Flow): void {
+    if (flow.relayed === undefined) flow.upstream.close();
+    else void this.#giveBack(flow);
+  }
+
+  /** Tells the allocation gone, sends the Refresh with LIFETIME 0, then closes the flow's socket. */
+  #giveBack(flow: Flow): Promise<void> {
+    if (flow.relayed !== undefined) this.#onGrant({ gone: flow.relayed });
+    return this.#deallocate(flow).finally(() => flow.upstream.close());
   }
 
   #fromServer(flow: Flow, message: Buffer): void {
     if (this.#closed) return;
-    flow.lastSeen = Date.now();
+    this.#flows.seen(flow);
+    this.#gate.heard(message);
     if (flow.releasing !== undefined && isStun(message)) {
       flow.releasing(message);
       return;
@@ -243,11 +290,7 @@ export class TurnReleaseRelay {
       flow.relayedAt = Date.now();
       this.#tellGrant(flow, relayed);
     }
-    try {
-      this.#agentSide.send(message, flow.agentPort, flow.agentAddress);
-    } catch {
-      // closed meanwhile
-    }
+    sendOrDrop(this.#agentSide, message, flow.agentPort, flow.agentAddress);
   }
 
   /** Keeps what the agent's authenticated Allocate and Refresh requests carry. */
@@ -267,7 +310,7 @@ export class TurnReleaseRelay {
   /** Tells the member's process of an allocation it may have to give back itself. */
   #tellGrant(flow: Flow, relayed: string): void {
     const { username, realm, nonce } = flow;
-    const password = username === undefined ? undefined : this.#passwords.get(username);
+    const password = username === undefined ? undefined : this.#gate.password(username);
     if (username === undefined || realm === undefined || nonce === undefined || password === undefined)
       return;
     let localPort: number;
@@ -284,7 +327,7 @@ export class TurnReleaseRelay {
 
   async #deallocate(flow: Flow): Promise<void> {
     const { username, realm, nonce } = flow;
-    const password = username === undefined ? undefined : this.#passwords.get(username);
+    const password = username === undefined ? undefined : this.#gate.password(username);
     if (username === undefined || realm === undefined || nonce === undefined || password === undefined)
       return;
     await giveBack((message) => this.#request(flow, message), {
@@ -306,7 +349,7 @@ export class TurnReleaseRelay {
       flow.releasing = (answer) => {
         if (answer.subarray(8, 20).equals(message.subarray(8, 20))) finish(answer);
       };
-      this.#send(flow, message);
+      sendOrDrop(flow.upstream, message);
     });
   }
 }

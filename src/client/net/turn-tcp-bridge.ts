@@ -7,6 +7,9 @@
 // connection per agent socket to the real TURN server (RFC 5766 §2.1: TURN over TCP is the same
 // messages on a stream). The server sees an ordinary TCP client; credentials and
 // MESSAGE-INTEGRITY are untouched, since they do not cover transport addresses. See ADR 0054.
+// Its port on 127.0.0.1 is open to every user of the machine: a stream is opened only for a source
+// that signs with the credential the agent was given, at most MAX_FLOWS of them, and a stream
+// holds at most MAX_BUFFERED_BYTES unsent (turn-gate.ts, ADR 0096).
 import type { Socket as UdpSocket } from 'node:dgram';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { rootCertificates, type TLSSocket, connect as tlsConnect } from 'node:tls';
@@ -16,6 +19,14 @@ import { bareHost } from '../hosts.js';
 import { type Log, type LogTarget, toLog } from '../log.js';
 import { type IceConfig, parseIceUrl } from './ice-config.js';
 import { pinVerdict, tlsOptions } from './tls-pin.js';
+import {
+  FlowTable,
+  type GatedFlow,
+  REALM_WAIT_MS,
+  realmRequest,
+  sendOrDrop,
+  sweepVerdict,
+} from './turn-gate.js';
 import { allocatedAddress, bindAgentSocket, type GrantEvent, TurnReleaseRelay } from './turn-release.js';
 
 export interface TurnBridgeTarget {
@@ -34,15 +45,37 @@ export interface TurnBridgeTarget {
 
 /** Longest TURN message or ChannelData frame we accept from the server (they fit a datagram). */
 const MAX_FRAME = 65_535 + 20;
+/**
+ * Bytes a stream may hold unsent (while it connects, or the server reads slowly); a datagram that
+ * would wait behind more is dropped, as UDP would drop it, rather than buffered without bound.
+ */
+export const MAX_BUFFERED_BYTES = 256 * 1024;
+
+/** One agent socket's stream to the TURN server (ADR 0054), and the allocation it carries. */
+interface Stream extends GatedFlow {
+  /** Its allocation (GatedFlow's `relayed`) lives as long as this connection (RFC 6062 §4). */
+  socket: Socket;
+}
 
 export class TurnTcpBridge {
   readonly target: TurnBridgeTarget;
   readonly localPort: number;
   readonly #udp: UdpSocket;
-  readonly #streams = new Map<string, Socket>();
-  /** The stream behind each allocation it carried: "ip:port" relayed -> stream, and since when. */
-  readonly #allocations = new Map<string, { stream: Socket; at: number }>();
+  /**
+   * Agent sockets served, behind the gate that lets in only the credential's holders (ADR 0096),
+   * least recently active first; one pushed out past the cap is closed.
+   */
+  readonly #streams = new FlowTable<Stream>({
+    open: (key, address, port) => this.#open(key, address, port),
+    evict: (stream) => stream.socket.destroy(),
+    reply: (answer, port, address) => sendOrDrop(this.#udp, answer, port, address),
+    askRealm: () => this.#learnRealm(),
+  });
+  /** Who may open a stream, and the credentials given to the agent (ADR 0096). */
+  readonly #gate = this.#streams.gate;
   readonly #log: Log;
+  /** The stream asking the server its realm, while a question is out. */
+  #asking: Socket | undefined;
   #closed = false;
 
   private constructor(target: TurnBridgeTarget, udp: UdpSocket, log: LogTarget) {
@@ -51,28 +84,68 @@ export class TurnTcpBridge {
     this.#log = toLog(log);
     this.localPort = udp.address().port;
     udp.on('message', (datagram, from) => this.#fromAgent(datagram, from.address, from.port));
+    this.#learnRealm();
   }
 
   static async open(target: TurnBridgeTarget, log: LogTarget = () => {}): Promise<TurnTcpBridge> {
     return new TurnTcpBridge(target, await bindAgentSocket(toLog(log).child('TURN bridge: ')), log);
   }
 
+  /** The credential the agent is given for this server: a stream is opened only for a source that signs with it. */
+  remember(username: string, password: string): void {
+    this.#gate.remember(username, password);
+  }
+
   /** A datagram from the ICE agent: onto its stream to the TURN server (opened on first use). */
   #fromAgent(datagram: Buffer, address: string, port: number): void {
     if (this.#closed || datagram.length < 4) return;
-    const key = `${address}:${port}`;
-    let stream = this.#streams.get(key);
-    if (stream === undefined) {
-      stream = this.#connect(key, address, port);
-      this.#streams.set(key, stream);
-    }
+    const stream = this.#streams.route(datagram, address, port);
+    if (stream === undefined) return;
     // Over a stream, ChannelData is padded to a multiple of 4 bytes (RFC 5766 §11.5); STUN
     // messages always are.
     const pad = isChannelData(datagram) ? (4 - (datagram.length % 4)) % 4 : 0;
-    stream.write(pad === 0 ? datagram : Buffer.concat([datagram, Buffer.alloc(pad)]));
+    if (stream.socket.writableLength + datagram.length + pad > MAX_BUFFERED_BYTES) return;
+    stream.socket.write(pad === 0 ? datagram : Buffer.concat([datagram, Buffer.alloc(pad)]));
   }
 
-  #connect(key: string, agentAddress: string, agentPort: number): Socket {
+  /** The stream for the agent socket `key`: what the server sends goes back to that socket. */
+  #open(key: string, agentAddress: string, agentPort: number): Stream {
+    const socket = this.#connect((message) => {
+      this.#streams.seen(stream);
+      const relayed = allocatedAddress(message);
+      if (relayed !== undefined) {
+        stream.relayed = relayed;
+        stream.relayedAt = Date.now();
+      }
+      sendOrDrop(this.#udp, message, agentPort, agentAddress);
+    });
+    const stream: Stream = { key, socket, lastSeen: 0 };
+    socket.on('close', () => this.#streams.delete(stream));
+    return stream;
+  }
+
+  /**
+   * Asks the server its realm with an unsigned Allocate of the bridge's own, on a stream of its own
+   * (the gate answers the agent's first request with it: turn-gate.ts), unless a question is out.
+   */
+  #learnRealm(): void {
+    if (this.#closed || this.#asking !== undefined || this.#gate.knowsRealm) return;
+    const socket = this.#connect(() => {
+      if (this.#gate.knowsRealm) socket.destroy();
+    });
+    // One question at a time, and no sooner than REALM_WAIT_MS after the last, answered or not: a
+    // server that refuses connections is not dialled again for every datagram a flood sends.
+    const timer = setTimeout(() => {
+      socket.destroy();
+      if (this.#asking === socket) this.#asking = undefined;
+    }, REALM_WAIT_MS);
+    timer.unref();
+    socket.write(realmRequest());
+    this.#asking = socket;
+  }
+
+  /** A stream to the server whose every frame is heard by the gate, then handed to `deliver`. */
+  #connect(deliver: (message: Buffer) => void): Socket {
     const { host, port, tls, ca, pin } = this.target;
     const stream = tls
       ? tlsConnect({
@@ -103,20 +176,20 @@ export class TurnTcpBridge {
           return;
         }
         const message = pending.subarray(0, frame.length);
-        const relayed = allocatedAddress(message);
-        if (relayed !== undefined) this.#allocations.set(relayed, { stream, at: Date.now() });
-        this.#udp.send(message, agentPort, agentAddress);
+        this.#gate.heard(message);
+        deliver(message);
         pending = pending.subarray(frame.consumed);
       }
     });
-    const forget = () => {
-      if (this.#streams.get(key) === stream) this.#streams.delete(key);
-      for (const [relayed, a] of this.#allocations)
-        if (a.stream === stream) this.#allocations.delete(relayed);
-    };
     stream.on('error', (err) => this.#log(`TURN bridge to ${host}:${port}: ${err.message}`));
-    stream.on('close', forget);
     return stream;
+  }
+
+  /** Bytes waiting in the streams to the server, at most MAX_BUFFERED_BYTES a stream (for tests and status). */
+  queued(): number {
+    let n = 0;
+    for (const stream of this.#streams.values()) n += stream.socket.writableLength;
+    return n;
   }
 
   /**
@@ -124,21 +197,26 @@ export class TurnTcpBridge {
    * its connection (RFC 6062 §4), so closing the stream gives it back at once (ADR 0058).
    */
   release(relayed: Iterable<string>): void {
-    for (const address of relayed) this.#allocations.get(address)?.stream.destroy();
+    const wanted = new Set(relayed);
+    for (const stream of [...this.#streams.values()])
+      if (stream.relayed !== undefined && wanted.has(stream.relayed)) stream.socket.destroy();
   }
 
-  /** Ends allocations older than `minAgeMs` that no live link claims (see TurnReleaseRelay.sweep). */
-  sweep(inUse: ReadonlySet<string>, minAgeMs: number): void {
-    const now = Date.now();
-    const orphans = [...this.#allocations].filter(([r, a]) => now - a.at >= minAgeMs && !inUse.has(r));
-    this.release(orphans.map(([r]) => r));
+  /**
+   * Ends allocations older than `minAgeMs` that no live link claims (see TurnReleaseRelay.sweep),
+   * and streams with no allocation and no traffic for IDLE_FLOW_MS (as of `now`).
+   */
+  sweep(inUse: ReadonlySet<string>, minAgeMs: number, now: number = Date.now()): void {
+    for (const stream of [...this.#streams.values()])
+      if (sweepVerdict(stream, inUse, minAgeMs, now) !== 'keep') stream.socket.destroy();
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const stream of this.#streams.values()) stream.destroy();
+    for (const stream of this.#streams.values()) stream.socket.destroy();
     this.#streams.clear();
+    this.#asking?.destroy();
     this.#udp.close();
   }
 }
@@ -268,11 +346,11 @@ export class TurnBridges {
 
   /**
    * Gives back allocations that no live link claims after `minAgeMs` (a link closed while its
-   * Allocate was in flight never names its allocation).
+   * Allocate was in flight never names its allocation), and closes flows idle with none (as of `now`).
    */
-  async sweep(inUse: ReadonlySet<string>, minAgeMs: number): Promise<void> {
-    for (const bridge of this.#ready.values()) bridge.sweep(inUse, minAgeMs);
-    await Promise.all([...this.#readyRelays.values()].map((r) => r.sweep(inUse, minAgeMs)));
+  async sweep(inUse: ReadonlySet<string>, minAgeMs: number, now: number = Date.now()): Promise<void> {
+    for (const bridge of this.#ready.values()) bridge.sweep(inUse, minAgeMs, now);
+    await Promise.all([...this.#readyRelays.values()].map((r) => r.sweep(inUse, minAgeMs, now)));
   }
 
   /**
@@ -303,7 +381,12 @@ export class TurnBridges {
           continue;
         }
         const bridge = this.#ready.get(targetKey(target));
-        if (bridge) urls.push(`turn:127.0.0.1:${bridge.localPort}?transport=udp`);
+        if (!bridge) continue;
+        // TURN needs a credential (toNativeIceServers skips a server without one); the bridge
+        // opens a stream only for a source that signs with it (ADR 0096).
+        if (server.username !== undefined && server.credential !== undefined)
+          bridge.remember(server.username, server.credential);
+        urls.push(`turn:127.0.0.1:${bridge.localPort}?transport=udp`);
       }
       if (urls.length > 0) servers.push({ ...server, urls });
     }

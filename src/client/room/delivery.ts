@@ -62,8 +62,12 @@ export interface Delivery {
   moreAcks(id: string, ms: number): Promise<void>;
   /** Names a queued message is still owed to ([] when none, or nobody is tracked). */
   owedNow(id: string): string[];
-  /** A message for the room or for this member, from a sender that holds its name. */
-  onMsg(msg: Envelope): void;
+  /**
+   * A message for the room or for this member, from a sender that holds its name. When this call
+   * begins to keep it (a new message, stored by an agent's member): the store, true once the
+   * message is on disk, false if it could not be; otherwise undefined.
+   */
+  onMsg(msg: Envelope): Promise<boolean> | undefined;
   /** An ack from `by`, whose key holds its name. */
   onAck(id: string, by: string): void;
   /** A recipient refused message `id` (its inbox is full). */

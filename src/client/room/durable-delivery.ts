@@ -190,20 +190,20 @@ export class DurableDelivery implements Delivery {
     return [...(this.#state.outbox.find((m) => m.id === id)?.owed ?? [])];
   }
 
-  onMsg(msg: Envelope): void {
+  onMsg(msg: Envelope): Promise<boolean> | undefined {
     const host = this.#host;
     const state = this.#state;
-    if (msg.to !== undefined && !sameName(msg.to, host.name)) return;
+    if (msg.to !== undefined && !sameName(msg.to, host.name)) return undefined;
     if (this.#seenIds.has(msg.id)) {
       // Stored before: ack again, so an ack that was lost heals (docs/delivery.md).
       this.#ack(msg.id);
-      return;
+      return undefined;
     }
     const storing = this.#storing.get(msg.id);
     if (storing) {
       // Another copy while the first is being written: its ack waits for the disk too.
       void storing.then((stored) => stored && this.#ack(msg.id));
-      return;
+      return undefined;
     }
     let held = false;
     const store = host
@@ -251,6 +251,7 @@ export class DurableDelivery implements Delivery {
         },
       );
     this.#storing.set(msg.id, store);
+    return store;
   }
 
   #ack(id: string): void {

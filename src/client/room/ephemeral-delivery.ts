@@ -66,7 +66,9 @@ export class EphemeralDelivery implements Delivery {
   }
 
   /** Observed only: never stored, never acked. */
-  onMsg(): void {}
+  onMsg(): undefined {
+    return undefined;
+  }
 
   onAck(id: string, by: string): void {
     const pending = this.#pending.get(id);

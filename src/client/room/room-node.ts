@@ -9,6 +9,7 @@
 //     ephemeral (ephemeral-delivery.ts: never stores, never acks);
 //   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
 //   - hello-answers.ts: when the others' hellos are answered;
+//   - signed-times.ts: which hellos and messages show that their sender is alive (ADR 0093);
 //   - peers-save.ts: when peers.json and names.json are written.
 // What another member can make this one do is bounded (ADR 0062): frames per neighbour per second,
 // members remembered, unread messages kept (past the cap a message is refused, and the sender is
@@ -48,9 +49,10 @@ import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
 import { HelloAnswers } from './hello-answers.js';
 import type { NodeTransport } from './links.js';
-import { KnownNames, NameGuard } from './member-names.js';
+import { KnownNames, MAX_KNOWN_NAMES, NameGuard } from './member-names.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
+import { SignedTimes } from './signed-times.js';
 
 /** Hello and outbox re-send period while connected (30 s: docs/delivery.md, "The rules"). */
 export const HEARTBEAT_MS = 30_000;
@@ -99,7 +101,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   readonly kind: SenderKind;
   readonly ephemeral: boolean;
   /** Frames that did not open, validate or check, by reason (they are dropped, never fatal). */
-  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0 };
+  readonly dropped = { open: 0, invalid: 0, signature: 0, flood: 0, impostor: 0, stale: 0, names: 0 };
 
   #about: string | undefined;
   #codec: FrameCodec;
@@ -114,6 +116,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #presence: Presence;
   /** When the others' hellos are answered (hello-answers.ts). */
   #helloAnswers: HelloAnswers;
+  /** The times we sign, and which of the others' are signs of life (signed-times.ts). */
+  #signedTimes: SignedTimes;
   #waiters = new AckWaiters();
   /** Durable or ephemeral, chosen once (delivery.ts). */
   #delivery: Delivery;
@@ -153,10 +157,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#state = options.state;
     const knownPeers = options.knownPeers ?? {};
     const state = options.state;
+    const known = () => state?.peers ?? knownPeers;
     this.#presence = new Presence({
       self: this.nodeId,
       links: options.transport,
-      known: () => state?.peers ?? knownPeers,
+      known,
       now: () => this.#now(),
       online: (member) => this.emit('online', member),
       offline: (member) => this.emit('offline', member),
@@ -164,7 +169,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#names = options.names ?? new KnownNames();
     this.#person = options.person;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
-    this.#names.claim(this.name, this.kind, this.nodeId);
+    this.#names.own(this.name, this.kind, this.nodeId);
     this.#onClose = options.onClose;
     this.#network =
       options.network ??
@@ -175,6 +180,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       }));
     this.#log = toLog(options.log);
     this.#now = options.now ?? Date.now;
+    this.#signedTimes = new SignedTimes(() => this.#now());
     const clock: Clock = { now: () => this.#now(), after };
     this.#helloAnswers = new HelloAnswers(clock, (resendOutbox) => {
       this.#broadcast(this.#hello());
@@ -193,7 +199,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#nameGuard = new NameGuard(this.#names, {
       now: () => this.#now(),
       held: () => this.#peersSave?.soon(),
+      // The names of members presence knows are not given up for a newcomer's (ADR 0092).
+      spared: (node) => this.#presence.live(node) !== undefined || Object.hasOwn(known(), node),
       refused: (impostor, first) => this.#onImpostor(impostor, first),
+      full: (name, kind, node, first) => this.#onNamesFull(name, kind, node, first),
       mayTell: () => !this.ephemeral && !this.#closed,
       tell: (node, msgId) => this.#tellNameTaken(node, msgId),
     });
@@ -342,7 +351,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       kind: this.kind,
       ...(input.to ? { to: input.to } : {}),
       ...(input.replyTo ? { reply_to: input.replyTo } : {}),
-      ts: this.#now(),
+      ts: this.#signedTimes.next(),
       body,
     };
     // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
@@ -457,6 +466,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onHello(hello: HelloFrame): void {
     if (hello.node === this.nodeId) return;
+    // A hello sealed again later is a copy: it says nothing about who is here now (ADR 0093).
+    if (!this.#signedTimes.fresh(hello.node, hello.ts)) {
+      this.dropped.stale++;
+      this.#log(
+        `dropped a hello of ${shortId(hello.node)} signed at ${hello.ts} (our clock: ${this.#now()}): a copy sealed again, or its clock is more than a minute off`,
+      );
+      return;
+    }
     // An ephemeral hello (a person's say or status) proves a name only if it holds it already:
     // a status run, signed by a throwaway key, must not take its person's name, nor be reported,
     // nor seen as a member; it is still answered, so it learns who is here.
@@ -466,15 +483,18 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         this.#helloAnswers.hello(hello);
         return;
       }
-    } else if (!this.#nameGuard.owns(hello.name, hello.kind, hello.node)) return;
-    // An agent names its person's key: "name (human)" is theirs from now on (a different key
-    // already holding it is not replaced; its frames are judged when they come).
-    if (!hello.ephemeral && hello.kind === 'agent' && hello.person !== undefined) {
-      if (this.#names.claim(hello.name, 'human', hello.person) === 'new') this.#peersSave?.soon();
-    }
+    } else if (!this.#nameGuard.admits(hello.name, hello.kind, hello.node)) return;
     // Past the cap a new member is heard only once someone long gone is forgotten (presence.ts).
     const { heard, changed } = this.#presence.hello(hello, this.#state !== null);
     if (!heard) return;
+    // Only a hello presence let in holds its name (ADR 0092): a flood past the cap holds none.
+    if (!hello.ephemeral) {
+      this.#nameGuard.owns(hello.name, hello.kind, hello.node);
+      // An agent names its person's key: "name (human)" is theirs from now on (a different key
+      // already holding it is not replaced; its frames are judged when they come).
+      if (hello.kind === 'agent' && hello.person !== undefined)
+        this.#nameGuard.hold(hello.name, 'human', hello.person);
+    }
     // lastSeen alone is refreshed in memory; the file is written when something a person
     // would see changes (at most every 5 s), and on close.
     if (changed) this.#peersSave?.soon();
@@ -496,6 +516,18 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (state)
       void this.#serial(() => state.appendLog({ ev: 'impostor', name, kind, node, ts })).catch(
         (err: unknown) => this.#log(`could not log the impostor note: ${messageOf(err)}`),
+      );
+  }
+
+  /**
+   * A frame claimed a new name and names.json has no place for one (member-names.ts): counted, and
+   * the first one logged; the name is held by nobody, so no later key can take it from a first one.
+   */
+  #onNamesFull(name: string, kind: SenderKind, node: string, first: boolean): void {
+    this.dropped.names++;
+    if (first)
+      this.#log(
+        `refused frames from ${shortId(node)} as ${name} (${kind}): names.json holds ${MAX_KNOWN_NAMES} names, each of a key that spoke here or of a known member (papo forget NAME makes room)`,
       );
   }
 
@@ -526,9 +558,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #onMsg(msg: Envelope, fresh: boolean): void {
     if (msg.node === this.nodeId) return;
     if (!this.#nameGuard.owns(msg.from, msg.kind, msg.node, msg.id)) return;
-    if (fresh) this.#presence.heardFrom(msg.node);
-    // Stored and acked, or (ephemeral) observed only: delivery.ts.
-    this.#delivery.onMsg(msg);
+    // A message sealed again later (or re-sent from an outbox) is no sign of life (ADR 0093).
+    if (fresh && this.#signedTimes.fresh(msg.node, msg.ts)) this.#presence.heardFrom(msg.node);
+    // Stored and acked, or (ephemeral) observed only: delivery.ts. A name under which a message is
+    // kept here is never given up for another's (ADR 0092).
+    const kept = this.#delivery.onMsg(msg);
+    if (kept) this.#nameGuard.spoke(msg.from, msg.kind, msg.node, kept);
   }
 
   #onRefused(frame: RefusedFrame): void {
@@ -554,6 +589,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       ...(this.#about ? { about: this.#about.slice(0, MAX_ABOUT_CHARS) } : {}),
       kind: this.kind,
       ephemeral: this.ephemeral,
+      ts: this.#signedTimes.next(),
       ...(this.#person ? { person: this.#person } : {}),
       ...(this.#announcedReview ? { review: true as const } : {}),
     };

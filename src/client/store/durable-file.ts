@@ -32,7 +32,11 @@ export async function writeFileDurable(
   writeFileDurableSync(path, content, mode);
 }
 
-function writeFileDurableSync(path: string, content: string | Uint8Array, mode: number): void {
+/**
+ * The synchronous form of writeFileDurable, for callers that are synchronous themselves (papo
+ * install writing an agent client's configuration, src/cli/install/config-file.ts).
+ */
+export function writeFileDurableSync(path: string, content: string | Uint8Array, mode = 0o600): void {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   refuseLinkAt(path);

@@ -6,7 +6,7 @@
 // the folders above it may still be links (dotfiles managers link ~/.papo or a profile folder, and
 // that is allowed: see docs/files.md). A new file is created O_CREAT|O_EXCL, which never follows a
 // link either. Windows has no O_NOFOLLOW (the flag is 0 there) and creating links needs privileges.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { PapoError } from '../errors.js';
 
@@ -107,13 +107,19 @@ export function refuseLinkAt(path: string): void {
  * Closes `fd` before throwing.
  */
 export function refuseSharedFileSync(fd: number, path: string): void {
-  const st = fstatSync(fd);
-  if (st.isFile() && st.nlink <= 1) return;
+  const problem = sharedFileProblem(fstatSync(fd));
+  if (problem === undefined) return;
   closeSync(fd);
-  if (!st.isFile()) {
+  if (problem === 'not_regular') {
     throw new PapoError('profile_link', `${path} is not a regular file`, {
       detail: { path, link: 'not_regular' },
     });
   }
   throw linkedFileError(path, 'hard');
+}
+
+/** Why a file is not one papo reads or writes through: not a regular file, or one with a second name. */
+export function sharedFileProblem(st: Stats): 'not_regular' | 'hard' | undefined {
+  if (!st.isFile()) return 'not_regular';
+  return st.nlink > 1 ? 'hard' : undefined;
 }

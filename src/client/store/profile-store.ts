@@ -227,9 +227,9 @@ export interface MemberState {
   readonly review: Pick<ReviewGate, 'reviewing' | 'holds'>;
   saveOutbox(): Promise<void>;
   savePeers(): Promise<void>;
-  /** Who each name belongs to (names.json, member-names.ts), as saved. */
-  readonly names: Record<string, string>;
-  saveNames(names: Record<string, string>): Promise<void>;
+  /** Who each name belongs to (names.json, member-names.ts), as saved (KnownNames checks each entry). */
+  readonly names: Record<string, unknown>;
+  saveNames(names: Record<string, NameRecord>): Promise<void>;
   /** Appends one line to log.jsonl, fsynced before it resolves. */
   appendLog(entry: LogEntry): Promise<void>;
   /** The last `limit` log entries, oldest first. */
@@ -251,7 +251,7 @@ export async function openMemberState(dir: string, onLog?: LogTarget): Promise<M
   const peersFile = new DurableJsonFile<Peers>(join(dir, PEERS_FILE));
   const outbox = new Low<QueuedMessage[]>(outboxFile, []);
   const peers = new Low<Peers>(peersFile, {});
-  const names = new DurableJsonFile<Record<string, string>>(join(dir, NAMES_FILE));
+  const names = new DurableJsonFile<Record<string, NameRecord>>(join(dir, NAMES_FILE));
   // The files as they are (lowdb's read() would keep its default for a falsy value such as 0).
   const [savedNames, savedOutbox, savedPeers] = await Promise.all([
     names.read(),
@@ -343,7 +343,7 @@ export async function readPeers(dir: string): Promise<Peers> {
 }
 
 /** names.json, checked (parseNamesFile). Error: 'profile_corrupt'. */
-export async function readNames(dir: string): Promise<Record<string, string>> {
+export async function readNames(dir: string): Promise<Record<string, unknown>> {
   const path = join(dir, NAMES_FILE);
   return parseNamesFile(await readJsonFile<unknown>(path), path);
 }
@@ -361,7 +361,7 @@ export async function readOutbox(dir: string): Promise<QueuedMessage[]> {
  */
 export async function readRememberedMembers(
   dir: string,
-): Promise<{ peers: Peers; names: Record<string, string> }> {
+): Promise<{ peers: Peers; names: Record<string, unknown> }> {
   const [peers, names] = await Promise.all([
     readPeers(dir).catch(() => ({})),
     readNames(dir).catch(() => ({})),
@@ -451,11 +451,20 @@ export function parsePeersFile(raw: unknown, path: string): Peers {
   return raw as Peers;
 }
 
-/** names.json (null: absent): which node id holds each name (member-names.ts). */
-export function parseNamesFile(raw: unknown, path: string): Record<string, string> {
+/**
+ * One entry of names.json (member-names.ts): the node id that holds a name, and `spoke` once a
+ * message under it was kept here (ADR 0092). A file written before holds the node id alone.
+ */
+export interface NameRecord {
+  node: string;
+  spoke?: true;
+}
+
+/** names.json (null: absent): which node id holds each name (its entries checked by KnownNames). */
+export function parseNamesFile(raw: unknown, path: string): Record<string, unknown> {
   if (raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw corruptFile(path);
-  return raw as Record<string, string>;
+  return raw as Record<string, unknown>;
 }
 
 /** outbox.json (null: absent): the queued messages (isQueuedMessageList), unknown fields dropped. */

@@ -1,7 +1,10 @@
-// The review gate's rules (ADR 0081), while review is on: a message matching a `hold` pattern is
-// held; otherwise one from an allowed member (by name, agent or its person) or, with allow_people,
-// from any person passes; everything else is held. With review off nothing new is held. Settings
-// that could not be read (`broken`) hold everything.
+// The review gate's rules (ADR 0081, 0095), while review is on: a message matching a `hold`
+// pattern is held; otherwise one from an allowed member (its agent or its person) or from an
+// allowed person passes, under the name the rule was made for AND from the key the rule holds for
+// it (the key the room held for the name when the person made the rule); everything else is held.
+// A key that took the name later (after `papo forget`, or any way past names.json) is not let
+// through by a rule made for the one before. With review off nothing new is held. Settings that
+// could not be read (`broken`) hold everything.
 
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,16 +12,17 @@ import { type Log, type LogTarget, toLog } from '../log.js';
 import type { Envelope } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { REVIEW_FILE } from './profile-files.js';
-import { compilePattern, matchesPattern } from './review-patterns.js';
+import { compilePattern, matchesAny } from './review-patterns.js';
 import { REVIEW_OFF, type ReviewSettings, readReviewSettings } from './review-settings.js';
 
 /** Whether the gate holds `msg` under these settings (see the rules at the top). */
 export function holds(settings: ReviewSettings, msg: Envelope): boolean {
   if (!settings.on) return false;
   if (settings.broken !== undefined) return true;
-  if (settings.hold.some((p) => matchesPattern(compilePattern(p), msg.body))) return true;
-  if (msg.kind === 'human' && settings.allowPeople) return false;
-  return !settings.allow.some((name) => sameName(name, msg.from));
+  if (matchesAny(settings.hold.map(compilePattern), msg.body)) return true;
+  const signer = (name: string, key: string | undefined) => sameName(name, msg.from) && key === msg.node;
+  if (msg.kind === 'human' && settings.people.some((p) => signer(p.name, p.key))) return false;
+  return !settings.allow.some((m) => signer(m.name, msg.kind === 'agent' ? m.agent : m.human));
 }
 
 /**

@@ -5,15 +5,17 @@
 // `wait`/`inbox`, until the person approves it (it moves to the inbox, and is pushed) or rejects it
 // (it leaves held/ and never reaches the agent). Both are written to the log.
 //
-//   review.json   {"on": true, "allow": ["colega"], "allow_people": false, "hold": ["deploy"]}
+//   review.json   {"on": true, "allow": [{"name": "colega", "agent": "<key>", "human": "<key>"}],
+//                  "people": [{"name": "ana", "key": "<key>"}], "hold": ["deploy"]}
 //                 written by `papo review` (the person), read by papo mcp before each message
 //   held/         held messages, one file each (inbox-store.ts), written by papo mcp
 //   review-<8 hex>.json   a decision left for the running papo mcp (profile-requests.ts)
 //
-// The rules, while review is on: a message matching a `hold` pattern is held; otherwise one from
-// an allowed member (by name, agent or its person) or, with allow_people, from any person passes;
-// everything else is held. With review off nothing new is held, and what is held stays held until
-// decided. A review.json that cannot be read holds everything (the gate fails closed).
+// The rules, while review is on: a message whose text, as a reader sees it, matches a `hold`
+// pattern is held; otherwise one from an allowed member (its agent or its person) or an allowed
+// person passes, by name and by the key the room held for that name when the rule was made (ADR
+// 0095); everything else is held. With review off nothing new is held, and what is held stays
+// held until decided. A review.json that cannot be read holds everything (the gate fails closed).
 //
 // This file is the gate's face, what the rest of papo imports; each part is a module of its own:
 //   review-patterns.ts    hold patterns, matched in linear time (no regular expressions)
@@ -21,7 +23,8 @@
 //   review-gate.ts        the rules (`holds`) and the running member's view of review.json
 //   review-decisions.ts   a decision parsed and applied in a crash-safe order, and what a crash left
 //   review-requests.ts    a decision of `papo review` handed to the running member
-//   review-held.ts        held/ read without the profile's lock (papo review, papo status)
+//   review-held.ts        held/ and the unread inbox read without the profile's lock (papo review,
+//                         papo status)
 export {
   applyDecision,
   type DecisionOutcome,
@@ -32,11 +35,14 @@ export {
   type ReviewDecision,
 } from './review-decisions.js';
 export { holds, ReviewGate } from './review-gate.js';
-export { countHeld, readHeld } from './review-held.js';
+export { countHeld, readHeld, readUnread } from './review-held.js';
 export { compilePattern, type HoldPattern, MAX_PATTERN_CHARS, matchesPattern } from './review-patterns.js';
 export { requestDecision, takeReviewRequests } from './review-requests.js';
 export {
+  type AllowedMember,
+  type AllowedPerson,
   type BrokenReason,
+  MAX_ALLOWED_PEOPLE,
   MAX_REVIEW_RULES,
   REVIEW_OFF,
   type ReviewSettings,

@@ -39,6 +39,11 @@ export interface HelloFrame {
    * Present only when true; a member that does not know the field ignores it.
    */
   review?: true;
+  /**
+   * When its sender signed it (Unix ms, its clock), later than any time it signed before: a hello
+   * sealed again later is refused by this, not by the seal's nonce (ADR 0093).
+   */
+  ts: number;
   sig?: string;
 }
 
@@ -127,6 +132,7 @@ export function encodeFrame(frame: Frame): string {
         ...(frame.about ? { about: frame.about } : {}),
         kind: frame.kind,
         ephemeral: frame.ephemeral,
+        ts: frame.ts,
         ...(frame.person ? { person: frame.person } : {}),
         ...(frame.review ? { review: true } : {}),
         ...sig,
@@ -210,6 +216,13 @@ function optStr(o: Json, key: string, test: (v: string) => boolean, what: string
   return v === '' ? undefined : v;
 }
 
+/** A time in Unix milliseconds: a safe integer, not negative. */
+function time(o: Json, key: string): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalid(`${key} is not a time`);
+  return v;
+}
+
 function kindOf(o: Json): SenderKind {
   const v = o.kind;
   if (v !== 'agent' && v !== 'human') throw invalid('kind is not "agent" or "human"');
@@ -246,6 +259,9 @@ export function decodeFrame(input: string | Uint8Array): Frame {
   switch (o.t) {
     case 'hello': {
       if (typeof o.ephemeral !== 'boolean') throw invalid('ephemeral is not a boolean');
+      // Said apart: a member older than ADR 0093 sends hellos without it, and its person should
+      // learn why it is not shown online.
+      if (o.ts === undefined) throw invalid('hello without ts (its sender runs an older papo: update it)');
       // A hostile `about` (lines, controls, any length) is made one inert line of at most
       // MAX_ABOUT_CHARS rather than refused: refusing it would drop the whole hello, and with it
       // the member (ADR 0059).
@@ -259,6 +275,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...(about !== undefined ? { about } : {}),
         kind: kindOf(o),
         ephemeral: o.ephemeral,
+        ts: time(o, 'ts'),
         ...(person !== undefined ? { person } : {}),
         ...(o.review === true ? { review: true as const } : {}),
         ...sig,
@@ -266,8 +283,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
     }
     case 'msg':
     case 'missed': {
-      const ts = o.ts;
-      if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) throw invalid('ts is not a time');
+      const ts = time(o, 'ts');
       const body = str(o, 'body', (v) => v.length > 0 && utf8Length(v) <= MAX_BODY_BYTES, 'a body');
       const to = optStr(o, 'to', isMemberName, 'a member name');
       const replyTo = optStr(o, 'reply_to', (v) => MSG_ID.test(v), 'a message id');
@@ -306,9 +322,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
       };
     }
     case 'have': {
-      const since = o.since;
-      if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
-        throw invalid('since is not a time');
+      const since = time(o, 'since');
       const ids = o.ids;
       if (!Array.isArray(ids) || ids.length > MAX_HAVE_IDS || !ids.every((v) => isMessageId(v)))
         throw invalid(`ids is not a list of at most ${MAX_HAVE_IDS} message ids`);
