@@ -79,7 +79,12 @@ test('interactive, through the plugin: a pushed message reaches the idle model a
     'the model turn carrying the push',
   );
   assert.equal(pushedTurn.turn, 0, 'the push was not the first thing the model was asked');
-  for (const r of fake.turnRequests()) t.diagnostic(`turn ${r.turn}: ${systemTexts(r.body).map((x) => x.slice(0, 120)).join(' || ')} ## ${JSON.stringify(r.body).includes('papo connects you')}`);
+  for (const r of fake.turnRequests())
+    t.diagnostic(
+      `turn ${r.turn}: ${systemTexts(r.body)
+        .map((x) => x.slice(0, 120))
+        .join(' || ')} ## ${JSON.stringify(r.body).includes('papo connects you')}`,
+    );
   // papo's instructions tell the model what such an event looks like, this source included.
   assert.ok(
     systemTexts(pushedTurn.body).some((s) => s.includes('<channel source="plugin:papo:papo">')),

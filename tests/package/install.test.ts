@@ -192,6 +192,7 @@ test('the packed tarball installs with npm into an empty prefix without a compil
   assert.deepEqual(
     files.filter((f) => !f.startsWith('dist/src/')),
     [
+      '.claude-plugin/marketplace.json',
       'LICENSE',
       'README.md',
       'docker/coturn-entrypoint.sh',
@@ -199,6 +200,7 @@ test('the packed tarball installs with npm into an empty prefix without a compil
       'docs/systemd/papo-signal-coturn.service',
       'docs/systemd/papo-signal.service',
       'package.json',
+      'plugins/papo/.claude-plugin/plugin.json',
     ],
   );
   assert.deepEqual(

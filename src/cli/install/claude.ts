@@ -52,7 +52,7 @@ export const claude: AgentClient = {
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.installHomeNote(entry.env.PAPO_HOME)] : [];
     const withheld = entry.withheld.length > 0 ? [t.installWithheld('Claude Code', entry.withheld)] : [];
-    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude];
+    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude, t.pluginOffer];
   },
   registration: registeredWithClaude,
 };
