@@ -9,7 +9,7 @@
 // installed. See docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { instructions } from '../../src/mcp/texts.js';
@@ -95,13 +95,6 @@ test('with the plugin installed once, Claude Code starts papo mcp in each projec
   const ledger = join(root, 'code', 'ledger');
   const { room: roomA, agent: bruno } = await roomAnaJoins(t, 'bruno', 'notifications', ana, 'payments');
   const { room: roomB, agent: carla } = await roomAnaJoins(t, 'carla', 'exports', ana, 'ledger');
-  for (const [project, profile] of [
-    [payments, 'payments'],
-    [ledger, 'ledger'],
-  ] as const) {
-    mkdirSync(project, { recursive: true });
-    projectProfile(project, { PAPO_PROFILE: profile, PAPO_HOME: ana });
-  }
 
   let askId = '';
   const fake = await startFakeAnthropic([
@@ -127,6 +120,19 @@ test('with the plugin installed once, Claude Code starts papo mcp in each projec
     papoHome: ana,
     fake,
   });
+  // Each project gets its profile from papo install --plugin, which says the way it took.
+  for (const [project, profile] of [
+    [payments, 'payments'],
+    [ledger, 'ledger'],
+  ] as const) {
+    const said = await projectProfile(setup, project, profile, ana);
+    assert.match(said, /^The papo plugin \(papo@papo\) is installed in Claude Code for your user/m);
+    assert.match(said, new RegExp(`^This project talks in the room of profile ${profile}: `, 'm'));
+    assert.match(
+      said,
+      /^Open Claude Code with: {2}claude --dangerously-load-development-channels plugin:papo@papo$/m,
+    );
+  }
 
   // Installed in the user scope, from the checkout's marketplace; Claude Code lists its server.
   const plugins = JSON.parse(

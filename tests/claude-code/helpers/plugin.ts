@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clientSandbox, type Hooks, leftovers } from '../../support/client-run.js';
+import { clientSandbox, type Hooks, leftovers, papoInstallWith } from '../../support/client-run.js';
 import { ROOT } from '../../support/papo.js';
 import { FAKE_API_KEY, type FakeAnthropic } from '../fake-anthropic.js';
 import { type ClaudeCode, recorderCommand, seedClaudeJson } from './claude.js';
@@ -77,11 +77,18 @@ export async function pluginSetup(
 }
 
 /**
- * The project's own profile, as ADR 0101 has it: PAPO_PROFILE (and PAPO_HOME) in the env of the
- * project's .claude/settings.local.json, Claude Code's settings of one person for one project,
- * which Claude Code passes to the servers it starts.
+ * The project's own profile, as ADR 0101 has it and as a person sets it: `papo install --plugin
+ * --profile <profile>` run in the project, with `papoHome` (written with PAPO_PROFILE into the
+ * env of the project's .claude/settings.local.json, which Claude Code passes to the servers it
+ * starts). papo install adds the marketplace and installs the plugin again, which Claude Code
+ * takes as done. Returns what papo install said.
  */
-export function projectProfile(project: string, env: Record<string, string>): void {
-  mkdirSync(join(project, '.claude'), { recursive: true });
-  writeFileSync(join(project, '.claude', 'settings.local.json'), `${JSON.stringify({ env }, null, 2)}\n`);
+export function projectProfile(
+  setup: PluginSetup,
+  project: string,
+  profile: string,
+  papoHome: string,
+): Promise<string> {
+  mkdirSync(project, { recursive: true });
+  return papoInstallWith(['--plugin', '--profile', profile], project, { ...setup.env, PAPO_HOME: papoHome });
 }
