@@ -229,7 +229,7 @@ const en: Messages = {
   pluginInstalled: (id, root) =>
     `The papo plugin (${id}) is installed in Claude Code for your user, from the marketplace in ${root}: Claude Code starts papo mcp itself in every project.`,
   pluginProfile: (profile, file) =>
-    `This project talks in the room of profile ${profile}: PAPO_PROFILE is set in ${file} (your Claude Code settings for this project, kept out of git; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
+    `This project talks in the room of profile ${profile}: PAPO_PROFILE is set in ${file} (your Claude Code settings for this project, not to be committed; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
   pluginNoPapoOnPath:
     'note: the plugin runs papo from PATH, and there is no papo on PATH: install papo (npm install -g, see the README) before you open Claude Code.',
   openClaudePlugin: `Open Claude Code with:  ${PLUGIN_CHANNELS}`,
@@ -477,7 +477,7 @@ const pt: Messages = {
   pluginInstalled: (id, root) =>
     `O plugin do papo (${id}) está instalado no Claude Code para o seu usuário, do marketplace em ${root}: o próprio Claude Code inicia o papo mcp em cada projeto.`,
   pluginProfile: (profile, file) =>
-    `Este projeto conversa na sala do perfil ${profile}: PAPO_PROFILE está em ${file} (suas configurações do Claude Code para este projeto, fora do git; o Claude Code as passa ao papo). Para outro projeto, rode lá papo install --plugin --profile <o perfil dele>.`,
+    `Este projeto conversa na sala do perfil ${profile}: PAPO_PROFILE está em ${file} (suas configurações do Claude Code para este projeto, que não vão para o git; o Claude Code as passa ao papo). Para outro projeto, rode lá papo install --plugin --profile <o perfil dele>.`,
   pluginNoPapoOnPath:
     'atenção: o plugin roda o papo do PATH, e não há papo no PATH: instale o papo (npm install -g, veja o README) antes de abrir o Claude Code.',
   openClaudePlugin: `Abra o Claude Code com:  ${PLUGIN_CHANNELS}`,

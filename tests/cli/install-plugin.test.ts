@@ -59,7 +59,7 @@ test('papo install --plugin installs the plugin from this papo’s marketplace a
     r.stdout,
     [
       `The papo plugin (papo@papo) is installed in Claude Code for your user, from the marketplace in ${MARKETPLACE}: Claude Code starts papo mcp itself in every project.`,
-      `This project talks in the room of profile payments: PAPO_PROFILE is set in ${settings} (your Claude Code settings for this project, kept out of git; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
+      `This project talks in the room of profile payments: PAPO_PROFILE is set in ${settings} (your Claude Code settings for this project, not to be committed; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
       'note: the plugin runs papo from PATH, and there is no papo on PATH: install papo (npm install -g, see the README) before you open Claude Code.',
       'Open Claude Code with:  claude --dangerously-load-development-channels plugin:papo@papo',
       '',
