@@ -279,6 +279,16 @@ test('the packed tarball installs with npm into an empty prefix without a compil
   mcp.stdin.end();
   await exited;
 
+  // The installed package is the Claude Code marketplace that papo install --plugin adds (ADR 0101).
+  const plugin = await runChild(papo, ['install', '--plugin', '--print'], { env: runEnv, cwd: tmp });
+  assert.equal(plugin.code, 0, plugin.stderr);
+  assert.equal(plugin.stdout.split('\n')[0], `claude plugin marketplace add ${installed}`);
+  assert.equal(
+    JSON.parse(readFileSync(join(installed, 'plugins', 'papo', '.claude-plugin', 'plugin.json'), 'utf8'))
+      .version,
+    manifest.version,
+  );
+
   // The clean way out: npm takes the command and the package away, and leaves the prefix empty of papo.
   const removed = await runChild(NPM, ['uninstall', '--global', '--prefix', prefix, 'papo'], {
     env,
