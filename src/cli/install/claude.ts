@@ -6,9 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
+import { PLUGIN_ID } from './claude-plugin.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
-import { commandLine, registrationIn, upwards, userHome } from './registration.js';
+import { commandLine, readJson, registrationIn, upwards, userHome } from './registration.js';
 
 function addArgs(entry: McpEntry, scope: string): string[] {
   const env = scope === 'project' ? [] : Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
@@ -66,7 +67,7 @@ export const claude: AgentClient = {
 async function registeredWithClaude(target: RegistrationTarget): Promise<Registration> {
   const config = join(target.env.CLAUDE_CONFIG_DIR || userHome(target.env), '.claude.json');
   const dirs = upwards(target.cwd);
-  return registrationIn(
+  const added = registrationIn(
     [
       ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
       ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
@@ -74,4 +75,24 @@ async function registeredWithClaude(target: RegistrationTarget): Promise<Registr
     ],
     commandLine,
   );
+  return added.registered ? added : pluginRegistration(target);
+}
+
+/**
+ * papo's plugin (ADR 0101), enabled in Claude Code's user settings (~/.claude/settings.json, or
+ * $CLAUDE_CONFIG_DIR/settings.json, where `claude plugin install --scope user` writes it), with
+ * the profile the project's .claude/settings.local.json gives it.
+ */
+function pluginRegistration(target: RegistrationTarget): Registration {
+  const settings = join(
+    target.env.CLAUDE_CONFIG_DIR || join(userHome(target.env), '.claude'),
+    'settings.json',
+  );
+  const enabled = (readJson(settings) as { enabledPlugins?: Record<string, unknown> } | undefined)
+    ?.enabledPlugins;
+  if (enabled?.[PLUGIN_ID] !== true) return { registered: false, detail: '' };
+  const local = join(target.cwd, '.claude', 'settings.local.json');
+  const env = (readJson(local) as { env?: Record<string, unknown> } | undefined)?.env;
+  const profile = typeof env?.PAPO_PROFILE === 'string' ? env.PAPO_PROFILE : 'default';
+  return { registered: true, detail: `plugin ${PLUGIN_ID} (${settings}): papo mcp, profile ${profile}` };
 }
