@@ -1,7 +1,8 @@
 // papo as a Claude Code plugin (ADR 0101), with the real Claude Code: the checkout added as the
 // `papo` marketplace, the `papo` plugin installed from it once for the user, and Claude Code
 // starting `papo mcp` itself. One person (ana, one PAPO_HOME) works in two projects, each in a room
-// of its own through its own profile (PAPO_PROFILE in the project's .claude/settings.local.json):
+// of its own through its own profile (`papo install --plugin --profile p` run there, which sets
+// PAPO_PROFILE in the project's .claude/settings.local.json):
 // `claude mcp list` shows the plugin's papo connected; a headless run in each project talks in that
 // project's room through the tools as Claude Code names a plugin's (mcp__plugin_papo_papo__*); and
 // uninstalling the plugin and removing the marketplace leaves Claude Code without papo. The model
