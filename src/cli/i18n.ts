@@ -75,6 +75,8 @@ export interface Messages {
   /** After claude mcp add: the plugin way, offered. */
   pluginOffer: string;
   pluginOtherClient(label: string): string;
+  /** papo install --plugin where claude mcp add registered papo too. */
+  pluginAlsoAdded(scope: string): string;
   claudeFailed(status: string, scope: string): string;
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
@@ -241,6 +243,8 @@ const en: Messages = {
     `${file} is not plain JSON, and papo install does not rewrite it. Nothing was changed: add the env that papo install --plugin --print shows by hand`,
   pluginOffer: 'Or let Claude Code start papo from its plugin instead:  papo install --plugin',
   pluginOtherClient: (label) => `--plugin is for Claude Code only; ${label} is registered without it`,
+  pluginAlsoAdded: (scope) =>
+    `note: papo is also registered with claude mcp add (scope ${scope}), so Claude Code would start papo twice for this project: remove that one with  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `${exe} is not on PATH. Run this by hand:`,
   badScope: (label, scope, scopes) =>
     `${label} has no scope "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
@@ -489,6 +493,8 @@ const pt: Messages = {
     `${file} não é JSON puro, e o papo install não o reescreve. Nada foi alterado: acrescente à mão o env que papo install --plugin --print mostra`,
   pluginOffer: 'Ou deixe o Claude Code iniciar o papo pelo plugin dele:  papo install --plugin',
   pluginOtherClient: (label) => `--plugin é só para o Claude Code; o ${label} é registrado sem ele`,
+  pluginAlsoAdded: (scope) =>
+    `atenção: o papo também está registrado pelo claude mcp add (escopo ${scope}), e o Claude Code iniciaria o papo duas vezes neste projeto: remova aquele registro com  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `O comando ${exe} não está no PATH. Rode à mão:`,
   badScope: (label, scope, scopes) =>
     `${label} não tem o escopo "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,

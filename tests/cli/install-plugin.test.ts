@@ -147,3 +147,26 @@ test('--plugin is Claude Code’s: with another client it is refused; claude mcp
     /\nOr let Claude Code start papo from its plugin instead: {2}papo install --plugin\n$/,
   );
 });
+
+test('papo install --plugin where claude mcp add registered papo says to remove that registration', async (t) => {
+  const dir = tempDir(t);
+  const project = join(dir, 'payments-api');
+  const home = join(dir, 'user');
+  mkdirSync(project);
+  mkdirSync(home);
+  // What claude mcp add --scope local writes into ~/.claude.json.
+  writeFileSync(
+    join(home, '.claude.json'),
+    JSON.stringify({ projects: { [project]: { mcpServers: { papo: { command: 'papo', args: ['mcp'] } } } } }),
+  );
+  const claude = fakeClaude(dir);
+  const r = await runPapo(['install', '--plugin'], {
+    cwd: project,
+    env: cleanEnv({ PATH: claude.PATH, HOME: home }),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    /\nnote: papo is also registered with claude mcp add \(scope local\), so Claude Code would start papo twice for this project: remove that one with {2}claude mcp remove papo --scope local\nOpen Claude Code with: {2}claude --dangerously-load-development-channels plugin:papo@papo\n$/,
+  );
+});

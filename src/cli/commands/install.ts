@@ -8,6 +8,7 @@ import { isPapoError } from '../../client/errors.js';
 import { openProfile } from '../../client/store/profile-store.js';
 import { type CliContext, checkedProfile, home, text } from '../context.js';
 import { CLIENT_IDS, type ClientId, type InstallTarget } from '../install/agent-client.js';
+import { claudeAddedScope } from '../install/claude.js';
 import { installPlugin, printPlugin } from '../install/claude-plugin.js';
 import { CLIENTS, clientOnPath, findExecutable } from '../install/clients.js';
 import { type McpEntry, mcpEntry } from '../install/entry.js';
@@ -95,7 +96,12 @@ async function installWithPlugin(
     printLines([target.t.clientMissing('claude'), '', ...printPlugin(entry, target, profile)]);
     return;
   }
-  printLines(installPlugin(entry, target, exe, profile));
+  const papo = findExecutable(process.platform === 'win32' ? ['papo.cmd', 'papo'] : ['papo'], ctx.env);
+  const lines = installPlugin(entry, target, exe, profile, papo !== null);
+  const older = claudeAddedScope(target.cwd, ctx.env);
+  printLines(
+    older === null ? lines : [...lines.slice(0, -1), target.t.pluginAlsoAdded(older), ...lines.slice(-1)],
+  );
 }
 
 async function warnIfMissing(ctx: CliContext, profile: string): Promise<void> {

@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InstallTarget } from './agent-client.js';
-import { findExecutable } from './clients.js';
 import { readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 
@@ -56,14 +55,16 @@ export function printPlugin(entry: McpEntry, target: InstallTarget, profile: str
 
 /**
  * Adds the marketplace and installs the plugin with the `claude` at `exe` (both are no-ops when
- * already done), then writes the project's profile into its settings. Returns what to tell the
- * person; throws an Error of one line with the fix.
+ * already done), then writes the project's profile into its settings. The plugin runs `papo` from
+ * PATH: without one there (a papo run from a clone by its path), the person is told. Returns what
+ * to tell the person; throws an Error of one line with the fix.
  */
 export function installPlugin(
   entry: McpEntry,
   target: InstallTarget,
   exe: string,
   profile: string,
+  papoOnPath: boolean,
 ): string[] {
   const { t } = target;
   const root = marketplaceRoot();
@@ -104,13 +105,11 @@ export function installPlugin(
     asProject,
   );
   const withheld = entry.withheld.length > 0 ? [t.installWithheld('Claude Code', entry.withheld)] : [];
-  // The plugin runs `papo` from PATH; a papo run from a clone by its path is not found there.
-  const onPath = findExecutable(process.platform === 'win32' ? ['papo.cmd', 'papo'] : ['papo'], target.env);
   return [
     t.pluginInstalled(PLUGIN_ID, root),
     t.pluginProfile(profile, file),
     ...withheld,
-    ...(onPath === null ? [t.pluginNoPapoOnPath] : []),
+    ...(papoOnPath ? [] : [t.pluginNoPapoOnPath]),
     t.openClaudePlugin,
   ];
 }

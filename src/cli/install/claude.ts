@@ -9,7 +9,14 @@ import type { AgentClient, Registration, RegistrationTarget } from './agent-clie
 import { PLUGIN_ID } from './claude-plugin.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
-import { commandLine, readJson, registrationIn, upwards, userHome } from './registration.js';
+import {
+  type ConfigPlace,
+  commandLine,
+  readJson,
+  registrationIn,
+  upwards,
+  userHome,
+} from './registration.js';
 
 function addArgs(entry: McpEntry, scope: string): string[] {
   const env = scope === 'project' ? [] : Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
@@ -65,17 +72,28 @@ export const claude: AgentClient = {
  * Claude Code looks.
  */
 async function registeredWithClaude(target: RegistrationTarget): Promise<Registration> {
-  const config = join(target.env.CLAUDE_CONFIG_DIR || userHome(target.env), '.claude.json');
-  const dirs = upwards(target.cwd);
-  const added = registrationIn(
-    [
-      ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
-      ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
-      { scope: 'user', file: config, keys: ['mcpServers', 'papo'] },
-    ],
-    commandLine,
-  );
+  const added = registrationIn(addedPlaces(target.cwd, target.env), commandLine);
   return added.registered ? added : pluginRegistration(target);
+}
+
+function addedPlaces(cwd: string, env: NodeJS.ProcessEnv): ConfigPlace[] {
+  const config = join(env.CLAUDE_CONFIG_DIR || userHome(env), '.claude.json');
+  const dirs = upwards(cwd);
+  return [
+    ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
+    ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
+    { scope: 'user', file: config, keys: ['mcpServers', 'papo'] },
+  ];
+}
+
+/**
+ * The scope in which `claude mcp add` registered papo for `cwd`, or null: papo install --plugin
+ * says to remove it, or Claude Code would start two papo mcp on the project's profile.
+ */
+export function claudeAddedScope(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  for (const place of addedPlaces(cwd, env))
+    if (registrationIn([place], commandLine).registered) return place.scope;
+  return null;
 }
 
 /**
