@@ -4,8 +4,8 @@
 // otherwise, this test shows it. Skipped, with the reason, without Claude Code or tmux.
 import { test } from 'node:test';
 import { startFakeAnthropic } from './fake-anthropic.js';
-import { type ClaudeCode, claudeCode, roomWithColleague, TmuxClaude, uiSkip } from './helpers/claude.js';
-import { pluginSetup, projectProfile } from './helpers/plugin.js';
+import { type ClaudeCode, claudeCode, roomWithColleague, uiSkip } from './helpers/claude.js';
+import { pluginUi } from './helpers/plugin.js';
 
 const cc = claudeCode();
 const skip = uiSkip(cc);
@@ -15,19 +15,14 @@ test('--channels plugin:papo@papo: Claude Code says papo is not on the approved 
 }, async (t) => {
   const c = cc as ClaudeCode;
   const { early, room } = await roomWithColleague(t);
-  const project = room.members.voce.project;
   const fake = await startFakeAnthropic([]);
   early.after(() => fake.close());
-  const setup = await pluginSetup(early, {
+  const ui = await pluginUi(early, {
     cc: c,
-    root: room.root,
-    projects: [project],
-    papoHome: room.members.voce.home,
+    room,
     fake,
+    args: ['--channels', 'plugin:papo@papo', '--permission-mode', 'default'],
   });
-  await projectProfile(setup, project, 'default', room.members.voce.home);
-  const ui = new TmuxClaude(setup.env, project, room.root);
-  ui.start(early, ['--channels', 'plugin:papo@papo', '--permission-mode', 'default']);
   await ui.until(/plugin:papo@papo · not on the approved channels allowlist/, 30_000);
   await ui.until(
     /plugin papo@papo is not on the approved channels allowlist \(use --dangerously-load-development-channels for local dev\)/,

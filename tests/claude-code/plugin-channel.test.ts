@@ -15,10 +15,9 @@ import {
   claudeCode,
   loadTools,
   roomWithColleague,
-  TmuxClaude,
   uiSkip,
 } from './helpers/claude.js';
-import { PLUGIN_TOOL_PREFIX, pluginSetup, projectProfile } from './helpers/plugin.js';
+import { PLUGIN_TOOL_PREFIX, pluginUi } from './helpers/plugin.js';
 
 const cc = claudeCode();
 const skip = uiSkip(cc);
@@ -31,7 +30,6 @@ test('interactive, through the plugin: a pushed message reaches the idle model a
 }, async (t) => {
   const c = cc as ClaudeCode;
   const { early, room, colega } = await roomWithColleague(t);
-  const project = room.members.voce.project;
 
   const send = `${PLUGIN_TOOL_PREFIX}send`;
   const fake = await startFakeAnthropic([
@@ -44,24 +42,20 @@ test('interactive, through the plugin: a pushed message reaches the idle model a
     { text: 'Answered colega.' },
   ]);
   early.after(() => fake.close());
-  const setup = await pluginSetup(early, {
+  const ui = await pluginUi(early, {
     cc: c,
-    root: room.root,
-    projects: [project],
-    papoHome: room.members.voce.home,
+    room,
     fake,
+    args: [
+      '--dangerously-load-development-channels',
+      'plugin:papo@papo',
+      '--permission-mode',
+      'default',
+      '--allowedTools',
+      'mcp__plugin_papo_papo',
+    ],
   });
-  await projectProfile(setup, project, 'default', room.members.voce.home);
 
-  const ui = new TmuxClaude(setup.env, project, room.root);
-  ui.start(early, [
-    '--dangerously-load-development-channels',
-    'plugin:papo@papo',
-    '--permission-mode',
-    'default',
-    '--allowedTools',
-    'mcp__plugin_papo_papo',
-  ]);
   await ui.until(/I am using this for local development/, 30_000);
   ui.keys('Enter');
   await ui.until(/Channels \(experimental\) messages from plugin:papo@papo/, 30_000);

@@ -7,8 +7,9 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientSandbox, type Hooks, leftovers, papoInstallWith } from '../../support/client-run.js';
 import { ROOT } from '../../support/papo.js';
-import { FAKE_API_KEY, type FakeAnthropic } from '../fake-anthropic.js';
-import { type ClaudeCode, recorderCommand, seedClaudeJson } from './claude.js';
+import type { Room } from '../../support/room.js';
+import type { FakeAnthropic } from '../fake-anthropic.js';
+import { type ClaudeCode, claudeEnv, recorderCommand, seedClaudeJson, TmuxClaude } from './claude.js';
 
 /** The plugin's MCP server as Claude Code names it (`plugin:<plugin>:<server>`). */
 export const PLUGIN_SERVER = 'plugin:papo:papo';
@@ -53,14 +54,7 @@ export async function pluginSetup(
     await leftovers(opts.papoHome);
   });
   const sandbox = await clientSandbox(early, { binDir: `${bin}:${opts.cc.binDir}`, home });
-  const env: NodeJS.ProcessEnv = {
-    ...sandbox.env,
-    TERM: 'xterm-256color',
-    ANTHROPIC_BASE_URL: opts.fake.url,
-    ANTHROPIC_API_KEY: FAKE_API_KEY,
-    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
-    DISABLE_AUTOUPDATER: '1',
-  };
+  const env = claudeEnv(sandbox.env, opts.fake);
   const claude = (args: string[], cwd: string) => {
     const r = spawnSync(opts.cc.bin, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
     return { status: r.status, out: `${r.stdout}${r.stderr}` };
@@ -91,4 +85,28 @@ export function projectProfile(
 ): Promise<string> {
   mkdirSync(project, { recursive: true });
   return papoInstallWith(['--plugin', '--profile', profile], project, { ...setup.env, PAPO_HOME: papoHome });
+}
+
+/**
+ * Claude Code's terminal UI in tmux for voce of `room`, papo from the plugin (installed as the
+ * README says, voce's profile set by papo install --plugin), started with `args`.
+ */
+export async function pluginUi(
+  early: Hooks,
+  opts: { cc: ClaudeCode; room: Room; fake: FakeAnthropic; args: string[] },
+): Promise<TmuxClaude> {
+  const { room } = opts;
+  const project = room.members.voce.project;
+  const papoHome = room.members.voce.home;
+  const setup = await pluginSetup(early, {
+    cc: opts.cc,
+    root: room.root,
+    projects: [project],
+    papoHome,
+    fake: opts.fake,
+  });
+  await projectProfile(setup, project, 'default', papoHome);
+  const ui = new TmuxClaude(setup.env, project, room.root);
+  ui.start(early, opts.args);
+  return ui;
 }
