@@ -77,6 +77,7 @@ export interface Messages {
   pluginOtherClient(label: string): string;
   /** papo install --plugin where claude mcp add registered papo too. */
   pluginAlsoAdded(scope: string): string;
+  pluginScope: string;
   claudeFailed(status: string, scope: string): string;
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
@@ -243,6 +244,8 @@ const en: Messages = {
     `${file} is not plain JSON, and papo install does not rewrite it. Nothing was changed: add the env that papo install --plugin --print shows by hand`,
   pluginOffer: 'Or let Claude Code start papo from its plugin instead:  papo install --plugin',
   pluginOtherClient: (label) => `--plugin is for Claude Code only; ${label} is registered without it`,
+  pluginScope:
+    '--plugin installs the plugin for your user (every project), and this project gets its profile: leave out --scope',
   pluginAlsoAdded: (scope) =>
     `note: papo is also registered with claude mcp add (scope ${scope}), so Claude Code would start papo twice for this project: remove that one with  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `${exe} is not on PATH. Run this by hand:`,
@@ -493,6 +496,8 @@ const pt: Messages = {
     `${file} não é JSON puro, e o papo install não o reescreve. Nada foi alterado: acrescente à mão o env que papo install --plugin --print mostra`,
   pluginOffer: 'Ou deixe o Claude Code iniciar o papo pelo plugin dele:  papo install --plugin',
   pluginOtherClient: (label) => `--plugin é só para o Claude Code; o ${label} é registrado sem ele`,
+  pluginScope:
+    '--plugin instala o plugin para o seu usuário (todos os projetos), e este projeto recebe o perfil dele: tire o --scope',
   pluginAlsoAdded: (scope) =>
     `atenção: o papo também está registrado pelo claude mcp add (escopo ${scope}), e o Claude Code iniciaria o papo duas vezes neste projeto: remova aquele registro com  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `O comando ${exe} não está no PATH. Rode à mão:`,

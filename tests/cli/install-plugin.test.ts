@@ -131,7 +131,7 @@ test('a failing claude plugin command is an error that says how to do it by hand
   assert.ok(!existsSync(join(dir, '.claude')), 'no profile written for a plugin that is not there');
 });
 
-test('--plugin is Claude Code’s: with another client it is refused; claude mcp add offers it', async (t) => {
+test('--plugin is Claude Code’s, for the user: with another client or a --scope it is refused; claude mcp add offers it', async (t) => {
   const dir = tempDir(t);
   const r = await runPapo(['install', '--plugin', '--client', 'codex'], {
     cwd: dir,
@@ -139,6 +139,15 @@ test('--plugin is Claude Code’s: with another client it is refused; claude mcp
   });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /--plugin is for Claude Code only; Codex CLI is registered without it/);
+  const scoped = await runPapo(['install', '--plugin', '--scope', 'project'], {
+    cwd: dir,
+    env: cleanEnv({ PATH: '/usr/bin:/bin' }),
+  });
+  assert.equal(scoped.code, 1);
+  assert.match(
+    scoped.stderr,
+    /--plugin installs the plugin for your user \(every project\).*leave out --scope/,
+  );
   const claude = fakeClaude(dir);
   const add = await runPapo(['install'], { cwd: dir, env: cleanEnv({ PATH: claude.PATH, PAPO_HOME: dir }) });
   assert.equal(add.code, 0, add.stderr);

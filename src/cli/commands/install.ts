@@ -57,6 +57,8 @@ export function register(program: Command, ctx: CliContext): void {
       const entry = mcpEntry(ctx.env, profile);
       if (opts.plugin) {
         if (client.id !== 'claude') throw new Error(t.pluginOtherClient(client.label));
+        // The plugin is the person's, in every project (scope user); the project's part is its profile.
+        if (opts.scope !== undefined) throw new Error(t.pluginScope);
         await installWithPlugin(ctx, entry, target, profile, opts.print === true);
         return;
       }
