@@ -63,6 +63,21 @@ export interface Messages {
   nextSteps(suffix: string): string[];
   installed(scope: string): string;
   openClaude: string;
+  /** papo install --plugin (ADR 0101): the plugin installed, and from where. */
+  pluginInstalled(id: string, root: string): string;
+  /** The project's profile, written into Claude Code's settings of the project. */
+  pluginProfile(profile: string, file: string): string;
+  pluginNoPapoOnPath: string;
+  openClaudePlugin: string;
+  pluginFailed(command: string, status: string): string;
+  pluginNoMarketplace(root: string): string;
+  pluginSettingsNotJson(file: string): string;
+  /** After claude mcp add: the plugin way, offered. */
+  pluginOffer: string;
+  pluginOtherClient(label: string): string;
+  /** papo install --plugin where claude mcp add registered papo too. */
+  pluginAlsoAdded(scope: string): string;
+  pluginScope: string;
   claudeFailed(status: string, scope: string): string;
   installProfileMissing(profile: string): string;
   installHomeNote(home: string): string;
@@ -177,6 +192,8 @@ export interface Messages {
 }
 
 const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
+/** The same, when Claude Code runs papo from its plugin (ADR 0101). */
+const PLUGIN_CHANNELS = 'claude --dangerously-load-development-channels plugin:papo@papo';
 
 const en: Messages = {
   errorPrefix: 'error: ',
@@ -212,6 +229,25 @@ const en: Messages = {
   ],
   installed: (scope) => `papo is registered in Claude Code (scope ${scope}).`,
   openClaude: `Open Claude Code with:  ${CHANNELS}`,
+  pluginInstalled: (id, root) =>
+    `The papo plugin (${id}) is installed in Claude Code for your user, from the marketplace in ${root}: Claude Code starts papo mcp itself in every project.`,
+  pluginProfile: (profile, file) =>
+    `This project talks in the room of profile ${profile}: PAPO_PROFILE is set in ${file} (your Claude Code settings for this project, not to be committed; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
+  pluginNoPapoOnPath:
+    'note: the plugin runs papo from PATH, and there is no papo on PATH: install papo (npm install -g, see the README) before you open Claude Code.',
+  openClaudePlugin: `Open Claude Code with:  ${PLUGIN_CHANNELS}`,
+  pluginFailed: (command, status) =>
+    `${command} failed (${status}). Check that claude runs (claude --version), or do it by hand: papo install --plugin --print`,
+  pluginNoMarketplace: (root) =>
+    `this papo has no Claude Code marketplace (${root}/.claude-plugin/marketplace.json is missing): reinstall papo, or run papo install without --plugin`,
+  pluginSettingsNotJson: (file) =>
+    `${file} is not plain JSON, and papo install does not rewrite it. Nothing was changed: add the env that papo install --plugin --print shows by hand`,
+  pluginOffer: 'Or let Claude Code start papo from its plugin instead:  papo install --plugin',
+  pluginOtherClient: (label) => `--plugin is for Claude Code only; ${label} is registered without it`,
+  pluginScope:
+    '--plugin installs the plugin for your user (every project), and this project gets its profile: leave out --scope',
+  pluginAlsoAdded: (scope) =>
+    `note: papo is also registered with claude mcp add (scope ${scope}), so Claude Code would start papo twice for this project: remove that one with  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `${exe} is not on PATH. Run this by hand:`,
   badScope: (label, scope, scopes) =>
     `${label} has no scope "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,
@@ -445,6 +481,25 @@ const pt: Messages = {
   ],
   installed: (scope) => `O papo está registrado no Claude Code (escopo ${scope}).`,
   openClaude: `Abra o Claude Code com:  ${CHANNELS}`,
+  pluginInstalled: (id, root) =>
+    `O plugin do papo (${id}) está instalado no Claude Code para o seu usuário, do marketplace em ${root}: o próprio Claude Code inicia o papo mcp em cada projeto.`,
+  pluginProfile: (profile, file) =>
+    `Este projeto conversa na sala do perfil ${profile}: PAPO_PROFILE está em ${file} (suas configurações do Claude Code para este projeto, que não vão para o git; o Claude Code as passa ao papo). Para outro projeto, rode lá papo install --plugin --profile <o perfil dele>.`,
+  pluginNoPapoOnPath:
+    'atenção: o plugin roda o papo do PATH, e não há papo no PATH: instale o papo (npm install -g, veja o README) antes de abrir o Claude Code.',
+  openClaudePlugin: `Abra o Claude Code com:  ${PLUGIN_CHANNELS}`,
+  pluginFailed: (command, status) =>
+    `${command} falhou (${status}). Confira se o claude roda (claude --version), ou faça à mão: papo install --plugin --print`,
+  pluginNoMarketplace: (root) =>
+    `este papo não tem marketplace do Claude Code (falta ${root}/.claude-plugin/marketplace.json): reinstale o papo, ou rode papo install sem --plugin`,
+  pluginSettingsNotJson: (file) =>
+    `${file} não é JSON puro, e o papo install não o reescreve. Nada foi alterado: acrescente à mão o env que papo install --plugin --print mostra`,
+  pluginOffer: 'Ou deixe o Claude Code iniciar o papo pelo plugin dele:  papo install --plugin',
+  pluginOtherClient: (label) => `--plugin é só para o Claude Code; o ${label} é registrado sem ele`,
+  pluginScope:
+    '--plugin instala o plugin para o seu usuário (todos os projetos), e este projeto recebe o perfil dele: tire o --scope',
+  pluginAlsoAdded: (scope) =>
+    `atenção: o papo também está registrado pelo claude mcp add (escopo ${scope}), e o Claude Code iniciaria o papo duas vezes neste projeto: remova aquele registro com  claude mcp remove papo --scope ${scope}`,
   clientMissing: (exe) => `O comando ${exe} não está no PATH. Rode à mão:`,
   badScope: (label, scope, scopes) =>
     `${label} não tem o escopo "${scope}": use ${scopes.map((s) => `--scope ${s}`).join(', ')}`,

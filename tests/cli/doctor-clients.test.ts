@@ -75,3 +75,33 @@ for (const id of ['claude', 'codex', 'gemini', 'opencode', 'qwen'] as const) {
     t.diagnostic(`${id} ${cli.version}: ${r.text}`);
   });
 }
+
+test('Claude Code with papo’s plugin (papo install --plugin, the real claude): doctor reads the plugin and the project’s profile', {
+  timeout: 120_000,
+}, async (t) => {
+  const cli = agentCli('claude');
+  if ('skip' in cli) {
+    t.skip(cli.skip);
+    return;
+  }
+  const dir = tempDir(t);
+  const project = join(dir, 'project');
+  const userHome = join(dir, 'user');
+  execFileSync('mkdir', ['-p', project, userHome]);
+  const home = await profile(t, `ws://127.0.0.1:${await freePort()}`);
+  const e = env(home, {
+    PATH: `${cli.binDir}:${BASE_PATH}`,
+    HOME: userHome,
+    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+    DISABLE_AUTOUPDATER: '1',
+  });
+  const installed = await runPapo(['install', '--plugin'], { env: e, cwd: project });
+  assert.equal(installed.code, 0, installed.stderr);
+  const r = check((await doctorJson(e, project)).report, 'client');
+  assert.equal(r.status, 'ok', JSON.stringify(r));
+  assert.equal(r.data?.registered, true);
+  assert.equal(
+    r.text,
+    `papo is registered (plugin papo@papo (${join(userHome, '.claude', 'settings.json')}): papo mcp, profile default)`,
+  );
+});

@@ -6,9 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
+import { PLUGIN_ID } from './claude-plugin.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
-import { commandLine, registrationIn, upwards, userHome } from './registration.js';
+import {
+  type ConfigPlace,
+  commandLine,
+  readJson,
+  registrationIn,
+  upwards,
+  userHome,
+} from './registration.js';
 
 function addArgs(entry: McpEntry, scope: string): string[] {
   const env = scope === 'project' ? [] : Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
@@ -52,7 +60,7 @@ export const claude: AgentClient = {
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME ? [t.installHomeNote(entry.env.PAPO_HOME)] : [];
     const withheld = entry.withheld.length > 0 ? [t.installWithheld('Claude Code', entry.withheld)] : [];
-    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude];
+    return [t.installed(scope), ...withheld, ...homeNote, t.openClaude, t.pluginOffer];
   },
   registration: registeredWithClaude,
 };
@@ -64,14 +72,45 @@ export const claude: AgentClient = {
  * Claude Code looks.
  */
 async function registeredWithClaude(target: RegistrationTarget): Promise<Registration> {
-  const config = join(target.env.CLAUDE_CONFIG_DIR || userHome(target.env), '.claude.json');
-  const dirs = upwards(target.cwd);
-  return registrationIn(
-    [
-      ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
-      ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
-      { scope: 'user', file: config, keys: ['mcpServers', 'papo'] },
-    ],
-    commandLine,
+  const added = registrationIn(addedPlaces(target.cwd, target.env), commandLine);
+  return added.registered ? added : pluginRegistration(target);
+}
+
+function addedPlaces(cwd: string, env: NodeJS.ProcessEnv): ConfigPlace[] {
+  const config = join(env.CLAUDE_CONFIG_DIR || userHome(env), '.claude.json');
+  const dirs = upwards(cwd);
+  return [
+    ...dirs.map((d) => ({ scope: 'local', file: config, keys: ['projects', d, 'mcpServers', 'papo'] })),
+    ...dirs.map((d) => ({ scope: 'project', file: join(d, '.mcp.json'), keys: ['mcpServers', 'papo'] })),
+    { scope: 'user', file: config, keys: ['mcpServers', 'papo'] },
+  ];
+}
+
+/**
+ * The scope in which `claude mcp add` registered papo for `cwd`, or null: papo install --plugin
+ * says to remove it, or Claude Code would start two papo mcp on the project's profile.
+ */
+export function claudeAddedScope(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  for (const place of addedPlaces(cwd, env))
+    if (registrationIn([place], commandLine).registered) return place.scope;
+  return null;
+}
+
+/**
+ * papo's plugin (ADR 0101), enabled in Claude Code's user settings (~/.claude/settings.json, or
+ * $CLAUDE_CONFIG_DIR/settings.json, where `claude plugin install --scope user` writes it), with
+ * the profile the project's .claude/settings.local.json gives it.
+ */
+function pluginRegistration(target: RegistrationTarget): Registration {
+  const settings = join(
+    target.env.CLAUDE_CONFIG_DIR || join(userHome(target.env), '.claude'),
+    'settings.json',
   );
+  const enabled = (readJson(settings) as { enabledPlugins?: Record<string, unknown> } | undefined)
+    ?.enabledPlugins;
+  if (enabled?.[PLUGIN_ID] !== true) return { registered: false, detail: '' };
+  const local = join(target.cwd, '.claude', 'settings.local.json');
+  const env = (readJson(local) as { env?: Record<string, unknown> } | undefined)?.env;
+  const profile = typeof env?.PAPO_PROFILE === 'string' ? env.PAPO_PROFILE : 'default';
+  return { registered: true, detail: `plugin ${PLUGIN_ID} (${settings}): papo mcp, profile ${profile}` };
 }

@@ -75,15 +75,19 @@ export async function claudeSetup(
   seedClaudeJson(home, opts.project, opts.cc.version);
   // After Claude Code is stopped (hooks registered later run first, see stopFirst): its MCP servers.
   const sandbox = await clientSandbox(t, { binDir: opts.cc.binDir, home, papoHome: opts.papoHome });
-  const env: NodeJS.ProcessEnv = {
-    ...sandbox.env,
+  return { home, env: claudeEnv(sandbox.env, opts.fake), connects: sandbox.refused };
+}
+
+/** Claude Code's environment in a sandbox: its terminal, the fake model, no update, no official marketplace. */
+export function claudeEnv(sandbox: NodeJS.ProcessEnv, fake: FakeAnthropic): NodeJS.ProcessEnv {
+  return {
+    ...sandbox,
     TERM: 'xterm-256color',
-    ANTHROPIC_BASE_URL: opts.fake.url,
+    ANTHROPIC_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
     DISABLE_AUTOUPDATER: '1',
   };
-  return { home, env, connects: sandbox.refused };
 }
 
 /** The recorder's compiled script (helpers/record-stdio.ts). */
