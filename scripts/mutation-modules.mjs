@@ -29,7 +29,7 @@ export const modules = {
   credentials: {
     // The reader view is the credential refusal's normalisation, shared with hold patterns (ADR 0095).
     mutate: ['src/mcp/credentials.ts', 'src/client/wire/reader-view.ts'],
-    tests: ['mcp/credentials', 'mcp/credential-thresholds', 'attacks/credential-bypass'],
+    tests: ['mcp/credentials', 'mcp/credential-thresholds', 'attacks/credential-bypass', 'wire/reader-view'],
     // Not the bypass file's test that drives a real `papo mcp` (14 s; the tool's wiring, not the
     // detectors). The 48 KiB check of prefixes runs: it asserts the verdict only (its time is
     // bench/credentials.ts's). (node 20 also tries a pattern on the root test, named "<root>":
