@@ -52,4 +52,6 @@ export const modules = {
     ],
     tests: ['store/review', 'room/review-binding'],
   },
+  // Names held by keys (ADR 0064, ADR 0092): impostors refused, no flood taking a name.
+  'member-names': { mutate: ['src/client/room/member-names.ts'], tests: ['room/member-names'] },
 };

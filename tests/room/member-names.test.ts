@@ -176,6 +176,21 @@ test('a names.json longer than the cap is read up to the cap', () => {
   assert.equal(names.changed, false);
 });
 
+test('the last name read is the one shown last, whatever junk follows it; under the cap any name fits', () => {
+  const names = new KnownNames({ 'voce (agent)': { node: VOCE, spoke: true }, 'junk (agent)': 7 });
+  assert.equal(names.claim('voce', 'agent', VOCE), 'held');
+  assert.equal(names.changed, false);
+  // Every name held spoke or is spared, but there is room: a new name fits.
+  assert.equal(
+    names.judge('colega', 'agent', COLEGA, () => true),
+    'new',
+  );
+  assert.equal(
+    names.claim('colega', 'agent', COLEGA, () => true),
+    'new',
+  );
+});
+
 /** A NameGuard over `names`, and what it asked of the node. */
 function guarding(
   names = new KnownNames({ 'voce (agent)': VOCE }),
@@ -266,6 +281,22 @@ test('impostors remembered are bounded: past 64, the first seen is forgotten', (
   for (let i = 0; i < 3 * MAX_IMPOSTORS; i++) many.guard.owns('voce', 'agent', key(1_000 + i));
   assert.equal(many.seen.told.length, 3 * MAX_IMPOSTORS);
   assert.equal(many.guard.impostors().length, MAX_IMPOSTORS);
+});
+
+test('whom we told is remembered per key, and forgotten all at once past 64 keys', () => {
+  const { guard, seen, advance } = guarding();
+  guard.owns('voce', 'agent', key(1));
+  guard.owns('voce', 'agent', key(2));
+  guard.owns('voce', 'agent', key(1));
+  assert.equal(seen.told.length, 2, 'two keys, each told once');
+  for (let i = 3; i <= MAX_IMPOSTORS + 1; i++) guard.owns('voce', 'agent', key(i));
+  assert.equal(seen.told.length, MAX_IMPOSTORS + 1);
+  advance(1_000);
+  // The 65th key made room by forgetting whom we told: key 1 is told again, within 30 s.
+  guard.owns('voce', 'agent', key(1));
+  assert.equal(seen.told.length, MAX_IMPOSTORS + 2);
+  guard.owns('voce', 'agent', key(MAX_IMPOSTORS + 1));
+  assert.equal(seen.told.length, MAX_IMPOSTORS + 2, 'the 65th was remembered after the clearing');
 });
 
 test('our name taken: remembered from the first member that says so', () => {
