@@ -137,7 +137,12 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       cleanups.push(await pollRequests(profile.dir, node, log));
       // The person's `papo say` is handed to this member while it runs (ADR 0102).
       const speaker = node;
-      const host = { member: speaker, probe, sayAsPerson: speaker.sayAsPerson.bind(speaker) };
+      const host = {
+        member: speaker,
+        probe,
+        self: profile.name,
+        sayAsPerson: speaker.sayAsPerson.bind(speaker),
+      };
       cleanups.push(await listenForSays(profile.dir, host, log));
     }
     return { member: node, profile, probe };

@@ -41,6 +41,11 @@ export type SayOutcome =
 export interface SayRoom {
   member: RoomMember;
   probe: RoomProbe;
+  /**
+   * The running agent a say was handed to: its own name, online and known to it, as its own
+   * agent is to a say's ephemeral member (it has the say on its disk, and says so).
+   */
+  self?: string;
 }
 export type SendSay = (
   say: PersonSay,
@@ -85,11 +90,13 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   const { member } = room;
   const target = say.to;
   const isTarget = (name: string) => target === undefined || sameName(name, target);
-  const knowsSomeone = () => member.members().length > 0;
+  const self = room.self === undefined ? [] : [room.self];
+  const online = () => [...self, ...member.onlineNames()];
+  const knowsSomeone = () => self.length > 0 || member.members().length > 0;
   const ready = await waitFor(
     room,
     CONNECT_WAIT_MS,
-    () => member.onlineNames().some(isTarget) || (topicIsEmpty(room) && !knowsSomeone()),
+    () => online().some(isTarget) || (topicIsEmpty(room) && !knowsSomeone()),
   );
   // Without `to`, the others on the room's topic are online too: give their hellos a moment
   // (a relayed link forms in a second or two), so they get it now and are named as having it,
@@ -100,7 +107,7 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
       return !signal.joined || member.liveMembers().length >= signal.peers.length;
     });
   }
-  if (!member.onlineNames().some(isTarget)) {
+  if (!online().some(isTarget)) {
     if (!knowsSomeone() && (topicIsEmpty(room) || !ready)) return { t: 'no_known_members' };
     return { t: 'nobody_online', ...(target ? { to: target } : {}) };
   }
@@ -114,7 +121,7 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   if (result.ackedBy === null) return { t: 'not_acknowledged', id: result.id, seconds: ACK_WAIT_MS / 1000 };
   acked(result.ackedBy);
   // Others online may confirm too: wait a moment for them, not for anyone already heard.
-  const expected = member.onlineNames().filter(isTarget);
+  const expected = online().filter(isTarget);
   await waitFor(room, MORE_ACKS_MS, () => expected.every((name) => ackedBy.some((a) => sameName(a, name))));
   // Members known but offline get it from those who stored it (catch-up, ADR 0063).
   const later =

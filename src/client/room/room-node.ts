@@ -446,6 +446,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       // This agent has its person's say as if it came over a link (stored, logged, pushed), and
       // counts as one who confirmed it once it is on disk.
       const kept = this.#delivery.onMsg(envelope);
+      this.#log(`sending ${id} for the person`);
       this.#broadcast(codec.seal(signed));
       if (kept && (await kept)) this.#onPersonAck(id, this.name);
       const result = await answer;
