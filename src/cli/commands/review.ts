@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/log.js';
 import type { OpenedMember } from '../../client/open-member.js';
+import { newPersonSay } from '../../client/room/person-say.js';
 import {
   memberRule,
   peopleRule,
@@ -32,7 +33,7 @@ import { type CliContext, checkedProfile, home, lang, reportError, text } from '
 import { errorText } from '../i18n.js';
 import { type AllowedView, type ReviewTexts, reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral } from '../room-session.js';
-import { personSay, speak } from './say.js';
+import { speak } from './say.js';
 
 /** How long to wait for a running papo mcp to take a decision (it looks every second). */
 const PICKUP_WAIT_MS = 5_000;
@@ -315,7 +316,7 @@ async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: R
       if (!isMemberName(m.from)) continue;
       process.stderr.write(`${rt.telling(m.from)}\n`);
       try {
-        await speak(ctx, member, personSay(rejectionNotice(m.id, reason), m.from, m.id));
+        await speak(ctx, member, newPersonSay(rejectionNotice(m.id, reason), m.from, m.id));
       } catch (err) {
         process.stderr.write(`${rt.tellFailed(m.from, errorText(err, lang(ctx)))}\n`);
       }

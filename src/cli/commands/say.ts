@@ -7,13 +7,21 @@ import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { type HandedAnswer, handSay } from '../../client/room/handed-say.js';
-import { type PersonSay, type SayOutcome, sayInRoom } from '../../client/room/person-say.js';
+import {
+  MAX_BODY_BYTES,
+  newPersonSay,
+  type PersonSay,
+  type SayOutcome,
+  sayInRoom,
+} from '../../client/room/person-say.js';
 import { profileDir } from '../../client/store/home.js';
-import { MAX_BODY_BYTES, newMessageId, utf8Length } from '../../client/wire/frames.js';
 import { validateMemberName } from '../../client/wire/names.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, reportError, text } from '../context.js';
-import { networkNotes, networkNotesOf } from '../network-notes.js';
-import { finish, openEphemeral } from '../room-session.js';
+
+// A say handed to the running papo mcp loads neither the room session (the network, the store)
+// nor the network notes unless it needs them (ADR 0102: its wall time is mostly module loading).
+const session = () => import('../room-session.js');
+const notesModule = () => import('../network-notes.js');
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -26,7 +34,8 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const body = words.join(' ').trim();
         if (body === '') throw new RangeError('the message is empty');
-        if (utf8Length(body) > MAX_BODY_BYTES) throw new RangeError('the message is larger than 48 KiB');
+        if (Buffer.byteLength(body) > MAX_BODY_BYTES)
+          throw new RangeError('the message is larger than 48 KiB');
         if (opts.to !== undefined) {
           hint(ctx, { name: opts.to });
           validateMemberName(opts.to);
@@ -35,7 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
       } catch (err) {
         reportError(ctx, err);
       }
-      await finish(member);
+      await (await session()).finish(member);
     });
 }
 
@@ -52,29 +61,18 @@ export async function say(
   replyTo?: string,
 ): Promise<OpenedMember | undefined> {
   const profile = checkedProfile(ctx);
-  const said = personSay(body, target, replyTo);
+  const said = newPersonSay(body, target, replyTo);
   process.stderr.write(`${text(ctx).connecting}\n`);
   const handed = await handSay(profileDir(home(ctx), profile), said);
   if (typeof handed === 'object') {
-    report(ctx, handed.answer, profile);
+    await report(ctx, handed.answer, profile);
     return undefined;
   }
   // No papo mcp listens, or it went away before it answered: the say runs its own member, and a
   // member that had it already stores it once (the same id) and confirms again.
-  const member = await openEphemeral(ctx, true);
+  const member = await (await session()).openEphemeral(ctx, true);
   await speak(ctx, member, said);
   return member;
-}
-
-/** A new say: its id and time chosen before anything is sent, so whoever sends it, it is the same say (ADR 0102). */
-export function personSay(body: string, target: string | undefined, replyTo?: string): PersonSay {
-  return {
-    id: newMessageId(),
-    ts: Date.now(),
-    body,
-    ...(target !== undefined ? { to: target } : {}),
-    ...(replyTo !== undefined ? { replyTo } : {}),
-  };
 }
 
 /** Says `said` through an ephemeral member already open, and prints who has it (see `say`). */
@@ -86,16 +84,15 @@ export async function speak(ctx: CliContext, m: OpenedMember, said: PersonSay): 
   });
   const nobody = outcome.t === 'no_known_members' || outcome.t === 'nobody_online';
   // Say why, when the network is the reason (on stderr, before the error itself).
-  const notes = nobody ? await networkNotes(text(ctx), m, ctx.env) : [];
+  const notes = nobody ? await (await notesModule()).networkNotes(text(ctx), m, ctx.env) : [];
   tell(ctx, outcome, notes, m.profile.profile);
 }
 
 /** Prints the answer of the running papo mcp a say was handed to. */
-function report(ctx: CliContext, answer: HandedAnswer, profile: string): void {
+async function report(ctx: CliContext, answer: HandedAnswer, profile: string): Promise<void> {
+  const { network, members } = answer;
   const notes =
-    answer.network && answer.members
-      ? networkNotesOf(text(ctx), answer.network, answer.members, ctx.env)
-      : [];
+    network && members ? (await notesModule()).networkNotesOf(text(ctx), network, members, ctx.env) : [];
   tell(ctx, answer.outcome, notes, profile);
 }
 

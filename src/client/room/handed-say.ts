@@ -4,7 +4,8 @@
 // the member runs the say over the links it already has (person-say.ts) and answers one line with
 // how it ended. A say that finds no socket, or nobody listening on it, runs its own ephemeral
 // member as before; one whose member goes away before answering sends the same say (same id,
-// same signed bytes) itself, so it is neither lost nor kept twice.
+// same signed bytes) itself, so it is neither lost nor kept twice. What the CLI loads of it stays
+// small (no wire crypto, no store): a handed say is a person's quick word.
 import { lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -12,8 +13,8 @@ import { messageOf } from '../errors.js';
 import type { Log } from '../log.js';
 import type { MemberStatus, NetworkHealth, SendResult } from '../member-api.js';
 import { SAY_SOCKET } from '../store/profile-files.js';
-import { isMessageId, MAX_BODY_BYTES, utf8Length } from '../wire/frames.js';
-import { isMemberName } from '../wire/names.js';
+import { MAX_BODY_BYTES } from '../wire/limits.js';
+import { isMemberName, MESSAGE_ID_PATTERN } from '../wire/names.js';
 import { type PersonSay, SAY_LONGEST_MS, type SayOutcome, type SayRoom, sayInRoom } from './person-say.js';
 
 /** A Unix socket's path must fit in sun_path (108 bytes on Linux, with its closing NUL). */
@@ -46,10 +47,12 @@ function socketPath(dir: string): string | undefined {
 export function checkedSay(value: unknown): PersonSay | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
-  if (!isMessageId(v.id) || typeof v.ts !== 'number' || !Number.isSafeInteger(v.ts)) return null;
-  if (typeof v.body !== 'string' || v.body.trim() === '' || utf8Length(v.body) > MAX_BODY_BYTES) return null;
+  const isId = (x: unknown): x is string => typeof x === 'string' && MESSAGE_ID_PATTERN.test(x);
+  if (!isId(v.id) || typeof v.ts !== 'number' || !Number.isSafeInteger(v.ts)) return null;
+  if (typeof v.body !== 'string' || v.body.trim() === '' || Buffer.byteLength(v.body) > MAX_BODY_BYTES)
+    return null;
   if (v.to !== undefined && !isMemberName(v.to)) return null;
-  if (v.replyTo !== undefined && !isMessageId(v.replyTo)) return null;
+  if (v.replyTo !== undefined && !isId(v.replyTo)) return null;
   return {
     id: v.id,
     ts: v.ts,

@@ -2,8 +2,12 @@
 // wait for the acks, and say who has it. The same steps whoever runs them: the CLI's own ephemeral
 // member (no papo mcp runs), or the profile's running papo mcp the say was handed to (ADR 0102).
 // What it returns is data; the CLI turns it into the texts a person reads (src/cli/i18n.ts).
+import { randomBytes } from 'node:crypto';
 import type { RoomMember, RoomProbe, SendResult } from '../member-api.js';
+import { MAX_BODY_BYTES } from '../wire/limits.js';
 import { sameName } from '../wire/names.js';
+
+export { MAX_BODY_BYTES };
 
 /** How long a say waits for someone (with `to`, the target) to be online. */
 export const CONNECT_WAIT_MS = 30_000;
@@ -27,6 +31,21 @@ export interface PersonSay {
   body: string;
   to?: string;
   replyTo?: string;
+}
+
+/**
+ * A new say, its id and time chosen before anything is sent (see PersonSay). The id is a message
+ * id as frames.ts's newMessageId makes them (10 hex digits), made here without loading the wire's
+ * crypto, which a say handed to the running papo mcp never needs.
+ */
+export function newPersonSay(body: string, to?: string, replyTo?: string): PersonSay {
+  return {
+    id: randomBytes(5).toString('hex'),
+    ts: Date.now(),
+    body,
+    ...(to !== undefined ? { to } : {}),
+    ...(replyTo !== undefined ? { replyTo } : {}),
+  };
 }
 
 /** How a say ended (the CLI's texts and exit codes: delivered is 0, every other one 1). */
@@ -112,8 +131,12 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
     return { t: 'nobody_online', ...(target ? { to: target } : {}) };
   }
   const ackedBy: string[] = [];
+  const has = (name: string) => ackedBy.some((a) => sameName(a, name));
+  let heard: (() => void) | undefined;
   const acked = (by: string) => {
-    if (!ackedBy.some((n) => sameName(n, by))) ackedBy.push(by);
+    if (has(by)) return;
+    ackedBy.push(by);
+    heard?.();
   };
   const result = await send(say, ACK_WAIT_MS, acked);
   if (result.ackedBy === null && result.refusedBy !== null)
@@ -121,8 +144,18 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   if (result.ackedBy === null) return { t: 'not_acknowledged', id: result.id, seconds: ACK_WAIT_MS / 1000 };
   acked(result.ackedBy);
   // Others online may confirm too: wait a moment for them, not for anyone already heard.
+  // Checked on each ack as it comes, not on a tick: most often they are all in within milliseconds.
   const expected = online().filter(isTarget);
-  await waitFor(room, MORE_ACKS_MS, () => expected.every((name) => ackedBy.some((a) => sameName(a, name))));
+  if (!expected.every(has))
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, MORE_ACKS_MS);
+      function done(): void {
+        clearTimeout(timer);
+        heard = undefined;
+        resolve();
+      }
+      heard = () => expected.every(has) && done();
+    });
   // Members known but offline get it from those who stored it (catch-up, ADR 0063).
   const later =
     target !== undefined
