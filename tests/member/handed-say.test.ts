@@ -4,7 +4,7 @@
 // gate, a papo mcp killed while it holds the say (nothing lost, nothing twice), and no papo mcp
 // at all (a stale socket: today's path). The texts are the CLI's own (src/cli/i18n.ts).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { messages } from '../../src/cli/i18n.js';
@@ -32,15 +32,23 @@ function loggedIn(member: Parameters<typeof readProfileLog>[0], id: string): num
   return readProfileLog(member).filter((e) => e.ev === 'in' && e.msg.id === id).length;
 }
 
+/** Ana's and Bia's `papo mcp` on a signal server of their own, Bia online for Ana. */
+async function linkedAgents(t: Parameters<typeof signalServer>[0], anaEnv: NodeJS.ProcessEnv = {}) {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
+  const ana = await startMcp(t, room.members.Ana.home, { ...memberEnv(), ...anaEnv });
+  const bia = await startMcp(t, room.members.Bia.home);
+  await waitOnline(ana, 'Bia');
+  return { room, ana, bia };
+}
+
 test('handed to the running papo mcp: delivered to its own agent and the one online, in the same words; the agent’s anti-loop window is not the person’s', {
   timeout: 120_000,
 }, async (t) => {
-  const server = await signalServer(t);
-  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
-  const ana = await startMcp(t, room.members.Ana.home, { ...memberEnv(), PAPO_MAX_SENDS_PER_10MIN: '1' });
-  const bia = await startMcp(t, room.members.Bia.home);
-  await waitOnline(ana, 'Bia');
-  assert.ok(existsSync(join(room.members.Ana.profile.dir, 'member.sock')));
+  const { room, ana } = await linkedAgents(t, { PAPO_MAX_SENDS_PER_10MIN: '1' });
+  const socket = statSync(join(room.members.Ana.profile.dir, 'member.sock'));
+  assert.ok(socket.isSocket());
+  assert.equal(socket.mode & 0o777, 0o600);
 
   const said = await papo(['say', 'hello', 'from', 'the', 'terminal'], room.members.Ana.home);
   assert.equal(said.code, 0, said.stderr);
@@ -70,17 +78,12 @@ test('handed to the running papo mcp: delivered to its own agent and the one onl
   const again = await papo(['say', '--to', 'Bia', 'still', 'me'], room.members.Ana.home);
   assert.equal(again.code, 0, again.stderr);
   assert.equal(again.stdout, `${en.deliveredTo('Bia', saidId(again))}\n`);
-  void bia;
 });
 
 test('handed: a member known but offline is named, and gets it from those who stored it when it comes', {
   timeout: 120_000,
 }, async (t) => {
-  const server = await signalServer(t);
-  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
-  const ana = await startMcp(t, room.members.Ana.home);
-  const bia = await startMcp(t, room.members.Bia.home);
-  await waitOnline(ana, 'Bia');
+  const { room, ana, bia } = await linkedAgents(t);
   await bia.stop();
   await waitFor('Bia offline for Ana', async () =>
     /- Bia \([a-z]+\): offline/m.test(await ana.tool('status')),
@@ -133,11 +136,7 @@ test('handed: the review gate holds it at a reviewing member, never from the per
 test('the running papo mcp killed while it holds the say: the say sends the same message itself, stored once', {
   timeout: 150_000,
 }, async (t) => {
-  const server = await signalServer(t);
-  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
-  const ana = await startMcp(t, room.members.Ana.home);
-  const bia = await startMcp(t, room.members.Bia.home);
-  await waitOnline(ana, 'Bia');
+  const { room, ana, bia } = await linkedAgents(t);
   // Bia's papo mcp stops reading for a while: the say reaches her transport, and no ack comes.
   process.kill(bia.pid, 'SIGSTOP');
   let stopped = true;

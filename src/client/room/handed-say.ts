@@ -6,7 +6,7 @@
 // member as before; one whose member goes away before answering sends the same say (same id,
 // same signed bytes) itself, so it is neither lost nor kept twice. What the CLI loads of it stays
 // small (no wire crypto, no store): a handed say is a person's quick word.
-import { lstat, unlink } from 'node:fs/promises';
+import { chmod, lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
@@ -120,6 +120,8 @@ export async function listenForSays(dir: string, host: SayHost, log: Log): Promi
     server.listen(path, () => resolve(true));
   });
   if (!listening) return async () => {};
+  // The 0700 folder already keeps everyone else out; the socket is 0600 like every file of it.
+  await chmod(path, 0o600).catch((err: unknown) => log(`${SAY_SOCKET}: ${messageOf(err)}`));
   server.on('error', (err) => log(`${SAY_SOCKET}: ${messageOf(err)}`));
   return async () => {
     await new Promise<void>((resolve) => {

@@ -357,20 +357,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
     if (this.#closed) throw new PapoError('io', 'the room member is closed');
-    const body = input.body;
-    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
-      throw new RangeError('body empty or over 48 KiB');
-    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
-    const unsigned: Envelope = {
-      id: input.id ?? newMessageId(),
-      from: this.name,
-      node: this.nodeId,
-      kind: this.kind,
-      ...(input.to ? { to: input.to } : {}),
-      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
-      ts: input.ts ?? this.#signedTimes.next(),
-      body,
-    };
+    const unsigned = this.#unsigned(input, this.nodeId, this.kind, () => this.#signedTimes.next());
     // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
     // members that stored it) carries the same bytes.
     const signed = this.#codec.sign(msgFrame(unsigned));
@@ -419,20 +406,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const codec = this.#personCodec;
     if (this.#closed || this.#state === null || codec === undefined)
       throw new PapoError('io', 'this room member does not speak for its person');
-    const body = input.body;
-    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
-      throw new RangeError('body empty or over 48 KiB');
-    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
-    const unsigned: Envelope = {
-      id: input.id ?? newMessageId(),
-      from: this.name,
-      node: codec.nodeId,
-      kind: 'human',
-      ...(input.to ? { to: input.to } : {}),
-      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
-      ts: input.ts ?? this.#now(),
-      body,
-    };
+    const unsigned = this.#unsigned(input, codec.nodeId, 'human', () => this.#now());
     const signed = codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
     const id = envelope.id;
@@ -459,6 +433,24 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       this.#personSays.delete(id);
       throw err;
     }
+  }
+
+  /** The envelope of a message of ours (or our person's) before it is signed; throws if `input` is not one. */
+  #unsigned(input: SendInput, node: string, kind: SenderKind, ts: () => number): Envelope {
+    const body = input.body;
+    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
+      throw new RangeError('body empty or over 48 KiB');
+    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
+    return {
+      id: input.id ?? newMessageId(),
+      from: this.name,
+      node,
+      kind,
+      ...(input.to ? { to: input.to } : {}),
+      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+      ts: input.ts ?? ts(),
+      body,
+    };
   }
 
   /** An ack of a say of our person (ADR 0102), from a member whose key holds its name. */
