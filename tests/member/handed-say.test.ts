@@ -170,3 +170,30 @@ test('the running papo mcp killed while it holds the say: the say sends the same
   assert.equal(after.stdout, `${en.deliveredTo('Bia', saidId(after))}\n`);
   assert.equal(loggedIn(room.members.Bia, saidId(after)), 1);
 });
+
+test('the running papo mcp stopped (SIGTERM) while it holds the say: it answers nothing, and the say sends the same message itself', {
+  timeout: 150_000,
+}, async (t) => {
+  const { room, ana, bia } = await linkedAgents(t);
+  process.kill(bia.pid, 'SIGSTOP');
+  let stopped = true;
+  t.after(() => {
+    if (stopped) process.kill(bia.pid, 'SIGCONT');
+  });
+  const running = papo(['say', '--to', 'Bia', 'closing', 'under', 'me'], room.members.Ana.home);
+  const id = await waitFor(
+    'the say handed to Ana’s member and sent',
+    () => /sending ([0-9a-f]{10}) for the person/.exec(ana.stderr())?.[1] ?? '',
+    { timeoutMs: 30_000 },
+  );
+  // A clean stop: the member closes with the say unconfirmed, so the say is not its to end.
+  await ana.stop();
+  assert.ok(!existsSync(join(room.members.Ana.profile.dir, 'member.sock')));
+  process.kill(bia.pid, 'SIGCONT');
+  stopped = false;
+  const said = await running;
+  assert.equal(said.code, 0, said.stderr);
+  assert.equal(said.stdout, `${en.deliveredTo('Bia', id)}\n`);
+  await waitFor('Bia stored it', () => loggedIn(room.members.Bia, id) > 0);
+  assert.equal(loggedIn(room.members.Bia, id), 1);
+});

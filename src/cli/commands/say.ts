@@ -70,6 +70,8 @@ export async function say(
   }
   // No papo mcp listens, or it went away before it answered: the say runs its own member, and a
   // member that had it already stores it once (the same id) and confirms again.
+  // Its transport process starts while this one loads the member's modules (ADR 0091).
+  (await import('../../client/transport/early-fork.js')).forkTransportEarly(ctx.env);
   const member = await (await session()).openEphemeral(ctx, true);
   await speak(ctx, member, said);
   return member;
