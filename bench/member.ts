@@ -2,7 +2,8 @@
 //   1. send-to-delivered latency between two linked in-process members (openMember, one process):
 //      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
 //   2. time from a member's start (openMember) to its first open link, the peer already running;
-//   3. `papo say` wall time (spawn to exit) with the peer online;
+//   3. `papo say` wall time (spawn to exit) with the peer online: with no papo mcp of the profile,
+//      and handed to the profile's running papo mcp (ADR 0102);
 //   1 runs through the transport process (ADR 0057) and in-process, message by message;
 //   4. idle RSS and CPU of a linked `papo mcp` and of its transport process after ~20 s, beside a bare
 //      `node -e "setInterval(()=>{},1000)"` and node-datachannel alone with one idle link
@@ -200,21 +201,34 @@ for (let i = 0; i < STARTS; i++) {
 console.log(`member start (openMember) → first open link: ${summary(firstLink)}`);
 await ana.member.close();
 
-// 3. papo say wall time, Bia online (Ana's agent not running: say's ephemeral identity links itself)
-const sayTimes: number[] = [];
-for (let i = 0; i < SAYS; i++) {
-  const t0 = now();
-  const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'say', `hello ${i}`], {
-      env: { ...ENV, PAPO_HOME: homes.Ana },
-      stdio: ['ignore', 'ignore', 'ignore'],
+// 3. papo say wall time, Bia online: Ana's agent not running (say's ephemeral identity links
+// itself), then running (the say is handed to it, ADR 0102)
+async function sayWallTimes(word: string, uncounted: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = -uncounted; i < SAYS; i++) {
+    const t0 = now();
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'say', `${word} ${i}`], {
+        env: { ...ENV, PAPO_HOME: homes.Ana },
+        stdio: ['ignore', 'ignore', 'ignore'],
+      });
+      child.on('exit', (c) => resolve(c));
     });
-    child.on('exit', (c) => resolve(c));
-  });
-  if (code !== 0) throw new Error(`papo say exited ${code}`);
-  sayTimes.push(now() - t0);
+    if (code !== 0) throw new Error(`papo say exited ${code}`);
+    if (i >= 0) times.push(now() - t0);
+  }
+  return times;
 }
-console.log(`papo say wall time, peer online:            ${summary(sayTimes)}`);
+console.log(`papo say wall time, peer online:            ${summary(await sayWallTimes('hello', 0))}`);
+const anaMcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'], {
+  env: { ...ENV, PAPO_HOME: homes.Ana },
+  cwd: homes.Ana as string,
+});
+await anaMcp.initialize();
+await until(() => readdirSync(join(homes.Ana as string, 'profiles', 'default')).includes('member.sock'));
+// Its link to Bia: a first say, not counted, waits for it if it is not up yet.
+console.log(`papo say wall time, handed to papo mcp:     ${summary(await sayWallTimes('handed', 1))}`);
+await anaMcp.close();
 
 // 4. idle RSS and CPU: a linked `papo mcp` (Caio) and a bare node, over the same window
 const mcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'], {

@@ -44,7 +44,8 @@ const load: Record<CommandName, () => Promise<CommandModule>> = {
 /**
  * The command on the command line, if any. `papo mcp` is started by Claude Code, which waits for
  * the initialize response: loading only that command's module keeps it within a small factor of a
- * bare `node` (docs/performance.md), so every other command's imports stay out of its way.
+ * bare `node` (docs/performance.md), so every other command's imports stay out of its way; so
+ * do `papo say` and `papo status`, which a person runs beside their agents all day.
  */
 function commandIn(argv: readonly string[]): CommandName | undefined {
   for (let i = 0; i < argv.length; i++) {
@@ -67,7 +68,9 @@ program
 
 const ctx: CliContext = { program, env: process.env };
 const only = commandIn(process.argv.slice(2));
-const modules = await Promise.all(only === 'mcp' ? [load.mcp()] : COMMANDS.map((name) => load[name]()));
+// `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too.
+const alone = only === 'mcp' || only === 'say' || only === 'status';
+const modules = await Promise.all(alone ? [load[only]()] : COMMANDS.map((name) => load[name]()));
 for (const module of modules) module.register(program, ctx);
 try {
   await program.parseAsync(process.argv);

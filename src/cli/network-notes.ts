@@ -1,5 +1,5 @@
 import { shortId } from '../client/log.js';
-import type { NetworkHealth } from '../client/member-api.js';
+import type { MemberStatus, NetworkHealth } from '../client/member-api.js';
 import { NO_PATH_AFTER_MS, noPathSummary } from '../client/net/health.js';
 import { papoRelaySet } from '../client/net/ice-config.js';
 import type { OpenedMember } from '../client/open-member.js';
@@ -14,7 +14,22 @@ export async function networkNotes(
   opened: OpenedMember,
   env: NodeJS.ProcessEnv,
 ): Promise<string[]> {
-  const health: NetworkHealth = await opened.member.network();
+  // This command runs under its own identity: the person's own agent is a member to it too.
+  const own = { node: opened.profile.identity.nodeId, name: t.yourAgent, online: false };
+  return networkNotesOf(t, await opened.member.network(), opened.member.members(), env, own);
+}
+
+/**
+ * The same lines from a member's network and the members it knows (a say handed to the running
+ * papo mcp brings back its view: ADR 0102); `own`, the person's agent when the view is another's.
+ */
+export function networkNotesOf(
+  t: Messages,
+  health: NetworkHealth,
+  members: readonly MemberStatus[],
+  env: NodeJS.ProcessEnv,
+  own?: { node: string; name: string; online: boolean },
+): string[] {
   const lines: string[] = [];
   const transport = health.transport;
   if (transport.state === 'restarting' || transport.state === 'unresponsive') {
@@ -25,9 +40,7 @@ export async function networkNotes(
     // The detail is the signal server's own words: escaped like room text (ADR 0059).
     lines.push(t.signalProblem(problem.code, health.signalUrl, inertText(problem.detail, 'line')));
   }
-  // This command runs under its own identity: the person's own agent is a member to it too.
-  const own = { node: opened.profile.identity.nodeId, name: t.yourAgent, online: false };
-  const noPath = noPathSummary(health.signal, [...opened.member.members(), own]);
+  const noPath = noPathSummary(health.signal, own ? [...members, own] : [...members]);
   if (noPath !== undefined) {
     lines.push(
       t.noPath(
@@ -40,7 +53,7 @@ export async function networkNotes(
       ),
     );
   }
-  if (isLoopbackSignalUrl(health.signalUrl) && opened.member.members().length === 0) {
+  if (isLoopbackSignalUrl(health.signalUrl) && members.length === 0) {
     lines.push(t.localOnlyRoom(health.signalUrl));
   }
   if (papoRelaySet(env)) lines.push(t.papoRelayNote);

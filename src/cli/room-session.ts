@@ -23,34 +23,8 @@ export async function openEphemeral(ctx: CliContext, signAsPerson = false): Prom
   });
 }
 
-/** Resolves true as soon as `done()` holds (checked on every room event), false after `ms`. */
-export function waitFor(opened: OpenedMember, ms: number, done: () => boolean): Promise<boolean> {
-  if (done()) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!done()) return;
-      finish(true);
-    };
-    const tick = setInterval(check, 100);
-    const timer = setTimeout(() => finish(false), ms);
-    const events = ['online', 'message', 'delivered'] as const;
-    for (const e of events) opened.member.on(e, check);
-    const stop = opened.probe.onSignalState(check);
-    function finish(value: boolean): void {
-      clearInterval(tick);
-      clearTimeout(timer);
-      for (const e of events) opened.member.off(e, check);
-      stop();
-      resolve(value);
-    }
-  });
-}
-
-/** True once the signal server answered our join and nobody else is on the topic. */
-export function topicIsEmpty(opened: OpenedMember): boolean {
-  const signal = opened.probe.signalState();
-  return signal.joined && signal.peers.length === 0;
-}
+// The waits are the say's own (person-say.ts): papo status waits the same way.
+export { topicIsEmpty, waitFor } from '../client/room/person-say.js';
 
 /** Ends the command: closes the member and exits with the status already set. */
 export async function finish(opened: OpenedMember | undefined): Promise<never> {

@@ -50,6 +50,12 @@ export interface SendInput {
   body: string;
   to?: string;
   replyTo?: string;
+  /**
+   * A person's say chooses its id and signed time before it is sent (ADR 0102): sent again by
+   * another process after a papo mcp died in the middle, it is the same bytes, dropped by id.
+   */
+  id?: string;
+  ts?: number;
 }
 
 export interface SendResult {

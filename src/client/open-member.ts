@@ -6,6 +6,7 @@ import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
+import { listenForSays } from './room/handed-say.js';
 import { KnownNames } from './room/member-names.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
@@ -125,7 +126,6 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     });
     node = roomNode(options, profile, keys, side, transport, log, () => runCleanups(cleanups));
     await node.start();
-    if (options.mode === 'agent') cleanups.push(await pollRequests(profile.dir, node, log));
     // The probe reads the transport; it does not hand it out (nor its send).
     const probe: RoomProbe = {
       signalState: () => transport.signalState(),
@@ -133,6 +133,18 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       neighbours: () => transport.neighbours(),
       hostsSignalServer: () => embedded?.running ?? false,
     };
+    if (options.mode === 'agent') {
+      cleanups.push(await pollRequests(profile.dir, node, log));
+      // The person's `papo say` is handed to this member while it runs (ADR 0102).
+      const speaker = node;
+      const host = {
+        member: speaker,
+        probe,
+        self: profile.name,
+        sayAsPerson: speaker.sayAsPerson.bind(speaker),
+      };
+      cleanups.push(await listenForSays(profile.dir, host, log));
+    }
     return { member: node, profile, probe };
   } catch (err) {
     if (node === undefined) await runCleanups(cleanups);
@@ -147,8 +159,8 @@ interface MemberSide {
   state: MemberState | null;
   knownPeers: Record<string, KnownPeer>;
   names: KnownNames;
-  /** The node id of the profile's person (agent mode: their `papo say` is theirs, ADR 0064). */
-  person?: string;
+  /** The profile's person (agent mode: their `papo say` is theirs, ADR 0064, and handed here, 0102). */
+  person?: Identity;
 }
 
 /**
@@ -167,8 +179,8 @@ async function openSide(
     const state = await openMemberState(profile.dir, log);
     const names = new KnownNames(state.names);
     // The profile's person signs papo say with a key of their own: the agent knows it is theirs.
-    const person = (await personIdentity(profile.dir)).nodeId;
-    names.own(profile.name, 'human', person);
+    const person = await personIdentity(profile.dir);
+    names.own(profile.name, 'human', person.nodeId);
     return { identity: profile.identity, state, knownPeers: {}, names, person };
   }
   const identity = options.signAsPerson ? await personIdentity(profile.dir) : generateIdentity();
@@ -262,7 +274,9 @@ function roomNode(
     state: side.state,
     knownPeers: side.knownPeers,
     names: side.names,
-    ...(side.person ? { person: side.person } : {}),
+    ...(side.person
+      ? { person: side.person.nodeId, personCodec: new FrameCodec(keys.frameKey, keys.topic, side.person) }
+      : {}),
     log,
     memberSince: profile.createdAt,
     onClose,

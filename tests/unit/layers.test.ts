@@ -181,6 +181,9 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'net/turn-probe.ts',
     'open-member.ts',
     'room/forget.ts',
+    // papo say hands the say to the running papo mcp, or runs it itself (ADR 0102).
+    'room/handed-say.ts',
+    'room/person-say.ts',
     // papo review allow binds a rule to the keys the room holds for a name (ADR 0095).
     'room/review-binding.ts',
     'store/durable-file.ts',

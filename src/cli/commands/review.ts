@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/log.js';
 import type { OpenedMember } from '../../client/open-member.js';
+import { newPersonSay } from '../../client/room/person-say.js';
 import {
   memberRule,
   peopleRule,
@@ -315,7 +316,7 @@ async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: R
       if (!isMemberName(m.from)) continue;
       process.stderr.write(`${rt.telling(m.from)}\n`);
       try {
-        await speak(ctx, member, rejectionNotice(m.id, reason), m.from, m.id);
+        await speak(ctx, member, newPersonSay(rejectionNotice(m.id, reason), m.from, m.id));
       } catch (err) {
         process.stderr.write(`${rt.tellFailed(m.from, errorText(err, lang(ctx)))}\n`);
       }

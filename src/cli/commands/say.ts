@@ -1,21 +1,27 @@
-// papo say [--to NAME] TEXT...: a person speaks in the room (sender_kind "human"). It uses an
-// ephemeral identity, waits up to 30 s for someone to be online and up to 15 s for the ack, and
-// keeps no queue: when nobody is online, nothing is sent nor stored (docs/cli.md, "papo say").
+// papo say [--to NAME] TEXT...: a person speaks in the room (sender_kind "human"), signed with
+// their own key. When the profile's papo mcp runs, the say is handed to it and goes over the links
+// it has (ADR 0102); otherwise an ephemeral member of its own. Either way it waits up to 30 s for
+// someone to be online and up to 15 s for the ack, and keeps no queue: when nobody is online,
+// nothing is sent nor stored (docs/cli.md, "papo say").
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { MAX_BODY_BYTES, utf8Length } from '../../client/wire/frames.js';
-import { sameName, validateMemberName } from '../../client/wire/names.js';
-import { type CliContext, checkedProfile, hint, profileSuffix, reportError, text } from '../context.js';
-import { networkNotes } from '../network-notes.js';
-import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
+import { type HandedAnswer, handSay } from '../../client/room/handed-say.js';
+import {
+  MAX_BODY_BYTES,
+  newPersonSay,
+  type PersonSay,
+  type SayOutcome,
+  sayInRoom,
+} from '../../client/room/person-say.js';
+import { profileDir } from '../../client/store/home.js';
+import { validateMemberName } from '../../client/wire/names.js';
+import { type CliContext, checkedProfile, hint, home, profileSuffix, reportError, text } from '../context.js';
 
-const CONNECT_WAIT_MS = 30_000;
-const ACK_WAIT_MS = 15_000;
-/** After the first ack, the longest wait for the others online to confirm too. */
-const MORE_ACKS_MS = 400;
-/** Without `to`: how long to wait for the hellos of the others on the topic, once one is online. */
-const TOPIC_HELLO_WAIT_MS = 3_000;
+// A say handed to the running papo mcp loads neither the room session (the network, the store)
+// nor the network notes unless it needs them (ADR 0102: its wall time is mostly module loading).
+const session = () => import('../room-session.js');
+const notesModule = () => import('../network-notes.js');
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -24,91 +30,90 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--to <name>', 'only this member stores and confirms it')
     .argument('<text...>', 'the message')
     .action(async (words: string[], opts: { to?: string }) => {
-      const t = text(ctx);
       let member: OpenedMember | undefined;
       try {
         const body = words.join(' ').trim();
         if (body === '') throw new RangeError('the message is empty');
-        if (utf8Length(body) > MAX_BODY_BYTES) throw new RangeError('the message is larger than 48 KiB');
+        if (Buffer.byteLength(body) > MAX_BODY_BYTES)
+          throw new RangeError('the message is larger than 48 KiB');
         if (opts.to !== undefined) {
           hint(ctx, { name: opts.to });
           validateMemberName(opts.to);
         }
-        checkedProfile(ctx);
-        process.stderr.write(`${t.connecting}\n`);
-        member = await openEphemeral(ctx, true);
-        await speak(ctx, member, body, opts.to);
+        member = await say(ctx, body, opts.to);
       } catch (err) {
         reportError(ctx, err);
       }
-      await finish(member);
+      await (await session()).finish(member);
     });
 }
 
 /**
- * Says `body` in the room as the person, through an ephemeral member already open: waits for the
- * target (or anyone) to be online, sends, waits for the acks and prints who has it. Throws a
- * PapoError saying why when nobody (or not the target) is online or nobody confirmed.
+ * Says `body` in the room as the person, in reply to `replyTo` if given: handed to the profile's
+ * running papo mcp when one listens, else through an ephemeral member, which it returns (the
+ * caller closes it with finish). Prints who has it; throws a PapoError saying why nobody (or not
+ * the target) is online or nobody confirmed.
  */
-export async function speak(
+export async function say(
   ctx: CliContext,
-  m: OpenedMember,
   body: string,
   target: string | undefined,
   replyTo?: string,
-): Promise<void> {
+): Promise<OpenedMember | undefined> {
+  const profile = checkedProfile(ctx);
+  const said = newPersonSay(body, target, replyTo);
+  process.stderr.write(`${text(ctx).connecting}\n`);
+  const handed = await handSay(profileDir(home(ctx), profile), said);
+  if (typeof handed === 'object') {
+    await report(ctx, handed.answer, profile);
+    return undefined;
+  }
+  // No papo mcp listens, or it went away before it answered: the say runs its own member, and a
+  // member that had it already stores it once (the same id) and confirms again.
+  // Its transport process starts while this one loads the member's modules (ADR 0091).
+  (await import('../../client/transport/early-fork.js')).forkTransportEarly(ctx.env);
+  const member = await (await session()).openEphemeral(ctx, true);
+  await speak(ctx, member, said);
+  return member;
+}
+
+/** Says `said` through an ephemeral member already open, and prints who has it (see `say`). */
+export async function speak(ctx: CliContext, m: OpenedMember, said: PersonSay): Promise<void> {
+  const outcome = await sayInRoom(m, said, (s, ms, acked) => {
+    // Kept while the command lives: acks after the first count too (the wait for more acks).
+    m.member.on('delivered', ({ id, by }) => id === s.id && acked(by));
+    return m.member.send(s, ms);
+  });
+  const nobody = outcome.t === 'no_known_members' || outcome.t === 'nobody_online';
+  // Say why, when the network is the reason (on stderr, before the error itself).
+  const notes = nobody ? await (await notesModule()).networkNotes(text(ctx), m, ctx.env) : [];
+  tell(ctx, outcome, notes, m.profile.profile);
+}
+
+/** Prints the answer of the running papo mcp a say was handed to. */
+async function report(ctx: CliContext, answer: HandedAnswer, profile: string): Promise<void> {
+  const { network, members } = answer;
+  const notes =
+    network && members ? (await notesModule()).networkNotesOf(text(ctx), network, members, ctx.env) : [];
+  tell(ctx, answer.outcome, notes, profile);
+}
+
+/** The texts of a say's end: who has it on stdout, or the reason nobody does, thrown. */
+function tell(ctx: CliContext, outcome: SayOutcome, notes: readonly string[], profile: string): void {
   const t = text(ctx);
-  const isTarget = (name: string) => target === undefined || sameName(name, target);
-  const knowsSomeone = () => m.member.members().length > 0;
-  const ready = await waitFor(
-    m,
-    CONNECT_WAIT_MS,
-    () => m.member.onlineNames().some(isTarget) || (topicIsEmpty(m) && !knowsSomeone()),
-  );
-  // Without `to`, the others on the room's topic are online too: give their hellos a moment
-  // (a relayed link forms in a second or two), so they get it now and are named as having it,
-  // as papo status waits for everyone on the topic.
-  if (target === undefined && m.member.onlineNames().length > 0) {
-    await waitFor(m, TOPIC_HELLO_WAIT_MS, () => {
-      const signal = m.probe.signalState();
-      return !signal.joined || m.member.liveMembers().length >= signal.peers.length;
-    });
-  }
-  if (!m.member.onlineNames().some(isTarget)) {
-    // Say why, when the network is the reason (on stderr, before the error itself).
-    for (const line of await networkNotes(t, m, ctx.env)) process.stderr.write(`${line}\n`);
-    if (!knowsSomeone() && (topicIsEmpty(m) || !ready)) {
-      throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(m.profile.profile)));
-    }
-    throw new PapoError('nobody_online', target ? t.memberNotOnline(target) : t.nobodyOnline);
-  }
-  const ackedBy = new Set<string>();
-  m.member.on('delivered', ({ by }) => ackedBy.add(by));
-  const result = await m.member.send(
-    { body, ...(target ? { to: target } : {}), ...(replyTo ? { replyTo } : {}) },
-    ACK_WAIT_MS,
-  );
-  if (result.ackedBy === null && result.refusedBy !== null) {
-    throw new PapoError('inbox_full', t.inboxFull(result.refusedBy, result.id));
-  }
-  if (result.ackedBy === null) {
-    throw new PapoError('not_acknowledged', t.notAcknowledged(result.id, ACK_WAIT_MS / 1000));
-  }
-  ackedBy.add(result.ackedBy);
-  // Others online may confirm too: wait a moment for them, not for anyone already heard.
-  const expected = m.member.onlineNames().filter(isTarget);
-  await waitFor(m, MORE_ACKS_MS, () => expected.every((name) => ackedBy.has(name)));
-  process.stdout.write(`${t.deliveredTo([...ackedBy].join(', '), result.id)}\n`);
-  if (target === undefined) {
-    // Members known but offline get it from those who stored it (catch-up, ADR 0063).
-    const later = [
-      ...new Set(
-        m.member
-          .members()
-          .filter((x) => !x.online && ![...ackedBy].some((a) => sameName(a, x.name)))
-          .map((x) => x.name),
-      ),
-    ];
-    if (later.length > 0) process.stdout.write(`${t.sayLater(later.join(', '))}\n`);
+  for (const line of notes) process.stderr.write(`${line}\n`);
+  switch (outcome.t) {
+    case 'delivered':
+      process.stdout.write(`${t.deliveredTo(outcome.ackedBy.join(', '), outcome.id)}\n`);
+      if (outcome.later.length > 0) process.stdout.write(`${t.sayLater(outcome.later.join(', '))}\n`);
+      return;
+    case 'no_known_members':
+      throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile)));
+    case 'nobody_online':
+      throw new PapoError('nobody_online', outcome.to ? t.memberNotOnline(outcome.to) : t.nobodyOnline);
+    case 'inbox_full':
+      throw new PapoError('inbox_full', t.inboxFull(outcome.by, outcome.id));
+    case 'not_acknowledged':
+      throw new PapoError('not_acknowledged', t.notAcknowledged(outcome.id, outcome.seconds));
   }
 }

@@ -26,6 +26,7 @@ import type {
   SendInput,
   SendResult,
 } from '../member-api.js';
+import { ackCounts } from '../store/outbox.js';
 import type { MemberState } from '../store/profile-store.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec, SignedFrame } from '../wire/frame-codec.js';
@@ -85,6 +86,11 @@ export interface RoomNodeOptions {
   network?: () => Promise<NetworkHealth>;
   /** The node id of this agent's person (person.key), announced in its hellos (ADR 0064). */
   person?: string;
+  /**
+   * Signs as this agent's person (person.key): the says a `papo say` hands to this running member
+   * (ADR 0102). Without it, sayAsPerson refuses.
+   */
+  personCodec?: FrameCodec;
   /** Called on close, after the node stopped talking (closes links, releases the lock...). */
   onClose?: () => Promise<void>;
   /** Diagnostics (stderr); never stdout. */
@@ -131,6 +137,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** Who may speak as whom: impostors refused, remembered and told (member-names.ts). */
   #nameGuard: NameGuard;
   #person: string | undefined;
+  #personCodec: FrameCodec | undefined;
+  /**
+   * The person's says handed to this member (ADR 0102), held in memory while their `papo say`
+   * waits, as its own ephemeral member would hold them: re-sent to a link that opens until someone
+   * confirms, never stored in the outbox (papo say keeps no queue).
+   */
+  #personSays = new Map<
+    string,
+    { envelope: Envelope; signed: SignedFrame; ackedBy: Set<string>; acked: (by: string) => void }
+  >();
   /** Whether our hellos say our person reviews (ADR 0081); a change is announced at once. */
   #announcedReview = false;
   #writes: Promise<unknown> = Promise.resolve();
@@ -168,6 +184,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     });
     this.#names = options.names ?? new KnownNames();
     this.#person = options.person;
+    this.#personCodec = options.personCodec;
     // Our own name is ours: a frame that claims it with another key is an impostor's.
     this.#names.own(this.name, this.kind, this.nodeId);
     this.#onClose = options.onClose;
@@ -340,20 +357,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
     if (this.#closed) throw new PapoError('io', 'the room member is closed');
-    const body = input.body;
-    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
-      throw new RangeError('body empty or over 48 KiB');
-    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
-    const unsigned: Envelope = {
-      id: newMessageId(),
-      from: this.name,
-      node: this.nodeId,
-      kind: this.kind,
-      ...(input.to ? { to: input.to } : {}),
-      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
-      ts: this.#signedTimes.next(),
-      body,
-    };
+    const unsigned = this.#unsigned(input, this.nodeId, this.kind, () => this.#signedTimes.next());
     // Signed once: the outbox keeps the signature, and every re-send (by us or, later, by the
     // members that stored it) carries the same bytes.
     const signed = this.#codec.sign(msgFrame(unsigned));
@@ -385,6 +389,79 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     } finally {
       this.off('delivered', onDelivered);
     }
+  }
+
+  /**
+   * Sends a say of this agent's person, handed over by their `papo say` (ADR 0102): signed with
+   * the person's key under the id and time the say chose, kept in this agent's own inbox (as the
+   * person's say that came over a link would be: never held from their own agent), broadcast, and
+   * confirmed by the acks that come back. Nothing is queued: what was not confirmed when the say
+   * ends is the say's to tell. `acked` hears every member that confirms (this agent first).
+   */
+  async sayAsPerson(
+    input: SendInput,
+    ackTimeoutMs: number,
+    acked: (by: string) => void,
+  ): Promise<SendResult> {
+    const codec = this.#personCodec;
+    if (this.#closed || this.#state === null || codec === undefined)
+      throw new PapoError('io', 'this room member does not speak for its person');
+    const unsigned = this.#unsigned(input, codec.nodeId, 'human', () => this.#now());
+    const signed = codec.sign(msgFrame(unsigned));
+    const envelope = envelopeOf(signed);
+    const id = envelope.id;
+    const answer = this.#waiters.wait(envelope, ackTimeoutMs);
+    const say = { envelope, signed, ackedBy: new Set<string>(), acked };
+    this.#personSays.set(id, say);
+    // Kept a little past the wait for the first ack, for the others' acks (person-say.ts).
+    const end = setTimeout(() => this.#personSays.delete(id), ackTimeoutMs + MORE_ACKS_MS);
+    end.unref();
+    try {
+      // This agent has its person's say as if it came over a link (stored, logged, pushed), and
+      // counts as one who confirmed it once it is on disk.
+      const kept = this.#delivery.onMsg(envelope);
+      this.#log(`sending ${id} for the person`);
+      this.#broadcast(codec.seal(signed));
+      if (kept && (await kept)) this.#onPersonAck(id, this.name);
+      const result = await answer;
+      // Closed before anyone confirmed: the say is not ours to end any more; its `papo say` sends
+      // the same say itself (ADR 0102).
+      if (result.ackedBy === null && this.#closed) throw new PapoError('io', 'the room member closed');
+      return { id, ...result };
+    } catch (err) {
+      clearTimeout(end);
+      this.#personSays.delete(id);
+      throw err;
+    }
+  }
+
+  /** The envelope of a message of ours (or our person's) before it is signed; throws if `input` is not one. */
+  #unsigned(input: SendInput, node: string, kind: SenderKind, ts: () => number): Envelope {
+    const body = input.body;
+    if (body.length === 0 || utf8Length(body) > MAX_BODY_BYTES)
+      throw new RangeError('body empty or over 48 KiB');
+    if (input.to !== undefined && !isMemberName(input.to)) throw new RangeError('invalid `to`');
+    return {
+      id: input.id ?? newMessageId(),
+      from: this.name,
+      node,
+      kind,
+      ...(input.to ? { to: input.to } : {}),
+      ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+      ts: input.ts ?? ts(),
+      body,
+    };
+  }
+
+  /** An ack of a say of our person (ADR 0102), from a member whose key holds its name. */
+  #onPersonAck(id: string, by: string): boolean {
+    const say = this.#personSays.get(id);
+    if (say === undefined) return false;
+    if (!ackCounts(say.envelope, by) || say.ackedBy.has(by.toLowerCase())) return true;
+    say.ackedBy.add(by.toLowerCase());
+    say.acked(by);
+    this.#waiters.acked(id, by);
+    return true;
   }
 
   async close(): Promise<void> {
@@ -445,7 +522,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
-        if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#delivery.onAck(frame.id, frame.by);
+        if (this.#nameGuard.owns(frame.by, 'agent', frame.node) && !this.#onPersonAck(frame.id, frame.by))
+          this.#delivery.onAck(frame.id, frame.by);
         break;
       case 'refused':
         if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#onRefused(frame);
@@ -574,7 +652,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         this.#log(`${by} refuses our frames: the name ${this.name} (${this.kind}) belongs to another key`);
       return;
     }
-    if (id !== undefined) this.#delivery.onRefused(id, by);
+    if (id === undefined) return;
+    const say = this.#personSays.get(id);
+    if (say === undefined) this.#delivery.onRefused(id, by);
+    // Only a recipient can refuse: the one named in `to`.
+    else if (ackCounts(say.envelope, by)) this.#waiters.refused(id, by);
   }
 
   // ---- frames out --------------------------------------------------------------------------
@@ -607,6 +689,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** What we sent and is not yet confirmed, to `peer` again (delivery.ts decides what). */
   #resendOutbox(peer: string): void {
     for (const m of this.#delivery.toResend(peer)) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+    // The person's says not confirmed yet, as their own ephemeral member would re-send them.
+    for (const say of this.#personSays.values())
+      if (say.ackedBy.size === 0 && this.#personCodec) this.#sendTo(peer, this.#personCodec.seal(say.signed));
   }
 
   /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */

@@ -28,3 +28,5 @@ export const LOG_FILE = 'log.jsonl';
 export const TRANSPORT_FILE = 'transport.json';
 /** One server per profile (ADR 0011). */
 export const LOCK_FILE = 'lock';
+/** Where the running papo mcp takes the says `papo say` hands it (a Unix socket, 0600; ADR 0102). */
+export const SAY_SOCKET = 'member.sock';
