@@ -133,9 +133,11 @@ test('handed: the review gate holds it at a reviewing member, never from the per
   );
 });
 
-test('the running papo mcp killed while it holds the say: the say sends the same message itself, stored once', {
-  timeout: 150_000,
-}, async (t) => {
+/**
+ * Ana's papo mcp ends (`kill`: SIGKILL; `stop`: SIGTERM, a clean close) once it has sent a say to
+ * Bia, whose papo mcp is frozen so that no ack comes first. Returns the say's run and its id.
+ */
+async function endMidSay(t: Parameters<typeof signalServer>[0], end: 'kill' | 'stop', words: string[]) {
   const { room, ana, bia } = await linkedAgents(t);
   // Bia's papo mcp stops reading for a while: the say reaches her transport, and no ack comes.
   process.kill(bia.pid, 'SIGSTOP');
@@ -143,28 +145,35 @@ test('the running papo mcp killed while it holds the say: the say sends the same
   t.after(() => {
     if (stopped) process.kill(bia.pid, 'SIGCONT');
   });
-  const running = papo(['say', '--to', 'Bia', 'do', 'not', 'lose', 'me'], room.members.Ana.home);
+  const running = papo(['say', '--to', 'Bia', ...words], room.members.Ana.home);
   const id = await waitFor(
     'the say handed to Ana’s member and sent',
     () => /sending ([0-9a-f]{10}) for the person/.exec(ana.stderr())?.[1] ?? '',
     { timeoutMs: 30_000 },
   );
-  await ana.kill();
+  await (end === 'kill' ? ana.kill() : ana.stop());
+  const socketLeft = existsSync(join(room.members.Ana.profile.dir, 'member.sock'));
   process.kill(bia.pid, 'SIGCONT');
   stopped = false;
   const said = await running;
   assert.equal(said.code, 0, said.stderr);
   assert.equal(said.stdout, `${en.deliveredTo('Bia', id)}\n`);
-  // Bia had it from the member that was killed or from the say's own: either way once.
+  // Bia had it from the member that ended or from the say's own: either way once.
   await waitFor('Bia stored it', () => loggedIn(room.members.Bia, id) > 0);
   assert.deepEqual(
     inboxIdsOnDisk(room.members.Bia).filter((x) => x === id),
     [id],
   );
   assert.equal(loggedIn(room.members.Bia, id), 1);
+  return { room, socketLeft };
+}
 
+test('the running papo mcp killed while it holds the say: the say sends the same message itself, stored once', {
+  timeout: 150_000,
+}, async (t) => {
+  const { room, socketLeft } = await endMidSay(t, 'kill', ['do', 'not', 'lose', 'me']);
   // No papo mcp runs now; the socket the killed one left is stale: today's path.
-  assert.ok(existsSync(join(room.members.Ana.profile.dir, 'member.sock')));
+  assert.ok(socketLeft);
   const after = await papo(['say', '--to', 'Bia', 'on', 'my', 'own'], room.members.Ana.home);
   assert.equal(after.code, 0, after.stderr);
   assert.equal(after.stdout, `${en.deliveredTo('Bia', saidId(after))}\n`);
@@ -174,26 +183,7 @@ test('the running papo mcp killed while it holds the say: the say sends the same
 test('the running papo mcp stopped (SIGTERM) while it holds the say: it answers nothing, and the say sends the same message itself', {
   timeout: 150_000,
 }, async (t) => {
-  const { room, ana, bia } = await linkedAgents(t);
-  process.kill(bia.pid, 'SIGSTOP');
-  let stopped = true;
-  t.after(() => {
-    if (stopped) process.kill(bia.pid, 'SIGCONT');
-  });
-  const running = papo(['say', '--to', 'Bia', 'closing', 'under', 'me'], room.members.Ana.home);
-  const id = await waitFor(
-    'the say handed to Ana’s member and sent',
-    () => /sending ([0-9a-f]{10}) for the person/.exec(ana.stderr())?.[1] ?? '',
-    { timeoutMs: 30_000 },
-  );
   // A clean stop: the member closes with the say unconfirmed, so the say is not its to end.
-  await ana.stop();
-  assert.ok(!existsSync(join(room.members.Ana.profile.dir, 'member.sock')));
-  process.kill(bia.pid, 'SIGCONT');
-  stopped = false;
-  const said = await running;
-  assert.equal(said.code, 0, said.stderr);
-  assert.equal(said.stdout, `${en.deliveredTo('Bia', id)}\n`);
-  await waitFor('Bia stored it', () => loggedIn(room.members.Bia, id) > 0);
-  assert.equal(loggedIn(room.members.Bia, id), 1);
+  const { socketLeft } = await endMidSay(t, 'stop', ['closing', 'under', 'me']);
+  assert.ok(!socketLeft);
 });
