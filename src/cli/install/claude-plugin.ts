@@ -25,9 +25,9 @@ export function marketplaceRoot(): string {
   return fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 }
 
-/** The project's settings file of one person, where the profile goes. */
-function settingsFile(target: InstallTarget): string {
-  return join(target.cwd, '.claude', 'settings.local.json');
+/** The project's settings file of one person, where the profile goes (and doctor reads it). */
+export function projectSettingsFile(cwd: string): string {
+  return join(cwd, '.claude', 'settings.local.json');
 }
 
 /** What the project's settings get: the profile always, so that each project says its own. */
@@ -48,7 +48,7 @@ export function printPlugin(entry: McpEntry, target: InstallTarget, profile: str
   return [
     ...pluginCommands(marketplaceRoot()).map((args) => ['claude', ...args].map(shellQuote).join(' ')),
     '',
-    target.t.printAddTo(settingsFile(target)),
+    target.t.printAddTo(projectSettingsFile(target.cwd)),
     JSON.stringify({ env: projectEnv(entry, profile) }, null, 2),
   ];
 }
@@ -71,7 +71,7 @@ export function installPlugin(
   if (!existsSync(join(root, '.claude-plugin', 'marketplace.json')))
     throw new Error(t.pluginNoMarketplace(root));
   // Every check of the settings file before Claude Code is changed: a refusal leaves all as it was.
-  const file = settingsFile(target);
+  const file = projectSettingsFile(target.cwd);
   const asProject: InstallTarget = { ...target, scope: 'project' };
   const read = readConfigFile(file, asProject);
   let settings: Record<string, unknown> = {};

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
-import { PLUGIN_ID } from './claude-plugin.js';
+import { PLUGIN_ID, projectSettingsFile } from './claude-plugin.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import {
@@ -109,8 +109,8 @@ function pluginRegistration(target: RegistrationTarget): Registration {
   const enabled = (readJson(settings) as { enabledPlugins?: Record<string, unknown> } | undefined)
     ?.enabledPlugins;
   if (enabled?.[PLUGIN_ID] !== true) return { registered: false, detail: '' };
-  const local = join(target.cwd, '.claude', 'settings.local.json');
-  const env = (readJson(local) as { env?: Record<string, unknown> } | undefined)?.env;
+  const env = (readJson(projectSettingsFile(target.cwd)) as { env?: Record<string, unknown> } | undefined)
+    ?.env;
   const profile = typeof env?.PAPO_PROFILE === 'string' ? env.PAPO_PROFILE : 'default';
   return { registered: true, detail: `plugin ${PLUGIN_ID} (${settings}): papo mcp, profile ${profile}` };
 }

@@ -690,8 +690,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #resendOutbox(peer: string): void {
     for (const m of this.#delivery.toResend(peer)) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
     // The person's says not confirmed yet, as their own ephemeral member would re-send them.
+    const codec = this.#personCodec;
+    if (codec === undefined) return;
     for (const say of this.#personSays.values())
-      if (say.ackedBy.size === 0 && this.#personCodec) this.#sendTo(peer, this.#personCodec.seal(say.signed));
+      if (say.ackedBy.size === 0) this.#sendTo(peer, codec.seal(say.signed));
   }
 
   /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */
