@@ -78,7 +78,8 @@ export async function makeRoom<N extends string = 'voce' | 'colega'>(
   const agents: McpProcess[] = [];
   const close = async () => {
     await Promise.all(agents.map((p) => p.stop()));
-    rmSync(root, { recursive: true, force: true });
+    // A few retries: a client's process that just ended may have left a file behind a moment.
+    rmSync(root, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
   };
   // One hook, in this order: the servers write to their homes until they are stopped.
   t?.after(close);

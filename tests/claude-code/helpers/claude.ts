@@ -199,8 +199,31 @@ export class TmuxClaude {
     throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
   }
 
-  stop(): void {
+  /**
+   * Ends the tmux server, then waits (10 s at most, then SIGKILL) for Claude Code's own process:
+   * hung up, it goes on writing its home for a moment, and a folder removed under it fails
+   * (ENOTEMPTY, seen in CI). Its children (papo mcp) are left to `leftovers`, which names them.
+   */
+  async stop(): Promise<void> {
+    let pid = Number.NaN;
+    try {
+      pid = Number(this.tmux(['display-message', '-p', '-t', 'claude', '#{pane_pid}']).trim());
+    } catch {
+      // No session (it never started, or Claude Code ended): nothing to wait for.
+    }
     spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
+    if (!Number.isInteger(pid) || pid <= 0) return;
+    // A zombie (State Z: ended, its parent gone and not yet reaped) writes nothing either.
+    const alive = () => {
+      try {
+        return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (alive()) process.kill(pid, 'SIGKILL');
   }
 }
 
