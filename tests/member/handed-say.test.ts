@@ -103,7 +103,12 @@ test('handed: a member known but offline is named, and gets it from those who st
 
   // Bia comes back and catches up from Ana's agent, which stored the say (ADR 0063): once.
   await startMcp(t, room.members.Bia.home);
-  await waitFor('Bia caught up', () => inboxIdsOnDisk(room.members.Bia).includes(id), { timeoutMs: 30_000 });
+  // The store writes the inbox, then the log line: caught up once both hold it.
+  await waitFor('Bia caught up', () => loggedIn(room.members.Bia, id) > 0, { timeoutMs: 30_000 });
+  assert.deepEqual(
+    inboxIdsOnDisk(room.members.Bia).filter((x) => x === id),
+    [id],
+  );
   assert.equal(loggedIn(room.members.Bia, id), 1);
 });
 
