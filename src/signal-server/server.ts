@@ -10,7 +10,6 @@ import { CLOSE, createSignalApp } from './app.js';
 import { configFromEnv, type ListenAddress, type SignalConfig } from './config.js';
 import { type Hub, MemoryHub } from './hub.js';
 import { Metrics } from './metrics.js';
-import { RedisHub } from './redis-hub.js';
 import { type LoadedPair, loadPair, TlsReloader } from './tls.js';
 
 export interface SignalServerOptions {
@@ -62,7 +61,8 @@ export async function startSignalServer(options: SignalServerOptions = {}): Prom
   const hub: Hub =
     config.redisUrl === undefined
       ? new MemoryHub(config.maxPeersPerTopic, metrics)
-      : await RedisHub.connect({
+      : // ioredis only for a server that uses Redis: loaded, it holds about 9 MB of every process.
+        await (await import('./redis-hub.js')).RedisHub.connect({
           url: config.redisUrl,
           prefix: config.redisPrefix,
           ttlMs: config.redisTtlMs,
