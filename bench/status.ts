@@ -17,7 +17,9 @@ import { generateSecret } from '../src/client/wire/room-crypto.js';
 import { startSignalServer } from '../src/signal-server/server.js';
 
 const RUNS = Number(process.argv[2] ?? 9);
-const BIN = process.argv[3] ? resolve(process.argv[3]) : fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const BIN = process.argv[3]
+  ? resolve(process.argv[3])
+  : fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, LANG: 'C', PAPO_ICE_SERVERS: '[]' };
 
 disableNativeCleanup();
