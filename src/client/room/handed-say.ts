@@ -176,7 +176,9 @@ async function request(host: SayHost, text: string, log: Log): Promise<object> {
     const asked = line.status as { waitMs?: unknown } | null;
     const waitMs = typeof asked?.waitMs === 'number' && asked.waitMs >= 0 ? asked.waitMs : 0;
     try {
-      return { status: await host.status(Math.min(waitMs, MAX_STATUS_WAIT_MS)) };
+      const status = await host.status(Math.min(waitMs, MAX_STATUS_WAIT_MS));
+      log(`papo status: answered (${status.members.length} members)`);
+      return { status };
     } catch (err) {
       log(`papo status asked this member and failed: ${messageOf(err)}`);
       return { error: 'no status' };
