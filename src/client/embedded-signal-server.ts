@@ -4,6 +4,7 @@
 // gets the port first hosts it; the others use it, and take the port over when its host exits.
 // The CLI gives the function that starts it (src/cli/local-signal-server.ts): the client never
 // imports the server.
+import { connect } from 'node:net';
 import { messageOf } from './errors.js';
 import { bareHost } from './hosts.js';
 import { type Log, toLog } from './log.js';
@@ -62,6 +63,10 @@ export class EmbeddedSignalServer {
   }
 
   async #hostNow(): Promise<void> {
+    // Another member of this machine hosts it (the usual case): a connect tells at once, where
+    // loading the server's modules only to be told EADDRINUSE takes 100-170 ms of a papo say's
+    // 0.3 s (docs/performance.md). A port that refuses is free, or was a moment ago: start.
+    if (await someoneListens(this.#host, this.#port)) return;
     try {
       const handle = await this.#startServer({ host: this.#host, port: this.#port });
       if (this.#closed) {
@@ -85,4 +90,19 @@ export class EmbeddedSignalServer {
     this.#handle = undefined;
     await handle?.close();
   }
+}
+
+/** Whether something accepts a TCP connection on `host`:`port` (loopback: answered at once). */
+function someoneListens(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (yes: boolean) => {
+      socket.destroy();
+      resolve(yes);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    // A loopback port answers in well under a millisecond; past this, as if nobody listened.
+    socket.setTimeout(1_000, () => done(false));
+  });
 }

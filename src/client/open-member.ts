@@ -6,9 +6,11 @@ import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
-import { listenForSays } from './room/handed-say.js';
+import { listenForSays, type StatusView } from './room/handed-say.js';
 import { KnownNames } from './room/member-names.js';
+import { waitFor } from './room/person-say.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
+import { roomSeen } from './room/room-view.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
 import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {
@@ -17,6 +19,7 @@ import {
   openProfile,
   type Profile,
   personIdentity,
+  readQueueSummary,
   readRememberedMembers,
   removeTransportRecord,
   type TransportRecord,
@@ -135,13 +138,42 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
     };
     if (options.mode === 'agent') {
       cleanups.push(await pollRequests(profile.dir, node, log));
-      // The person's `papo say` is handed to this member while it runs (ADR 0102).
+      // The person's `papo say` is handed to this member while it runs (ADR 0102), and
+      // `papo status` asks it (ADR 0103).
       const speaker = node;
+      const inRoomSince = Date.now();
       const host = {
         member: speaker,
         probe,
         self: profile.name,
         sayAsPerson: speaker.sayAsPerson.bind(speaker),
+        status: async (waitMs: number): Promise<StatusView> => {
+          await waitFor(
+            { member: speaker, probe },
+            waitMs,
+            roomSeen({ member: speaker, probe }, inRoomSince),
+          );
+          const own = {
+            name: profile.name,
+            node: profile.identity.nodeId,
+            kind: 'agent' as const,
+            online: true,
+          };
+          const members = [...speaker.members(), own].sort(
+            (a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node),
+          );
+          const signal = transport.signalState();
+          return {
+            profile: profile.profile,
+            name: profile.name,
+            roomId: keys.roomId,
+            node: profile.identity.nodeId,
+            members,
+            signal: { joined: signal.joined, peers: signal.peers },
+            network: await speaker.network(),
+            queues: await readQueueSummary(profile.dir),
+          };
+        },
       };
       cleanups.push(await listenForSays(profile.dir, host, log));
     }

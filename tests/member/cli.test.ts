@@ -1,6 +1,8 @@
 // `papo say` and `papo status` run as a user would (the built binary, temporary PAPO_HOMEs) against
 // a running member, and when nobody is online or nobody was ever known.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { waitLinked } from '../support/members.js';
 import { memberEnv, runPapo } from '../support/papo.js';
@@ -43,7 +45,7 @@ test('papo say and papo status against a running member', { timeout: 90_000 }, a
   assert.match(status.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \(direct\)$/m);
 });
 
-test('papo status beside its own running agent shows the path to every member online: its own agent and the other one', {
+test('papo status beside its own running agent shows the path to every member online: asked, the agent’s link to the other one; looking itself, its own links to both', {
   timeout: 120_000,
 }, async (t) => {
   const server = await signalServer(t);
@@ -51,6 +53,13 @@ test('papo status beside its own running agent shows the path to every member on
   const ana = await openAgent(t, room.members.Ana, memberEnv(), 'the importer');
   const bia = await openAgent(t, room.members.Bia, memberEnv(), 'the exporter');
   await waitLinked(ana, bia);
+  // Asked over member.sock (ADR 0103): the list is the agent's, which has no link to itself.
+  const asked = await papo(['status', '--timeout', '10'], room.members.Ana.home);
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.match(asked.stdout, /^ {2}Ana \[[0-9a-f]{10}\] online — your agent$/m);
+  assert.match(asked.stdout, /^ {2}Bia \[[0-9a-f]{10}\] online — the exporter \((direct|relay)\)$/m);
+  // Its socket gone (the agent still runs, unreachable): papo status looks itself, as before.
+  rmSync(join(room.members.Ana.profile.dir, 'member.sock'));
   // Five runs: the hello of a member the agent forwards can arrive before this run's own link to
   // that member is up, and the list must wait for it.
   for (let i = 0; i < 5; i++) {

@@ -44,3 +44,42 @@ test('the local signal server is hosted for a ws:// loopback room only: not for 
   assert.deepEqual(asked, [`127.0.0.1:${port}`]);
   assert.equal(local.probe.hostsSignalServer(), true);
 });
+
+test('a member whose room already has its local signal server does not load the server to find the port taken, and takes it over when its host goes', {
+  timeout: 60_000,
+}, async (t) => {
+  const port = await freePort();
+  const asked: string[] = [];
+  const host: HostSignalServer = (at) => {
+    asked.push(`${at.host}:${at.port}`);
+    return startSignalServer({ host: at.host, port: at.port, env: {} });
+  };
+  const room = await makeRoom(t, {
+    names: ['Ana', 'Bia'],
+    signalUrl: `ws://127.0.0.1:${port}`,
+    make: 'store',
+  });
+  const open = async (name: 'Ana' | 'Bia') => {
+    const opened = await openMember({
+      home: room.members[name].home,
+      profile: 'default',
+      env: memberEnv(),
+      mode: 'agent',
+      hostSignalServer: host,
+    });
+    t.after(() => opened.member.close());
+    return opened;
+  };
+  const ana = await open('Ana');
+  assert.equal(ana.probe.hostsSignalServer(), true);
+  const bia = await open('Bia');
+  // Before: Bia called the host function too, and was told EADDRINUSE (the server's modules
+  // loaded for nothing: 100-170 ms of a papo say, docs/performance.md).
+  assert.deepEqual(asked, [`127.0.0.1:${port}`], 'only Ana was asked to host it');
+  assert.equal(bia.probe.hostsSignalServer(), false);
+  await ana.member.close();
+  const deadline = Date.now() + 30_000;
+  while (!bia.probe.hostsSignalServer() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(bia.probe.hostsSignalServer(), true, 'Bia took the port over');
+  assert.equal(asked.length, 2);
+});

@@ -184,6 +184,8 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     // papo say hands the say to the running papo mcp, or runs it itself (ADR 0102).
     'room/handed-say.ts',
     'room/person-say.ts',
+    // papo status waits for the room by the rule the running papo mcp it may ask uses (ADR 0103).
+    'room/room-view.ts',
     // papo review allow binds a rule to the keys the room holds for a name (ADR 0095).
     'room/review-binding.ts',
     'store/durable-file.ts',

@@ -6,13 +6,22 @@
 // member as before; one whose member goes away before answering sends the same say (same id,
 // same signed bytes) itself, so it is neither lost nor kept twice. What the CLI loads of it stays
 // small (no wire crypto, no store): a handed say is a person's quick word.
+//
+// The same socket answers `papo status` (ADR 0103): a line `{"status":{"waitMs":N}}` is answered
+// with the member's view of the room (who is online, by which path, its network, the profile's
+// queues). One request per connection, one line each way, the same limits. A line of a kind the
+// member does not know is answered `{"error":"unknown request"}` (a member older than "status"
+// answers `{"error":"not a say"}`), and an answer the CLI does not know is no answer: either way
+// the CLI does what it did before the socket, on its own.
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
 import type { Log } from '../log.js';
 import type { MemberStatus, NetworkHealth, SendResult } from '../member-api.js';
+import type { SignalState } from '../net/health.js';
 import { SAY_SOCKET } from '../store/profile-files.js';
+import type { QueueSummary } from '../store/profile-store.js';
 import { MAX_BODY_BYTES } from '../wire/limits.js';
 import { isMemberName, MESSAGE_ID_PATTERN } from '../wire/names.js';
 import { type PersonSay, SAY_LONGEST_MS, type SayOutcome, type SayRoom, sayInRoom } from './person-say.js';
@@ -36,7 +45,27 @@ export type Handed = { answer: HandedAnswer } | 'none' | 'lost';
 /** What the listening member runs a say on: its room, and its person's send (RoomNode.sayAsPerson). */
 export interface SayHost extends SayRoom {
   sayAsPerson(say: PersonSay, ackTimeoutMs: number, acked: (by: string) => void): Promise<SendResult>;
+  /** Its view of the room for `papo status`, once seen (room-view.ts) or after `waitMs`. */
+  status?(waitMs: number): Promise<StatusView>;
 }
+
+/** The running member's answer to `papo status`: what the CLI prints (src/cli/commands/status.ts). */
+export interface StatusView {
+  /** The profile, the person's name in the room, the room's id, the agent's node id. */
+  profile: string;
+  name: string;
+  roomId: string;
+  node: string;
+  /** The members it knows, its own agent among them (online, no path: it has no link to itself). */
+  members: MemberStatus[];
+  /** Who is on the room's topic at the signal server (node ids), and whether it joined. */
+  signal: Pick<SignalState, 'joined' | 'peers'>;
+  network: NetworkHealth;
+  queues: QueueSummary;
+}
+
+/** The longest `papo status` may ask the member to wait (its --timeout: 600 s at most). */
+const MAX_STATUS_WAIT_MS = 600_000;
 
 function socketPath(dir: string): string | undefined {
   const path = join(dir, SAY_SOCKET);
@@ -107,7 +136,7 @@ export async function listenForSays(dir: string, host: SayHost, log: Log): Promi
       (text) => {
         if (taken) return;
         taken = true;
-        void answer(host, text, log).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+        void request(host, text, log).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
       },
       () => socket.destroy(),
     );
@@ -133,13 +162,36 @@ export async function listenForSays(dir: string, host: SayHost, log: Log): Promi
   };
 }
 
-async function answer(host: SayHost, text: string, log: Log): Promise<HandedAnswer | { error: string }> {
-  let say: PersonSay | null = null;
+/** A request line: a say, a status, or an error for a line of a kind this member does not know. */
+async function request(host: SayHost, text: string, log: Log): Promise<object> {
+  let line: unknown;
   try {
-    say = checkedSay((JSON.parse(text) as { say?: unknown }).say);
+    line = JSON.parse(text);
   } catch {
-    // not JSON: answered below
+    return { error: 'not a request' };
   }
+  if (typeof line !== 'object' || line === null) return { error: 'not a request' };
+  if ('say' in line) return answer(host, checkedSay(line.say), log);
+  if ('status' in line && host.status !== undefined) {
+    const asked = line.status as { waitMs?: unknown } | null;
+    const waitMs = typeof asked?.waitMs === 'number' && asked.waitMs >= 0 ? asked.waitMs : 0;
+    try {
+      const status = await host.status(Math.min(waitMs, MAX_STATUS_WAIT_MS));
+      log(`papo status: answered (${status.members.length} members)`);
+      return { status };
+    } catch (err) {
+      log(`papo status asked this member and failed: ${messageOf(err)}`);
+      return { error: 'no status' };
+    }
+  }
+  return { error: 'unknown request' };
+}
+
+async function answer(
+  host: SayHost,
+  say: PersonSay | null,
+  log: Log,
+): Promise<HandedAnswer | { error: string }> {
   if (say === null) return { error: 'not a say' };
   const outcome = await sayInRoom(host, say, (s, ms, acked) => host.sayAsPerson(s, ms, acked)).catch(
     (err: unknown) => {
@@ -199,4 +251,88 @@ export async function handSay(dir: string, say: PersonSay, waitMs = SAY_LONGEST_
     socket.on('error', () => end(connected ? 'lost' : 'none'));
     socket.on('close', () => end(connected ? 'lost' : 'none'));
   });
+}
+
+/**
+ * Asks the profile's running papo mcp for its view of the room (ADR 0103), letting it wait up to
+ * `waitMs` for the room to show itself: its view, or undefined when nobody listens, it went away,
+ * or it answered something else (an older papo mcp: "not a say"), and the CLI looks by itself.
+ */
+export async function askStatus(dir: string, waitMs: number): Promise<StatusView | undefined> {
+  const reply = await ask(dir, { status: { waitMs } }, waitMs + 5_000);
+  if (typeof reply !== 'object' || reply === null) return undefined;
+  return checkedStatus((reply as { status?: unknown }).status);
+}
+
+/** One request line to member.sock and the one line it answers, parsed; 'none' / 'lost' as handSay. */
+async function ask(dir: string, line: object, waitMs: number): Promise<unknown> {
+  const path = socketPath(dir);
+  if (path === undefined) return 'none';
+  const there = await lstat(path).catch(() => undefined);
+  if (!there?.isSocket()) return 'none';
+  return new Promise<unknown>((resolve) => {
+    let connected = false;
+    let done = false;
+    const end = (value: unknown) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(value);
+    };
+    const socket = connect(path, () => {
+      connected = true;
+      socket.write(`${JSON.stringify(line)}\n`);
+    });
+    const timer = setTimeout(() => end('lost'), waitMs);
+    readLines(
+      socket,
+      (text) => {
+        try {
+          end(JSON.parse(text));
+        } catch {
+          end('lost');
+        }
+      },
+      () => end('lost'),
+    );
+    socket.on('error', () => end(connected ? 'lost' : 'none'));
+    socket.on('close', () => end(connected ? 'lost' : 'none'));
+  });
+}
+
+/** A status answer as the CLI prints it, or undefined when it is not one (then it looks itself). */
+export function checkedStatus(value: unknown): StatusView | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Partial<Record<keyof StatusView, unknown>>;
+  const str = (x: unknown) => typeof x === 'string';
+  if (!str(v.profile) || !str(v.name) || !str(v.roomId) || !str(v.node)) return undefined;
+  const isMember = (m: unknown) => {
+    if (typeof m !== 'object' || m === null) return false;
+    const x = m as Record<string, unknown>;
+    return (
+      str(x.name) && str(x.node) && typeof x.online === 'boolean' && (x.about === undefined || str(x.about))
+    );
+  };
+  if (!Array.isArray(v.members) || !v.members.every(isMember)) return undefined;
+  const signal = v.signal as Partial<StatusView['signal']> | null | undefined;
+  if (typeof signal?.joined !== 'boolean' || !Array.isArray(signal.peers) || !signal.peers.every(str))
+    return undefined;
+  const network = v.network as Partial<NetworkHealth> | null | undefined;
+  if (
+    typeof network?.signalUrl !== 'string' ||
+    typeof network.signal !== 'object' ||
+    typeof network.transport !== 'object'
+  )
+    return undefined;
+  const queues = v.queues as Partial<QueueSummary> | null | undefined;
+  if (
+    typeof queues?.queued !== 'number' ||
+    typeof queues.unread !== 'number' ||
+    typeof queues.held !== 'number' ||
+    typeof queues.reviewing !== 'boolean' ||
+    !Array.isArray(queues.owed)
+  )
+    return undefined;
+  return value as StatusView;
 }
