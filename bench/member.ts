@@ -21,6 +21,7 @@ import { createProfile } from '../src/client/store/profile-store.js';
 import { generateSecret } from '../src/client/wire/room-crypto.js';
 import { startSignalServer } from '../src/signal-server/server.js';
 import { childPids } from '../tests/support/processes.js';
+import { groupKiB, processMemory } from './process-memory.js';
 
 const BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const MESSAGES = Number(process.argv[2] ?? 500);
@@ -29,6 +30,9 @@ const SAYS = Number(process.argv[4] ?? 5);
 /** Rounds of the latency comparison, each through the transport process and then in-process. */
 const ROUNDS = Number(process.argv[5] ?? 2);
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, LANG: 'C', PAPO_ICE_SERVERS: '[]' };
+// BENCH_NODE_OPTIONS: V8 settings tried on every papo process of the bench (its transport process
+// inherits NODE_OPTIONS), to compare their memory, latency and CPU with the defaults'.
+if (process.env.BENCH_NODE_OPTIONS) ENV.NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS;
 const CLK_TCK = 100;
 
 disableNativeCleanup();
@@ -270,6 +274,16 @@ const transportLine =
     : '';
 console.log(
   `idle after ${WARM_MS / 1000} s, CPU over the next ${WINDOW_MS / 1000} s: papo mcp (linked to one member) RSS ${(m1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(m0.cpuTicks, m1.cpuTicks)} %${transportLine}; bare node RSS ${(b1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(b0.cpuTicks, b1.cpuTicks)} %; node-datachannel alone, one idle link (bench/native-idle.ts) RSS ${(n1.rssKiB / 1024).toFixed(1)} MB, CPU ${cpu(n0.cpuTicks, n1.cpuTicks)} %`,
+);
+
+// RSS counts the node binary's pages in each process; the machine holds them once (process-memory.ts).
+const mb = (kib: number) => `${(kib / 1024).toFixed(1)} MB`;
+const parentMem = processMemory(mcpPid);
+const transportMem = transportPid !== undefined ? processMemory(transportPid) : undefined;
+const bareMem = processMemory(barePid);
+const pair = groupKiB(transportPid !== undefined ? [mcpPid, transportPid] : [mcpPid]);
+console.log(
+  `memory, pages counted once: papo mcp and its transport process together ${pair > 0 ? mb(pair) : 'unknown (needs root)'} (their RSS summed ${mb(parentMem.rssKiB + (transportMem?.rssKiB ?? 0))}); private (USS): papo mcp ${mb(parentMem.ussKiB)}, transport process ${transportMem === undefined ? '-' : mb(transportMem.ussKiB)}; shared with other processes (the node binary, libraries): papo mcp ${mb(parentMem.sharedKiB)}, transport process ${transportMem === undefined ? '-' : mb(transportMem.sharedKiB)}; bare node RSS ${mb(bareMem.rssKiB)}, USS ${mb(bareMem.ussKiB)}, alone ${mb(groupKiB([barePid]))}`,
 );
 
 bare.kill('SIGKILL');

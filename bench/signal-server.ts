@@ -5,7 +5,7 @@
 //   2. forwarding: P sender/receiver pairs, each with a window of W signals in flight, M signals
 //      in all: signals per second, latency p50/p99 and the server's CPU time per signal; then one
 //      pair with one in flight (unloaded).
-// Usage: npm run build && npm install --prefix /tmp/peerjs-bench peer && ulimit -n 20000 &&
+// Usage: npm run build && npm install --prefix /tmp/peerjs-bench peer && ulimit -n 120000 &&
 //        node dist/bench/signal-server.js [--idle 10000] [--pairs 50] [--messages 200000]
 //        [--window 16] [--peerjs /tmp/peerjs-bench] [--rounds 1] [--profile <dir>] [--rate 0] [--syscalls 1]
 //   --syscalls 1 counts the server's system calls per signal (perf stat, kernel tracepoints);
@@ -29,6 +29,8 @@ const MESSAGES = Number(args.get('--messages') ?? 200_000);
 const WINDOW = Number(args.get('--window') ?? 16);
 const PEERJS_DIR = args.get('--peerjs') ?? '/tmp/peerjs-bench';
 const ROUNDS = Number(args.get('--rounds') ?? 1);
+/** Idle sockets opened from one loopback source address (a multiple of the batch of 250). */
+const SOCKETS_PER_SOURCE = 20_000;
 const PROFILE_DIR = args.get('--profile');
 /**
  * Signals per second offered in all during the loaded phase (0: as fast as the window lets the
@@ -139,14 +141,14 @@ interface Endpoint {
   dataOf(raw: string): string | undefined;
 }
 
-function connect(kind: Kind, port: number, topic: string): Promise<Endpoint> {
+function connect(kind: Kind, port: number, topic: string, localAddress?: string): Promise<Endpoint> {
   const id = hex();
   return new Promise((resolve, reject) => {
     const url =
       kind === 'papo'
         ? `ws://127.0.0.1:${port}/v1/ws`
         : `ws://127.0.0.1:${port}/peerjs?key=peerjs&id=${id}&token=${randomBytes(8).toString('hex')}`;
-    const ws = new WebSocket(url);
+    const ws = new WebSocket(url, localAddress === undefined ? {} : { localAddress });
     ws.once('error', reject);
     const endpoint: Endpoint =
       kind === 'papo'
@@ -179,15 +181,21 @@ function connect(kind: Kind, port: number, topic: string): Promise<Endpoint> {
   });
 }
 
+/**
+ * Opens `n` idle sockets, SOCKETS_PER_SOURCE from each loopback source address (127.0.0.1, then
+ * 127.0.0.2...): one address has only the ephemeral port range (28,232 ports on Debian) towards
+ * one server port, so 50,000 members come from several addresses, as from several machines.
+ */
 async function openMany(kind: Kind, port: number, n: number): Promise<Endpoint[]> {
   const out: Endpoint[] = [];
   const batch = 250;
   for (let i = 0; i < n; i += batch) {
     const topics = Array.from({ length: batch / 2 }, hex);
     const size = Math.min(batch, n - i);
+    const source = n > SOCKETS_PER_SOURCE ? `127.0.0.${1 + Math.floor(i / SOCKETS_PER_SOURCE)}` : undefined;
     out.push(
       ...(await Promise.all(
-        Array.from({ length: size }, (_, j) => connect(kind, port, topics[j >> 1] as string)),
+        Array.from({ length: size }, (_, j) => connect(kind, port, topics[j >> 1] as string, source)),
       )),
     );
   }
