@@ -71,6 +71,17 @@ try {
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   if (compiled.status !== 0) fail(`tsc failed (exit ${compiled.status ?? compiled.signal})`);
+  // papo web's page has a project of its own (the browser's types), and static files postbuild copies.
+  const page = spawnSync(
+    process.execPath,
+    [tsc, '-p', join(root, 'src/cli/web/page/tsconfig.json'), '--outDir', build, '--sourceMap', 'false'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  if (page.status !== 0) fail(`tsc failed on the web page (exit ${page.status ?? page.signal})`);
+  const postbuild = spawnSync(process.execPath, [join(root, 'scripts/postbuild.mjs'), build], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (postbuild.status !== 0) fail(`postbuild failed (exit ${postbuild.status ?? postbuild.signal})`);
 
   const stage = join(work, 'package');
   mkdirSync(join(stage, 'dist'), { recursive: true });

@@ -120,6 +120,11 @@ export interface Messages {
   badCount(value: string): string;
   logEmpty: string;
   logEmptyFollowing: string;
+  webHelp: string;
+  webPortHelp: string;
+  webNoOpenHelp: string;
+  webBadPort(port: string): string;
+  webOpenAt(url: string): string;
   connecting: string;
   deliveredTo(names: string, id: string): string;
   nobodyOnline: string;
@@ -311,6 +316,11 @@ const en: Messages = {
   badCount: (value) => `-n must be a whole number of 1 or more (got ${JSON.stringify(value)})`,
   logEmpty: "(nothing in this room's log yet: it fills once your agent's papo mcp sends or receives)",
   logEmptyFollowing: "(nothing in this room's log yet; waiting for messages — Ctrl-C to stop)",
+  webHelp: 'the room in your browser: the conversation, your say and your review queue (127.0.0.1 only)',
+  webPortHelp: 'the port to listen on (default: any free port)',
+  webNoOpenHelp: 'print the address without opening a browser',
+  webBadPort: (port) => `--port wants a port number from 0 to 65535, not ${JSON.stringify(port)}`,
+  webOpenAt: (url) => `papo web is at ${url} (only this machine; Ctrl-C to stop)`,
   connecting: 'connecting…',
   deliveredTo: (names, id) => `delivered to ${names} (msg ${id})`,
   nobodyOnline: 'nobody in the room is online right now; the message was not sent',
@@ -564,6 +574,11 @@ const pt: Messages = {
     `-n precisa ser um número inteiro maior ou igual a 1 (recebido ${JSON.stringify(value)})`,
   logEmpty: '(nada no log desta sala ainda: ele se preenche quando o papo mcp do seu agente envia ou recebe)',
   logEmptyFollowing: '(nada no log desta sala ainda; esperando mensagens — Ctrl-C para parar)',
+  webHelp: 'a sala no seu navegador: a conversa, o que você diz e a sua fila de revisão (só 127.0.0.1)',
+  webPortHelp: 'a porta em que escutar (padrão: uma porta livre qualquer)',
+  webNoOpenHelp: 'mostra o endereço sem abrir um navegador',
+  webBadPort: (port) => `--port quer um número de porta de 0 a 65535, não ${JSON.stringify(port)}`,
+  webOpenAt: (url) => `o papo web está em ${url} (só nesta máquina; Ctrl-C para parar)`,
   connecting: 'conectando…',
   deliveredTo: (names, id) => `entregue a ${names} (msg ${id})`,
   nobodyOnline: 'ninguém da sala está online agora; a mensagem não foi enviada',

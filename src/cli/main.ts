@@ -18,6 +18,7 @@ const COMMANDS = [
   'review',
   'signal',
   'demo',
+  'web',
 ] as const;
 type CommandName = (typeof COMMANDS)[number];
 
@@ -39,6 +40,7 @@ const load: Record<CommandName, () => Promise<CommandModule>> = {
   review: () => import('./commands/review.js'),
   signal: () => import('./commands/signal.js'),
   demo: () => import('./commands/demo.js'),
+  web: () => import('./commands/web.js'),
 };
 
 /**
@@ -68,8 +70,9 @@ program
 
 const ctx: CliContext = { program, env: process.env };
 const only = commandIn(process.argv.slice(2));
-// `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too.
-const alone = only === 'mcp' || only === 'say' || only === 'status';
+// `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too;
+// `papo web` stays open all day, so what it holds idle is its own modules only (ADR 0103).
+const alone = only === 'mcp' || only === 'say' || only === 'status' || only === 'web';
 const modules = await Promise.all(alone ? [load[only]()] : COMMANDS.map((name) => load[name]()));
 for (const module of modules) module.register(program, ctx);
 try {

@@ -32,6 +32,9 @@ test('a linked papo mcp loads neither the signal server someone else hosts, nor 
   assert.ok(transport.some((u) => u.includes('/node-datachannel/')));
 
   const loaded = (modules: string[], pattern: RegExp) => modules.filter((u) => pattern.test(u));
-  assert.deepEqual(loaded(parent, /\/src\/signal-server\/|\/ioredis\/|\/hono\/|\/cli\/install\/|\/doctor/), []);
+  assert.deepEqual(
+    loaded(parent, /\/src\/signal-server\/|\/ioredis\/|\/hono\/|\/cli\/install\/|\/doctor/),
+    [],
+  );
   assert.deepEqual(loaded(transport, /\/client\/store\/|\/client\/room\/|\/src\/mcp\/|\/src\/cli\//), []);
 });

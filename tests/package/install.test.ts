@@ -203,16 +203,18 @@ test('the packed tarball installs with npm into an empty prefix without a compil
       'plugins/papo/.claude-plugin/plugin.json',
     ],
   );
+  // papo web's page is served from its folder: its HTML and CSS beside its scripts (ADR 0103).
+  const pageFiles = ['dist/src/cli/web/page/index.html', 'dist/src/cli/web/page/style.css'];
   assert.deepEqual(
     files.filter((f) => !f.endsWith('.js')),
-    files.filter((f) => !f.startsWith('dist/src/')),
-    'dist/src holds .js files only',
+    [...files.filter((f) => !f.startsWith('dist/src/')), ...pageFiles].sort(),
+    'dist/src holds .js files only, and the web page',
   );
   const expected = filesUnder(join(ROOT, 'src'))
     .filter((f) => f.endsWith('.ts'))
     .map((f) => `dist/src/${f.replace(/\.ts$/, '.js')}`);
   assert.deepEqual(
-    files.filter((f) => f.startsWith('dist/src/')),
+    files.filter((f) => f.startsWith('dist/src/') && !pageFiles.includes(f)),
     expected,
     'one built module per source module, and nothing else',
   );

@@ -8,6 +8,7 @@ type Next = (url: string, context: unknown) => Promise<unknown>;
 
 export async function load(url: string, context: unknown, next: Next): Promise<unknown> {
   const dir = process.env.PAPO_TEST_MODULE_LOG;
-  if (dir !== undefined && url.startsWith('file:')) appendFileSync(join(dir, `${process.pid}.txt`), `${url}\n`);
+  if (dir !== undefined && url.startsWith('file:'))
+    appendFileSync(join(dir, `${process.pid}.txt`), `${url}\n`);
   return next(url, context);
 }

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Run as `--import` (this file is the process's first module): registers the hooks.
-if (process.env.PAPO_TEST_MODULE_LOG !== undefined)
-  register('./module-log-hooks.js', import.meta.url);
+if (process.env.PAPO_TEST_MODULE_LOG !== undefined) register('./module-log-hooks.js', import.meta.url);
 
 export function moduleLogEnv(dir: string): Record<string, string> {
   return { PAPO_TEST_MODULE_LOG: dir, NODE_OPTIONS: `--import=${fileURLToPath(import.meta.url)}` };

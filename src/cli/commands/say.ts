@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { type HandedAnswer, handSay } from '../../client/room/handed-say.js';
+import { handSay } from '../../client/room/handed-say.js';
 import {
   MAX_BODY_BYTES,
   newPersonSay,
@@ -60,25 +60,57 @@ export async function say(
   target: string | undefined,
   replyTo?: string,
 ): Promise<OpenedMember | undefined> {
-  const profile = checkedProfile(ctx);
-  const said = newPersonSay(body, target, replyTo);
   process.stderr.write(`${text(ctx).connecting}\n`);
+  const said = await sayOnce(ctx, newPersonSay(body, target, replyTo));
+  tell(ctx, said.outcome, said.notes, checkedProfile(ctx));
+  return said.member;
+}
+
+/** How a say ended, the network notes that explain a nobody, and the ephemeral member if one ran. */
+export interface Said {
+  outcome: SayOutcome;
+  notes: string[];
+  member?: OpenedMember;
+}
+
+/**
+ * Runs `said` as `papo say` does, and returns how it ended without printing (papo web shows it):
+ * handed to the running papo mcp when one listens, else through an ephemeral member, given to
+ * `opened` as soon as it is open so that the caller closes it even when the say throws.
+ */
+export async function sayOnce(
+  ctx: CliContext,
+  said: PersonSay,
+  opened: (m: OpenedMember) => void = () => {},
+): Promise<Said> {
+  const profile = checkedProfile(ctx);
   const handed = await handSay(profileDir(home(ctx), profile), said);
   if (typeof handed === 'object') {
-    await report(ctx, handed.answer, profile);
-    return undefined;
+    const { outcome, network, members } = handed.answer;
+    const notes =
+      network && members ? (await notesModule()).networkNotesOf(text(ctx), network, members, ctx.env) : [];
+    return { outcome, notes };
   }
   // No papo mcp listens, or it went away before it answered: the say runs its own member, and a
   // member that had it already stores it once (the same id) and confirms again.
   // Its transport process starts while this one loads the member's modules (ADR 0091).
   (await import('../../client/transport/early-fork.js')).forkTransportEarly(ctx.env);
   const member = await (await session()).openEphemeral(ctx, true);
-  await speak(ctx, member, said);
-  return member;
+  opened(member);
+  return { ...(await speakOutcome(ctx, member, said)), member };
 }
 
 /** Says `said` through an ephemeral member already open, and prints who has it (see `say`). */
 export async function speak(ctx: CliContext, m: OpenedMember, said: PersonSay): Promise<void> {
+  const { outcome, notes } = await speakOutcome(ctx, m, said);
+  tell(ctx, outcome, notes, m.profile.profile);
+}
+
+async function speakOutcome(
+  ctx: CliContext,
+  m: OpenedMember,
+  said: PersonSay,
+): Promise<{ outcome: SayOutcome; notes: string[] }> {
   const outcome = await sayInRoom(m, said, (s, ms, acked) => {
     // Kept while the command lives: acks after the first count too (the wait for more acks).
     m.member.on('delivered', ({ id, by }) => id === s.id && acked(by));
@@ -87,33 +119,43 @@ export async function speak(ctx: CliContext, m: OpenedMember, said: PersonSay): 
   const nobody = outcome.t === 'no_known_members' || outcome.t === 'nobody_online';
   // Say why, when the network is the reason (on stderr, before the error itself).
   const notes = nobody ? await (await notesModule()).networkNotes(text(ctx), m, ctx.env) : [];
-  tell(ctx, outcome, notes, m.profile.profile);
+  return { outcome, notes };
 }
 
-/** Prints the answer of the running papo mcp a say was handed to. */
-async function report(ctx: CliContext, answer: HandedAnswer, profile: string): Promise<void> {
-  const { network, members } = answer;
-  const notes =
-    network && members ? (await notesModule()).networkNotesOf(text(ctx), network, members, ctx.env) : [];
-  tell(ctx, answer.outcome, notes, profile);
+/** A say's end in words: who has it (`ok`), or why nobody does, with the error's code. */
+export function outcomeText(
+  ctx: CliContext,
+  outcome: SayOutcome,
+  profile: string,
+):
+  | { ok: true; lines: string[] }
+  | { ok: false; code: Exclude<SayOutcome['t'], 'delivered'>; message: string } {
+  const t = text(ctx);
+  switch (outcome.t) {
+    case 'delivered': {
+      const lines = [t.deliveredTo(outcome.ackedBy.join(', '), outcome.id)];
+      if (outcome.later.length > 0) lines.push(t.sayLater(outcome.later.join(', ')));
+      return { ok: true, lines };
+    }
+    case 'no_known_members':
+      return { ok: false, code: outcome.t, message: t.knowNoOne(profileSuffix(profile)) };
+    case 'nobody_online':
+      return {
+        ok: false,
+        code: outcome.t,
+        message: outcome.to ? t.memberNotOnline(outcome.to) : t.nobodyOnline,
+      };
+    case 'inbox_full':
+      return { ok: false, code: outcome.t, message: t.inboxFull(outcome.by, outcome.id) };
+    case 'not_acknowledged':
+      return { ok: false, code: outcome.t, message: t.notAcknowledged(outcome.id, outcome.seconds) };
+  }
 }
 
 /** The texts of a say's end: who has it on stdout, or the reason nobody does, thrown. */
 function tell(ctx: CliContext, outcome: SayOutcome, notes: readonly string[], profile: string): void {
-  const t = text(ctx);
   for (const line of notes) process.stderr.write(`${line}\n`);
-  switch (outcome.t) {
-    case 'delivered':
-      process.stdout.write(`${t.deliveredTo(outcome.ackedBy.join(', '), outcome.id)}\n`);
-      if (outcome.later.length > 0) process.stdout.write(`${t.sayLater(outcome.later.join(', '))}\n`);
-      return;
-    case 'no_known_members':
-      throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(profile)));
-    case 'nobody_online':
-      throw new PapoError('nobody_online', outcome.to ? t.memberNotOnline(outcome.to) : t.nobodyOnline);
-    case 'inbox_full':
-      throw new PapoError('inbox_full', t.inboxFull(outcome.by, outcome.id));
-    case 'not_acknowledged':
-      throw new PapoError('not_acknowledged', t.notAcknowledged(outcome.id, outcome.seconds));
-  }
+  const said = outcomeText(ctx, outcome, profile);
+  if (!said.ok) throw new PapoError(said.code, said.message);
+  for (const line of said.lines) process.stdout.write(`${line}\n`);
 }

@@ -1,0 +1,334 @@
+// papo web [--port N] [--no-open]: the room in a browser tab (ADR 0106). A server on 127.0.0.1
+// only, on a free port unless --port, shows the profile's log as `papo log -f` reads it, the held
+// messages as `papo review` reads them, and runs a say or a decision through the functions of
+// `papo say` and `papo review`. Idle, it holds no member: the network (node-datachannel, the
+// transport process) is loaded only when a say, a rejection's reason or a look at who is online
+// needs it, and closed when that is done.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import { Command } from 'commander';
+import { messageOf, PapoError } from '../../client/errors.js';
+import type { OpenedMember } from '../../client/open-member.js';
+import { MAX_BODY_BYTES, newPersonSay } from '../../client/room/person-say.js';
+import { profileDir } from '../../client/store/home.js';
+import { readLogTail } from '../../client/store/log-file.js';
+import { type ProfilePeek, peekProfile } from '../../client/store/profile-file.js';
+import { LOG_FILE } from '../../client/store/profile-files.js';
+import type { ReviewDecision } from '../../client/store/review.js';
+import { inertText } from '../../client/wire/inert-text.js';
+import { isMemberName, MESSAGE_ID_PATTERN, validateProfileName } from '../../client/wire/names.js';
+import { type CliContext, checkedProfile, home, lang, text } from '../context.js';
+import { errorText } from '../i18n.js';
+import { reviewTexts } from '../review-texts.js';
+import { watchLog } from '../web/log-watch.js';
+import type { ActionResult, ProfileChoice, WebRoom, WebRooms } from '../web/server.js';
+import { newSecret, webApp } from '../web/server.js';
+import { heldView } from '../web/views.js';
+import { outcomeText, sayOnce } from './say.js';
+
+/** Entries the page starts with (older ones: papo log -n). */
+const FIRST_ENTRIES = 1000;
+const MAX_REASON_CHARS = 2_000;
+const PICKUP_WAIT_MS = 5_000;
+/** How long a look at who is online waits for the room to show itself. */
+const LOOK_MS = 8_000;
+
+const reviewModule = () => import('../../client/store/review.js');
+
+interface WebOptions {
+  port?: string;
+  open: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const t = text(ctx);
+  program
+    .command('web')
+    .description(t.webHelp)
+    .option('--port <port>', t.webPortHelp)
+    .option('--no-open', t.webNoOpenHelp)
+    .action(async (opts: WebOptions) => {
+      const port = opts.port === undefined ? 0 : Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new RangeError(t.webBadPort(opts.port ?? ''));
+      // The peek (profile.json alone, no keys, no database): what an idle server needs to show.
+      const name = checkedProfile(ctx);
+      const dir = profileDir(home(ctx), name);
+      const profile = peekProfile(dir);
+      if (profile === null) {
+        // The full reader says why (missing or not a profile), in the words every command uses.
+        await (await import('../../client/store/profile-store.js')).openProfile({
+          home: home(ctx),
+          profile: name,
+        });
+        throw new PapoError('profile_corrupt', `${dir} holds no papo profile`);
+      }
+      // The profile it was started with, and the others of PAPO_HOME for the page's picker, each
+      // opened (its log followed) the first time the page asks for it.
+      const opened = new Map<string, Promise<WebRoom>>();
+      const rooms: WebRooms = {
+        first: name,
+        lang: lang(ctx),
+        list: () => listProfiles(home(ctx)),
+        get: (wanted) => {
+          const known = opened.get(wanted);
+          if (known) return known;
+          const at = profileDir(home(ctx), wanted);
+          const peek = wanted === name ? profile : isProfileName(wanted) ? peekProfile(at) : null;
+          if (peek === null) return undefined;
+          const room = openRoom(profileCtx(ctx, wanted), wanted, at, peek);
+          opened.set(wanted, room);
+          return room;
+        },
+      };
+      const secret = newSecret();
+      let listening = 0;
+      const app = webApp(rooms, secret, () => listening);
+      const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
+      listening = (server.address() as AddressInfo).port;
+      const url = `http://127.0.0.1:${listening}/?k=${secret}`;
+      process.stdout.write(`${t.webOpenAt(url)}\n`);
+      if (opts.open) openBrowser(url);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      for (const room of opened.values()) (await room).watch.close();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      process.exit(0);
+    });
+}
+
+/** A profile's room as the server shows it: its log followed from its end as it is now. */
+async function openRoom(ctx: CliContext, name: string, dir: string, profile: ProfilePeek): Promise<WebRoom> {
+  const logPath = join(dir, LOG_FILE);
+  const watch = watchLog(logPath, await logSize(logPath), (err) =>
+    process.stderr.write(`papo web: ${messageOf(err)}\n`),
+  );
+  return {
+    profile: name,
+    self: profile.name,
+    roomId: profile.roomId,
+    watch,
+    entries: () => readLogTail(logPath, FIRST_ENTRIES),
+    // The review gate's readers load with the first look at it (the page's first request).
+    held: async () => {
+      const { readHeld, readReviewSettings } = await reviewModule();
+      return { on: readReviewSettings(dir).on, held: readHeld(dir).map(heldView) };
+    },
+    members: () => members(ctx, dir),
+    say: async (body, to, replyTo) => {
+      const result = await webSay(ctx, body, to, replyTo);
+      watch.poke();
+      return result;
+    },
+    review: async (action, id, reason) => {
+      const result = await webReview(ctx, dir, action, id, reason);
+      watch.poke();
+      return result;
+    },
+  };
+}
+
+/** The command's context for another profile of the same home (its say and review run as there). */
+function profileCtx(ctx: CliContext, name: string): CliContext {
+  if (name === checkedProfile(ctx)) return ctx;
+  return { program: new Command('papo'), env: { ...ctx.env, PAPO_PROFILE: name } };
+}
+
+function isProfileName(name: string): boolean {
+  try {
+    validateProfileName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The profiles of PAPO_HOME: every folder whose profile.json the peek reads, by name. */
+function listProfiles(papoHome: string): ProfileChoice[] {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(profileDir(papoHome, 'default')), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && isProfileName(e.name))
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+  return names.sort().flatMap((name) => {
+    const peek = peekProfile(profileDir(papoHome, name));
+    return peek === null ? [] : [{ profile: name, self: inertText(peek.name, 'line'), roomId: peek.roomId }];
+  });
+}
+
+async function logSize(path: string): Promise<number> {
+  const { stat } = await import('node:fs/promises');
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
+
+/** xdg-open (open on macOS): detached, its failure is only a line. */
+function openBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : 'xdg-open';
+  try {
+    const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+    child.on('error', () =>
+      process.stderr.write(`papo web: could not run ${command}; open the address yourself\n`),
+    );
+    child.unref();
+  } catch {
+    // reported by the error event
+  }
+}
+
+/** A say from the page: what `papo say` runs, its outcome in the words `papo say` prints. */
+async function webSay(
+  ctx: CliContext,
+  raw: string,
+  to: string | undefined,
+  replyTo: string | undefined,
+): Promise<ActionResult> {
+  const body = raw.trim();
+  if (body === '') return { ok: false, lines: ['the message is empty'] };
+  if (Buffer.byteLength(body) > MAX_BODY_BYTES)
+    return { ok: false, lines: ['the message is larger than 48 KiB'] };
+  if (to !== undefined && !isMemberName(to))
+    return { ok: false, lines: [`not a member name: ${inertText(to, 'line')}`] };
+  if (replyTo !== undefined && !MESSAGE_ID_PATTERN.test(replyTo))
+    return { ok: false, lines: ['not a message id'] };
+  return runSay(ctx, body, to, replyTo);
+}
+
+async function runSay(
+  ctx: CliContext,
+  body: string,
+  to: string | undefined,
+  replyTo: string | undefined,
+): Promise<ActionResult> {
+  let member: OpenedMember | undefined;
+  try {
+    const said = await sayOnce(ctx, newPersonSay(body, to, replyTo), (m) => {
+      member = m;
+    });
+    const words = outcomeText(ctx, said.outcome, checkedProfile(ctx));
+    if (!words.ok) return { ok: false, lines: [...said.notes, words.message] };
+    const o = said.outcome;
+    return {
+      ok: true,
+      lines: words.lines,
+      ...(o.t === 'delivered' ? { said: { id: o.id, ackedBy: o.ackedBy } } : {}),
+    };
+  } catch (err) {
+    return { ok: false, lines: [errorText(err, lang(ctx))] };
+  } finally {
+    await closeMember(member);
+  }
+}
+
+async function closeMember(member: OpenedMember | undefined): Promise<void> {
+  if (member === undefined) return;
+  await Promise.race([member.member.close().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
+}
+
+/** A decision from the page: what `papo review approve|reject` does, and the reason told. */
+async function webReview(
+  ctx: CliContext,
+  dir: string,
+  action: 'approve' | 'reject',
+  id: string,
+  reason: string | undefined,
+): Promise<ActionResult> {
+  const rt = reviewTexts(lang(ctx));
+  const held = (await reviewModule()).readHeld(dir);
+  const m = held.find((x) => x.id === id);
+  if (m === undefined) return { ok: false, lines: [rt.unknownId(id)] };
+  const why = reason?.trim();
+  if (why !== undefined && why.length > MAX_REASON_CHARS)
+    return { ok: false, lines: [rt.reasonTooLong(MAX_REASON_CHARS)] };
+  const decision: ReviewDecision =
+    action === 'approve'
+      ? { approve: [id], reject: [] }
+      : { approve: [], reject: [id], ...(why ? { reason: why } : {}) };
+  try {
+    const { decideReview } = await import('../../client/store/review-decide.js');
+    const done = await decideReview(dir, decision, held, PICKUP_WAIT_MS);
+    if (done.left) return { ok: true, lines: [rt.leftForAgent] };
+    const lines = [
+      ...done.approved.map((x) => rt.approved(x.id, x.from, done.by === 'agent')),
+      ...done.rejected.map((x) => rt.rejected(x.id, x.from)),
+      ...done.full.map((x) => rt.keptFull(x.id)),
+    ];
+    if (why && done.rejected.length > 0) {
+      const { rejectionNotice } = await import('../../mcp/texts.js');
+      for (const x of done.rejected) {
+        if (!isMemberName(x.from)) continue;
+        lines.push(rt.telling(x.from));
+        const told = await runSay(ctx, rejectionNotice(x.id, why), x.from, x.id);
+        if (told.ok) lines.push(...told.lines);
+        else lines.push(rt.tellFailed(x.from, told.lines.join('; ')));
+      }
+    }
+    return { ok: true, lines: lines.map((l) => inertText(l, 'line')) };
+  } catch (err) {
+    return { ok: false, lines: [errorText(err, lang(ctx))] };
+  }
+}
+
+/**
+ * The room panel: the members the profile remembers, and, asked for (`papo status`'s path), who
+ * is online now and by which path, through an ephemeral member opened for the look and closed.
+ */
+async function members(ctx: CliContext, dir: string): Promise<unknown> {
+  const store = await import('../../client/store/profile-store.js');
+  const { peers } = await store.readRememberedMembers(dir);
+  const remembered = Object.entries(peers).map(([node, p]) => ({
+    name: inertText(p.name, 'line'),
+    node: node.slice(0, 8),
+    kind: p.kind,
+    ...(p.about !== undefined ? { about: inertText(p.about, 'line') } : {}),
+    lastSeen: p.lastSeen,
+  }));
+  let member: OpenedMember | undefined;
+  try {
+    const session = await import('../room-session.js');
+    member = await session.openEphemeral(ctx);
+    const m = member;
+    const own = m.profile.identity.nodeId;
+    await session.waitFor(m, LOOK_MS, () => {
+      const signal = m.probe.signalState();
+      const all = m.member.members();
+      return (
+        signal.joined &&
+        m.member.liveMembers().length >= signal.peers.length &&
+        all.length > 0 &&
+        all.every((x) => !x.online || x.path !== undefined)
+      );
+    });
+    const live = m.member.members().map((x) => ({
+      name: inertText(x.name, 'line'),
+      node: x.node.slice(0, 8),
+      kind: x.kind,
+      online: x.online,
+      yourAgent: x.node === own,
+      ...(x.path !== undefined ? { path: x.path } : {}),
+      ...(x.about !== undefined ? { about: inertText(x.about, 'line') } : {}),
+    }));
+    return { remembered, live };
+  } catch (err) {
+    return { remembered, error: errorText(err, lang(ctx)) };
+  } finally {
+    await closeMember(member);
+  }
+}

@@ -1,0 +1,391 @@
+// papo web's page: the conversation as the log holds it, kept live by the server's events, a say
+// box, the review queue and the room panel. No framework; every node is made with createElement
+// and textContent (markdown.ts), never from markup.
+import { renderMarkdown } from './markdown.js';
+import { type Lang, type Texts, textsFor, translatePage } from './texts.js';
+
+interface MessageView {
+  id: string;
+  from: string;
+  kind: 'agent' | 'human';
+  to?: string;
+  replyTo?: string;
+  ts: number;
+  body: string;
+}
+type EntryView =
+  | { ev: 'out'; msg: MessageView }
+  | { ev: 'in'; msg: MessageView; held?: true }
+  | { ev: 'delivered'; id: string; by: string; ts: number }
+  | { ev: 'review'; id: string; decision: 'approved' | 'rejected'; ts: number; reason?: string };
+interface ReviewState {
+  on: boolean;
+  held: MessageView[];
+}
+interface Result {
+  ok: boolean;
+  lines: string[];
+  said?: { id: string; ackedBy: string[] };
+}
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  cls?: string,
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (cls !== undefined) node.className = cls;
+  return node;
+}
+
+let self = '';
+/** The page's words, in the person's language once the state says it. */
+let t: Texts = textsFor('en');
+/** The profile this tab shows (`?profile=`; none: the one papo web was started with). */
+const chosen = new URLSearchParams(location.search).get('profile');
+const query = chosen === null ? '' : `?profile=${encodeURIComponent(chosen)}`;
+interface Card {
+  node: HTMLElement;
+  state: HTMLElement;
+}
+const cards = new Map<string, Card>();
+let replyTo: string | undefined;
+/** Where new cards go while the first ones are built (then the conversation itself). */
+let pending: DocumentFragment | undefined;
+
+function when(ts: number): string {
+  const d = new Date(ts);
+  const p = (v: number) => String(v).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+function focusCard(id: string): void {
+  const card = cards.get(id)?.node;
+  if (!card) return;
+  card.scrollIntoView({ block: 'center' });
+  card.classList.add('focus');
+  card.focus();
+  setTimeout(() => card.classList.remove('focus'), 1500);
+}
+
+/** A message's header and its rendered body (used by the conversation and the review queue). */
+function messageNode(m: MessageView): { node: HTMLElement; state: HTMLElement } {
+  const node = el('article', undefined, 'card');
+  node.tabIndex = -1;
+  node.dataset.id = m.id;
+  const meta = el('div', undefined, 'meta');
+  meta.append(el('span', m.from, 'who'), el('span', m.kind === 'human' ? t.human : t.agent, 'kind'));
+  // Without `to`, a message is the whole room's (papo log names the reader instead).
+  meta.append(el('span', `→ ${m.to ?? t.room}`, 'to'));
+  const time = el('time', when(m.ts));
+  time.dateTime = new Date(m.ts).toISOString();
+  meta.append(time, el('span', `msg ${m.id}`, 'id'));
+  if (m.replyTo !== undefined) {
+    const target = m.replyTo;
+    const link = el('button', t.replyTo(target), 'link reply-link');
+    link.type = 'button';
+    link.addEventListener('click', () => focusCard(target));
+    meta.append(link);
+  }
+  const state = el('span', '', 'state');
+  meta.append(state);
+  const body = el('div', undefined, 'body');
+  body.append(renderMarkdown(m.body));
+  node.append(meta, body);
+  return { node, state };
+}
+
+function addMessage(m: MessageView, out: boolean, held: boolean): void {
+  if (cards.has(m.id)) return;
+  const { node, state } = messageNode(m);
+  node.id = `m-${m.id}`;
+  node.classList.add(out ? 'out' : 'in');
+  if (held) node.classList.add('held');
+  const answer = el('button', t.reply, 'link');
+  answer.type = 'button';
+  answer.addEventListener('click', () => startReply(m));
+  node.querySelector('.meta')?.append(answer);
+  state.textContent = out ? t.sent : held ? t.heldForReview : t.received;
+  cards.set(m.id, { node, state });
+  (pending ?? $('cards')).append(node);
+  refresh(m.id);
+}
+
+/** Who confirmed each message, and the person's decision on each held one, as the log says. */
+const deliveredBy = new Map<string, string[]>();
+const decisions = new Map<string, { decision: 'approved' | 'rejected'; reason?: string }>();
+
+/** A card's state from what the log said of it so far. */
+function refresh(id: string): void {
+  const card = cards.get(id);
+  if (!card) return;
+  const decided = decisions.get(id);
+  const by = deliveredBy.get(id);
+  if (decided) {
+    card.node.classList.remove('held');
+    card.state.textContent = decided.decision === 'approved' ? t.approved : t.rejected(decided.reason);
+  } else if (by) card.state.textContent = t.deliveredTo(by.join(', '));
+}
+
+function apply(e: EntryView): void {
+  if (e.ev === 'out' || e.ev === 'in') addMessage(e.msg, e.ev === 'out', e.ev === 'in' && e.held === true);
+  else if (e.ev === 'delivered') {
+    const by = deliveredBy.get(e.id) ?? [];
+    if (!by.includes(e.by)) by.push(e.by);
+    deliveredBy.set(e.id, by);
+    refresh(e.id);
+  } else if (e.ev === 'review') {
+    decisions.set(e.id, { decision: e.decision, ...(e.reason !== undefined ? { reason: e.reason } : {}) });
+    refresh(e.id);
+  }
+}
+
+/** Cards built before the page shows; the older ones follow in chunks, above them. */
+const FIRST_CARDS = 50;
+const CHUNK = 100;
+
+function build(part: EntryView[]): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  pending = fragment;
+  for (const e of part) apply(e);
+  pending = undefined;
+  return fragment;
+}
+
+/** The log's entries as cards: the newest first, on screen at once, then the older ones. */
+async function showLog(entries: EntryView[]): Promise<void> {
+  const messages = entries.filter((e) => e.ev === 'out' || e.ev === 'in');
+  for (const e of entries) if (e.ev !== 'out' && e.ev !== 'in') apply(e);
+  const split = Math.max(0, messages.length - FIRST_CARDS);
+  $('cards').append(build(messages.slice(split)));
+  $('cards').lastElementChild?.scrollIntoView({ block: 'end' });
+  // Marks bench/web.ts reads: the first screen's cards, and all of them.
+  performance.mark('papo-first-cards');
+  document.body.dataset.ready = 'true';
+  for (let end = split; end > 0; end -= CHUNK) {
+    await new Promise((r) => setTimeout(r, 0));
+    $('cards').prepend(build(messages.slice(Math.max(0, end - CHUNK), end)));
+  }
+  performance.mark('papo-all-cards');
+  document.body.dataset.all = 'true';
+}
+
+function startReply(m: MessageView): void {
+  replyTo = m.id;
+  $('reply-to-text').textContent = t.replyingTo(m.from, m.id);
+  $('reply-to').hidden = false;
+  ($('say-to') as HTMLInputElement).value = m.from;
+  $('say-body').focus();
+}
+
+function showResult(into: HTMLElement, r: Result): void {
+  into.textContent = r.lines.join('\n');
+  into.className = r.ok ? 'ok' : 'bad';
+}
+
+async function post(path: string, data: unknown): Promise<Result> {
+  try {
+    const res = await fetch(`${path}${query}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(data),
+    });
+    return (await res.json()) as Result;
+  } catch (err) {
+    return { ok: false, lines: [String(err)] };
+  }
+}
+
+function showReview(r: ReviewState): void {
+  const section = $('review');
+  section.hidden = !r.on && r.held.length === 0;
+  $('review-state').textContent = r.on ? t.reviewOn(r.held.length) : t.reviewOff(r.held.length);
+  const list = $('held');
+  list.replaceChildren();
+  for (const m of r.held) {
+    const { node, state } = messageNode(m);
+    node.classList.add('held');
+    state.textContent = t.held;
+    const decide = el('div', undefined, 'decide');
+    const approve = el('button', t.approve);
+    approve.type = 'button';
+    approve.className = 'approve';
+    const label = el('label', t.reasonLabel);
+    const reason = el('input');
+    reason.className = 'reason';
+    reason.maxLength = 2000;
+    label.append(reason);
+    const reject = el('button', t.reject);
+    reject.type = 'button';
+    reject.className = 'reject';
+    const result = el('p', '', 'result');
+    result.setAttribute('role', 'status');
+    const act = async (action: 'approve' | 'reject') => {
+      approve.disabled = true;
+      reject.disabled = true;
+      result.textContent = action === 'approve' ? t.approving : t.rejecting;
+      const r2 = await post('/api/review', { action, id: m.id, reason: reason.value });
+      showResult(result, r2);
+      approve.disabled = false;
+      reject.disabled = false;
+    };
+    approve.addEventListener('click', () => void act('approve'));
+    reject.addEventListener('click', () => void act('reject'));
+    decide.append(approve, label, reject);
+    node.append(decide, result);
+    list.append(node);
+  }
+}
+
+async function checkRoom(): Promise<void> {
+  const state = $('room-state');
+  state.textContent = t.looking;
+  const res = await fetch(`/api/members${query}`);
+  const data = (await res.json()) as {
+    remembered: { name: string; kind: string; about?: string }[];
+    live?: {
+      name: string;
+      kind: string;
+      online: boolean;
+      path?: string;
+      about?: string;
+      yourAgent: boolean;
+    }[];
+    error?: string;
+  };
+  const list = $('members');
+  list.replaceChildren();
+  if (data.live) {
+    for (const m of data.live) {
+      const li = el('li');
+      li.append(el('strong', m.name), ` (${m.kind === 'human' ? t.human : t.agent}) `);
+      li.append(
+        el(
+          'span',
+          m.online
+            ? `${t.online}${m.path ? `, ${m.path === 'relay' ? t.relayed : t.direct}` : ''}`
+            : t.offline,
+          m.online ? 'ok' : 'bad',
+        ),
+      );
+      if (m.yourAgent) li.append(` — ${t.yourAgent}`);
+      else if (m.about) li.append(` — ${m.about}`);
+      list.append(li);
+    }
+    state.textContent = data.live.length === 0 ? t.nobodyFound : '';
+  } else {
+    for (const m of data.remembered) {
+      const li = el('li');
+      li.append(
+        el('strong', m.name),
+        ` (${m.kind === 'human' ? t.human : t.agent})${m.about ? ` — ${m.about}` : ''}`,
+      );
+      list.append(li);
+    }
+    state.textContent = data.error ?? '';
+  }
+}
+
+/** The picker, when PAPO_HOME holds more than one profile: another profile opens in this tab. */
+async function showProfiles(current: string): Promise<void> {
+  const res = await fetch('/api/profiles');
+  const data = (await res.json()) as { profiles: { profile: string; self: string; roomId: string }[] };
+  if (data.profiles.length < 2) return;
+  const select = $('profile') as HTMLSelectElement;
+  for (const p of data.profiles) {
+    const option = el('option', t.profileOption(p.profile, p.self, p.roomId));
+    option.value = p.profile;
+    option.selected = p.profile === current;
+    select.append(option);
+  }
+  $('profiles').hidden = false;
+  select.addEventListener('change', () => location.assign(`/?profile=${encodeURIComponent(select.value)}`));
+}
+
+async function start(): Promise<void> {
+  // The stream first: once it says it follows the log, the state is read, so that nothing written
+  // in between is missed (what both carry is shown once: cards are by id).
+  const events = new EventSource(`/api/events${query}`);
+  let early: { entries: EntryView[]; review: ReviewState }[] | undefined = [];
+  events.addEventListener('entries', (ev) => {
+    const data = JSON.parse((ev as MessageEvent<string>).data) as {
+      entries: EntryView[];
+      review: ReviewState;
+    };
+    if (early) early.push(data);
+    else {
+      for (const e of data.entries) apply(e);
+      showReview(data.review);
+    }
+  });
+  await new Promise<void>((resolve) => events.addEventListener('following', () => resolve(), { once: true }));
+  const res = await fetch(`/api/state${query}`);
+  const state = (await res.json()) as {
+    profile: string;
+    self: string;
+    roomId: string;
+    lang: Lang;
+    entries: EntryView[];
+    review: ReviewState;
+  };
+  self = state.self;
+  t = textsFor(state.lang);
+  translatePage(t, state.lang);
+  $('where').textContent = t.where(state.self, state.roomId, state.profile);
+  showReview(state.review);
+  const shown = showLog(state.entries);
+  void shown;
+  for (const data of early) {
+    for (const e of data.entries) apply(e);
+    showReview(data.review);
+  }
+  early = undefined;
+  $('say-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const body = $('say-body') as HTMLTextAreaElement;
+    const to = $('say-to') as HTMLInputElement;
+    const send = $('say-send') as HTMLButtonElement;
+    const outcome = $('say-outcome');
+    send.disabled = true;
+    outcome.className = '';
+    outcome.textContent = t.sending;
+    const r = await post('/api/say', { body: body.value, to: to.value, ...(replyTo ? { replyTo } : {}) });
+    showResult(outcome, r);
+    // The profile's log holds a person's say only when its own agent got it (one to the whole
+    // room): the page shows it anyway, as papo say's answer tells it.
+    if (r.ok && r.said) {
+      const target = to.value.trim();
+      addMessage(
+        {
+          id: r.said.id,
+          from: self,
+          kind: 'human',
+          ...(target !== '' ? { to: target } : {}),
+          ...(replyTo ? { replyTo } : {}),
+          ts: Date.now(),
+          body: body.value.trim(),
+        },
+        true,
+        false,
+      );
+      deliveredBy.set(r.said.id, [...r.said.ackedBy]);
+      refresh(r.said.id);
+    }
+    send.disabled = false;
+    if (r.ok) {
+      body.value = '';
+      replyTo = undefined;
+      $('reply-to').hidden = true;
+    }
+  });
+  $('reply-cancel').addEventListener('click', () => {
+    replyTo = undefined;
+    $('reply-to').hidden = true;
+  });
+  $('room-check').addEventListener('click', () => void checkRoom());
+  void showProfiles(state.profile);
+}
+
+void start();

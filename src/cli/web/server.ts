@@ -1,0 +1,224 @@
+// The server of `papo web` (ADR 0106): a hono app on 127.0.0.1 that serves the page and the
+// profile's room as JSON, pushes new log entries by server-sent events, and runs a person's say and
+// review decisions through the very functions `papo say` and `papo review` use (commands/web.ts).
+// Its rules, checked on every request in this order:
+//   1. the Host header names this server (127.0.0.1:PORT or localhost:PORT), else 421: a page of
+//      another site that rebinds its name to 127.0.0.1 (DNS rebinding) is refused;
+//   2. the request carries the secret made at this start, as the cookie `papo_web` (HttpOnly,
+//      SameSite=Strict) or once as `?k=` on `/`, which is swapped for the cookie, else 401;
+//   3. a POST comes from the page itself (its Origin is this server's), else 403 (CSRF).
+// Every response carries a strict CSP (no inline script, nothing from elsewhere), nosniff and
+// no-referrer. Room text reaches the page already made inert (ADR 0059): the page never sees an
+// escape or a bidi override, only their visible forms.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { LogEntry } from '../../client/wire/messages.js';
+import type { LogWatch } from './log-watch.js';
+import { type EntryView, entryView, type HeldView } from './views.js';
+
+export const COOKIE = 'papo_web';
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** The page's files, served as they are (built into dist next to this module). */
+export const PAGE_FILES: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/markdown.js': { file: 'markdown.js', type: 'text/javascript; charset=utf-8' },
+  '/texts.js': { file: 'texts.js', type: 'text/javascript; charset=utf-8' },
+  '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+};
+const PAGE_DIR = new URL('./page/', import.meta.url);
+
+/** What the server shows and does; the command gives it the profile's readers and actions. */
+export interface WebRoom {
+  profile: string;
+  self: string;
+  roomId: string;
+  /** The last entries of the log, oldest first, and where the log ended when read. */
+  entries(): Promise<LogEntry[]>;
+  held(): Promise<{ on: boolean; held: HeldView[] }>;
+  members(): Promise<unknown>;
+  say(body: string, to: string | undefined, replyTo: string | undefined): Promise<ActionResult>;
+  review(action: 'approve' | 'reject', id: string, reason: string | undefined): Promise<ActionResult>;
+  watch: LogWatch;
+}
+
+/** A profile of PAPO_HOME, for the page's picker. */
+export interface ProfileChoice {
+  profile: string;
+  self: string;
+  roomId: string;
+}
+
+/** The profiles the server shows: the one it was started with, and the others asked for by name. */
+export interface WebRooms {
+  first: string;
+  /** The person's language, for the page's words (the CLI's rule: i18n.ts detectLang). */
+  lang: 'en' | 'pt';
+  list(): ProfileChoice[];
+  /** The room of a profile, opened on first use; undefined when there is no such profile. */
+  get(profile: string): Promise<WebRoom> | undefined;
+}
+
+export interface ActionResult {
+  ok: boolean;
+  lines: string[];
+  /** A say that went out: its id and who confirmed it (the page shows it as a card). */
+  said?: { id: string; ackedBy: string[] };
+}
+
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function same(a: string | undefined, b: string): boolean {
+  if (a === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieOf(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === COOKIE) return v.join('=');
+  }
+  return undefined;
+}
+
+/** The app; `port()` is the port it listens on, known once listening. */
+export function webApp(rooms: WebRooms, secret: string, port: () => number): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('Content-Security-Policy', CSP);
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('Referrer-Policy', 'no-referrer');
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
+  app.use('*', async (c, next) => {
+    const hosts = [`127.0.0.1:${port()}`, `localhost:${port()}`];
+    const host = c.req.header('host') ?? '';
+    if (!hosts.includes(host)) return c.text('421 this server answers only to its own address\n', 421);
+    const url = new URL(c.req.url);
+    const given = url.searchParams.get('k');
+    if (c.req.method === 'GET' && url.pathname === '/' && given !== null) {
+      if (!same(given, secret)) return c.text('401 wrong secret\n', 401);
+      // The secret leaves the address bar (and the history) for a cookie scripts cannot read.
+      c.header('Set-Cookie', `${COOKIE}=${secret}; HttpOnly; SameSite=Strict; Path=/`);
+      return c.redirect('/', 303);
+    }
+    if (!same(cookieOf(c.req.header('cookie')), secret))
+      return c.text('401 open the address papo web printed\n', 401);
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      if (origin === undefined || !hosts.map((h) => `http://${h}`).includes(origin))
+        return c.text('403 not from this page\n', 403);
+    }
+    await next();
+  });
+
+  for (const [path, { file, type }] of Object.entries(PAGE_FILES))
+    app.get(path, async (c) => {
+      const body = await readFile(new URL(file, PAGE_DIR));
+      return c.body(body, 200, { 'Content-Type': type });
+    });
+
+  /** The room a request names (`?profile=`), else the one the server was started with. */
+  const roomOf = (c: Context) => rooms.get(c.req.query('profile') ?? rooms.first);
+  const noSuch = (c: Context) => c.json({ ok: false, lines: ['no such profile'] }, 404);
+
+  app.get('/api/profiles', (c) => c.json({ first: rooms.first, profiles: rooms.list() }));
+
+  app.get('/api/state', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    const room = await found;
+    const entries = (await room.entries()).flatMap((e) => entryView(e) ?? []);
+    return c.json({
+      profile: room.profile,
+      self: room.self,
+      roomId: room.roomId,
+      lang: rooms.lang,
+      entries,
+      review: await room.held(),
+    });
+  });
+
+  app.get('/api/members', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    return c.json(await (await found).members());
+  });
+
+  app.get('/api/events', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    const room = await found;
+    return streamSSE(c, async (stream) => {
+      let closed = false;
+      const queue: EntryView[][] = [];
+      let wake: (() => void) | undefined;
+      const off = room.watch.subscribe((entries) => {
+        queue.push(entries.flatMap((e) => entryView(e) ?? []));
+        wake?.();
+      });
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      // The page reads the room's state once this stream follows the log (app.ts: nothing missed).
+      await stream.writeSSE({ event: 'following', data: '' });
+      try {
+        while (!closed) {
+          const batch = queue.shift();
+          if (batch === undefined) {
+            // A comment every 15 s keeps proxies and the browser from taking the stream for dead.
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              setTimeout(resolve, 15_000).unref();
+            });
+            wake = undefined;
+            if (queue.length === 0 && !closed) await stream.write(': idle\n\n');
+            continue;
+          }
+          await stream.writeSSE({
+            event: 'entries',
+            data: JSON.stringify({ entries: batch, review: await room.held() }),
+          });
+        }
+      } finally {
+        off();
+      }
+    });
+  });
+
+  app.post('/api/say', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    const room = await found;
+    const input: { body?: unknown; to?: unknown; replyTo?: unknown } = await c.req.json().catch(() => ({}));
+    const body = typeof input.body === 'string' ? input.body : '';
+    const to = typeof input.to === 'string' && input.to.trim() !== '' ? input.to.trim() : undefined;
+    const replyTo = typeof input.replyTo === 'string' && input.replyTo !== '' ? input.replyTo : undefined;
+    return c.json(await room.say(body, to, replyTo));
+  });
+
+  app.post('/api/review', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    const room = await found;
+    const input: { action?: unknown; id?: unknown; reason?: unknown } = await c.req.json().catch(() => ({}));
+    const action = input.action === 'approve' || input.action === 'reject' ? input.action : undefined;
+    if (action === undefined || typeof input.id !== 'string')
+      return c.json({ ok: false, lines: ['approve or reject, and a message id'] }, 400);
+    const reason = typeof input.reason === 'string' && input.reason.trim() !== '' ? input.reason : undefined;
+    return c.json(await room.review(action, input.id, reason));
+  });
+
+  return app;
+}
