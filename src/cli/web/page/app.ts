@@ -1,7 +1,7 @@
 // papo web's page: the conversation as the log holds it, kept live by the server's events, a say
 // box, the review queue and the room panel. No framework; every node is made with createElement
 // and textContent (markdown.ts), never from markup.
-import { renderMarkdown } from './markdown.js';
+import { el, renderMarkdown } from './markdown.js';
 import { type Lang, type Texts, textsFor, translatePage } from './texts.js';
 
 interface MessageView {
@@ -29,16 +29,6 @@ interface Result {
 }
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  text?: string,
-  cls?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  if (cls !== undefined) node.className = cls;
-  return node;
-}
 
 let self = '';
 /** The page's words, in the person's language once the state says it. */

@@ -6,7 +6,8 @@
 // The body arrives already inert (ADR 0059): the server turned escapes and bidi overrides into
 // their visible forms.
 
-function el<K extends keyof HTMLElementTagNameMap>(
+/** A new element with its text set as text, never parsed (the page's one way to make a node). */
+export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   text?: string,
   cls?: string,
