@@ -240,7 +240,18 @@ test('papo web: a held message approved from the page reaches the agent once; on
     keep,
   );
 
-  await page.type(`#held article[data-id="${drop}"] input.reason`, 'not on a shared machine');
+  // A reason half typed when another message comes in for review stays as typed, focus and all.
+  await page.type(`#held article[data-id="${drop}"] input.reason`, 'not on a ');
+  const later = msgIdIn(await callText(colega.client, 'send', { message: 'and one more' }));
+  await page.waitForSelector(`#held article[data-id="${later}"]`);
+  await page.keyboard.type('shared machine');
+  assert.equal(
+    await page.$eval(
+      `#held article[data-id="${drop}"] input.reason`,
+      (i) => (i as unknown as { value: string }).value,
+    ),
+    'not on a shared machine',
+  );
   await page.click(`#held article[data-id="${drop}"] button.reject`);
   // colega's agent is told why, in reply to the message its person rejected.
   const told = await colega.client.waitFor(

@@ -188,45 +188,69 @@ async function post(path: string, data: unknown): Promise<Result> {
   }
 }
 
+/** The review queue's cards by message id, kept while the message stays held. */
+const heldCards = new Map<string, HTMLElement>();
+
+/** A held message's card: its rendered body, approve, a reason and reject. */
+function heldCard(m: MessageView): HTMLElement {
+  const { node, state } = messageNode(m);
+  node.classList.add('held');
+  state.textContent = t.held;
+  const decide = el('div', undefined, 'decide');
+  const approve = el('button', t.approve);
+  approve.type = 'button';
+  approve.className = 'approve';
+  const label = el('label', t.reasonLabel);
+  const reason = el('input');
+  reason.className = 'reason';
+  reason.maxLength = 2000;
+  label.append(reason);
+  const reject = el('button', t.reject);
+  reject.type = 'button';
+  reject.className = 'reject';
+  const result = el('p', '', 'result');
+  result.setAttribute('role', 'status');
+  const act = async (action: 'approve' | 'reject') => {
+    approve.disabled = true;
+    reject.disabled = true;
+    result.textContent = action === 'approve' ? t.approving : t.rejecting;
+    const r2 = await post('/api/review', { action, id: m.id, reason: reason.value });
+    showResult(result, r2);
+    approve.disabled = false;
+    reject.disabled = false;
+  };
+  approve.addEventListener('click', () => void act('approve'));
+  reject.addEventListener('click', () => void act('reject'));
+  decide.append(approve, label, reject);
+  node.append(decide, result);
+  return node;
+}
+
+/**
+ * The queue as the server last told it. A card still held is kept as it is, so that every event
+ * the log brings neither wipes a reason being typed nor pulls a button away under a click.
+ */
 function showReview(r: ReviewState): void {
   const section = $('review');
   section.hidden = !r.on && r.held.length === 0;
   $('review-state').textContent = r.on ? t.reviewOn(r.held.length) : t.reviewOff(r.held.length);
-  const list = $('held');
-  list.replaceChildren();
-  for (const m of r.held) {
-    const { node, state } = messageNode(m);
-    node.classList.add('held');
-    state.textContent = t.held;
-    const decide = el('div', undefined, 'decide');
-    const approve = el('button', t.approve);
-    approve.type = 'button';
-    approve.className = 'approve';
-    const label = el('label', t.reasonLabel);
-    const reason = el('input');
-    reason.className = 'reason';
-    reason.maxLength = 2000;
-    label.append(reason);
-    const reject = el('button', t.reject);
-    reject.type = 'button';
-    reject.className = 'reject';
-    const result = el('p', '', 'result');
-    result.setAttribute('role', 'status');
-    const act = async (action: 'approve' | 'reject') => {
-      approve.disabled = true;
-      reject.disabled = true;
-      result.textContent = action === 'approve' ? t.approving : t.rejecting;
-      const r2 = await post('/api/review', { action, id: m.id, reason: reason.value });
-      showResult(result, r2);
-      approve.disabled = false;
-      reject.disabled = false;
-    };
-    approve.addEventListener('click', () => void act('approve'));
-    reject.addEventListener('click', () => void act('reject'));
-    decide.append(approve, label, reject);
-    node.append(decide, result);
-    list.append(node);
+  const still = new Set(r.held.map((m) => m.id));
+  for (const [id, node] of heldCards) {
+    if (still.has(id)) continue;
+    node.remove();
+    heldCards.delete(id);
   }
+  const list = $('held');
+  r.held.forEach((m, i) => {
+    let node = heldCards.get(m.id);
+    if (!node) {
+      node = heldCard(m);
+      heldCards.set(m.id, node);
+    }
+    // Moved only when out of place: a moved node loses the focus of a reason being typed.
+    const at = list.children[i] ?? null;
+    if (at !== node) list.insertBefore(node, at);
+  });
 }
 
 async function checkRoom(): Promise<void> {
