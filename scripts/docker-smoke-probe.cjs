@@ -1,5 +1,5 @@
 // Probe for scripts/docker-smoke.sh, run with node inside a container of the papo image
-// (NODE_PATH=/app/node_modules gives it `ws`). Two modes:
+// (NODE_PATH=/app/node_modules gives it `ws`). Two modes (ws:// or wss://):
 //   welcome <ws-url>           prints the welcome, joins a topic, stays until the server closes the
 //                              socket; exits 0 only on close code 1001 (going away: a clean stop).
 //   turn <ws-url> <turn-port>  takes the TURN credential from the welcome and, on coturn at
@@ -21,8 +21,14 @@ function fail(message) {
   process.exit(1);
 }
 
+// PROBE_TOKEN (from the environment, not a command line): the server's token, for a `papo signal
+// --public` server; its self-signed certificate is not checked (the pin is tested in tests/net/).
 function welcome(onWelcome) {
-  const ws = new WebSocket(url);
+  const token = process.env.PROBE_TOKEN;
+  const ws = new WebSocket(
+    url,
+    token ? { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false } : {},
+  );
   ws.on('error', (e) => fail(`websocket: ${e.message}`));
   ws.once('message', (data) => onWelcome(ws, JSON.parse(String(data))));
   return ws;
