@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The papo command line. Each command lives in its own file under commands/ and registers itself;
 // errors go to stderr with exit status 1.
-import { Command } from 'commander';
-import { type CliContext, reportError } from './context.js';
+import type { Command } from 'commander';
+import type { CliContext } from './context.js';
+import { mcpArgs } from './mcp-args.js';
 
 const COMMANDS = [
   'new',
@@ -62,25 +63,49 @@ function commandIn(argv: readonly string[]): CommandName | undefined {
   return undefined;
 }
 
-const program = new Command('papo');
-program
-  .description('A direct line between your Claude and your colleague’s Claude.')
-  .version(VERSION(), '-V, --version')
-  .option('--profile <profile>', 'profile to use (also PAPO_PROFILE); default "default"');
+// An agent CLI starting `papo mcp` waits for its initialize answer: its usual lines go straight to
+// the server, without commander or the CLI's texts (mcp-args.ts); every other line, and one whose
+// --about the server refuses (commander then reports it as any command's error), goes on below.
+const fast = mcpArgs(process.argv.slice(2));
+if (fast === undefined || !(await startedFast(fast))) await runCommandLine();
 
-const ctx: CliContext = { program, env: process.env };
-const only = commandIn(process.argv.slice(2));
-// `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too;
-// `papo web` stays open all day, so what it holds idle is its own modules only (ADR 0103).
-const alone = only === 'mcp' || only === 'say' || only === 'status' || only === 'web';
-const modules = await Promise.all(alone ? [load[only]()] : COMMANDS.map((name) => load[name]()));
-for (const module of modules) module.register(program, ctx);
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  // Every failure is one line on stderr ("error: ..." / "erro: ...") with exit status 1, never a
-  // stack trace: the user needs what went wrong and what to do, not where in papo it happened.
-  reportError(ctx, err);
+async function startedFast({ profile, about }: NonNullable<ReturnType<typeof mcpArgs>>): Promise<boolean> {
+  const { startMcp } = await import('./mcp-start.js');
+  try {
+    await startMcp({
+      profile: profile ?? (process.env.PAPO_PROFILE || 'default'),
+      about,
+      serverVersion: VERSION(),
+      env: process.env,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function runCommandLine(): Promise<void> {
+  const [{ Command }, { reportError }] = await Promise.all([import('commander'), import('./context.js')]);
+  const program = new Command('papo');
+  program
+    .description('A direct line between your Claude and your colleague’s Claude.')
+    .version(VERSION(), '-V, --version')
+    .option('--profile <profile>', 'profile to use (also PAPO_PROFILE); default "default"');
+
+  const ctx: CliContext = { program, env: process.env };
+  const only = commandIn(process.argv.slice(2));
+  // `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too;
+  // `papo web` stays open all day, so what it holds idle is its own modules only (ADR 0103).
+  const alone = only === 'mcp' || only === 'say' || only === 'status' || only === 'web';
+  const modules = await Promise.all(alone ? [load[only]()] : COMMANDS.map((name) => load[name]()));
+  for (const module of modules) module.register(program, ctx);
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    // Every failure is one line on stderr ("error: ..." / "erro: ...") with exit status 1, never a
+    // stack trace: the user needs what went wrong and what to do, not where in papo it happened.
+    reportError(ctx, err);
+  }
 }
 
 function VERSION(): string {

@@ -9,7 +9,7 @@ import { makeTempDir } from '../support/files.js';
 import { loadedModules, moduleLogEnv } from '../support/module-log.js';
 import { makeRoom, startAgent, statusUntil } from '../support/room.js';
 
-test('a linked papo mcp loads neither the signal server someone else hosts, nor doctor or install; its transport process nothing of the store, room or MCP', {
+test('a linked papo mcp loads neither the signal server someone else hosts, nor doctor, install or commander; its transport process nothing of the store, room or MCP', {
   timeout: 90_000,
 }, async (t) => {
   const room = await makeRoom(t);
@@ -36,5 +36,8 @@ test('a linked papo mcp loads neither the signal server someone else hosts, nor 
     loaded(parent, /\/src\/signal-server\/|\/ioredis\/|\/hono\/|\/cli\/install\/|\/doctor/),
     [],
   );
+  // Started as agent CLIs start it, papo mcp goes to the server without commander or the CLI's
+  // texts (src/cli/mcp-args.ts).
+  assert.deepEqual(loaded(parent, /\/commander\/|\/cli\/i18n\.js|\/cli\/context\.js|\/cli\/commands\//), []);
   assert.deepEqual(loaded(transport, /\/client\/store\/|\/client\/room\/|\/src\/mcp\/|\/src\/cli\//), []);
 });

@@ -1,0 +1,40 @@
+// The command lines an agent CLI starts papo's MCP server with, read without commander (issue
+// 28): `papo mcp` answers `initialize` while its client waits, and commander with the CLI's texts
+// is a third of what it loaded before that answer. Only the shapes `papo install`, the plugin and
+// the docs write are read here — `[--profile P] mcp [--about TEXT] [--profile P]`, each option
+// also as `--opt=value`, the last one winning as in commander —; any other line (help, a version,
+// an unknown option, a missing value) is left to commander, which answers it as it always has.
+
+export interface McpArgs {
+  /** --profile's value, when given. */
+  profile?: string;
+  /** --about's value, when given (checked by the caller, as the command's action does). */
+  about?: string;
+}
+
+/** The MCP server's arguments in `args` (process.argv after the script), or undefined. */
+export function mcpArgs(args: readonly string[]): McpArgs | undefined {
+  const out: McpArgs = {};
+  let command = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === 'mcp' && !command) {
+      command = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    // --profile is the program's, on either side of the command; --about is the command's own.
+    if (name !== '--profile' && !(name === '--about' && command)) return undefined;
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = args[i + 1];
+      i++;
+    }
+    if (value === undefined) return undefined;
+    if (name === '--profile') out.profile = value;
+    else out.about = value;
+  }
+  return command ? out : undefined;
+}

@@ -1,0 +1,109 @@
+// What `papo mcp` runs, reached two ways: through commander (commands/mcp.ts) and, for the lines
+// agent CLIs start it with, straight from main.ts without commander (mcp-args.ts, issue 28). Its
+// static imports are what the server needs before it answers `initialize`; the member's are
+// loaded after, by dynamic import.
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { RoomMember } from '../client/member-api.js';
+import { papoHome, profileDir } from '../client/store/home.js';
+import { PROFILE_FILE } from '../client/store/profile-files.js';
+import { checkAbout, normaliseAbout } from '../client/wire/about.js';
+import { isProfileName } from '../client/wire/names.js';
+
+export interface McpStart {
+  /** The profile's name: --profile, else PAPO_PROFILE, else "default" (not checked: see peek). */
+  profile: string;
+  /** --about's value, unchecked. */
+  about: string | undefined;
+  serverVersion: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Starts the MCP server on stdio. Throws, before anything starts, when --about is not acceptable
+ * (ADR 0059): the caller reports it as every command's error.
+ */
+export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
+  const aboutFlag = about === undefined ? undefined : checkAbout(about);
+  const dir = join(papoHome(env), 'profiles', profile);
+  const [{ runMcpServer }, { peekProfile }] = await Promise.all([
+    import('../mcp/run.js'),
+    import('../client/store/profile-file.js'),
+  ]);
+  const peek = () => (isProfileName(profile) ? peekProfile(dir) : null);
+  runMcpServer({
+    profile,
+    serverVersion,
+    env,
+    describe: peek,
+    openMember: () => {
+      // The announced `about`: --about, else the profile's, else the project folder's name.
+      // Only the flag was checked: a hand-edited profile or an odd folder name is made one
+      // printable line of at most 200 characters, as receivers would make it anyway.
+      const announced = aboutFlag ?? normaliseAbout(peek()?.about ?? basename(projectFolder(env))) ?? '';
+      return openMember(profile, papoHome(env), announced, env);
+    },
+  });
+}
+
+/**
+ * Opens the member of `profile` (lock, identity, signal client, mesh) announcing `about`. The
+ * network stack is loaded here, by dynamic import, after the initialize response.
+ */
+async function openMember(
+  profile: string,
+  home: string,
+  about: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomMember> {
+  // The profile first: a room that is not configured must not pay for loading WebRTC. Where its
+  // file is there, the transport process is forked now, to start while this one loads the member
+  // (it joins nothing before the member holds the lock and sends it the room: early-fork.ts).
+  const early = await import('../client/transport/early-fork.js');
+  if (existsSync(join(profileDir(home, profile), PROFILE_FILE))) early.forkTransportEarly(env);
+  try {
+    const { openProfile } = await import('../client/store/profile-store.js');
+    await openProfile({ home, profile });
+    return await openAgent(profile, home, about, env);
+  } finally {
+    // Adopted by now when the member opened; ended when it did not.
+    early.dropEarlyTransport();
+  }
+}
+
+async function openAgent(
+  profile: string,
+  home: string,
+  about: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomMember> {
+  // WebRTC runs in a transport process that this one supervises and starts again when it freezes
+  // or dies (ADR 0057): this process never loads the native library, so it always answers.
+  const { openMember: open } = await import('../client/open-member.js');
+  const { createDiagnostics } = await import('../mcp/diagnostics.js');
+  const diagnostics = createDiagnostics(env.PAPO_LOG, process.stderr);
+  const log = (line: string) => diagnostics.log('info', line);
+  // papo mcp exits within 70 ms of a stop signal: its transport finishes closing by itself.
+  const opened = await open({
+    home,
+    profile,
+    env,
+    mode: 'agent',
+    about,
+    log,
+    waitForTransportExit: false,
+    // The local signal server's code is loaded only when this member hosts it.
+    hostSignalServer: (await import('./local-signal-server.js')).hostLocalSignalServer,
+  });
+  return opened.member;
+}
+
+/**
+ * The project the agent works in: Claude Code gives its servers the project's root as
+ * CLAUDE_PROJECT_DIR, which stays the same when the session's working folder moves (`cd` in a
+ * hook, `--add-dir`); other clients, and a server started by hand, have the working folder.
+ */
+export function projectFolder(env: NodeJS.ProcessEnv): string {
+  const dir = env.CLAUDE_PROJECT_DIR?.trim();
+  return dir ? dir : process.cwd();
+}

@@ -1,0 +1,44 @@
+// The MCP server's command lines read without commander (src/cli/mcp-args.ts, issue 28): the
+// shapes agent CLIs start it with are read as commander reads them; every other line is left to
+// commander (undefined), which answers it as before.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mcpArgs } from '../../src/cli/mcp-args.js';
+
+test('the lines papo install, the plugin and the docs write are read as commander reads them', () => {
+  assert.deepEqual(mcpArgs(['mcp']), {});
+  assert.deepEqual(mcpArgs(['mcp', '--profile', 'work']), { profile: 'work' });
+  assert.deepEqual(mcpArgs(['--profile', 'work', 'mcp']), { profile: 'work' });
+  assert.deepEqual(mcpArgs(['--profile=work', 'mcp', '--about=payments api']), {
+    profile: 'work',
+    about: 'payments api',
+  });
+  assert.deepEqual(mcpArgs(['mcp', '--about', 'x', '--profile', 'a', '--profile', 'b']), {
+    about: 'x',
+    profile: 'b',
+  });
+  // A value is taken as it is, as commander takes a required option's value: checked later.
+  assert.deepEqual(mcpArgs(['mcp', '--about', '--profile']), { about: '--profile' });
+  assert.deepEqual(mcpArgs(['mcp', '--about=']), { about: '' });
+  assert.deepEqual(mcpArgs(['mcp', '--about', 'a=b']), { about: 'a=b' });
+});
+
+test('every other line is commander’s', () => {
+  for (const line of [
+    [],
+    ['say', 'hello'],
+    ['mcp', '--help'],
+    ['mcp', '-h'],
+    ['--version', 'mcp'],
+    ['mcp', '--about'],
+    ['mcp', '--profile'],
+    ['--about', 'x', 'mcp'],
+    ['mcp', 'extra'],
+    ['mcp', 'mcp'],
+    ['mcp', '--abouts', 'x'],
+    ['mcp', '--unknown'],
+    ['--profile', 'a'],
+  ]) {
+    assert.equal(mcpArgs(line), undefined, line.join(' '));
+  }
+});
