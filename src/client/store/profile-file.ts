@@ -3,7 +3,7 @@
 // module stays light (no lowdb, no network): the peek is loaded on the server's start.
 import { join } from 'node:path';
 import { isMemberName } from '../wire/names.js';
-import { deriveRoomKeys } from '../wire/room-crypto.js';
+import { deriveRoomKeys } from '../wire/room-keys.js';
 import { readNoFollowSync } from './no-follow.js';
 import { PROFILE_FILE } from './profile-files.js';
 

@@ -9,7 +9,7 @@
 import { blake3 } from '@noble/hashes/blake3.js';
 import { isPapoError, PapoError } from '../errors.js';
 import { BASE32_LOWER, radixDecode, radixEncode } from './radix.js';
-import { SECRET_BYTES } from './room-crypto.js';
+import { SECRET_BYTES } from './room-keys.js';
 import { MAX_SIGNAL_URL_BYTES, parseSignalUrl } from './signal-url.js';
 
 export const INVITE_PREFIX = 'papo1';
