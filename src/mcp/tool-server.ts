@@ -8,7 +8,6 @@
 // marked messages read, put back among the unread when the client will never read them.
 import { isPapoError, messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
-import { papoRelaySet } from '../client/net/ice-config.js';
 import type { Envelope } from '../client/wire/messages.js';
 import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
@@ -22,12 +21,12 @@ import { isToolName, TOOLS, type ToolName } from './tool-list.js';
 import {
   CallCancelled,
   CONSUMED,
-  createToolHandlers,
   errorResult,
   MemberUnavailable,
   type ToolContext,
   type ToolResult,
-} from './tools.js';
+} from './tool-result.js';
+import type { ToolHandler } from './tools.js';
 
 /** What the instructions need before the member is open (read from profile.json, cheaply). */
 export interface ProfileDescription {
@@ -155,14 +154,24 @@ export function createToolServer(
     channel.start(member, (params) => writer.notify(CHANNEL_METHOD, params));
   }
 
-  const handlers = createToolHandlers({
-    member: (signal) => untilCancelled(openInBackground(), signal),
-    sendWindow: createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now),
-    ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
-    progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
-    papoRelaySet: papoRelaySet(env),
-    channel,
-  });
+  // The window counts sends from the start of the session.
+  const sendWindow = createSendWindow(parseMaxSends(env.PAPO_MAX_SENDS_PER_10MIN), options.now);
+  let handlers: Promise<Record<ToolName, ToolHandler>> | null = null;
+  /** The five handlers, loaded once: after the initialize answer, or at a call that comes first. */
+  function toolHandlers(): Promise<Record<ToolName, ToolHandler>> {
+    handlers ??= Promise.all([import('./tools.js'), import('../client/net/ice-config.js')]).then(
+      ([{ createToolHandlers }, { papoRelaySet }]) =>
+        createToolHandlers({
+          member: (signal) => untilCancelled(openInBackground(), signal),
+          sendWindow,
+          ackTimeoutMs: options.ackTimeoutMs ?? LIMITS.ackTimeoutSeconds * 1000,
+          progressIntervalMs: options.progressIntervalMs ?? progressIntervalFromEnv(env),
+          papoRelaySet: papoRelaySet(env),
+          channel,
+        }),
+    );
+    return handlers;
+  }
 
   function describeSafely(): ProfileDescription | null {
     try {
@@ -213,13 +222,17 @@ export function createToolServer(
               : (elapsed, total) => progress(elapsed, total, progressMessage(elapsed, total)),
         };
         log.log('debug', `tools/call ${name} (id ${String(call.requestId)})`);
-        return handlers[name](args as Args, ctx).then(
-          (result: ToolResult) => answer(name, call, result),
-          (err: unknown): Answer | null => {
-            if (err instanceof CallCancelled || call.signal.aborted) return null;
-            return answer(name, call, failureResult(name, err, log));
-          },
-        );
+        // Every tool needs the member: a call opens it at once, as before the handlers load.
+        openInBackground();
+        return toolHandlers()
+          .then((all) => all[name](args as Args, ctx))
+          .then(
+            (result: ToolResult) => answer(name, call, result),
+            (err: unknown): Answer | null => {
+              if (err instanceof CallCancelled || call.signal.aborted) return null;
+              return answer(name, call, failureResult(name, err, log));
+            },
+          );
       },
     };
   }
@@ -233,7 +246,10 @@ export function createToolServer(
     initializeAnswered: () => {
       // The network stack loads only now, after the answer is on its way (startup cost, ADR 0040).
       setImmediate(() => {
-        if (!shuttingDown) openInBackground();
+        if (shuttingDown) return;
+        openInBackground();
+        // A failure to load shows at the call that needs them (failureResult).
+        toolHandlers().catch(() => {});
       });
     },
     initialized: () => {

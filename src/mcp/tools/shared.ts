@@ -1,6 +1,7 @@
-// What the five tool handlers share: the result and context types, the cancellation and
-// unavailability errors the tool server tells apart, and the room facts more than one tool reads
-// (reviewers, the network view, the name-trust view). The wording of every text stays in texts.ts.
+// What the five tool handlers share: the result and context types with the cancellation and
+// unavailability errors the tool server tells apart (tool-result.ts, re-exported here), and the
+// room facts more than one tool reads (reviewers, the network view, the name-trust view). The
+// wording of every text stays in texts.ts.
 
 import type { RoomMember } from '../../client/member-api.js';
 import { noPathSummary } from '../../client/net/health.js';
@@ -11,35 +12,18 @@ import { fitMessages } from '../result-fit.js';
 import type { SendWindow } from '../send-rate.js';
 import type { NetworkView, TrustView } from '../texts.js';
 import type { Args } from '../tool-args.js';
+import { CONSUMED, type ToolContext, type ToolResult, textResult, throwIfCancelled } from '../tool-result.js';
 
-export interface ToolResult {
-  content: [{ type: 'text'; text: string }];
-  isError?: true;
-}
-
-export function textResult(text: string): ToolResult {
-  return { content: [{ type: 'text', text }] };
-}
-
-export function errorResult(text: string): ToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
-/** The call was cancelled (notifications/cancelled or shutdown); no response must be sent. */
-export class CallCancelled extends Error {
-  override readonly name = 'CallCancelled';
-}
-
-/** The room member could not be opened; `message` is the tool error text that says what to do. */
-export class MemberUnavailable extends Error {
-  override readonly name = 'MemberUnavailable';
-}
-
-export interface ToolContext {
-  signal: AbortSignal;
-  /** Present when the client sent a progressToken; reports seconds waited of the total. */
-  progress: ((elapsedSeconds: number, totalSeconds: number) => void) | null;
-}
+export {
+  CallCancelled,
+  CONSUMED,
+  errorResult,
+  MemberUnavailable,
+  type ToolContext,
+  type ToolResult,
+  textResult,
+  throwIfCancelled,
+} from '../tool-result.js';
 
 export interface ToolDeps {
   /** Resolves to the open member, or rejects with MemberUnavailable. */
@@ -54,16 +38,6 @@ export interface ToolDeps {
 }
 
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
-
-export function throwIfCancelled(signal: AbortSignal): void {
-  if (signal.aborted) throw new CallCancelled('cancelled');
-}
-
-/**
- * What each `wait`/`inbox` result marked read (see `deliver`): the server puts them back among the
- * unread when the client cancels the call after all (member-api `restore`).
- */
-export const CONSUMED = new WeakMap<ToolResult, Envelope[]>();
 
 /** Formats what fits, consumes exactly that, and says how many stay unread (`wait`, `inbox`). */
 export async function deliver(
