@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { papoHome } from '../client/store/home.js';
 import { validateProfileName } from '../client/wire/names.js';
 import { detectLang, type ErrorHints, errorText, type Lang, type Messages, messages } from './i18n.js';
+import { chosenProfile } from './mcp-args.js';
 import { type Styles, stylesFor } from './output.js';
 
 export interface CliContext {
@@ -15,8 +16,7 @@ export interface CliContext {
 
 /** The profile the user chose: --profile, else PAPO_PROFILE, else "default". */
 export function profileName(ctx: CliContext): string {
-  const opt = ctx.program.opts<{ profile?: string }>().profile;
-  return opt ?? (ctx.env.PAPO_PROFILE || 'default');
+  return chosenProfile(ctx.program.opts<{ profile?: string }>().profile, ctx.env);
 }
 
 /** The chosen profile name, checked (it becomes a folder name). Throws 'invalid_profile_name'. */

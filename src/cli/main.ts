@@ -3,7 +3,7 @@
 // errors go to stderr with exit status 1.
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { mcpArgs } from './mcp-args.js';
+import { chosenProfile, mcpArgs } from './mcp-args.js';
 
 const COMMANDS = [
   'new',
@@ -45,10 +45,9 @@ const load: Record<CommandName, () => Promise<CommandModule>> = {
 };
 
 /**
- * The command on the command line, if any. `papo mcp` is started by Claude Code, which waits for
- * the initialize response: loading only that command's module keeps it within a small factor of a
- * bare `node` (docs/performance.md), so every other command's imports stay out of its way; so
- * do `papo say` and `papo status`, which a person runs beside their agents all day.
+ * The command on the command line, if any. Only that command's module is loaded for `papo mcp`
+ * (on a line the agent CLIs do not write: theirs skip commander altogether, ADR 0107), `papo say`
+ * and `papo status`, which a person runs beside their agents all day, and `papo web`.
  */
 function commandIn(argv: readonly string[]): CommandName | undefined {
   for (let i = 0; i < argv.length; i++) {
@@ -67,21 +66,38 @@ function commandIn(argv: readonly string[]): CommandName | undefined {
 // the server, without commander or the CLI's texts (mcp-args.ts); every other line, and one whose
 // --about the server refuses (commander then reports it as any command's error), goes on below.
 const fast = mcpArgs(process.argv.slice(2));
-if (fast === undefined || !(await startedFast(fast))) await runCommandLine();
+let served = false;
+if (fast !== undefined) {
+  try {
+    served = await startedFast(fast);
+  } catch (err) {
+    // The server did not start, for a reason other than --about: one line, as for every command.
+    const { reportError } = await import('./context.js');
+    reportError({ env: process.env } as CliContext, err);
+    served = true;
+  }
+}
+if (!served) await runCommandLine();
 
 async function startedFast({ profile, about }: NonNullable<ReturnType<typeof mcpArgs>>): Promise<boolean> {
-  const { startMcp } = await import('./mcp-start.js');
-  try {
-    await startMcp({
-      profile: profile ?? (process.env.PAPO_PROFILE || 'default'),
-      about,
-      serverVersion: VERSION(),
-      env: process.env,
-    });
-    return true;
-  } catch {
-    return false;
+  const [{ startMcp }, { checkAbout }] = await Promise.all([
+    import('./mcp-start.js'),
+    import('../client/wire/about.js'),
+  ]);
+  if (about !== undefined) {
+    try {
+      checkAbout(about);
+    } catch {
+      return false;
+    }
   }
+  await startMcp({
+    profile: chosenProfile(profile, process.env),
+    about,
+    serverVersion: VERSION(),
+    env: process.env,
+  });
+  return true;
 }
 
 async function runCommandLine(): Promise<void> {

@@ -31,10 +31,17 @@ export function mcpArgs(args: readonly string[]): McpArgs | undefined {
     else {
       value = args[i + 1];
       i++;
+      // commander reads a program option there (`--about --profile p`, `--about -V`): its call.
+      if (name === '--about' && value?.startsWith('-')) return undefined;
     }
     if (value === undefined) return undefined;
     if (name === '--profile') out.profile = value;
     else out.about = value;
   }
   return command ? out : undefined;
+}
+
+/** The profile's name as every command chooses it: --profile, else PAPO_PROFILE, else "default". */
+export function chosenProfile(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? (env.PAPO_PROFILE || 'default');
 }

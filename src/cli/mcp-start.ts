@@ -92,7 +92,7 @@ async function openAgent(
     about,
     log,
     waitForTransportExit: false,
-    // The local signal server's code is loaded only when this member hosts it.
+    // The signal server's own code is loaded by this hook only when this member hosts it.
     hostSignalServer: (await import('./local-signal-server.js')).hostLocalSignalServer,
   });
   return opened.member;

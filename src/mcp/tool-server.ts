@@ -104,6 +104,7 @@ export function createToolServer(
   let member: RoomMember | null = null;
   let memberPromise: Promise<RoomMember> | null = null;
   let pumpStarted = false;
+  let answered = false;
   // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
   const channel = new ChannelPush((line) => log.log('info', line));
 
@@ -222,8 +223,9 @@ export function createToolServer(
               : (elapsed, total) => progress(elapsed, total, progressMessage(elapsed, total)),
         };
         log.log('debug', `tools/call ${name} (id ${String(call.requestId)})`);
-        // Every tool needs the member: a call opens it at once, as before the handlers load.
-        openInBackground();
+        // Once initialize is answered the member is opening anyway: a call that comes while the
+        // handlers load must not find it unopened (a shutdown then would have nothing to close).
+        if (answered) openInBackground();
         return toolHandlers()
           .then((all) => all[name](args as Args, ctx))
           .then(
@@ -244,12 +246,15 @@ export function createToolServer(
       instructions: instructions(describeSafely(), options.profile),
     }),
     initializeAnswered: () => {
+      answered = true;
       // The network stack loads only now, after the answer is on its way (startup cost, ADR 0040).
       setImmediate(() => {
         if (shuttingDown) return;
         openInBackground();
-        // A failure to load shows at the call that needs them (failureResult).
-        toolHandlers().catch(() => {});
+        // A failure to load is said here, and again by each call that needs them (failureResult).
+        toolHandlers().catch((err: unknown) =>
+          log.log('warn', `could not load the tools: ${messageOf(err)}`),
+        );
       });
     },
     initialized: () => {

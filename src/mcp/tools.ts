@@ -11,16 +11,8 @@ import type { ToolDeps, ToolHandler } from './tools/shared.js';
 import { statusTool } from './tools/status.js';
 import { waitTool } from './tools/wait.js';
 
-export {
-  CallCancelled,
-  CONSUMED,
-  errorResult,
-  MemberUnavailable,
-  type ToolContext,
-  type ToolDeps,
-  type ToolHandler,
-  type ToolResult,
-} from './tools/shared.js';
+export * from './tool-result.js';
+export type { ToolDeps, ToolHandler } from './tools/shared.js';
 
 export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler> {
   return {

@@ -15,7 +15,8 @@ async function instructionsOf(args: string[], env: NodeJS.ProcessEnv): Promise<s
   return JSON.parse(r.stdout.split('\n')[0] as string).result.instructions;
 }
 
-test('papo mcp serves the profile of --profile (either side, = form) or PAPO_PROFILE, as through commander', async (t) => {
+// The answers below are those the commander path gave: this test passed on the tree before ADR 0107.
+test('papo mcp serves the profile of --profile (either side, = form) or PAPO_PROFILE', async (t) => {
   const home = makeTempDir('papo-mcp-args-');
   t.after(() => import('node:fs').then((fs) => fs.rmSync(home, { recursive: true, force: true })));
   const env = cleanEnv({ PAPO_HOME: home });
@@ -41,4 +42,11 @@ test('other papo mcp lines get commander’s answers', async (t) => {
   const missing = await runPapo(['mcp', '--about'], { env, input: INIT });
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /option '--about <text>' argument missing/);
+  // After --about, commander reads the program's options: the version, not a server.
+  const version = await runPapo(['mcp', '--about', '-V'], { env, input: INIT });
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout, '0.1.0\n');
+  const noProfile = await runPapo(['mcp', '--about', '--profile'], { env, input: INIT });
+  assert.equal(noProfile.code, 1);
+  assert.match(noProfile.stderr, /option '--profile <profile>' argument missing/);
 });

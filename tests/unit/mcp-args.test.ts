@@ -3,7 +3,7 @@
 // commander (undefined), which answers it as before.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mcpArgs } from '../../src/cli/mcp-args.js';
+import { chosenProfile, mcpArgs } from '../../src/cli/mcp-args.js';
 
 test('the lines papo install, the plugin and the docs write are read as commander reads them', () => {
   assert.deepEqual(mcpArgs(['mcp']), {});
@@ -17,8 +17,9 @@ test('the lines papo install, the plugin and the docs write are read as commande
     about: 'x',
     profile: 'b',
   });
-  // A value is taken as it is, as commander takes a required option's value: checked later.
-  assert.deepEqual(mcpArgs(['mcp', '--about', '--profile']), { about: '--profile' });
+  // A value is taken as it is, as commander takes it: checked later.
+  assert.deepEqual(mcpArgs(['mcp', '--about=--profile']), { about: '--profile' });
+  assert.deepEqual(mcpArgs(['mcp', '--profile', '-x']), { profile: '-x' });
   assert.deepEqual(mcpArgs(['mcp', '--about=']), { about: '' });
   assert.deepEqual(mcpArgs(['mcp', '--about', 'a=b']), { about: 'a=b' });
 });
@@ -31,6 +32,11 @@ test('every other line is commander’s', () => {
     ['mcp', '-h'],
     ['--version', 'mcp'],
     ['mcp', '--about'],
+    // commander reads a program option after --about: `--profile`'s value missing, or the version.
+    ['mcp', '--about', '--profile'],
+    ['mcp', '--about', '--profile=p'],
+    ['mcp', '--about', '-V'],
+    ['mcp', '--about', '-x'],
     ['mcp', '--profile'],
     ['--about', 'x', 'mcp'],
     ['mcp', 'extra'],
@@ -41,4 +47,12 @@ test('every other line is commander’s', () => {
   ]) {
     assert.equal(mcpArgs(line), undefined, line.join(' '));
   }
+});
+
+test('the profile: --profile, else PAPO_PROFILE (unless empty), else "default"', () => {
+  assert.equal(chosenProfile('a', { PAPO_PROFILE: 'b' }), 'a');
+  assert.equal(chosenProfile('', { PAPO_PROFILE: 'b' }), '');
+  assert.equal(chosenProfile(undefined, { PAPO_PROFILE: 'b' }), 'b');
+  assert.equal(chosenProfile(undefined, { PAPO_PROFILE: '' }), 'default');
+  assert.equal(chosenProfile(undefined, {}), 'default');
 });

@@ -14,16 +14,8 @@ import type { NetworkView, TrustView } from '../texts.js';
 import type { Args } from '../tool-args.js';
 import { CONSUMED, type ToolContext, type ToolResult, textResult, throwIfCancelled } from '../tool-result.js';
 
-export {
-  CallCancelled,
-  CONSUMED,
-  errorResult,
-  MemberUnavailable,
-  type ToolContext,
-  type ToolResult,
-  textResult,
-  throwIfCancelled,
-} from '../tool-result.js';
+// What the handlers share with the tool server.
+export * from '../tool-result.js';
 
 export interface ToolDeps {
   /** Resolves to the open member, or rejects with MemberUnavailable. */
