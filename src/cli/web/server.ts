@@ -162,6 +162,9 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
     return streamSSE(c, async (stream) => {
       let closed = false;
       const queue: EntryView[][] = [];
+      // A decision is logged before its message leaves held/ (review-decisions.ts): one the log
+      // has shown is not held any more, whatever held/ still says in that moment.
+      const decided = new Set<string>();
       let wake: (() => void) | undefined;
       const off = room.watch.subscribe((entries) => {
         queue.push(entries.flatMap((e) => entryView(e) ?? []));
@@ -186,9 +189,14 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
             if (queue.length === 0 && !closed) await stream.write(': idle\n\n');
             continue;
           }
+          for (const e of batch) if (e.ev === 'review') decided.add(e.id);
+          const review = await room.held();
           await stream.writeSSE({
             event: 'entries',
-            data: JSON.stringify({ entries: batch, review: await room.held() }),
+            data: JSON.stringify({
+              entries: batch,
+              review: { ...review, held: review.held.filter((m) => !decided.has(m.id)) },
+            }),
           });
         }
       } finally {
