@@ -3,7 +3,7 @@
 // errors go to stderr with exit status 1.
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { chosenProfile, mcpArgs } from './mcp-args.js';
+import { chosenProfile, type McpArgs, mcpArgs } from './mcp-args.js';
 
 const COMMANDS = [
   'new',
@@ -66,37 +66,32 @@ function commandIn(argv: readonly string[]): CommandName | undefined {
 // the server, without commander or the CLI's texts (mcp-args.ts); every other line, and one whose
 // --about the server refuses (commander then reports it as any command's error), goes on below.
 const fast = mcpArgs(process.argv.slice(2));
-let served = false;
-if (fast !== undefined) {
-  try {
-    served = await startedFast(fast);
-  } catch (err) {
-    // The server did not start, for a reason other than --about: one line, as for every command.
-    const { reportError } = await import('./context.js');
-    reportError({ env: process.env } as CliContext, err);
-    served = true;
-  }
-}
-if (!served) await runCommandLine();
+if (fast === undefined || !(await servedFast(fast))) await runCommandLine();
 
-async function startedFast({ profile, about }: NonNullable<ReturnType<typeof mcpArgs>>): Promise<boolean> {
+/** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
+async function servedFast({ profile, about }: McpArgs): Promise<boolean> {
   const [{ startMcp }, { checkAbout }] = await Promise.all([
     import('./mcp-start.js'),
     import('../client/wire/about.js'),
   ]);
-  if (about !== undefined) {
-    try {
-      checkAbout(about);
-    } catch {
-      return false;
-    }
+  let checked: string | undefined;
+  try {
+    checked = about === undefined ? undefined : checkAbout(about);
+  } catch {
+    return false;
   }
-  await startMcp({
-    profile: chosenProfile(profile, process.env),
-    about,
-    serverVersion: VERSION(),
-    env: process.env,
-  });
+  try {
+    await startMcp({
+      profile: chosenProfile(profile, process.env),
+      about: checked,
+      serverVersion: VERSION(),
+      env: process.env,
+    });
+  } catch (err) {
+    // The server did not start: one line, as for every command, and nothing started twice.
+    const { reportError } = await import('./context.js');
+    reportError({ env: process.env } as CliContext, err);
+  }
   return true;
 }
 

@@ -7,25 +7,22 @@ import { basename, join } from 'node:path';
 import type { RoomMember } from '../client/member-api.js';
 import { papoHome, profileDir } from '../client/store/home.js';
 import { PROFILE_FILE } from '../client/store/profile-files.js';
-import { checkAbout, normaliseAbout } from '../client/wire/about.js';
+import { normaliseAbout } from '../client/wire/about.js';
 import { isProfileName } from '../client/wire/names.js';
 
 export interface McpStart {
   /** The profile's name: --profile, else PAPO_PROFILE, else "default" (not checked: see peek). */
   profile: string;
-  /** --about's value, unchecked. */
+  /** --about's value, already checked by the caller (ADR 0059: a bad one stops papo mcp first). */
   about: string | undefined;
   serverVersion: string;
   env: NodeJS.ProcessEnv;
 }
 
-/**
- * Starts the MCP server on stdio. Throws, before anything starts, when --about is not acceptable
- * (ADR 0059): the caller reports it as every command's error.
- */
+/** Starts the MCP server on stdio. */
 export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
-  const aboutFlag = about === undefined ? undefined : checkAbout(about);
-  const dir = join(papoHome(env), 'profiles', profile);
+  const home = papoHome(env);
+  const dir = profileDir(home, profile);
   const [{ runMcpServer }, { peekProfile }] = await Promise.all([
     import('../mcp/run.js'),
     import('../client/store/profile-file.js'),
@@ -40,8 +37,8 @@ export async function startMcp({ profile, about, serverVersion, env }: McpStart)
       // The announced `about`: --about, else the profile's, else the project folder's name.
       // Only the flag was checked: a hand-edited profile or an odd folder name is made one
       // printable line of at most 200 characters, as receivers would make it anyway.
-      const announced = aboutFlag ?? normaliseAbout(peek()?.about ?? basename(projectFolder(env))) ?? '';
-      return openMember(profile, papoHome(env), announced, env);
+      const announced = about ?? normaliseAbout(peek()?.about ?? basename(projectFolder(env))) ?? '';
+      return openMember(profile, home, announced, env);
     },
   });
 }

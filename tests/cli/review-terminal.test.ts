@@ -8,41 +8,24 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openMemberState } from '../../src/client/store/profile-store.js';
 import { readHeld } from '../../src/client/store/review.js';
-import type { Envelope } from '../../src/client/wire/messages.js';
-import { makeTempDir, tempDir } from '../support/files.js';
+import { makeTempDir } from '../support/files.js';
+import { heldMessage, profileWithHeld } from '../support/held.js';
 import { cleanEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
-/** A profile whose papo mcp held two messages (written through the real store, as papo mcp does). */
-async function profileWithHeld(
-  t: Parameters<typeof tempDir>[0],
-): Promise<{ home: string; dir: string; held: Envelope[] }> {
-  const home = join(tempDir(t, 'papo-review-'), 'home');
-  const env = cleanEnv({ PAPO_HOME: home });
-  assert.equal((await runPapo(['new', '--name', 'voce', '--signal', 'ws://127.0.0.1:9'], { env })).code, 0);
-  assert.equal((await runPapo(['review', 'on'], { env })).code, 0);
-  const dir = join(home, 'profiles', 'default');
-  const state = await openMemberState(dir);
-  const held: Envelope[] = [
-    {
-      id: 'aaaaaaaaa1',
-      from: 'colega',
-      node: 'c'.repeat(64),
-      kind: 'agent',
-      ts: Date.now(),
-      body: 'first: \u001b[31mred\u001b[0m',
-    },
-    { id: 'aaaaaaaaa2', from: 'colega', node: 'c'.repeat(64), kind: 'agent', ts: Date.now(), body: 'second' },
-  ];
-  for (const m of held) await state.addToHeld(m);
-  return { home, dir, held };
+/** A profile whose papo mcp held two messages. */
+function withTwoHeld(t: Parameters<typeof profileWithHeld>[0]) {
+  return profileWithHeld(t, [
+    heldMessage('aaaaaaaaa1', 'first: \u001b[31mred\u001b[0m'),
+    heldMessage('aaaaaaaaa2', 'second'),
+  ]);
 }
 
 test('papo review --watch on a terminal: a and r decide without Enter; escapes stay inert', {
   skip: !hasTmux && 'tmux is not installed',
 }, async (t) => {
-  const { home, dir } = await profileWithHeld(t);
+  const { home, dir } = await withTwoHeld(t);
   // The server is ended before its socket's folder goes: with the folder gone first (after hooks
   // run in the order they were added), kill-server finds no socket and the server stays.
   const folder = makeTempDir('papo-tmux-');
@@ -111,7 +94,7 @@ test('papo review --watch on a terminal: a and r decide without Enter; escapes s
 });
 
 test('papo review in pt-BR, and its refusals: nothing decided on a bad id', async (t) => {
-  const { home, dir } = await profileWithHeld(t);
+  const { home, dir } = await withTwoHeld(t);
   const pt = cleanEnv({ PAPO_HOME: home, LANG: 'pt_BR.UTF-8' });
   const listed = await runPapo(['review'], { env: pt });
   assert.equal(listed.code, 0, listed.stderr);

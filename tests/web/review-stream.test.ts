@@ -4,12 +4,8 @@
 // for good, until the next line of the log (the approve from the page that "did nothing" in CI).
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { openMemberState } from '../../src/client/store/profile-store.js';
-import type { Envelope } from '../../src/client/wire/messages.js';
-import { tempDir } from '../support/files.js';
-import { cleanEnv, runPapo } from '../support/papo.js';
+import { heldMessage, profileWithHeld } from '../support/held.js';
 import { startWeb } from '../support/web.js';
 
 interface Sse {
@@ -69,25 +65,10 @@ function events(port: number, cookie: string): Promise<Sse> {
 }
 
 test('papo web: a message whose decision the log shows is not sent to the page as held, even while held/ still has it', async (t) => {
-  const home = join(tempDir(t, 'papo-web-review-'), 'home');
-  const env = cleanEnv({ PAPO_HOME: home });
-  assert.equal((await runPapo(['new', '--name', 'voce', '--signal', 'ws://127.0.0.1:9'], { env })).code, 0);
-  assert.equal((await runPapo(['review', 'on'], { env })).code, 0);
-  const dir = join(home, 'profiles', 'default');
   // Two messages held, through the real store, as papo mcp holds them.
-  const state = await openMemberState(dir);
-  const msg = (id: string, body: string): Envelope => ({
-    id,
-    from: 'colega',
-    node: 'c'.repeat(64),
-    kind: 'agent',
-    ts: Date.now(),
-    body,
-  });
-  const keep = msg('bbbbbbbbb1', 'approve me');
-  const other = msg('bbbbbbbbb2', 'still held');
-  await state.addToHeld(keep);
-  await state.addToHeld(other);
+  const keep = heldMessage('bbbbbbbbb1', 'approve me');
+  const other = heldMessage('bbbbbbbbb2', 'still held');
+  const { home, state } = await profileWithHeld(t, [keep, other]);
 
   const web = await startWeb(t, home);
   const sse = await events(web.port, `papo_web=${web.secret}`);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { checkAbout } from '../../client/wire/about.js';
 import { type CliContext, profileName } from '../context.js';
 
 interface McpOptions {
@@ -14,11 +15,13 @@ export function register(program: Command, ctx: CliContext): void {
       'what this agent works on, announced to the room (default: the name of the project folder: CLAUDE_PROJECT_DIR, else the working folder)',
     )
     .action(async (opts: McpOptions) => {
-      // The agent CLIs' own lines skip commander (main.ts); this is every other way in.
+      // The agent CLIs' own lines skip commander (main.ts); this is every other way in. A bad
+      // --about stops the server before it starts, with the reason on stderr (ADR 0059).
+      const about = opts.about === undefined ? undefined : checkAbout(opts.about);
       const { startMcp } = await import('../mcp-start.js');
       await startMcp({
         profile: profileName(ctx),
-        about: opts.about,
+        about,
         serverVersion: program.version() ?? '0.0.0',
         env: ctx.env,
       });

@@ -163,7 +163,8 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
       let closed = false;
       const queue: EntryView[][] = [];
       // A decision is logged before its message leaves held/ (review-decisions.ts): one the log
-      // has shown is not held any more, whatever held/ still says in that moment.
+      // has shown is not held any more, whatever held/ still says in that moment. An id is kept
+      // only until held/ no longer has it (ids are never used again).
       const decided = new Set<string>();
       let wake: (() => void) | undefined;
       const off = room.watch.subscribe((entries) => {
@@ -191,12 +192,12 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
           }
           for (const e of batch) if (e.ev === 'review') decided.add(e.id);
           const review = await room.held();
+          const inHeld = new Set(review.held.map((m) => m.id));
+          for (const id of decided) if (!inHeld.has(id)) decided.delete(id);
+          const held = review.held.filter((m) => !decided.has(m.id));
           await stream.writeSSE({
             event: 'entries',
-            data: JSON.stringify({
-              entries: batch,
-              review: { ...review, held: review.held.filter((m) => !decided.has(m.id)) },
-            }),
+            data: JSON.stringify({ entries: batch, review: { ...review, held } }),
           });
         }
       } finally {
