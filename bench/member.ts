@@ -235,7 +235,9 @@ console.log(`papo say wall time, handed to papo mcp:     ${summary(await sayWall
 await anaMcp.close();
 
 // 4. idle RSS and CPU: a linked `papo mcp` (Caio) and a bare node, over the same window
-const mcp = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'], {
+// BENCH_MCP_NODE_FLAGS: node's own flags for this papo mcp alone (a V8 setting tried on the parent).
+const MCP_FLAGS = process.env.BENCH_MCP_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+const mcp = new McpStdioClient(process.execPath, [...MCP_FLAGS, BIN, 'mcp', '--about', 'bench'], {
   env: { ...ENV, PAPO_HOME: homes.Caio },
   cwd: homes.Caio as string,
 });

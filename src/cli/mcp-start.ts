@@ -4,6 +4,7 @@
 // loaded after, by dynamic import.
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { RoomMember } from '../client/member-api.js';
 import { papoHome, profileDir } from '../client/store/home.js';
 import { PROFILE_FILE } from '../client/store/profile-files.js';
@@ -19,8 +20,19 @@ export interface McpStart {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * papo mcp idles beside an agent all day, and its hot paths are native (sealing and signing in
+ * node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
+ * the node binary it touches hold ~4 MB resident (ADR 0108). A V8 flag cannot be given on the
+ * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set here, before anything is hot.
+ */
+export function withoutOptimiser(): void {
+  setFlagsFromString('--no-opt');
+}
+
 /** Starts the MCP server on stdio. */
 export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
+  withoutOptimiser();
   const home = papoHome(env);
   const dir = profileDir(home, profile);
   const [{ runMcpServer }, { peekProfile }] = await Promise.all([

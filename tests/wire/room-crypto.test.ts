@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { isPapoError } from '../../src/client/errors.js';
 import {
@@ -13,6 +14,7 @@ import {
   SIGNAL_AAD,
   seal,
 } from '../../src/client/wire/room-crypto.js';
+import { hchacha20 } from '../../src/client/wire/xchacha.js';
 
 const vectors = JSON.parse(
   readFileSync(new URL('../../../tests/vectors/blake3-derive-key.json', import.meta.url), 'utf8'),
@@ -74,6 +76,48 @@ test('seal with a fixed nonce gives the XChaCha20-Poly1305 known answer, prefixe
   assert.equal(bytesToHex(sealed), KAT.nonce + KAT.ciphertext + KAT.tag);
   const opened = open(hexToBytes(KAT.key), sealed, hexToBytes(KAT.aad));
   assert.equal(new TextDecoder().decode(opened), KAT.plaintext);
+});
+
+// draft-irtf-cfrg-xchacha-03, section 2.2.1: the subkey papo computes itself (xchacha.ts).
+test("HChaCha20 gives the draft's known answer, and refuses a key or nonce of the wrong size", () => {
+  const key = Uint8Array.from({ length: 32 }, (_, i) => i);
+  const nonce = hexToBytes('000000090000004a0000000031415927');
+  assert.equal(
+    bytesToHex(hchacha20(key, nonce)),
+    '82413b4227b27bfed30e42508a877d73a0f9e4d58a74a853c12ec41326d3ecdc',
+  );
+  assert.throws(() => hchacha20(key.subarray(1), nonce), {
+    name: 'RangeError',
+    message: 'key must be 32 bytes',
+  });
+  assert.throws(() => hchacha20(key, nonce.subarray(1)), {
+    name: 'RangeError',
+    message: 'nonce must be 16 bytes',
+  });
+});
+
+// The sealing moved from @noble/ciphers to node's ChaCha20-Poly1305 under HChaCha20 (ADR 0108): both
+// give the same bytes for every size around the cipher's 64-byte blocks and Poly1305's 16, and each
+// opens what the other sealed.
+test('seal and open agree byte for byte with an independent XChaCha20-Poly1305 (@noble/ciphers)', () => {
+  for (const size of [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 49_152]) {
+    const key = generateSecret();
+    const nonce = generateSecret().subarray(0, NONCE_BYTES);
+    const plaintext = new Uint8Array(size).map((_, i) => (i * 7 + size) & 255);
+    const aad = size % 2 === 0 ? FRAME_AAD : SIGNAL_AAD;
+    const ours = seal(key, plaintext, aad, nonce);
+    const theirs = xchacha20poly1305(key, nonce, aad).encrypt(plaintext);
+    assert.equal(bytesToHex(ours), bytesToHex(nonce) + bytesToHex(theirs), `size ${size}`);
+    assert.equal(bytesToHex(open(key, ours, aad)), bytesToHex(plaintext), `size ${size}`);
+    const other = seal(key, plaintext, aad);
+    assert.equal(
+      bytesToHex(
+        xchacha20poly1305(key, other.subarray(0, NONCE_BYTES), aad).decrypt(other.subarray(NONCE_BYTES)),
+      ),
+      bytesToHex(plaintext),
+      `size ${size}`,
+    );
+  }
 });
 
 test('seal draws a fresh random nonce each time', () => {

@@ -3,8 +3,7 @@
 // also signed by its sender's Ed25519 key (`sig`, last; ADR 0064): frame-codec.ts signs and checks.
 // Decoding is total: any input either becomes a valid frame or a PapoError('invalid_frame');
 // it never throws anything else, because these bytes come from the network.
-import { randomBytes } from '@noble/ciphers/utils.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { randomBytes } from 'node:crypto';
 import { PapoError } from '../errors.js';
 import { normaliseAbout } from './about.js';
 import { MAX_BODY_BYTES, MAX_SEALED_FRAME_BYTES } from './limits.js';
@@ -105,7 +104,7 @@ export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame | HaveFrame 
 
 /** A fresh message id: 5 random bytes, 10 hex characters. */
 export function newMessageId(): string {
-  return bytesToHex(randomBytes(5));
+  return randomBytes(5).toString('hex');
 }
 
 export function isMessageId(value: unknown): value is string {
