@@ -241,9 +241,12 @@ const mcp = new McpStdioClient(process.execPath, [...MCP_FLAGS, BIN, 'mcp', '--a
   env: { ...ENV, PAPO_HOME: homes.Caio },
   cwd: homes.Caio as string,
 });
-const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
+// Bare node and the native library alone get papo's environment, not this process's (a variable
+// node reads at start, such as NODE_EXTRA_CA_CERTS, costs 2 MB, and would flatter the ratio).
+const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { env: ENV, stdio: 'ignore' });
 // The native library alone, linked and idle: the floor under the transport process's figure.
 const native = spawn(process.execPath, [fileURLToPath(new URL('./native-idle.js', import.meta.url))], {
+  env: ENV,
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 await new Promise<void>((resolve) => native.stdout.once('data', () => resolve()));

@@ -4,7 +4,6 @@
 // loaded after, by dynamic import.
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { RoomMember } from '../client/member-api.js';
 import { papoHome, profileDir } from '../client/store/home.js';
 import { PROFILE_FILE } from '../client/store/profile-files.js';
@@ -24,15 +23,15 @@ export interface McpStart {
  * papo mcp idles beside an agent all day, and its hot paths are native (sealing and signing in
  * node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
  * the node binary it touches hold ~4 MB resident (ADR 0108). A V8 flag cannot be given on the
- * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set here, before anything is hot.
+ * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set as the member begins to open,
+ * after the initialize answer (node:v8 costs 3 ms to load) and before anything is hot.
  */
-export function withoutOptimiser(): void {
-  setFlagsFromString('--no-opt');
+export async function withoutOptimiser(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--no-opt');
 }
 
 /** Starts the MCP server on stdio. */
 export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
-  withoutOptimiser();
   const home = papoHome(env);
   const dir = profileDir(home, profile);
   const [{ runMcpServer }, { peekProfile }] = await Promise.all([
@@ -70,6 +69,7 @@ async function openMember(
   // (it joins nothing before the member holds the lock and sends it the room: early-fork.ts).
   const early = await import('../client/transport/early-fork.js');
   if (existsSync(join(profileDir(home, profile), PROFILE_FILE))) early.forkTransportEarly(env);
+  await withoutOptimiser();
   try {
     const { openProfile } = await import('../client/store/profile-store.js');
     await openProfile({ home, profile });

@@ -1,34 +1,47 @@
-// papo mcp runs without V8's optimising compiler (ADR 0108): the flag is set at run time, since
-// the `#!/usr/bin/env node` line agent CLIs start it with takes none. Node documents that a flag
-// set at run time "may simply do nothing", so this checks, on the node that runs the suite, that
-// a function hot enough to be optimised stays unoptimised once papo mcp's setting is made, and is
-// optimised without it (the test can see the difference).
+// papo mcp runs without V8's optimising compiler (ADR 0108), a flag it sets at run time since the
+// `#!/usr/bin/env node` line agent CLIs start it with takes none. Node documents that a flag set
+// at run time "may simply do nothing", so this asks the real process, linked in a room: a function
+// hot enough to be optimised stays unoptimised in it, and is optimised in a plain node process
+// carrying the same probe (the test can see the difference).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { makeTempDir } from '../support/files.js';
+import { optimiserProbeEnv } from '../support/optimiser-probe.js';
+import { makeRoom, startAgent, statusUntil } from '../support/room.js';
 
-const START = new URL('../../src/cli/mcp-start.js', import.meta.url).href;
-
-function optimised(setting: boolean): boolean {
-  const script = `
-    const { withoutOptimiser } = await import(${JSON.stringify(START)});
-    if (${setting}) withoutOptimiser();
-    function hot(a) { let s = 0; for (let i = 0; i < 100; i++) s += (a * i) ^ i; return s; }
-    let x = 0;
-    for (let i = 0; i < 300000; i++) x += hot(i);
-    // V8's optimisation status: bit 4 is "optimised" (TurboFan), whatever the tier names.
-    process.stdout.write(JSON.stringify({ optimised: (%GetOptimizationStatus(hot) & 16) !== 0, x }));`;
-  const out = execFileSync(
-    process.execPath,
-    ['--allow-natives-syntax', '--input-type=module', '-e', script],
-    {
-      encoding: 'utf8',
-    },
-  );
-  return (JSON.parse(out) as { optimised: boolean }).optimised;
+async function probed(pid: number, file: string): Promise<boolean> {
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 20_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error('the probe did not answer');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 50)); // written whole
+  return (JSON.parse(readFileSync(file, 'utf8')) as { optimised: boolean }).optimised;
 }
 
-test("papo mcp's setting keeps a hot function unoptimised; without it the same function is optimised", () => {
-  assert.equal(optimised(false), true);
-  assert.equal(optimised(true), false);
+test('a linked papo mcp runs a hot function unoptimised; plain node with the same probe optimises it', {
+  timeout: 90_000,
+}, async (t) => {
+  const dir = makeTempDir('papo-optimiser-');
+  t.after(() => import('node:fs').then((fs) => fs.rmSync(dir, { recursive: true, force: true })));
+
+  const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+    env: { ...process.env, ...optimiserProbeEnv(join(dir, 'plain.json')) },
+    stdio: 'ignore',
+  });
+  t.after(() => plain.kill('SIGKILL'));
+  await new Promise((r) => setTimeout(r, 500)); // its probe's handler is in place
+  assert.equal(await probed(plain.pid as number, join(dir, 'plain.json')), true);
+
+  const room = await makeRoom(t);
+  const host = startAgent(room, room.members.voce);
+  await host.client.initialize();
+  const agent = startAgent(room, room.members.colega, optimiserProbeEnv(join(dir, 'mcp.json')));
+  await agent.client.initialize();
+  await statusUntil(agent.client, /voce \([a-z]+\): online/);
+  assert.equal(await probed(agent.pid, join(dir, 'mcp.json')), false);
 });
