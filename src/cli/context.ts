@@ -1,5 +1,4 @@
 // What every command needs from the global options and the environment.
-import type { Command } from 'commander';
 import { papoHome } from '../client/store/home.js';
 import { validateProfileName } from '../client/wire/names.js';
 import { detectLang, type ErrorHints, errorText, type Lang, type Messages, messages } from './i18n.js';
@@ -7,8 +6,8 @@ import { chosenProfile } from './mcp-args.js';
 import { type Styles, stylesFor } from './output.js';
 
 export interface CliContext {
-  /** The program, to read global options (`--profile`) at action time. */
-  program: Command;
+  /** --profile as the line gave it, read at action time (commander's program, or a line read without it). */
+  profileFlag: () => string | undefined;
   env: NodeJS.ProcessEnv;
   /** Set by a command as it learns them, so an error can name the profile, the name or the home. */
   hints?: ErrorHints;
@@ -16,7 +15,7 @@ export interface CliContext {
 
 /** The profile the user chose: --profile, else PAPO_PROFILE, else "default". */
 export function profileName(ctx: CliContext): string {
-  return chosenProfile(ctx.program.opts<{ profile?: string }>().profile, ctx.env);
+  return chosenProfile(ctx.profileFlag(), ctx.env);
 }
 
 /** The chosen profile name, checked (it becomes a folder name). Throws 'invalid_profile_name'. */

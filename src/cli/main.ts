@@ -3,7 +3,7 @@
 // errors go to stderr with exit status 1.
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { chosenProfile, type McpArgs, mcpArgs } from './mcp-args.js';
+import { chosenProfile, type McpArgs, mcpArgs, sayArgs } from './mcp-args.js';
 
 const COMMANDS = [
   'new',
@@ -63,10 +63,21 @@ function commandIn(argv: readonly string[]): CommandName | undefined {
 }
 
 // An agent CLI starting `papo mcp` waits for its initialize answer: its usual lines go straight to
-// the server, without commander or the CLI's texts (mcp-args.ts); every other line, and one whose
-// --about the server refuses (commander then reports it as any command's error), goes on below.
-const fast = mcpArgs(process.argv.slice(2));
-if (fast === undefined || !(await servedFast(fast))) await runCommandLine();
+// the server, without commander or the CLI's texts (mcp-args.ts); so does a plain `papo say`, a
+// person's quick word. Every other line, and one whose --about the server refuses (commander then
+// reports it as any command's error), goes on below.
+const argv = process.argv.slice(2);
+const fast = mcpArgs(argv);
+if (fast === undefined || !(await servedFast(fast))) {
+  const said = sayArgs(argv);
+  if (said === undefined) await runCommandLine();
+  else
+    await (await import('./commands/say.js')).sayLine(
+      { profileFlag: () => said.profile, env: process.env },
+      said.words,
+      { to: said.to },
+    );
+}
 
 /** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
 async function servedFast({ profile, about }: McpArgs): Promise<boolean> {
@@ -103,7 +114,10 @@ async function runCommandLine(): Promise<void> {
     .version(VERSION(), '-V, --version')
     .option('--profile <profile>', 'profile to use (also PAPO_PROFILE); default "default"');
 
-  const ctx: CliContext = { program, env: process.env };
+  const ctx: CliContext = {
+    profileFlag: () => program.opts<{ profile?: string }>().profile,
+    env: process.env,
+  };
   const only = commandIn(process.argv.slice(2));
   // `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too;
   // `papo web` stays open all day, so what it holds idle is its own modules only (ADR 0103).

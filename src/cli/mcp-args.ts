@@ -4,6 +4,8 @@
 // the docs write are read here — `[--profile P] mcp [--about TEXT] [--profile P]`, each option
 // also as `--opt=value`, the last one winning as in commander —; any other line (help, a version,
 // an unknown option, a missing value) is left to commander, which answers it as it always has.
+// `papo say`'s plain lines are read the same way (sayArgs): a person's quick word, where commander
+// is a fifth of a say handed to the running papo mcp (ADR 0108).
 
 export interface McpArgs {
   /** --profile's value, when given. */
@@ -39,6 +41,41 @@ export function mcpArgs(args: readonly string[]): McpArgs | undefined {
     else out.about = value;
   }
   return command ? out : undefined;
+}
+
+/** What a plain `papo say` line says: `[--profile P] say WORD... ` with --to/--profile among the words. */
+export interface SayArgs {
+  profile?: string;
+  to?: string;
+  words: string[];
+}
+
+/**
+ * The say in `args`, or undefined for commander: words are the arguments that do not start with
+ * '-'; --to and --profile (with their value next or after '=', never one that starts with '-',
+ * which commander may read as an option) may stand among them; anything else starting with '-'
+ * (help, `--`, an unknown option) and a line without words are commander's to answer.
+ */
+export function sayArgs(args: readonly string[]): SayArgs | undefined {
+  const out: SayArgs = { words: [] };
+  let command = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('-')) {
+      if (command) out.words.push(arg);
+      else if (arg === 'say') command = true;
+      else return undefined;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (name !== '--profile' && !(name === '--to' && command)) return undefined;
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    if (value === undefined || value.startsWith('-')) return undefined;
+    if (name === '--profile') out.profile = value;
+    else out.to = value;
+  }
+  return command && out.words.length > 0 ? out : undefined;
 }
 
 /** The profile's name as every command chooses it: --profile, else PAPO_PROFILE, else "default". */

@@ -4,10 +4,12 @@
 // gate, a papo mcp killed while it holds the say (nothing lost, nothing twice), and no papo mcp
 // at all (a stale socket: today's path). The texts are the CLI's own (src/cli/i18n.ts).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { messages } from '../../src/cli/i18n.js';
+import { makeTempDir } from '../support/files.js';
+import { loadedModules, moduleLogEnv } from '../support/module-log.js';
 import { memberEnv, runPapo } from '../support/papo.js';
 import { makeRoom } from '../support/room.js';
 import type { ChildRun } from '../support/run-child.js';
@@ -75,9 +77,26 @@ test('handed to the running papo mcp: delivered to its own agent and the one onl
   // The anti-loop limit is the agent's `send` (1 here): the say took nothing from it.
   assert.doesNotMatch(await ana.tool('send', { message: 'one' }), /loop/i);
   assert.match(await ana.tool('send', { message: 'two' }), /loop/i);
-  const again = await papo(['say', '--to', 'Bia', 'still', 'me'], room.members.Ana.home);
+  // A plain line is read without commander (ADR 0108); one commander reads (`--`) says the same.
+  const modules = makeTempDir('papo-say-modules-');
+  t.after(() => rmSync(modules, { recursive: true, force: true }));
+  const again = await papo(
+    ['say', '--to', 'Bia', 'still', 'me'],
+    room.members.Ana.home,
+    moduleLogEnv(modules),
+  );
   assert.equal(again.code, 0, again.stderr);
   assert.equal(again.stdout, `${en.deliveredTo('Bia', saidId(again))}\n`);
+  const [sayModules = []] = [...loadedModules(modules).values()];
+  assert.ok(sayModules.some((u) => u.endsWith('/cli/commands/say.js')));
+  assert.deepEqual(
+    sayModules.filter((u) => u.includes('/commander/')),
+    [],
+  );
+  const viaCommander = await papo(['say', '--to', 'Bia', '--', 'still', 'me'], room.members.Ana.home);
+  assert.equal(viaCommander.code, 0, viaCommander.stderr);
+  assert.equal(viaCommander.stdout, `${en.deliveredTo('Bia', saidId(viaCommander))}\n`);
+  assert.equal(viaCommander.stderr, again.stderr);
 });
 
 test('handed: a member known but offline is named, and gets it from those who stored it when it comes', {

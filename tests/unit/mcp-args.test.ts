@@ -3,7 +3,7 @@
 // commander (undefined), which answers it as before.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chosenProfile, mcpArgs } from '../../src/cli/mcp-args.js';
+import { chosenProfile, mcpArgs, sayArgs } from '../../src/cli/mcp-args.js';
 
 test('the lines papo install, the plugin and the docs write are read as commander reads them', () => {
   assert.deepEqual(mcpArgs(['mcp']), {});
@@ -46,6 +46,45 @@ test('every other line is commander’s', () => {
     ['--profile', 'a'],
   ]) {
     assert.equal(mcpArgs(line), undefined, line.join(' '));
+  }
+});
+
+test('a plain papo say line is read as commander reads it: words, with --to and --profile among them', () => {
+  assert.deepEqual(sayArgs(['say', 'hello']), { words: ['hello'] });
+  assert.deepEqual(sayArgs(['say', 'deploy', 'at', '5']), { words: ['deploy', 'at', '5'] });
+  assert.deepEqual(sayArgs(['--profile', 'work', 'say', 'hi', '--to', 'Bia', 'there']), {
+    profile: 'work',
+    to: 'Bia',
+    words: ['hi', 'there'],
+  });
+  assert.deepEqual(sayArgs(['say', '--to=Bia', 'a=b', '--profile=x', '--to', 'Caio', 'say']), {
+    to: 'Caio',
+    profile: 'x',
+    words: ['a=b', 'say'],
+  });
+  // A word is taken as it is, as commander takes it: checked later (empty, too long).
+  assert.deepEqual(sayArgs(['say', '   ']), { words: ['   '] });
+});
+
+test('every other say line is commander’s', () => {
+  for (const line of [
+    ['say'],
+    ['say', '--to', 'Bia'],
+    ['say', '--', 'hello'],
+    ['say', 'hello', '--help'],
+    ['say', '-h'],
+    ['say', 'hello', '-x'],
+    ['say', 'hello', '--to'],
+    ['say', 'hello', '--to', '-x'],
+    ['say', 'hello', '--to=-x'],
+    ['say', 'hello', '--profile', '--to'],
+    ['--to', 'Bia', 'say', 'hello'],
+    ['hello', 'say'],
+    ['status'],
+    ['--version', 'say', 'x'],
+    ['say', 'hello', '--unknown=1'],
+  ]) {
+    assert.equal(sayArgs(line), undefined, line.join(' '));
   }
 });
 

@@ -29,23 +29,29 @@ export function register(program: Command, ctx: CliContext): void {
     .description('say something in the room yourself, as a person (agents see sender_kind="human")')
     .option('--to <name>', 'only this member stores and confirms it')
     .argument('<text...>', 'the message')
-    .action(async (words: string[], opts: { to?: string }) => {
-      let member: OpenedMember | undefined;
-      try {
-        const body = words.join(' ').trim();
-        if (body === '') throw new RangeError('the message is empty');
-        if (Buffer.byteLength(body) > MAX_BODY_BYTES)
-          throw new RangeError('the message is larger than 48 KiB');
-        if (opts.to !== undefined) {
-          hint(ctx, { name: opts.to });
-          validateMemberName(opts.to);
-        }
-        member = await say(ctx, body, opts.to);
-      } catch (err) {
-        reportError(ctx, err);
-      }
-      await (await session()).finish(member);
-    });
+    .action((words: string[], opts: { to?: string }) => sayLine(ctx, words, opts));
+}
+
+/** `papo say`'s action: from commander, or from main.ts for a plain line read without it. */
+export async function sayLine(
+  ctx: CliContext,
+  words: string[],
+  opts: { to?: string | undefined },
+): Promise<void> {
+  let member: OpenedMember | undefined;
+  try {
+    const body = words.join(' ').trim();
+    if (body === '') throw new RangeError('the message is empty');
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new RangeError('the message is larger than 48 KiB');
+    if (opts.to !== undefined) {
+      hint(ctx, { name: opts.to });
+      validateMemberName(opts.to);
+    }
+    member = await say(ctx, body, opts.to);
+  } catch (err) {
+    reportError(ctx, err);
+  }
+  await (await session()).finish(member);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { messageOf, PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { MAX_BODY_BYTES, newPersonSay } from '../../client/room/person-say.js';
@@ -143,7 +143,7 @@ async function openRoom(ctx: CliContext, name: string, dir: string, profile: Pro
 /** The command's context for another profile of the same home (its say and review run as there). */
 function profileCtx(ctx: CliContext, name: string): CliContext {
   if (name === checkedProfile(ctx)) return ctx;
-  return { program: new Command('papo'), env: { ...ctx.env, PAPO_PROFILE: name } };
+  return { profileFlag: () => undefined, env: { ...ctx.env, PAPO_PROFILE: name } };
 }
 
 function isProfileName(name: string): boolean {
