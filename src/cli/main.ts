@@ -71,12 +71,35 @@ const fast = mcpArgs(argv);
 if (fast === undefined || !(await servedFast(fast))) {
   const said = sayArgs(argv);
   if (said === undefined) await runCommandLine();
-  else
+  else {
+    await forkForSay(said.profile);
     await (await import('./commands/say.js')).sayLine(
       { profileFlag: () => said.profile, env: process.env },
       said.words,
       { to: said.to },
     );
+  }
+}
+
+/**
+ * A say that will run its own member (no papo mcp listens: no member.sock in a configured
+ * profile) forks its transport process now, before it loads its modules, so that node and
+ * node-datachannel start on the other core meanwhile (ADR 0091; the fork is adopted once the member
+ * opens, and ends with this process if it never does).
+ */
+async function forkForSay(flag: string | undefined): Promise<void> {
+  const [{ existsSync }, { join }, { papoHome, profileDir }, files, { isProfileName }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+    import('../client/store/home.js'),
+    import('../client/store/profile-files.js'),
+    import('../client/wire/names.js'),
+  ]);
+  const profile = chosenProfile(flag, process.env);
+  if (!isProfileName(profile)) return;
+  const dir = profileDir(papoHome(process.env), profile);
+  if (!existsSync(join(dir, files.PROFILE_FILE)) || existsSync(join(dir, files.SAY_SOCKET))) return;
+  (await import('../client/transport/early-fork.js')).forkTransportEarly(process.env);
 }
 
 /** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
