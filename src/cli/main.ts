@@ -84,7 +84,7 @@ if (fast === undefined || !(await servedFast(fast))) {
 /**
  * A say that will run its own member (no papo mcp listens: no member.sock in a configured
  * profile) forks its transport process now, before it loads its modules, so that node and
- * node-datachannel start on the other core meanwhile (ADR 0091; the fork is adopted once the member
+ * node-datachannel start on the other core meanwhile (ADR 0091, ADR 0109; the fork is adopted once the member
  * opens, and ends with this process if it never does).
  */
 async function forkForSay(flag: string | undefined): Promise<void> {

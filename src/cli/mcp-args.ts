@@ -5,7 +5,7 @@
 // also as `--opt=value`, the last one winning as in commander —; any other line (help, a version,
 // an unknown option, a missing value) is left to commander, which answers it as it always has.
 // `papo say`'s plain lines are read the same way (sayArgs): a person's quick word, where commander
-// is a fifth of a say handed to the running papo mcp (ADR 0108).
+// is a fifth of a say handed to the running papo mcp (ADR 0109).
 
 export interface McpArgs {
   /** --profile's value, when given. */

@@ -77,7 +77,7 @@ test('handed to the running papo mcp: delivered to its own agent and the one onl
   // The anti-loop limit is the agent's `send` (1 here): the say took nothing from it.
   assert.doesNotMatch(await ana.tool('send', { message: 'one' }), /loop/i);
   assert.match(await ana.tool('send', { message: 'two' }), /loop/i);
-  // A plain line is read without commander (ADR 0108); one commander reads (`--`) says the same.
+  // A plain line is read without commander (ADR 0109); one commander reads (`--`) says the same.
   const modules = makeTempDir('papo-say-modules-');
   t.after(() => rmSync(modules, { recursive: true, force: true }));
   const again = await papo(
