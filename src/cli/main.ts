@@ -104,6 +104,9 @@ async function forkForSay(flag: string | undefined): Promise<void> {
 
 /** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
 async function servedFast({ profile, about }: McpArgs): Promise<boolean> {
+  // Before any module is loaded: node's own loader gets hot enough to wake the optimising
+  // compiler within papo mcp's first 100 ms, and its pages then stay resident (ADR 0108).
+  (await import('node:v8')).setFlagsFromString('--no-opt');
   const [{ startMcp }, { checkAbout }] = await Promise.all([
     import('./mcp-start.js'),
     import('../client/wire/about.js'),

@@ -23,8 +23,8 @@ export interface McpStart {
  * papo mcp idles beside an agent all day, and its hot paths are native (sealing and signing in
  * node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
  * the node binary it touches hold ~4 MB resident (ADR 0108). A V8 flag cannot be given on the
- * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set as the member begins to open,
- * after the initialize answer (node:v8 costs 3 ms to load) and before anything is hot.
+ * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set at run time: by main.ts
+ * before it loads anything for the agent CLIs' lines, here for those commander reads.
  */
 export async function withoutOptimiser(): Promise<void> {
   (await import('node:v8')).setFlagsFromString('--no-opt');
@@ -32,6 +32,7 @@ export async function withoutOptimiser(): Promise<void> {
 
 /** Starts the MCP server on stdio. */
 export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
+  await withoutOptimiser();
   const home = papoHome(env);
   const dir = profileDir(home, profile);
   const [{ runMcpServer }, { peekProfile }] = await Promise.all([
@@ -69,7 +70,6 @@ async function openMember(
   // (it joins nothing before the member holds the lock and sends it the room: early-fork.ts).
   const early = await import('../client/transport/early-fork.js');
   if (existsSync(join(profileDir(home, profile), PROFILE_FILE))) early.forkTransportEarly(env);
-  await withoutOptimiser();
   try {
     const { openProfile } = await import('../client/store/profile-store.js');
     await openProfile({ home, profile });

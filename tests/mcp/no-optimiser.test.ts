@@ -2,15 +2,19 @@
 // `#!/usr/bin/env node` line agent CLIs start it with takes none. Node documents that a flag set
 // at run time "may simply do nothing", so this asks the real process, linked in a room: a function
 // hot enough to be optimised stays unoptimised in it, and is optimised in a plain node process
-// carrying the same probe (the test can see the difference).
+// carrying the same probe (the test can see the difference). And it must be set before papo loads
+// its modules: node's own loader functions get hot enough to be optimised in the first 100 ms.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeTempDir } from '../support/files.js';
 import { optimiserProbeEnv } from '../support/optimiser-probe.js';
 import { makeRoom, startAgent, statusUntil } from '../support/room.js';
+
+const BIN = new URL('../../src/cli/main.js', import.meta.url).pathname;
+const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } })}\n`;
 
 async function probed(pid: number, file: string): Promise<boolean> {
   process.kill(pid, 'SIGUSR2');
@@ -44,4 +48,24 @@ test('a linked papo mcp runs a hot function unoptimised; plain node with the sam
   await agent.client.initialize();
   await statusUntil(agent.client, /voce \([a-z]+\): online/);
   assert.equal(await probed(agent.pid, join(dir, 'mcp.json')), false);
+});
+
+test('papo mcp, started as agent CLIs start it, optimises nothing from its start to its answer and after', () => {
+  const home = makeTempDir('papo-optimiser-');
+  try {
+    // V8's trace of what it optimises goes to stdout, beside the answer; stdin closes after the
+    // initialize line, and papo mcp stops.
+    const out = execFileSync(process.execPath, ['--trace-opt', BIN, 'mcp'], {
+      env: { PATH: process.env.PATH, PAPO_HOME: home },
+      input: INIT,
+      encoding: 'utf8',
+    });
+    assert.match(out, /"protocolVersion"/);
+    assert.deepEqual(
+      out.split('\n').filter((l) => l.includes('TURBOFAN')),
+      [],
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
