@@ -84,22 +84,27 @@ if (fast === undefined || !(await servedFast(fast))) {
 /**
  * A say that will run its own member (no papo mcp listens: no member.sock in a configured
  * profile) forks its transport process now, before it loads its modules, so that node and
- * node-datachannel start on the other core meanwhile (ADR 0091, ADR 0109; the fork is adopted once the member
- * opens, and ends with this process if it never does).
+ * node-datachannel start on the other core meanwhile (ADR 0091, ADR 0109). The member adopts the
+ * child when it opens; one never adopted ends with this process. Only a head start: whatever goes
+ * wrong here is the say's own path to find and report.
  */
 async function forkForSay(flag: string | undefined): Promise<void> {
-  const [{ existsSync }, { join }, { papoHome, profileDir }, files, { isProfileName }] = await Promise.all([
-    import('node:fs'),
-    import('node:path'),
-    import('../client/store/home.js'),
-    import('../client/store/profile-files.js'),
-    import('../client/wire/names.js'),
-  ]);
-  const profile = chosenProfile(flag, process.env);
-  if (!isProfileName(profile)) return;
-  const dir = profileDir(papoHome(process.env), profile);
-  if (!existsSync(join(dir, files.PROFILE_FILE)) || existsSync(join(dir, files.SAY_SOCKET))) return;
-  (await import('../client/transport/early-fork.js')).forkTransportEarly(process.env);
+  try {
+    const [{ existsSync }, { join }, { papoHome, profileDir }, files, { isProfileName }] = await Promise.all([
+      import('node:fs'),
+      import('node:path'),
+      import('../client/store/home.js'),
+      import('../client/store/profile-files.js'),
+      import('../client/wire/names.js'),
+    ]);
+    const profile = chosenProfile(flag, process.env);
+    if (!isProfileName(profile)) return;
+    const dir = profileDir(papoHome(process.env), profile);
+    if (!existsSync(join(dir, files.PROFILE_FILE)) || existsSync(join(dir, files.SAY_SOCKET))) return;
+    (await import('../client/transport/early-fork.js')).forkTransportEarly(process.env);
+  } catch {
+    // the say goes on, and forks when its member opens
+  }
 }
 
 /** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
