@@ -3,7 +3,6 @@
 // also signed by its sender's Ed25519 key (`sig`, last; ADR 0064): frame-codec.ts signs and checks.
 // Decoding is total: any input either becomes a valid frame or a PapoError('invalid_frame');
 // it never throws anything else, because these bytes come from the network.
-import { randomBytes } from 'node:crypto';
 import { PapoError } from '../errors.js';
 import { normaliseAbout } from './about.js';
 import { MAX_BODY_BYTES, MAX_SEALED_FRAME_BYTES } from './limits.js';
@@ -104,7 +103,8 @@ export type Frame = HelloFrame | MsgFrame | AckFrame | RefusedFrame | HaveFrame 
 
 /** A fresh message id: 5 random bytes, 10 hex characters. */
 export function newMessageId(): string {
-  return randomBytes(5).toString('hex');
+  // Web Crypto's generator (a global in Node): frames import no `node:` module (STYLE.md).
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(5))).toString('hex');
 }
 
 export function isMessageId(value: unknown): value is string {
