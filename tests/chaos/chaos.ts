@@ -167,6 +167,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // Faults, one at a time.
     const kinds = ['kill', 'cut', 'signal', 'freeze'].sort(() => rand() - 0.5);
+    // A fault that fails to heal (a restart that does not come up) stops the run through the
+    // `finally` below, which ends the members and removes the lab; unhandled, it would end this
+    // process with the lab's namespaces and coturn left behind.
+    let faultFailed: { error: unknown } | undefined;
     const faultLoop = (async () => {
       let done = 0;
       while (done < o.faults && !stop) {
@@ -211,14 +215,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         }
         done += 1;
       }
-    })();
+    })().catch((error: unknown) => {
+      faultFailed = { error };
+      stop = true;
+    });
 
     // Senders: message k goes from k % n to another member, round robin over the others.
     const inFlight = new Set<Promise<void>>();
-    for (let k = 0; k < o.messages; k++) {
+    for (let k = 0; k < o.messages && faultFailed === undefined; k++) {
       const s = k % o.members;
       const r = (s + 1 + (Math.floor(k / o.members) % (o.members - 1))) % o.members;
-      while (members[s] === null || inFlight.size >= 6 * o.members) await sleep(50);
+      while ((members[s] === null || inFlight.size >= 6 * o.members) && faultFailed === undefined)
+        await sleep(50);
+      if (faultFailed !== undefined) break;
       const m = members[s] as Member;
       const toRoom = (o.roomEvery ?? 0) > 0 && k % (o.roomEvery as number) === 0;
       const body = `chaos #${k} from ${names[s]} to ${toRoom ? 'the room' : names[r]}`;
@@ -236,6 +245,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       await sleep(o.sendIntervalMs);
     }
     await faultLoop;
+    if (faultFailed !== undefined) throw faultFailed.error;
     await Promise.all(inFlight);
 
     // Settle: everything healed; wait until no outbox holds anything and every inbox is read.
