@@ -6,6 +6,7 @@ import { CONNECTING_PROBE_MS, PeerLink } from '../../src/client/net/peer-link.js
 import {
   type LinkPair,
   LOOPBACK_ICE,
+  linkPair,
   once,
   openLinkPair,
   orderedIds,
@@ -45,6 +46,39 @@ test('two links on loopback open, carry a message each way, and report a direct 
   assert.equal(pair.offerer.path(), undefined);
   await remoteClosed;
   assert.equal(answerer.state, 'closed');
+});
+
+// node-datachannel calls onOpen and onMessage from queues of their own. When this process is busy
+// while the peer's end opens and sends at once (a member's hello on link open), the message is
+// called before the offerer's open (9 runs of 10 with node-datachannel alone): it used to be
+// dropped, and a `papo say` then saw nobody online until the peer's 30 s heartbeat.
+test("the peer's first message, sent as its end opens while this process is busy, is not lost", async (t) => {
+  let opened = 0;
+  for (let attempt = 1; opened < 3 && attempt <= 8; attempt++) {
+    const pair = linkPair(LOOPBACK_ICE);
+    t.after(() => pair.close());
+    const received = once<[Uint8Array]>(pair.offerer, 'message', 5_000);
+    received.catch(() => {});
+    // The answerer exists once the offer is out: greet as it opens, then keep the loop busy
+    // while the offerer's open and the greeting arrive together.
+    while (pair.answerer() === undefined) await new Promise((r) => setImmediate(r));
+    pair.answerer()?.once('open', () => {
+      pair.answerer()?.send(new TextEncoder().encode('hello'));
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+    });
+    try {
+      await pair.opened;
+    } catch (err) {
+      t.diagnostic(`attempt failed: ${(err as Error).message}`); // libdatachannel fails some attempts
+      continue;
+    }
+    opened += 1;
+    assert.equal(new TextDecoder().decode((await received)[0]), 'hello');
+    assert.equal(pair.offerer.state, 'open');
+    await pair.close();
+  }
+  assert.equal(opened, 3);
 });
 
 test('signals of another attempt, and a second offer, are ignored', async (t) => {

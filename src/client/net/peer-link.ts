@@ -250,6 +250,10 @@ export class PeerLink extends EventEmitter<PeerLinkEvents> {
   #adopt(dc: DataChannel): void {
     this.#dc = dc;
     dc.onMessage((msg) => {
+      // node-datachannel calls onOpen and onMessage from queues of their own: when this process
+      // is busy as the channel opens, the peer's first message (its hello, sent on its own open)
+      // is called before our open, and was dropped. A message on the channel says it is open.
+      if (this.#state === 'connecting') this.#opened();
       if (this.#state !== 'open') return;
       const data =
         typeof msg === 'string'
