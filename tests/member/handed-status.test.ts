@@ -95,6 +95,19 @@ test('papo status beside a papo mcp older than "status", or one whose answer it 
   const server = await signalServer(t);
   const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
   await startMcp(t, room.members.Bia.home);
+  // Bia on the topic before Ana's status looks (a status that finds nobody known stops at once):
+  // asked through Bia's own member.sock.
+  const biaSocket = join(room.members.Bia.profile.dir, 'member.sock');
+  await waitFor('Bia on the signal topic', async () => {
+    try {
+      const view = JSON.parse(await askLine(biaSocket, '{"status":{"waitMs":0}}')) as {
+        status?: { signal?: { joined?: boolean } };
+      };
+      return view.status?.signal?.joined === true || undefined;
+    } catch {
+      return undefined; // not listening yet
+    }
+  });
   // In place of Ana's papo mcp, a socket answering as a member older than ADR 0103 does, then
   // an answer of a shape the CLI does not know.
   const heard: string[] = [];
