@@ -62,11 +62,17 @@ function commandIn(argv: readonly string[]): CommandName | undefined {
   return undefined;
 }
 
+const argv = process.argv.slice(2);
+// papo mcp idles beside an agent all day, and its hot paths are native (sealing and signing in
+// node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
+// the node binary it touches hold ~4 MB resident (ADR 0108). The `#!/usr/bin/env node` line agent
+// CLIs start papo with takes no V8 flag, so it is set here, for every `papo mcp` line and before
+// any module loads: node's own loader gets hot enough to be optimised within the first 100 ms.
+if (commandIn(argv) === 'mcp') (await import('node:v8')).setFlagsFromString('--no-opt');
 // An agent CLI starting `papo mcp` waits for its initialize answer: its usual lines go straight to
 // the server, without commander or the CLI's texts (mcp-args.ts); so does a plain `papo say`, a
 // person's quick word. Every other line, and one whose --about the server refuses (commander then
 // reports it as any command's error), goes on below.
-const argv = process.argv.slice(2);
 const fast = mcpArgs(argv);
 if (fast === undefined || !(await servedFast(fast))) {
   const said = sayArgs(argv);
@@ -109,9 +115,6 @@ async function forkForSay(flag: string | undefined): Promise<void> {
 
 /** Serves the agent CLI's line; false, having started nothing, when commander is to answer it. */
 async function servedFast({ profile, about }: McpArgs): Promise<boolean> {
-  // Before any module is loaded: node's own loader gets hot enough to wake the optimising
-  // compiler within papo mcp's first 100 ms, and its pages then stay resident (ADR 0108).
-  (await import('node:v8')).setFlagsFromString('--no-opt');
   const [{ startMcp }, { checkAbout }] = await Promise.all([
     import('./mcp-start.js'),
     import('../client/wire/about.js'),
@@ -149,7 +152,7 @@ async function runCommandLine(): Promise<void> {
     profileFlag: () => program.opts<{ profile?: string }>().profile,
     env: process.env,
   };
-  const only = commandIn(process.argv.slice(2));
+  const only = commandIn(argv);
   // `papo say` and `papo status` are a person's quick look and word (ADR 0102): theirs alone, too;
   // `papo web` stays open all day, so what it holds idle is its own modules only (ADR 0103).
   const alone = only === 'mcp' || only === 'say' || only === 'status' || only === 'web';

@@ -24,19 +24,13 @@ export function mcpArgs(args: readonly string[]): McpArgs | undefined {
       command = true;
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const { name, value, separate, next } = optionAt(args, i);
     // --profile is the program's, on either side of the command; --about is the command's own.
     if (name !== '--profile' && !(name === '--about' && command)) return undefined;
-    let value: string | undefined;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else {
-      value = args[i + 1];
-      i++;
-      // commander reads a program option there (`--about --profile p`, `--about -V`): its call.
-      if (name === '--about' && value?.startsWith('-')) return undefined;
-    }
-    if (value === undefined) return undefined;
+    // After a separate --about commander reads a program option (`--about --profile p`,
+    // `--about -V`): its call.
+    if (value === undefined || (separate && name === '--about' && value.startsWith('-'))) return undefined;
+    i = next;
     if (name === '--profile') out.profile = value;
     else out.about = value;
   }
@@ -67,15 +61,29 @@ export function sayArgs(args: readonly string[]): SayArgs | undefined {
       else return undefined;
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const { name, value, next } = optionAt(args, i);
     if (name !== '--profile' && !(name === '--to' && command)) return undefined;
-    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
     if (value === undefined || value.startsWith('-')) return undefined;
+    i = next;
     if (name === '--profile') out.profile = value;
     else out.to = value;
   }
   return command && out.words.length > 0 ? out : undefined;
+}
+
+/**
+ * The option at `args[i]`, as commander reads one that takes a value: `--name=value`, or `--name`
+ * and the next argument (`separate`); `next` is the index of the last argument it took.
+ */
+function optionAt(
+  args: readonly string[],
+  i: number,
+): { name: string; value: string | undefined; separate: boolean; next: number } {
+  const arg = args[i] as string;
+  const eq = arg.indexOf('=');
+  return eq === -1
+    ? { name: arg, value: args[i + 1], separate: true, next: i + 1 }
+    : { name: arg.slice(0, eq), value: arg.slice(eq + 1), separate: false, next: i };
 }
 
 /** The profile's name as every command chooses it: --profile, else PAPO_PROFILE, else "default". */

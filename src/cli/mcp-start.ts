@@ -19,20 +19,8 @@ export interface McpStart {
   env: NodeJS.ProcessEnv;
 }
 
-/**
- * papo mcp idles beside an agent all day, and its hot paths are native (sealing and signing in
- * node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
- * the node binary it touches hold ~4 MB resident (ADR 0108). A V8 flag cannot be given on the
- * `#!/usr/bin/env node` line agent CLIs start papo with, so it is set at run time: by main.ts
- * before it loads anything for the agent CLIs' lines, here for those commander reads.
- */
-export async function withoutOptimiser(): Promise<void> {
-  (await import('node:v8')).setFlagsFromString('--no-opt');
-}
-
 /** Starts the MCP server on stdio. */
 export async function startMcp({ profile, about, serverVersion, env }: McpStart): Promise<void> {
-  await withoutOptimiser();
   const home = papoHome(env);
   const dir = profileDir(home, profile);
   const [{ runMcpServer }, { peekProfile }] = await Promise.all([

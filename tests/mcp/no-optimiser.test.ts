@@ -12,26 +12,26 @@ import { test } from 'node:test';
 import { makeTempDir } from '../support/files.js';
 import { optimiserProbeEnv } from '../support/optimiser-probe.js';
 import { makeRoom, startAgent, statusUntil } from '../support/room.js';
+import { waitFor } from '../support/wait.js';
 
 const BIN = new URL('../../src/cli/main.js', import.meta.url).pathname;
 const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } })}\n`;
 
 async function probed(pid: number, file: string): Promise<boolean> {
   process.kill(pid, 'SIGUSR2');
-  const deadline = Date.now() + 20_000;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error('the probe did not answer');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 50)); // written whole
-  return (JSON.parse(readFileSync(file, 'utf8')) as { optimised: boolean }).optimised;
+  const answer = await waitFor(
+    'the probe',
+    () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined),
+    20_000,
+  );
+  return (JSON.parse(answer) as { optimised: boolean }).optimised;
 }
 
 test('a linked papo mcp runs a hot function unoptimised; plain node with the same probe optimises it', {
   timeout: 90_000,
 }, async (t) => {
   const dir = makeTempDir('papo-optimiser-');
-  t.after(() => import('node:fs').then((fs) => fs.rmSync(dir, { recursive: true, force: true })));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
 
   const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
     env: { ...process.env, ...optimiserProbeEnv(join(dir, 'plain.json')) },

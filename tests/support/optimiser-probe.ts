@@ -2,7 +2,7 @@
 // hot enough for V8 to optimise and writes to PAPO_TEST_OPTIMISER_PROBE whether V8 did, so a test
 // can tell whether the process runs with its optimising compiler (ADR 0108). V8's natives syntax
 // cannot be given in NODE_OPTIONS, so it is turned on here, for the one function parsed after it.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
@@ -20,7 +20,9 @@ if (out !== undefined && process.send === undefined) {
     let x = 0;
     for (let i = 0; i < 300_000; i++) x += hot(i);
     // Bit 4 of V8's optimisation status: optimised (TurboFan).
-    writeFileSync(out, JSON.stringify({ optimised: (status(hot) & 16) !== 0, x }));
+    // Whole or not at all: the test reads it as soon as it is there.
+    writeFileSync(`${out}.part`, JSON.stringify({ optimised: (status(hot) & 16) !== 0, x }));
+    renameSync(`${out}.part`, out);
   });
 }
 

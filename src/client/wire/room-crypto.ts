@@ -4,6 +4,7 @@
 // (xchacha.ts), so a member seals in native code, also in a process that never optimises its
 // JavaScript (ADR 0108).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { PapoError } from '../errors.js';
 import { SECRET_BYTES } from './room-keys.js';
 import { xchachaSubkey } from './xchacha.js';
@@ -13,11 +14,10 @@ export { deriveKey, deriveRoomKeys, type RoomKeys, SECRET_BYTES } from './room-k
 export const NONCE_BYTES = 24;
 export const TAG_BYTES = 16;
 
-const utf8 = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 /** aad of sealed frames (docs/protocol.md, "Sealing"). */
-export const FRAME_AAD = utf8('papo/v1');
+export const FRAME_AAD = utf8ToBytes('papo/v1');
 /** aad of sealed signal blobs (docs/protocol.md, "Sealing"). */
-export const SIGNAL_AAD = utf8('papo/v1/signal');
+export const SIGNAL_AAD = utf8ToBytes('papo/v1/signal');
 
 export function generateSecret(): Uint8Array {
   return new Uint8Array(randomBytes(SECRET_BYTES));
