@@ -2,6 +2,8 @@
 //   1. send-to-delivered latency between two linked in-process members (openMember, one process):
 //      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
 //   2. time from a member's start (openMember) to its first open link, the peer already running;
+//      and the same for a real `papo mcp` (its transport process forked as it starts, ADR 0110):
+//      spawn → initialize answer → the peer sees the link (the member opens after the answer);
 //   3. `papo say` wall time (spawn to exit) with the peer online: with no papo mcp of the profile,
 //      and handed to the profile's running papo mcp (ADR 0102);
 //   1 runs through the transport process (ADR 0057) and in-process, message by message;
@@ -204,6 +206,31 @@ for (let i = 0; i < STARTS; i++) {
 }
 console.log(`member start (openMember) → first open link: ${summary(firstLink)}`);
 await ana.member.close();
+await until(() => (bia as OpenedMember).probe.neighbours().length === 0);
+{
+  const toInit: number[] = [];
+  const initToLink: number[] = [];
+  const toLink: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const t0 = now();
+    const agent = new McpStdioClient(process.execPath, [BIN, 'mcp', '--about', 'bench'], {
+      env: { ...ENV, PAPO_HOME: homes.Ana },
+      cwd: homes.Ana as string,
+    });
+    await agent.initialize();
+    const tInit = now();
+    await until(() => (bia as OpenedMember).probe.neighbours().length === 1);
+    const tLink = now();
+    toInit.push(tInit - t0);
+    initToLink.push(tLink - tInit);
+    toLink.push(tLink - t0);
+    await agent.close();
+    await until(() => (bia as OpenedMember).probe.neighbours().length === 0);
+  }
+  console.log(`papo mcp spawned → initialize answer:        ${summary(toInit)}`);
+  console.log(`papo mcp initialize answer → first open link: ${summary(initToLink)}`);
+  console.log(`papo mcp spawned → first open link:          ${summary(toLink)}`);
+}
 
 // 3. papo say wall time, Bia online: Ana's agent not running (say's ephemeral identity links
 // itself), then running (the say is handed to it, ADR 0102)

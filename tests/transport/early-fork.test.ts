@@ -1,7 +1,7 @@
 // The transport process forked ahead of its member (ADR 0091): the first start of a
 // TransportProcess with the same env takes it (one with another env forks its own), it joins the
-// room only once it has the init, and a restart after it forks anew. Real processes, a real signal
-// server on loopback.
+// room only once it has the init, and a restart after it forks anew; `papo mcp` without a profile
+// forks none. Real processes, a real signal server on loopback.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
@@ -9,7 +9,9 @@ import { forkTransportEarly } from '../../src/client/transport/early-fork.js';
 import { TransportProcess } from '../../src/client/transport/transport-process.js';
 import { deriveRoomKeys, generateSecret } from '../../src/client/wire/room-crypto.js';
 import { startSignalServer } from '../../src/signal-server/server.js';
-import { webRtcChildren } from '../support/processes.js';
+import { spawnMcp } from '../support/mcp-process.js';
+import { memberEnv } from '../support/papo.js';
+import { childPids, webRtcChildren } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
 test('the first start with the same env takes the early child; another env, and a restart, fork their own', {
@@ -58,4 +60,12 @@ test('the first start with the same env takes the early child; another env, and 
     timeoutMs: 20_000,
   });
   await waitFor('joined again', () => ours.signalState().joined, { timeoutMs: 20_000 });
+});
+
+test('papo mcp without a profile forks no transport process', { timeout: 30_000 }, async (t) => {
+  const mcp = spawnMcp({ args: ['--about', 'tests'], env: memberEnv() });
+  t.after(() => mcp.stop());
+  await mcp.client.initialize();
+  assert.match(await mcp.tool('status'), /profile 'default' is not configured/);
+  assert.deepEqual(childPids(mcp.pid), []);
 });
