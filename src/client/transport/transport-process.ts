@@ -58,7 +58,7 @@ export interface TransportProcessOptions {
   stallMs?: number;
   /** Restart delays in ms for starts that keep ending; the last repeats. Default TRANSPORT_RESTART's. */
   backoffMs?: readonly number[];
-  /** The child's script (default: transport-child.js beside this file). */
+  /** The child's script (default: TRANSPORT_ENTRY, the bundled transport-child.js beside this file). */
   entry?: string;
   /**
    * Whether close() waits for the transport to exit (default true). A command about to exit
