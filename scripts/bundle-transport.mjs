@@ -26,6 +26,9 @@ export async function bundleTransport(dist) {
     target: 'node20',
     // Native: loaded from node_modules as they are (ws tries the two helpers and goes on without).
     external: ['node-datachannel', 'bufferutil', 'utf-8-validate'],
+    // The packages come from the checkout's node_modules, also for a build outside it (the
+    // package's, scripts/package.mjs, compiles into a folder of its own).
+    nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
     // ws is CommonJS and requires node's modules: an ES module has no `require` of its own.
     banner: { js: "import { createRequire as papoRequire } from 'node:module';\nconst require = papoRequire(import.meta.url);" },
     // A build without maps (the package's, ADR 0100) makes a bundle without one.

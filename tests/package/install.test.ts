@@ -210,13 +210,17 @@ test('the packed tarball installs with npm into an empty prefix without a compil
     [...files.filter((f) => !f.startsWith('dist/src/')), ...pageFiles].sort(),
     'dist/src holds .js files only, and the web page',
   );
-  const expected = filesUnder(join(ROOT, 'src'))
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => `dist/src/${f.replace(/\.ts$/, '.js')}`);
+  // ...and the transport process's one file (ADR 0110), without its map.
+  const expected = [
+    ...filesUnder(join(ROOT, 'src'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `dist/src/${f.replace(/\.ts$/, '.js')}`),
+    'dist/src/client/transport/transport-child.bundle.js',
+  ].sort();
   assert.deepEqual(
     files.filter((f) => f.startsWith('dist/src/') && !pageFiles.includes(f)),
     expected,
-    'one built module per source module, and nothing else',
+    'one built module per source module, the transport bundle, and nothing else',
   );
   for (const f of files.filter((f) => f.endsWith('.js'))) {
     const source = readFileSync(join(installed, f), 'utf8');
