@@ -279,7 +279,9 @@ const native = spawn(process.execPath, [fileURLToPath(new URL('./native-idle.js'
 // It says "open" once linked; one that ends first (a crash of the native library) stops the bench.
 await new Promise<void>((resolve, reject) => {
   native.stdout.once('data', () => resolve());
-  native.once('exit', (code, signal) => reject(new Error(`bench/native-idle.js ended first (${signal ?? code})`)));
+  native.once('exit', (code, signal) =>
+    reject(new Error(`bench/native-idle.js ended first (${signal ?? code})`)),
+  );
 });
 await mcp.initialize();
 await until(() => (bia as OpenedMember).probe.neighbours().length === 1);

@@ -30,14 +30,17 @@ export async function bundleTransport(dist) {
     // package's, scripts/package.mjs, compiles into a folder of its own).
     nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
     // ws is CommonJS and requires node's modules: an ES module has no `require` of its own.
-    banner: { js: "import { createRequire as papoRequire } from 'node:module';\nconst require = papoRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as papoRequire } from 'node:module';\nconst require = papoRequire(import.meta.url);",
+    },
     // A build without maps (the package's, ADR 0100) makes a bundle without one.
     sourcemap: existsSync(`${entry}.map`) ? 'linked' : false,
     legalComments: 'none',
     logLevel: 'warning',
   });
   const map = `${join(dist, 'src/client/transport/transport-child.bundle.js')}.map`;
-  if (existsSync(map)) writeFileSync(map, JSON.stringify(withoutPackages(JSON.parse(readFileSync(map, 'utf8')))));
+  if (existsSync(map))
+    writeFileSync(map, JSON.stringify(withoutPackages(JSON.parse(readFileSync(map, 'utf8')))));
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

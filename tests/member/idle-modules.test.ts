@@ -50,10 +50,17 @@ test('a linked papo mcp loads neither the signal server someone else hosts, nor 
     ['/dist/src/client/transport/transport-child.bundle.js'],
   );
   const bundle = transport.find((u) => u.endsWith('/transport-child.bundle.js')) as string;
-  const { sources } = JSON.parse(readFileSync(`${fileURLToPath(bundle)}.map`, 'utf8')) as { sources: string[] };
-  assert.ok(sources.some((s) => s.endsWith('/src/client/net/mesh.ts')), 'the map lists the sources');
+  const { sources } = JSON.parse(readFileSync(`${fileURLToPath(bundle)}.map`, 'utf8')) as {
+    sources: string[];
+  };
+  assert.ok(
+    sources.some((s) => s.endsWith('/src/client/net/mesh.ts')),
+    'the map lists the sources',
+  );
   assert.deepEqual(
-    sources.filter((s) => /\/client\/store\/|\/client\/room\/|\/src\/mcp\/|\/src\/cli\/|\/src\/signal-server\//.test(s)),
+    sources.filter((s) =>
+      /\/client\/store\/|\/client\/room\/|\/src\/mcp\/|\/src\/cli\/|\/src\/signal-server\//.test(s),
+    ),
     [],
   );
 });

@@ -27,9 +27,17 @@ test('the transport process forks the bundle, whose map names papo’s sources o
   // own line of src/ (the mappings into the removed sources are gone, the rest moved with them).
   const cases: Array<[string, string, string]> = [
     ['src/client/transport/transport-child.ts', "tell({ t: 'ready' });", 'tell({ t: "ready" });'],
-    ['src/client/net/signal-client.ts', 'this.#opener = new SignalOpener(', 'this.#opener = new SignalOpener('],
+    [
+      'src/client/net/signal-client.ts',
+      'this.#opener = new SignalOpener(',
+      'this.#opener = new SignalOpener(',
+    ],
     ['src/client/net/signal-seal.ts', 'export class SignalOpener {', 'var SignalOpener = class {'],
-    ['src/client/net/network-stack.ts', 'static async open(options: NetworkStackOptions)', 'static async open(options) {'],
+    [
+      'src/client/net/network-stack.ts',
+      'static async open(options: NetworkStackOptions)',
+      'static async open(options) {',
+    ],
   ];
   for (const [source, inSource, inBundle] of cases) {
     const line = bundle.findIndex((l) => l.includes(inBundle));
