@@ -81,6 +81,12 @@ export interface RoomMemberEvents {
   online: [MemberStatus];
   offline: [MemberStatus];
   delivered: [{ id: string; by: string }];
+  /**
+   * A hello was heard from this node (a say's or status's ephemeral identity too): liveMembers()
+   * may have changed without any member going online (one known from peers.json is online from
+   * its link's open, before its hello).
+   */
+  heard: [string];
 }
 
 export interface RoomMember extends EventEmitter<RoomMemberEvents> {

@@ -82,7 +82,9 @@ export function waitFor(room: SayRoom, ms: number, done: () => boolean): Promise
     };
     const tick = setInterval(check, 100);
     const timer = setTimeout(() => finish(false), ms);
-    const events = ['online', 'message', 'delivered'] as const;
+    // 'heard': a hello from a member already online by its link (known from peers.json) changes
+    // liveMembers() with no 'online' event; the tick alone would find it up to 100 ms later.
+    const events = ['online', 'message', 'delivered', 'heard'] as const;
     for (const e of events) room.member.on(e, check);
     const stop = room.probe.onSignalState(check);
     function finish(value: boolean): void {

@@ -579,6 +579,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     // A newcomer learns about us without waiting 30 s (within the answer budget: hello-answers.ts).
     this.#helloAnswers.hello(hello);
     this.#updatePresence();
+    this.emit('heard', hello.node);
   }
 
   /**
