@@ -6,10 +6,23 @@ import nodeDataChannel from 'node-datachannel';
 
 const a = new nodeDataChannel.PeerConnection('idle-a', { iceServers: [] });
 const b = new nodeDataChannel.PeerConnection('idle-b', { iceServers: [] });
-a.onLocalDescription((sdp, type) => b.setRemoteDescription(sdp, type));
-b.onLocalDescription((sdp, type) => a.setRemoteDescription(sdp, type));
-a.onLocalCandidate((cand, mid) => b.addRemoteCandidate(cand, mid));
-b.onLocalCandidate((cand, mid) => a.addRemoteCandidate(cand, mid));
+// node-datachannel calls back from separate queues: a candidate may come before the description
+// it belongs to, and adding it then aborts the process. Each side's candidates wait for it.
+function wire(from: nodeDataChannel.PeerConnection, to: nodeDataChannel.PeerConnection): void {
+  let described = false;
+  const early: Array<[string, string]> = [];
+  from.onLocalDescription((sdp, type) => {
+    to.setRemoteDescription(sdp, type);
+    described = true;
+    for (const [cand, mid] of early.splice(0)) to.addRemoteCandidate(cand, mid);
+  });
+  from.onLocalCandidate((cand, mid) => {
+    if (described) to.addRemoteCandidate(cand, mid);
+    else early.push([cand, mid]);
+  });
+}
+wire(a, b);
+wire(b, a);
 b.onDataChannel((dc) => dc.onMessage(() => undefined));
 const channel = a.createDataChannel('idle');
 channel.onOpen(() => process.stdout.write('open\n'));
