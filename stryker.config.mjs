@@ -22,7 +22,7 @@ export default {
   },
   // tsc builds the sandbox once (4 s with TypeScript 7); the mutants are switched at run time. The
   // transport process runs its bundle (ADR 0110), made from that build, mutants and all.
-  buildCommand: 'npx tsc -p tsconfig.json && node scripts/bundle-transport.mjs',
+  buildCommand: 'node scripts/sandbox-build.mjs',
   // Stryker rewrites the sandbox's tsconfig (paths of `extends` and `references` that would leave the
   // sandbox) with TypeScript's JS API, which TypeScript 7 no longer has; papo's tsconfig has neither,
   // so Stryker is pointed at a file that does not exist and leaves tsconfig.json as it is.

@@ -8,7 +8,7 @@
 // only: the packages bundled in (ws, @noble/hashes) would otherwise be counted as papo's code by
 // the suite's coverage (c8 reads every source a map names).
 //   node scripts/bundle-transport.mjs [DIST]   DIST: the build's folder (default: the checkout's dist)
-//   (postbuild.mjs runs it; Stryker's sandbox build too, stryker.config.mjs)
+//   (postbuild.mjs runs it; so does sandbox-build.mjs, Stryker's build)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
