@@ -2,8 +2,8 @@
 //   1. send-to-delivered latency between two linked in-process members (openMember, one process):
 //      from send() to the receiver's `message` event, and to the sender's ack, p50/p99;
 //   2. time from a member's start (openMember) to its first open link, the peer already running;
-//      and the same for a real `papo mcp` (its transport process forked as it starts, ADR 0110):
-//      spawn → initialize answer → the peer sees the link (the member opens after the answer);
+//      and the same for a real `papo mcp` (its transport process forked as its member opens, after
+//      the initialize answer, ADR 0091): spawn → initialize answer → the peer sees the link;
 //   3. `papo say` wall time (spawn to exit) with the peer online: with no papo mcp of the profile,
 //      and handed to the profile's running papo mcp (ADR 0102);
 //   1 runs through the transport process (ADR 0057) and in-process, message by message;

@@ -8,8 +8,8 @@
 // only: the packages bundled in (ws, @noble/hashes) would otherwise be counted as papo's code by
 // the suite's coverage (c8 reads every source a map names).
 //   node scripts/bundle-transport.mjs [DIST]   DIST: the build's folder (default: the checkout's dist)
-//   (postbuild.mjs runs it; so does sandbox-build.mjs, Stryker's build)
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+//   (postbuild.mjs runs it, in `npm run build`, which is also Stryker's sandbox build)
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -17,9 +17,11 @@ import { build } from 'esbuild';
 /** Writes DIST/src/client/transport/transport-child.bundle.js (and its map where tsc wrote maps). */
 export async function bundleTransport(dist) {
   const entry = join(dist, 'src/client/transport/transport-child.js');
-  await build({
+  // Kept in memory, so that the map is written once, without the packages' sources.
+  const { outputFiles } = await build({
     entryPoints: [entry],
     outfile: join(dist, 'src/client/transport/transport-child.bundle.js'),
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -38,9 +40,11 @@ export async function bundleTransport(dist) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  const map = `${join(dist, 'src/client/transport/transport-child.bundle.js')}.map`;
-  if (existsSync(map))
-    writeFileSync(map, JSON.stringify(withoutPackages(JSON.parse(readFileSync(map, 'utf8')))));
+  for (const file of outputFiles)
+    writeFileSync(
+      file.path,
+      file.path.endsWith('.map') ? JSON.stringify(withoutPackages(JSON.parse(file.text))) : file.contents,
+    );
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -62,19 +66,14 @@ export function withoutPackages(map) {
     for (const segment of line === '' ? [] : line.split(',')) {
       const fields = decodeVlq(segment);
       column += fields[0];
-      if (fields.length === 1) {
-        segments.push(encodeVlq([column - outColumn]));
-        outColumn = column;
-        continue;
-      }
       for (let i = 1; i < fields.length; i++) last[i - 1] += fields[i];
-      const source = index[last[0]];
-      if (source === -1) continue;
-      const absolute = [source, last[1], last[2], last[3]];
+      // A segment with a source into a package goes; one with no source (a single field) stays.
+      if (fields.length > 1 && index[last[0]] === -1) continue;
+      const absolute = [index[last[0]], last[1], last[2], last[3]];
       const deltas = [column - outColumn];
-      for (let i = 0; i < fields.length - 1; i++) {
-        deltas.push(absolute[i] - out[i]);
-        out[i] = absolute[i];
+      for (let i = 1; i < fields.length; i++) {
+        deltas.push(absolute[i - 1] - out[i - 1]);
+        out[i - 1] = absolute[i - 1];
       }
       segments.push(encodeVlq(deltas));
       outColumn = column;
