@@ -54,15 +54,43 @@ export function dropEarlyTransport(): void {
   if (taken?.child.connected) taken.child.disconnect();
 }
 
+/**
+ * Set when the running Node refused the transport's V8 options (a Node this code does not know
+ * yet): every later start of this process forks plain node, whose only cost is lite mode's memory.
+ */
+let plainNode = false;
+
+/** The running Node refused `execArgv` at start (node's exit code 9, "bad option"). */
+export function transportOptionsRefused(): void {
+  plainNode = true;
+}
+
+/** Node's exit code for an option it does not know ("bad option", "Invalid Argument"). */
+export const BAD_OPTION_EXIT = 9;
+
+/**
+ * V8's options for the transport process, as the running Node takes them (ADR 0105, ADR 0111):
+ * lite mode (no optimising compiler: 8-9 MB less resident at idle, no cost measured on its latency
+ * or CPU, whose work is moving frames between the IPC channel and node-datachannel). Lite mode has
+ * no WebAssembly; where V8 still has `--expose-wasm` (before V8 13, Node 22 and older), saying
+ * `--no-expose-wasm` after it keeps V8 from warning on stderr that it turned node's default off.
+ * V8 13 (Node 24) took that option away, and node refuses to start with an option it does not know.
+ */
+export function transportExecArgv(v8Version: string = process.versions.v8): string[] {
+  if (plainNode) return [];
+  const major = Number.parseInt(v8Version, 10);
+  return Number.isInteger(major) && major < 13 ? ['--lite-mode', '--no-expose-wasm'] : ['--lite-mode'];
+}
+
 /** The transport process as TransportProcess forks it: plain node, its output on our stderr. */
-export function forkTransport(env: NodeJS.ProcessEnv, entry = TRANSPORT_ENTRY): ChildProcess {
+export function forkTransport(
+  env: NodeJS.ProcessEnv,
+  entry = TRANSPORT_ENTRY,
+  execArgv: readonly string[] = transportExecArgv(),
+): ChildProcess {
   return fork(entry, [], {
-    // Not the flags of this process (a test runner's, a loader's): plain node, in V8's lite mode
-    // (no optimising compiler): 8-9 MB less resident at idle, no cost measured on its latency or
-    // CPU, whose work is moving frames between the IPC channel and node-datachannel (ADR 0105).
-    // Lite mode has no WebAssembly (nothing here uses it; fetch would): said after it, so that V8
-    // does not warn on stderr that it turned node's default off.
-    execArgv: ['--lite-mode', '--no-expose-wasm'],
+    // Not the flags of this process (a test runner's, a loader's): the transport's own.
+    execArgv: [...execArgv],
     env,
     // stdout too goes to our stderr: this process's stdout may be the MCP channel.
     stdio: ['ignore', 2, 2, 'ipc'],

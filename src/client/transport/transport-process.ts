@@ -24,7 +24,13 @@ import type {
   TransportState,
 } from '../net/health.js';
 import { releaseGrant, type TurnGrant } from '../net/turn-release.js';
-import { adoptEarlyTransport, forkTransport } from './early-fork.js';
+import {
+  adoptEarlyTransport,
+  BAD_OPTION_EXIT,
+  forkTransport,
+  transportExecArgv,
+  transportOptionsRefused,
+} from './early-fork.js';
 import type { MemberTransport } from './member-transport.js';
 import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
 
@@ -60,6 +66,11 @@ export interface TransportProcessOptions {
   backoffMs?: readonly number[];
   /** The child's script (default: TRANSPORT_ENTRY, the bundled transport-child.js beside this file). */
   entry?: string;
+  /**
+   * The child's node options (default: transportExecArgv(), lite mode as the running Node takes it).
+   * Options the running Node refuses are dropped and the child started again at once without them.
+   */
+  execArgv?: readonly string[];
   /**
    * Whether close() waits for the transport to exit (default true). A command about to exit
    * (`papo say`, `papo mcp`) need not: the transport closes its links, gives its allocations
@@ -107,6 +118,8 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
   #givingBack: Promise<void> = Promise.resolve();
   /** The frozen child's main thread as /proc showed it before it was ended (Linux). */
   #frozenThread: string | undefined;
+  /** The running Node refused the child's options: it starts as plain node from now on. */
+  #plain = false;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -215,8 +228,11 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     let child: ChildProcess;
     try {
       // The first start takes the child forked early for this member, if one waits (early-fork.ts).
-      const early = this.#options.entry === undefined ? adoptEarlyTransport(this.#options.env) : undefined;
-      child = early ?? forkTransport(this.#options.env, this.#options.entry);
+      const early =
+        this.#options.entry === undefined && this.#options.execArgv === undefined
+          ? adoptEarlyTransport(this.#options.env)
+          : undefined;
+      child = early ?? forkTransport(this.#options.env, this.#options.entry, this.#execArgv());
     } catch (err) {
       this.#ended(undefined, `could not be started (${messageOf(err)})`);
       return;
@@ -238,6 +254,12 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       // Code 0 is the child's own close, which gave its allocations back.
       if (child === this.#child && code !== 0) this.#giveBack();
       this.#grants.clear();
+      // Node stopped at its own options before running a line (a Node newer than this code knew):
+      // without them at once, rather than the crash loop that left members unlinked on Node 24.
+      if (child === this.#child && code === BAD_OPTION_EXIT && !this.#answered && !this.#plain) {
+        const refused = child.spawnargs.filter((arg) => arg.startsWith('--'));
+        if (refused.length > 0) return this.#optionsRefused(child, refused);
+      }
       this.#ended(child, signal !== null ? `was ended by ${signal}` : `exited with code ${code}`);
     });
     // The child and its channel keep this process alive: a command waiting for an ack (papo say)
@@ -252,6 +274,20 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
       ...(token !== undefined ? { token } : {}),
       ...(pin !== undefined ? { pin } : {}),
     });
+  }
+
+  #execArgv(): readonly string[] {
+    return this.#plain ? [] : (this.#options.execArgv ?? transportExecArgv());
+  }
+
+  #optionsRefused(child: ChildProcess, options: readonly string[]): void {
+    this.#plain = true;
+    if (this.#options.execArgv === undefined) transportOptionsRefused();
+    this.#child = undefined;
+    this.#warn(
+      `papo: this Node (${process.version}) refused the transport process's options (${options.join(' ')}); starting it without them`,
+    );
+    if (!this.#closed && child.exitCode !== null) this.#spawn();
   }
 
   #tell(message: ToTransport): boolean {
