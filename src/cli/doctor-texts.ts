@@ -13,6 +13,15 @@ export interface DoctorTexts {
   summary(counts: Record<'ok' | 'warn' | 'fail' | 'skip', number>, ok: boolean, seconds: string): string;
   progress(what: 'signal' | 'network' | 'clients'): string;
   notChecked: string;
+  nodeOk(
+    version: string,
+    platform: string,
+    endOfLife: string | undefined,
+    tested?: readonly number[],
+  ): string;
+  nodeTooOld(version: string, minimum: number, endOfLife: string | undefined): string;
+  nodeEndOfLife(version: string, endOfLife: string): string;
+  nodeFix(tested: readonly number[]): string;
   profileOk(profile: string, name: string, roomId: string): string;
   profileFix(suffix: string): string;
   signalOk(url: string, ms: number): string;
@@ -87,6 +96,7 @@ const TURN_ENV_FIX =
 const en: DoctorTexts = {
   label: (id) =>
     ({
+      node: 'node',
       profile: 'profile',
       signal: 'signal',
       token: 'token',
@@ -110,6 +120,14 @@ const en: DoctorTexts = {
       clients: 'papo doctor: asking the agent CLIs…',
     })[what],
   notChecked: 'not checked (the signal server did not answer)',
+  nodeOk: (version, platform, endOfLife, tested) =>
+    `Node.js ${version} (${platform})${endOfLife === undefined ? '' : `, maintained until ${endOfLife}`}${tested === undefined ? '' : `; papo is tested on Node ${tested.join(', ')}`}`,
+  nodeTooOld: (version, minimum, endOfLife) =>
+    `Node.js ${version} is older than papo supports (${minimum} or newer)${endOfLife === undefined ? '' : ` and past its end of life (${endOfLife}): no security fixes`}`,
+  nodeEndOfLife: (version, endOfLife) =>
+    `Node.js ${version} is past its end of life (${endOfLife}): no security fixes`,
+  nodeFix: (tested) =>
+    `install a maintained Node (${tested.join(', ')}) from nodejs.org or your version manager (nvm install ${tested[tested.length - 1]}), then npm install -g papo again`,
   profileOk: (profile, name, roomId) => `${profile}: you are "${name}" in room ${roomId}`,
   profileFix: (suffix) =>
     `papo new --name YOUR-NAME${suffix}, or papo join --name YOUR-NAME${suffix} with an invite`,
@@ -229,6 +247,7 @@ const en: DoctorTexts = {
 const pt: DoctorTexts = {
   label: (id) =>
     ({
+      node: 'node',
       profile: 'perfil',
       signal: 'sinalização',
       token: 'token',
@@ -252,6 +271,14 @@ const pt: DoctorTexts = {
       clients: 'papo doctor: consultando as CLIs de agente…',
     })[what],
   notChecked: 'não verificado (o servidor de sinalização não respondeu)',
+  nodeOk: (version, platform, endOfLife, tested) =>
+    `Node.js ${version} (${platform})${endOfLife === undefined ? '' : `, mantido até ${endOfLife}`}${tested === undefined ? '' : `; o papo é testado no Node ${tested.join(', ')}`}`,
+  nodeTooOld: (version, minimum, endOfLife) =>
+    `Node.js ${version} é mais antigo do que o papo suporta (${minimum} ou mais novo)${endOfLife === undefined ? '' : ` e já passou do fim da vida (${endOfLife}): sem correções de segurança`}`,
+  nodeEndOfLife: (version, endOfLife) =>
+    `Node.js ${version} já passou do fim da vida (${endOfLife}): sem correções de segurança`,
+  nodeFix: (tested) =>
+    `instale um Node mantido (${tested.join(', ')}) do nodejs.org ou do seu gerenciador de versões (nvm install ${tested[tested.length - 1]}) e rode npm install -g papo de novo`,
   profileOk: (profile, name, roomId) => `${profile}: você é "${name}" na sala ${roomId}`,
   profileFix: (suffix) =>
     `papo new --name SEU-NOME${suffix}, ou papo join --name SEU-NOME${suffix} com um convite`,

@@ -27,6 +27,7 @@ import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';
 import { CLIENT_IDS, type Registration } from './install/agent-client.js';
 import { CLIENTS, findExecutable } from './install/clients.js';
+import { judgeNode, NODE_MINIMUM_MAJOR, NODE_TESTED_MAJORS } from './node-support.js';
 
 /** Bounds of each check, in ms. */
 export const DOCTOR_TIMEOUTS = { signal: 5000, stun: 3000, turn: 5000, client: 10_000 } as const;
@@ -41,7 +42,7 @@ export const CHANNEL_KILLERS = [
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface Check {
-  /** Stable for scripts: profile, signal, token, scope, ice, policy, stun, nat, turn, path, client, channels. */
+  /** Stable for scripts: node, profile, signal, token, scope, ice, policy, stun, nat, turn, path, client, channels. */
   id: string;
   status: CheckStatus;
   /** The column a person reads first ("signal", "TURN"...), in their language. */
@@ -73,6 +74,8 @@ export interface DoctorFacts {
   turn: AllocationResult[];
   clients: { id: string; label: string; registration: Registration | null }[];
   channelsOff: string[];
+  /** The Node papo runs on (process.version, process.platform and arch) and today's date (UTC). */
+  node: { version: string; platform: string; today: string };
   ms: number;
 }
 
@@ -221,6 +224,11 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     turn: [],
     clients: [],
     channelsOff: channelsOff(env),
+    node: {
+      version: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      today: new Date().toISOString().slice(0, 10),
+    },
     ms: 0,
   };
   let nodeId: string | undefined;
@@ -325,6 +333,7 @@ export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
   // What a fix adds to a papo command so that it runs on this profile.
   const suffix = f.profile.profile === 'default' ? '' : ` --profile ${f.profile.profile}`;
   const drafts: Draft[] = [
+    nodeCheck(f, t),
     profileCheck(f, t, suffix),
     ...signalChecks(f, t, suffix),
     ...iceChecks(f, t),
@@ -335,6 +344,30 @@ export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
   const summary: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
   for (const c of checks) summary[c.status] += 1;
   return { ok: summary.fail === 0, profile: f.profile.profile, ms: f.ms, checks, summary };
+}
+
+/** The Node papo runs on: older than it supports, or past its end of life, is a warning (ADR 0111). */
+function nodeCheck(f: DoctorFacts, t: DoctorTexts): Draft {
+  const { version, platform, today } = f.node;
+  const verdict = judgeNode(version, today);
+  const data = { version, platform, ...verdict };
+  if (verdict.kind === 'supported')
+    return {
+      id: 'node',
+      status: 'ok',
+      text: t.nodeOk(version, platform, verdict.endOfLife, verdict.tested ? undefined : NODE_TESTED_MAJORS),
+      data,
+    };
+  return {
+    id: 'node',
+    status: 'warn',
+    text:
+      verdict.kind === 'too-old'
+        ? t.nodeTooOld(version, NODE_MINIMUM_MAJOR, verdict.endOfLife)
+        : t.nodeEndOfLife(version, verdict.endOfLife),
+    fix: t.nodeFix(NODE_TESTED_MAJORS),
+    data,
+  };
 }
 
 function profileCheck(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft {

@@ -141,11 +141,15 @@ async function servedFast({ profile, about }: McpArgs): Promise<boolean> {
 }
 
 async function runCommandLine(): Promise<void> {
-  const [{ Command }, { reportError }] = await Promise.all([import('commander'), import('./context.js')]);
+  const [{ Command }, { reportError }, { versionLine }] = await Promise.all([
+    import('commander'),
+    import('./context.js'),
+    import('./node-support.js'),
+  ]);
   const program = new Command('papo');
   program
     .description('A direct line between your Claude and your colleague’s Claude.')
-    .version(VERSION(), '-V, --version')
+    .version(versionLine(VERSION()), '-V, --version')
     .option('--profile <profile>', 'profile to use (also PAPO_PROFILE); default "default"');
 
   const ctx: CliContext = {

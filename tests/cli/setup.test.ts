@@ -136,7 +136,7 @@ test('Brazilian Portuguese when the locale says pt', async (t) => {
 test('--version and --help', async () => {
   const v = await runPapo(['--version'], { env: cleanEnv() });
   assert.equal(v.code, 0);
-  assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.match(v.stdout, /^papo \d+\.\d+\.\d+ on Node\.js v\d+\.\d+\.\d+ \(\w+ \w+\)\n$/);
   const h = await runPapo(['--help'], { env: cleanEnv() });
   assert.equal(h.code, 0);
   for (const c of ['new', 'join', 'invite', 'install', 'log'])
