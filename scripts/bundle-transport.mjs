@@ -18,8 +18,13 @@ import { build } from 'esbuild';
 export async function bundleTransport(dist) {
   const entry = join(dist, 'src/client/transport/transport-child.js');
   // Kept in memory, so that the map is written once, without the packages' sources.
-  const { outputFiles } = await build({
+  const { outputFiles, metafile } = await build({
     entryPoints: [entry],
+    // The paths esbuild writes above each module are relative to this folder: the build's own, so
+    // that they do not name the folder it was made in (the package's is a new temporary one each
+    // time, and two packages of one commit must be the same bytes, ADR 0100).
+    absWorkingDir: resolve(dist),
+    metafile: true,
     outfile: join(dist, 'src/client/transport/transport-child.bundle.js'),
     write: false,
     bundle: true,
@@ -40,11 +45,27 @@ export async function bundleTransport(dist) {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  const inputs = new Set(Object.keys(metafile.inputs));
   for (const file of outputFiles)
     writeFileSync(
       file.path,
-      file.path.endsWith('.map') ? JSON.stringify(withoutPackages(JSON.parse(file.text))) : file.contents,
+      file.path.endsWith('.map')
+        ? JSON.stringify(withoutPackages(JSON.parse(file.text)))
+        : withStablePaths(file.text, inputs),
     );
+}
+
+/**
+ * The bundle with each module's heading comment (`// ../node_modules/ws/lib/sender.js`) naming a
+ * package's file from its `node_modules/`, wherever that folder is (the checkout's, reached from a
+ * build elsewhere): the same bytes from any folder. Lines stay where they were, for the map.
+ */
+export function withStablePaths(text, inputs) {
+  return text.replace(/^\/\/ (\S+)$/gm, (line, path) => {
+    if (!inputs.has(path)) return line;
+    const at = path.lastIndexOf('node_modules/');
+    return at === -1 ? line : `// ${path.slice(at)}`;
+  });
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -12,6 +12,7 @@
 // skips.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -55,6 +56,10 @@ function bareBin(dir: string): string {
   symlinkSync(npmCli, join(bin, 'npm'));
   symlinkSync('/bin/sh', join(bin, 'sh'));
   return bin;
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 function filesUnder(dir: string): string[] {
@@ -122,7 +127,7 @@ test('npm pack and npm publish in the checkout are refused, and say to make the 
   }
 });
 
-test('the packed tarball installs with npm into an empty prefix without a compiler, runs, and uninstalls', async (t) => {
+test('the packed tarball is the same bytes when made again from another folder, installs with npm into an empty prefix without a compiler, runs, and uninstalls', async (t) => {
   const tmp = tempDir(t, 'papo-package-test-');
   // As the README says to make it, through npm (which also runs a script's pre- and post- scripts).
   const packed = await runChild(NPM, ['run', 'package', '--', '--destination', tmp], {
@@ -132,6 +137,21 @@ test('the packed tarball installs with npm into an empty prefix without a compil
   assert.equal(packed.code, 0, packed.stderr);
   const tarball = packed.stdout.trim().split('\n').pop() as string;
   assert.equal(tarball, join(tmp, `papo-${manifest.version}.tgz`));
+  // Made again, run from another folder: the same bytes (ADR 0100, a release reproducible from its
+  // tag). The transport's bundle once named the temporary folder each package is compiled in.
+  const again = join(tmp, 'again');
+  mkdirSync(again);
+  const second = await runChild(
+    process.execPath,
+    [join(ROOT, 'scripts', 'package.mjs'), '--destination', again],
+    { cwd: again, timeoutMs: 240_000 },
+  );
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(
+    sha256(join(again, `papo-${manifest.version}.tgz`)),
+    sha256(tarball),
+    'two packages of one commit differ',
+  );
 
   // npm publish --dry-run on it: nothing npm would correct or warn about, but that nobody is
   // logged in to the registry here.
