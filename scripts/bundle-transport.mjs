@@ -30,7 +30,7 @@ export async function bundleTransport(dist) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     // Native: loaded from node_modules as they are (ws tries the two helpers and goes on without).
     external: ['node-datachannel', 'bufferutil', 'utf-8-validate'],
     // The packages come from the checkout's node_modules, also for a build outside it (the

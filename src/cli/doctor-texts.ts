@@ -19,7 +19,7 @@ export interface DoctorTexts {
     endOfLife: string | undefined,
     tested?: readonly number[],
   ): string;
-  nodeTooOld(version: string, minimum: number, endOfLife: string | undefined): string;
+  nodeTooOld(version: string, minimum: string, endOfLife: string | undefined): string;
   nodeEndOfLife(version: string, endOfLife: string): string;
   nodeFix(tested: readonly number[]): string;
   profileOk(profile: string, name: string, roomId: string): string;

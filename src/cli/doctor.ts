@@ -27,7 +27,7 @@ import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
 import { errorText, type Lang } from './i18n.js';
 import { CLIENT_IDS, type Registration } from './install/agent-client.js';
 import { CLIENTS, findExecutable } from './install/clients.js';
-import { judgeNode, NODE_MINIMUM_MAJOR, NODE_TESTED_MAJORS } from './node-support.js';
+import { judgeNode, NODE_MINIMUM_TEXT, NODE_TESTED_MAJORS } from './node-support.js';
 
 /** Bounds of each check, in ms. */
 export const DOCTOR_TIMEOUTS = { signal: 5000, stun: 3000, turn: 5000, client: 10_000 } as const;
@@ -363,7 +363,7 @@ function nodeCheck(f: DoctorFacts, t: DoctorTexts): Draft {
     status: 'warn',
     text:
       verdict.kind === 'too-old'
-        ? t.nodeTooOld(version, NODE_MINIMUM_MAJOR, verdict.endOfLife)
+        ? t.nodeTooOld(version, NODE_MINIMUM_TEXT, verdict.endOfLife)
         : t.nodeEndOfLife(version, verdict.endOfLife),
     fix: t.nodeFix(NODE_TESTED_MAJORS),
     data,

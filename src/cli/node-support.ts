@@ -1,8 +1,11 @@
 // The Node majors papo supports (ADR 0111), and when each line ends: what `papo doctor` and
 // `papo --version` say of the Node that runs papo.
 
-/** The oldest Node papo supports: package.json's `engines` (a test holds the two together). */
-export const NODE_MINIMUM_MAJOR = 22;
+/**
+ * The oldest Node papo supports: package.json's `engines` (a test holds the two together). 22.12,
+ * not 22.0: what the packages that left Node 20 behind ask for (commander 15, puppeteer-core 25).
+ */
+export const NODE_MINIMUM = { major: 22, minor: 12 } as const;
 
 /** The majors CI runs papo on (.ci/run). */
 export const NODE_TESTED_MAJORS = [22, 24, 26] as const;
@@ -28,11 +31,18 @@ export type NodeVerdict =
   | { kind: 'too-old'; major: number; endOfLife: string | undefined }
   | { kind: 'end-of-life'; major: number; endOfLife: string };
 
+/** `engines` as people read it: "22.12". */
+export const NODE_MINIMUM_TEXT = `${NODE_MINIMUM.major}.${NODE_MINIMUM.minor}`;
+
 /** What papo makes of Node `version` ("v24.22.3") on `today` ("2026-12-07"). */
 export function judgeNode(version: string, today: string): NodeVerdict {
-  const major = Number.parseInt(version.replace(/^v/, ''), 10);
+  const [major = 0, minor = 0] = version
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10));
   const endOfLife = NODE_END_OF_LIFE[major];
-  if (major < NODE_MINIMUM_MAJOR) return { kind: 'too-old', major, endOfLife };
+  if (major < NODE_MINIMUM.major || (major === NODE_MINIMUM.major && minor < NODE_MINIMUM.minor))
+    return { kind: 'too-old', major, endOfLife };
   if (endOfLife !== undefined && today > endOfLife) return { kind: 'end-of-life', major, endOfLife };
   return {
     kind: 'supported',

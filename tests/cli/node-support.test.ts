@@ -5,20 +5,15 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { renderReport } from '../../src/cli/commands/doctor.js';
 import { checksFrom, type DoctorFacts } from '../../src/cli/doctor.js';
-import {
-  judgeNode,
-  NODE_END_OF_LIFE,
-  NODE_MINIMUM_MAJOR,
-  NODE_TESTED_MAJORS,
-} from '../../src/cli/node-support.js';
+import { judgeNode, NODE_END_OF_LIFE, NODE_MINIMUM, NODE_TESTED_MAJORS } from '../../src/cli/node-support.js';
 import { cleanEnv, runPapo } from '../support/papo.js';
 
 const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
 
 test("package.json's engines is the minimum doctor holds Node to, and every tested major is supported", () => {
-  assert.equal(manifest.engines.node, `>=${NODE_MINIMUM_MAJOR}`);
+  assert.equal(manifest.engines.node, `>=${NODE_MINIMUM.major}.${NODE_MINIMUM.minor}`);
   for (const major of NODE_TESTED_MAJORS) {
-    assert.ok(major >= NODE_MINIMUM_MAJOR);
+    assert.ok(major >= NODE_MINIMUM.major);
     assert.ok(NODE_END_OF_LIFE[major] !== undefined, `no end of life known for ${major}`);
   }
 });
@@ -27,6 +22,8 @@ test('judgeNode: older than engines, past its end of life, supported and tested,
   const today = '2026-12-07';
   assert.deepEqual(judgeNode('v20.20.2', today), { kind: 'too-old', major: 20, endOfLife: '2026-04-30' });
   assert.deepEqual(judgeNode('v16.20.0', today), { kind: 'too-old', major: 16, endOfLife: undefined });
+  assert.deepEqual(judgeNode('v22.11.0', today), { kind: 'too-old', major: 22, endOfLife: '2027-04-30' });
+  assert.equal(judgeNode('v22.12.0', today).kind, 'supported');
   assert.deepEqual(judgeNode('v22.23.5', today), {
     kind: 'supported',
     major: 22,
@@ -70,7 +67,7 @@ test('papo doctor names the Node first: ok on a supported one, a warning with th
   const old = nodeLines('v20.20.2');
   assert.equal(old.check?.status, 'warn');
   assert.deepEqual(old.lines.slice(0, 2), [
-    '[warn]   node            Node.js v20.20.2 is older than papo supports (22 or newer) and past its end of life (2026-04-30): no security fixes',
+    '[warn]   node            Node.js v20.20.2 is older than papo supports (22.12 or newer) and past its end of life (2026-04-30): no security fixes',
     '                         fix: install a maintained Node (22, 24, 26) from nodejs.org or your version manager (nvm install 26), then npm install -g papo again',
   ]);
   assert.equal(old.check?.data?.kind, 'too-old');
@@ -86,7 +83,7 @@ test('papo doctor names the Node first: ok on a supported one, a warning with th
   const pt = nodeLines('v20.20.2', 'pt');
   assert.match(
     pt.lines[0] ?? '',
-    /^\[aviso\] +node +Node\.js v20\.20\.2 é mais antigo do que o papo suporta \(22 ou mais novo\)/,
+    /^\[aviso\] +node +Node\.js v20\.20\.2 é mais antigo do que o papo suporta \(22\.12 ou mais novo\)/,
   );
   assert.match(pt.lines[1] ?? '', /como resolver: instale um Node mantido \(22, 24, 26\)/);
 });
