@@ -3,7 +3,7 @@
 // errors go to stderr with exit status 1.
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { chosenProfile, type McpArgs, mcpArgs, sayArgs } from './mcp-args.js';
+import type { McpArgs } from './mcp-args.js';
 
 const COMMANDS = [
   'new',
@@ -67,8 +67,18 @@ const argv = process.argv.slice(2);
 // node:crypto, JSON in V8): it runs without V8's optimising compiler, whose code and the pages of
 // the node binary it touches hold ~4 MB resident (ADR 0108). The `#!/usr/bin/env node` line agent
 // CLIs start papo with takes no V8 flag, so it is set here, for every `papo mcp` line and before
-// any module loads: node's own loader gets hot enough to be optimised within the first 100 ms.
-if (commandIn(argv) === 'mcp') (await import('node:v8')).setFlagsFromString('--no-opt');
+// any module loads: node's own loader gets hot enough to be optimised within the first 100 ms
+// (so this file imports papo's modules only below, dynamically: resolving a static import's tree
+// made node's path functions hot enough for Maglev before this line ran, seen on Node 24 and 26).
+// `--no-opt` is TurboFan only; from Node 24 (V8 13) Maglev, V8's other optimising compiler,
+// optimises the same hot function without it (seen with tests/support/optimiser-probe.ts), so
+// both are turned off (ADR 0111). Node 20 and 22 know `--no-maglev` as well.
+if (commandIn(argv) === 'mcp') {
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--no-opt');
+  setFlagsFromString('--no-maglev');
+}
+const { chosenProfile, mcpArgs, sayArgs } = await import('./mcp-args.js');
 // An agent CLI starting `papo mcp` waits for its initialize answer: its usual lines go straight to
 // the server, without commander or the CLI's texts (mcp-args.ts); so does a plain `papo say`, a
 // person's quick word. Every other line, and one whose --about the server refuses (commander then

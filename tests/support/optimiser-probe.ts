@@ -11,7 +11,11 @@ const out = process.env.PAPO_TEST_OPTIMISER_PROBE;
 if (out !== undefined && process.send === undefined) {
   process.on('SIGUSR2', () => {
     setFlagsFromString('--allow-natives-syntax');
-    const status = new Function('f', 'return %GetOptimizationStatus(f)') as (f: unknown) => number;
+    // Optimised by either of V8's optimising compilers: Maglev optimises without TurboFan from Node
+    // 24, and %GetOptimizationStatus's bits moved between V8 versions; the tier natives did not.
+    const optimised = new Function('f', 'return %ActiveTierIsTurbofan(f) || %ActiveTierIsMaglev(f)') as (
+      f: unknown,
+    ) => boolean;
     const hot = (a: number) => {
       let s = 0;
       for (let i = 0; i < 100; i++) s += (a * i) ^ i;
@@ -19,11 +23,12 @@ if (out !== undefined && process.send === undefined) {
     };
     let x = 0;
     for (let i = 0; i < 300_000; i++) x += hot(i);
-    // Bit 4 of V8's optimisation status: optimised (TurboFan).
     // Whole or not at all: the test reads it as soon as it is there.
-    writeFileSync(`${out}.part`, JSON.stringify({ optimised: (status(hot) & 16) !== 0, x }));
+    writeFileSync(`${out}.part`, JSON.stringify({ optimised: optimised(hot), x }));
     renameSync(`${out}.part`, out);
   });
+  // A SIGUSR2 before the handler is in place would end the process: the test waits for this.
+  writeFileSync(`${out}.ready`, '');
 }
 
 /** The environment that loads this probe into a papo process, answering into `file`. */
