@@ -193,7 +193,7 @@ const prebuilt = existsSync(
   ),
 );
 
-test("ws, as papo resolves it, unmasks frames with bufferutil's native code (ADR 0082)", {
+test("ws, as papo resolves it, unmasks frames with native code: bufferutil's (ADR 0082), or node's own from Node 26", {
   skip: !prebuilt && `bufferutil has no prebuilt binary for ${process.platform}-${process.arch}`,
 }, () => {
   // ws's exports hide lib/, so its file is found from the package's entry point.
@@ -207,5 +207,10 @@ test("ws, as papo resolves it, unmasks frames with bufferutil's native code (ADR
   const masked = Buffer.from(plain.map((b, i) => b ^ (mask[i & 3] as number)));
   bufferUtil.unmask(masked, mask);
   assert.deepEqual(masked, plain);
-  assert.match(String(bufferUtil.unmask), /bufferUtil\.unmask/);
+  // From Node 26 node:http has its own native unmask, which ws prefers: bufferutil is then not
+  // needed (ADR 0111); before it, ws hands the frame to bufferutil.
+  const http = require('node:http') as { websocketUnmask?: unknown };
+  if (typeof http.websocketUnmask === 'function')
+    assert.match(String(bufferUtil.unmask), /websocketUnmask\(buffer, mask\)/);
+  else assert.match(String(bufferUtil.unmask), /bufferUtil\.unmask/);
 });
