@@ -13,6 +13,11 @@
 // member does not know is answered `{"error":"unknown request"}` (a member older than "status"
 // answers `{"error":"not a say"}`), and an answer the CLI does not know is no answer: either way
 // the CLI does what it did before the socket, on its own.
+//
+// On Windows the member listens on a named pipe instead (sayEndpoint): Node speaks to both through
+// the same net calls, but a pipe is no file in the profile folder, so the folder's mode does not
+// keep it private; its name does.
+import { createHash } from 'node:crypto';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -20,14 +25,13 @@ import { messageOf } from '../errors.js';
 import type { Log } from '../log.js';
 import type { MemberStatus, NetworkHealth, SendResult } from '../member-api.js';
 import type { SignalState } from '../net/health.js';
-import { SAY_SOCKET } from '../store/profile-files.js';
+import { readNoFollowSync } from '../store/no-follow.js';
+import { SAY_SOCKET, SECRET_KEY_FILE } from '../store/profile-files.js';
 import type { QueueSummary } from '../store/profile-store.js';
 import { MAX_BODY_BYTES } from '../wire/limits.js';
 import { isMemberName, MESSAGE_ID_PATTERN } from '../wire/names.js';
 import { type PersonSay, SAY_LONGEST_MS, type SayOutcome, type SayRoom, sayInRoom } from './person-say.js';
 
-/** A Unix socket's path must fit in sun_path (108 bytes on Linux, with its closing NUL). */
-const MAX_SOCKET_PATH_BYTES = 107;
 /** The longest line either side reads: a say of 48 KiB, escaped as JSON, and room to spare. */
 const MAX_LINE_BYTES = 512 * 1024;
 
@@ -67,9 +71,69 @@ export interface StatusView {
 /** The longest `papo status` may ask the member to wait (its --timeout: 600 s at most). */
 const MAX_STATUS_WAIT_MS = 600_000;
 
-function socketPath(dir: string): string | undefined {
+/** Where the running member takes says: a Unix socket's path, or a Windows named pipe's name. */
+export interface SayEndpoint {
+  path: string;
+  /** A named pipe: no file to look at, make 0600 or remove (it goes away with its process). */
+  pipe: boolean;
+}
+
+/**
+ * The longest Unix socket path `platform` takes, in bytes: sun_path less its closing NUL, 108 on
+ * Linux and 104 on macOS and the BSDs. Past it Node 24's libuv refuses to listen (EINVAL), and
+ * Node 20's and 22's cut the path short without a word (measured on Linux: they listened on
+ * another name, which nobody asks), so a longer path is not tried.
+ */
+export function maxSocketPathBytes(platform: NodeJS.Platform): number {
+  return platform === 'linux' || platform === 'android' ? 107 : 103;
+}
+
+/** Said in the pipe's name hash, so that it is no hash of the key made for anything else. */
+const PIPE_CONTEXT = 'papo 2026 member pipe\0';
+
+/**
+ * Where the profile in `dir` takes says on `platform`, or undefined when it has no such place and
+ * papo say links by itself. A Unix socket in the profile folder, private by the folder's 0700, when
+ * its path fits the platform's socket address: `$PAPO_HOME/profiles/<profile>/member.sock` is
+ * PAPO_HOME plus at most 54 bytes, so a PAPO_HOME of up to 49 bytes always fits on macOS and 53 on
+ * Linux. On Windows a named pipe: pipes share one namespace for the whole machine, which every user
+ * can list and in which anyone may take a free name first, so the name comes from the member's
+ * secret key (`secretKeyText`, secret.key's text; null when it cannot be read): only who can read
+ * the profile's files can find the pipe or take its name, as only they can reach the folder's
+ * socket elsewhere. The hash tells nothing of the key.
+ */
+export function sayEndpoint(
+  dir: string,
+  platform: NodeJS.Platform,
+  secretKeyText: () => string | null,
+): SayEndpoint | undefined {
+  if (platform === 'win32') {
+    const key = secretKeyText()?.trim();
+    if (!key) return undefined;
+    const name = createHash('sha256').update(PIPE_CONTEXT).update(key).digest('hex').slice(0, 32);
+    return { path: `\\\\.\\pipe\\papo-${name}`, pipe: true };
+  }
   const path = join(dir, SAY_SOCKET);
-  return Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES ? path : undefined;
+  return Buffer.byteLength(path) <= maxSocketPathBytes(platform) ? { path, pipe: false } : undefined;
+}
+
+/** This machine's place for the profile in `dir` (a link at secret.key names no pipe). */
+function endpoint(dir: string): SayEndpoint | undefined {
+  return sayEndpoint(dir, process.platform, () => {
+    try {
+      return readNoFollowSync(join(dir, SECRET_KEY_FILE));
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** Is something other than a Unix socket at `at` (a pipe has no file to look at)? */
+async function notASocket(at: SayEndpoint): Promise<boolean> {
+  if (at.pipe) return false;
+  // Only a socket is spoken to: a link in its place is never followed.
+  const there = await lstat(at.path).catch(() => undefined);
+  return !there?.isSocket();
 }
 
 /** A say as a line carries it, checked as the CLI checks its own words; null if it is not one. */
@@ -113,13 +177,18 @@ function readLines(socket: Socket, line: (text: string) => void, tooLong: () => 
  * their own member, as before.
  */
 export async function listenForSays(dir: string, host: SayHost, log: Log): Promise<() => Promise<void>> {
-  const path = socketPath(dir);
-  if (path === undefined) {
-    log(`no ${SAY_SOCKET}: the profile's path is too long for a socket; papo say links by itself`);
+  const at = endpoint(dir);
+  if (at === undefined) {
+    const why =
+      process.platform === 'win32'
+        ? 'no secret.key to name its pipe by'
+        : "the profile's path is too long for a socket";
+    log(`no ${SAY_SOCKET}: ${why}; papo say links by itself`);
     return async () => {};
   }
-  // lstat: a link there is removed as a link, never followed.
-  const there = await lstat(path).catch(() => undefined);
+  const { path } = at;
+  // lstat: a link there is removed as a link, never followed. A pipe leaves nothing behind.
+  const there = at.pipe ? undefined : await lstat(path).catch(() => undefined);
   if (there?.isSocket() || there?.isSymbolicLink()) await unlink(path).catch(() => {});
   else if (there !== undefined) {
     log(`no ${SAY_SOCKET}: something else is there; papo say links by itself`);
@@ -150,7 +219,7 @@ export async function listenForSays(dir: string, host: SayHost, log: Log): Promi
   });
   if (!listening) return async () => {};
   // The 0700 folder already keeps everyone else out; the socket is 0600 like every file of it.
-  await chmod(path, 0o600).catch((err: unknown) => log(`${SAY_SOCKET}: ${messageOf(err)}`));
+  if (!at.pipe) await chmod(path, 0o600).catch((err: unknown) => log(`${SAY_SOCKET}: ${messageOf(err)}`));
   server.on('error', (err) => log(`${SAY_SOCKET}: ${messageOf(err)}`));
   return async () => {
     await new Promise<void>((resolve) => {
@@ -158,7 +227,7 @@ export async function listenForSays(dir: string, host: SayHost, log: Log): Promi
       // A say still waiting for its acks is cut: it sends the same say itself (handSay).
       for (const socket of sockets) socket.destroy();
     });
-    await unlink(path).catch(() => {});
+    if (!at.pipe) await unlink(path).catch(() => {});
   };
 }
 
@@ -212,11 +281,9 @@ async function answer(
  * before answering (the say may or may not have gone out: send the same one again).
  */
 export async function handSay(dir: string, say: PersonSay, waitMs = SAY_LONGEST_MS + 5_000): Promise<Handed> {
-  const path = socketPath(dir);
-  if (path === undefined) return 'none';
-  // Only a socket is spoken to: a link in its place is never followed.
-  const there = await lstat(path).catch(() => undefined);
-  if (!there?.isSocket()) return 'none';
+  const at = endpoint(dir);
+  if (at === undefined || (await notASocket(at))) return 'none';
+  const { path } = at;
   return new Promise<Handed>((resolve) => {
     let connected = false;
     let done = false;
@@ -266,10 +333,9 @@ export async function askStatus(dir: string, waitMs: number): Promise<StatusView
 
 /** One request line to member.sock and the one line it answers, parsed; 'none' / 'lost' as handSay. */
 async function ask(dir: string, line: object, waitMs: number): Promise<unknown> {
-  const path = socketPath(dir);
-  if (path === undefined) return 'none';
-  const there = await lstat(path).catch(() => undefined);
-  if (!there?.isSocket()) return 'none';
+  const at = endpoint(dir);
+  if (at === undefined || (await notASocket(at))) return 'none';
+  const { path } = at;
   return new Promise<unknown>((resolve) => {
     let connected = false;
     let done = false;
