@@ -1,10 +1,12 @@
 // What papo decides per system (docs/status.md, "Platforms: macOS and Windows"), asked on Linux of
-// the functions that take the platform as an argument: where the running member takes says.
-// Windows and macOS themselves are not here: no test of this file ran there.
+// the functions that take the platform as an argument: where the running member takes says, and
+// how a browser is opened. Windows and macOS themselves are not here: no test of this file ran
+// there.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { openUrlCommand } from '../../src/cli/open-url.js';
 import { toLog } from '../../src/client/log.js';
 import {
   handSay,
@@ -93,4 +95,12 @@ test('a profile whose socket path is too long: no member.sock, said in the log, 
   const say = { id: '0123456789', ts: Date.now(), body: 'hello' };
   assert.equal(await handSay(dir, say, 1_000), 'none');
   await stop();
+});
+
+test('papo web opens the browser with open (macOS), rundll32 (Windows), xdg-open (elsewhere), the address one argument, no shell', () => {
+  const url = 'http://127.0.0.1:4321/?k=0f&x=1';
+  assert.deepEqual(openUrlCommand(url, 'darwin'), ['open', [url]]);
+  assert.deepEqual(openUrlCommand(url, 'win32'), ['rundll32.exe', ['url.dll,FileProtocolHandler', url]]);
+  assert.deepEqual(openUrlCommand(url, 'linux'), ['xdg-open', [url]]);
+  assert.deepEqual(openUrlCommand(url, 'freebsd'), ['xdg-open', [url]]);
 });

@@ -23,6 +23,7 @@ import { inertText } from '../../client/wire/inert-text.js';
 import { isMemberName, MESSAGE_ID_PATTERN, validateProfileName } from '../../client/wire/names.js';
 import { type CliContext, checkedProfile, home, lang, text } from '../context.js';
 import { errorText } from '../i18n.js';
+import { openUrlCommand } from '../open-url.js';
 import { reviewTexts } from '../review-texts.js';
 import { watchLog } from '../web/log-watch.js';
 import type { ActionResult, ProfileChoice, WebRoom, WebRooms } from '../web/server.js';
@@ -179,11 +180,11 @@ async function logSize(path: string): Promise<number> {
   );
 }
 
-/** xdg-open (open on macOS): detached, its failure is only a line. */
+/** xdg-open (open on macOS, rundll32 on Windows): detached, its failure is only a line. */
 function openBrowser(url: string): void {
-  const command = process.platform === 'darwin' ? 'open' : 'xdg-open';
+  const [command, args] = openUrlCommand(url, process.platform);
   try {
-    const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+    const child = spawn(command, args, { detached: true, stdio: 'ignore', windowsHide: true });
     child.on('error', () =>
       process.stderr.write(`papo web: could not run ${command}; open the address yourself\n`),
     );
