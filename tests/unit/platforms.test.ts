@@ -1,11 +1,15 @@
 // What papo decides per system (docs/status.md, "Platforms: macOS and Windows"), asked on Linux of
-// the functions that take the platform as an argument: where the running member takes says, and
-// how a browser is opened. Windows and macOS themselves are not here: no test of this file ran
-// there.
+// the functions that take the platform as an argument: where the running member takes says, how
+// a browser is opened, which agent CLI file is run and how its words reach it through cmd.exe, and
+// what a client starts for papo. Windows and macOS themselves are not here: no test of this file
+// ran there.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { clientCommand, cmdWord, executableNames } from '../../src/cli/install/client-process.js';
+import { papoCommand } from '../../src/cli/install/entry.js';
 import { openUrlCommand } from '../../src/cli/open-url.js';
 import { toLog } from '../../src/client/log.js';
 import {
@@ -103,4 +107,114 @@ test('papo web opens the browser with open (macOS), rundll32 (Windows), xdg-open
   assert.deepEqual(openUrlCommand(url, 'win32'), ['rundll32.exe', ['url.dll,FileProtocolHandler', url]]);
   assert.deepEqual(openUrlCommand(url, 'linux'), ['xdg-open', [url]]);
   assert.deepEqual(openUrlCommand(url, 'freebsd'), ['xdg-open', [url]]);
+});
+
+test('agent CLIs on PATH: the .exe or .cmd on Windows, never npm’s extensionless sh script; the name elsewhere', () => {
+  assert.deepEqual(executableNames('claude', 'win32'), ['claude.exe', 'claude.cmd']);
+  assert.deepEqual(executableNames('claude', 'linux'), ['claude']);
+  assert.deepEqual(executableNames('codex', 'darwin'), ['codex']);
+});
+
+test('a client’s command: started directly, but a Windows .cmd through cmd.exe as one line, each word quoted when it needs it', () => {
+  const args = ['mcp', 'add', '-e', 'PAPO_HOME=C:\\Users\\Ana Maria\\.papo', '--', 'C:\\node.exe', 'x&y'];
+  // Linux and macOS, and a Windows .exe: as they are, no shell.
+  assert.deepEqual(clientCommand('/usr/bin/claude', args, 'linux'), {
+    command: '/usr/bin/claude',
+    args,
+    shell: false,
+  });
+  assert.deepEqual(clientCommand('C:\\bin\\claude.exe', args, 'win32'), {
+    command: 'C:\\bin\\claude.exe',
+    args,
+    shell: false,
+  });
+  // A .cmd: one line and no argument list (Node 24 warns of arguments with a shell, DEP0190).
+  assert.deepEqual(clientCommand('C:\\Users\\Ana Maria\\AppData\\Roaming\\npm\\claude.CMD', args, 'win32'), {
+    command:
+      '"C:\\Users\\Ana Maria\\AppData\\Roaming\\npm\\claude.CMD" mcp add -e "PAPO_HOME=C:\\Users\\Ana Maria\\.papo" -- C:\\node.exe "x&y"',
+    args: [],
+    shell: true,
+  });
+  // A word cmd.exe changes even inside quotes: not run at all.
+  for (const bad of ['50%', '%PATH%', 'a"b', 'wow!', 'a^b', 'two\nlines'])
+    assert.equal(clientCommand('C:\\npm\\gemini.cmd', ['mcp', bad], 'win32'), null, JSON.stringify(bad));
+  assert.equal(clientCommand('C:\\100%\\gemini.cmd', ['mcp'], 'win32'), null);
+  // A closing backslash stays one: doubled before the closing quote.
+  assert.equal(cmdWord('C:\\My Folder\\'), '"C:\\My Folder\\\\"');
+  assert.equal(cmdWord(''), '""');
+});
+
+/**
+ * How a Windows program built with the C runtime (node.exe, which runs npm's .cmd shims) splits
+ * its command line into words (Microsoft's "Parsing C command-line arguments"); the line reaches
+ * it as written here, since cmdWord lets through no character cmd.exe acts on inside quotes and
+ * none outside them.
+ */
+function windowsArgv(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i);
+    if (c === '\\') {
+      let n = 0;
+      while (line.charAt(i) === '\\') {
+        n++;
+        i++;
+      }
+      if (line.charAt(i) === '"') {
+        word += '\\'.repeat(Math.floor(n / 2));
+        if (n % 2 === 1) word += '"';
+        else quoted = !quoted;
+      } else {
+        word += '\\'.repeat(n);
+        i--;
+      }
+      inWord = true;
+    } else if (c === '"') {
+      quoted = !quoted;
+      inWord = true;
+    } else if ((c === ' ' || c === '\t') && !quoted) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+test('through cmd.exe, every word a .cmd is given reaches the program as it was (the C runtime’s splitting)', () => {
+  const refused = /["%!^\r\n\0]/;
+  const word = fc
+    .string({ unit: fc.constantFrom(..."aZ09 _-.:/\\=,;&|<>()[]{}'`~@#$+*?\té"), maxLength: 24 })
+    .filter((w) => !refused.test(w));
+  fc.assert(
+    fc.property(fc.array(word, { maxLength: 6 }), (args) => {
+      const how = clientCommand('C:\\Program Files\\nodejs\\npx.cmd', args, 'win32');
+      assert.ok(how !== null);
+      assert.deepEqual(windowsArgv(how.command), ['C:\\Program Files\\nodejs\\npx.cmd', ...args]);
+    }),
+    { numRuns: 2_000 },
+  );
+});
+
+test('what a client starts for papo: main.js itself where its #! line is read, node with main.js on Windows', () => {
+  assert.deepEqual(papoCommand('/usr/lib/node_modules/papo/dist/src/cli/main.js', 'linux', '/usr/bin/node'), [
+    '/usr/lib/node_modules/papo/dist/src/cli/main.js',
+    [],
+  ]);
+  assert.deepEqual(papoCommand('/opt/papo/dist/src/cli/main.js', 'darwin', '/opt/homebrew/bin/node'), [
+    '/opt/papo/dist/src/cli/main.js',
+    [],
+  ]);
+  const script = 'C:\\Users\\Ana\\AppData\\Roaming\\npm\\node_modules\\papo\\dist\\src\\cli\\main.js';
+  assert.deepEqual(papoCommand(script, 'win32', 'C:\\Program Files\\nodejs\\node.exe'), [
+    'C:\\Program Files\\nodejs\\node.exe',
+    [script],
+  ]);
 });

@@ -10,6 +10,7 @@ import { type CliContext, checkedProfile, home, text } from '../context.js';
 import { CLIENT_IDS, type ClientId, type InstallTarget } from '../install/agent-client.js';
 import { claudeAddedScope } from '../install/claude.js';
 import { installPlugin, printPlugin } from '../install/claude-plugin.js';
+import { executableNames } from '../install/client-process.js';
 import { CLIENTS, clientOnPath, findExecutable } from '../install/clients.js';
 import { type McpEntry, mcpEntry } from '../install/entry.js';
 import { printLines } from '../output.js';
@@ -98,7 +99,7 @@ async function installWithPlugin(
     printLines([target.t.clientMissing('claude'), '', ...printPlugin(entry, target, profile)]);
     return;
   }
-  const papo = findExecutable(process.platform === 'win32' ? ['papo.cmd', 'papo'] : ['papo'], ctx.env);
+  const papo = findExecutable(executableNames('papo', process.platform), ctx.env);
   const lines = installPlugin(entry, target, exe, profile, papo !== null);
   const older = claudeAddedScope(target.cwd, ctx.env);
   printLines(

@@ -6,11 +6,11 @@
 // for one project, which it passes to every server it starts there, the plugin's included
 // (measured with 2.1.332). That file is in the checkout, so it is checked as a scope-project file
 // (no link below the project, a plain file; config-file.ts).
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InstallTarget } from './agent-client.js';
+import { runClient } from './client-process.js';
 import { readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 
@@ -22,7 +22,8 @@ export const PLUGIN_ID = 'papo@papo';
  * the same folder in a clone and in an installed package, so an update of papo updates the plugin.
  */
 export function marketplaceRoot(): string {
-  return fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
+  // resolve drops the closing separator (a backslash on Windows, which a / pattern missed).
+  return resolve(fileURLToPath(new URL('../../../../', import.meta.url)));
 }
 
 /** The project's settings file of one person, where the profile goes (and doctor reads it). */
@@ -85,11 +86,10 @@ export function installPlugin(
       throw new Error(t.pluginSettingsNotJson(file));
   }
   for (const args of pluginCommands(root)) {
-    const r = spawnSync(exe, args, {
+    const r = runClient(exe, args, {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: target.env,
       cwd: target.cwd,
-      shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
     });
     if (r.error || r.status !== 0) {
       const status = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;

@@ -3,10 +3,10 @@
 // variables are written with -e, except in scope project, whose .mcp.json is committed and shared.
 // That .mcp.json is the checkout's: papo install refuses a link there before claude mcp add runs
 // (config-file.ts, ADR 0094).
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { AgentClient, Registration, RegistrationTarget } from './agent-client.js';
 import { PLUGIN_ID, projectSettingsFile } from './claude-plugin.js';
+import { executableNames, runClient } from './client-process.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import {
@@ -26,7 +26,7 @@ function addArgs(entry: McpEntry, scope: string): string[] {
 export const claude: AgentClient = {
   id: 'claude',
   label: 'Claude Code',
-  executables: process.platform === 'win32' ? ['claude', 'claude.cmd'] : ['claude'],
+  executables: executableNames('claude', process.platform),
   scopes: ['local', 'user', 'project'],
   print(entry, target) {
     const env = target.scope === 'project' ? {} : entry.env;
@@ -47,11 +47,10 @@ export const claude: AgentClient = {
   install(entry, target, exe) {
     const { t, scope } = target;
     if (scope === 'project') checkConfigPath(join(target.cwd, '.mcp.json'), target);
-    const result = spawnSync(exe, addArgs(entry, scope), {
+    const result = runClient(exe, addArgs(entry, scope), {
       stdio: 'inherit',
       env: target.env,
       cwd: target.cwd,
-      shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
     });
     if (result.error || result.status !== 0) {
       const status = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;

@@ -11,12 +11,12 @@
 // The file is then read back by `codex mcp get papo --json`; if Codex does not see the settings,
 // the file is put back as `codex mcp add` left it. papo reads and writes it without following a
 // link, and refuses one before codex mcp add runs, so that a refusal changes nothing (ADR 0094).
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOLS } from '../../mcp/tool-list.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
+import { executableNames, runClient } from './client-process.js';
 import { checkConfigPath, readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { commandLine } from './registration.js';
@@ -79,13 +79,11 @@ function headerPattern(name: string): RegExp {
 }
 
 function run(exe: string, args: string[], target: InstallTarget) {
-  return spawnSync(exe, args, {
+  return runClient(exe, args, {
     env: target.env,
     cwd: target.cwd,
-    encoding: 'utf8',
     timeout: 60_000,
     stdio: ['ignore', 'pipe', 'pipe'],
-    shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
   });
 }
 
@@ -109,7 +107,7 @@ function codexSees(exe: string, entry: McpEntry, target: InstallTarget): boolean
 export const codex: AgentClient = {
   id: 'codex',
   label: 'Codex CLI',
-  executables: process.platform === 'win32' ? ['codex', 'codex.cmd'] : ['codex'],
+  executables: executableNames('codex', process.platform),
   scopes: ['user'],
   async registration(target) {
     const file = codexConfigPath(target.env);
@@ -160,8 +158,8 @@ export const codex: AgentClient = {
     const added = run(exe, addArgs(entry), target);
     if (added.error || added.status !== 0) {
       const status = added.error ? added.error.message : `exit ${added.status ?? added.signal}`;
-      const said = `${added.stderr ?? ''}`
-        .split('\n')
+      const said = added.stderr
+        .split(/\r?\n/)
         .filter((l) => l.trim() !== '' && !l.startsWith('WARNING:'))
         .slice(0, 3)
         .join(' / ');

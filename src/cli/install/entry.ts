@@ -41,9 +41,9 @@ export interface McpEntry {
 }
 
 /**
- * The entry for `profile`: this papo (its absolute path) with `mcp [--profile p]`, or the command
- * line in PAPO_INSTALL_COMMAND (a `docker run -i ...` inside a container, where the path of papo
- * would mean nothing to the host). PAPO_HOME is written only when it is set, as an absolute path.
+ * The entry for `profile`: this papo (its absolute path, as papoCommand runs it) with `mcp
+ * [--profile p]`, or the command line in PAPO_INSTALL_COMMAND (a `docker run -i ...` inside a
+ * container, where the path of papo would mean nothing to the host). PAPO_HOME is written only when it is set, as an absolute path.
  */
 export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
   const profileArgs = profile === 'default' ? [] : ['--profile', profile];
@@ -55,8 +55,9 @@ export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
     command = words[0] ?? custom;
     args = [...words.slice(1), 'mcp', ...profileArgs];
   } else {
-    command = resolve(process.argv[1] ?? 'papo');
-    args = ['mcp', ...profileArgs];
+    const [papo, first] = papoCommand(resolve(process.argv[1] ?? 'papo'), process.platform, process.execPath);
+    command = papo;
+    args = [...first, 'mcp', ...profileArgs];
   }
   const written: Record<string, string> = {};
   const withheld: string[] = [];
@@ -68,6 +69,15 @@ export function mcpEntry(env: NodeJS.ProcessEnv, profile: string): McpEntry {
   }
   const passEnv = [...PASSED_VARIABLES.filter((name) => (env[name] ?? '').trim() !== ''), ...withheld];
   return { name: 'papo', command, args, env: written, passEnv, withheld };
+}
+
+/**
+ * What a client starts to run papo's `script` (dist/src/cli/main.js) on `platform`: the script
+ * itself, which the system runs through its `#!/usr/bin/env node` line; on Windows, which reads no
+ * such line and cannot start a .js file, `node` (this papo's own) with the script.
+ */
+export function papoCommand(script: string, platform: NodeJS.Platform, node: string): [string, string[]] {
+  return platform === 'win32' ? [node, [script]] : [script, []];
 }
 
 /**

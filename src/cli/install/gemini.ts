@@ -18,10 +18,10 @@
 // In scope project the file is the checkout's, and Gemini CLI writes through a link planted there
 // (measured: `.gemini/settings.json -> ~/.docker/config.json` was overwritten): papo install refuses
 // a link before it runs gemini mcp add or writes the file itself (config-file.ts, ADR 0094).
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { messageOf } from '../../client/errors.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
+import { executableNames, runClient } from './client-process.js';
 import { checkConfigPath, readConfigFile, writeConfigFile } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
@@ -109,7 +109,7 @@ function writeEntry(file: string, entry: Record<string, unknown>, target: Instal
 export const gemini: AgentClient = {
   id: 'gemini',
   label: 'Gemini CLI',
-  executables: process.platform === 'win32' ? ['gemini', 'gemini.cmd'] : ['gemini'],
+  executables: executableNames('gemini', process.platform),
   // user first: the project's .gemini/settings.json is usually committed and shared.
   scopes: ['user', 'project'],
   async registration(target) {
@@ -129,11 +129,10 @@ export const gemini: AgentClient = {
     if (addCarries(entry, scope)) {
       // The client's own file: the person's in scope user, the checkout's in scope project.
       if (scope === 'project') checkConfigPath(file, target);
-      const result = spawnSync(exe, addArgs(entry, scope), {
+      const result = runClient(exe, addArgs(entry, scope), {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: target.env,
         cwd: target.cwd,
-        shell: exe.endsWith('.cmd'), // Windows runs .cmd files through the shell only
       });
       if (result.error || result.status !== 0)
         throw new Error(

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { messageOf } from '../../client/errors.js';
 import { TOOL_NAMES } from '../../mcp/tool-list.js';
 import type { AgentClient, InstallTarget } from './agent-client.js';
+import { executableNames } from './client-process.js';
 import { type ConfigText, readConfigFile, writeConfigFile } from './config-file.js';
 import type { McpEntry } from './entry.js';
 import { commandLine, registrationIn, upwards } from './registration.js';
@@ -116,7 +117,7 @@ function readConfig(file: string, target: InstallTarget): { config: JsonObject; 
 export const opencode: AgentClient = {
   id: 'opencode',
   label: 'opencode',
-  executables: ['opencode'],
+  executables: executableNames('opencode', process.platform),
   scopes: ['project', 'user'],
   async registration(target) {
     // opencode reads the project's files from the folder upwards, then the user's.

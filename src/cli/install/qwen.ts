@@ -12,10 +12,10 @@
 // In scope project the settings are the checkout's, and qwen mcp add writes through a link planted
 // there (measured: `.qwen -> ~/.docker` got a settings.json): papo install refuses a link before it
 // runs qwen mcp add (config-file.ts, ADR 0094).
-import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient, InstallTarget } from './agent-client.js';
+import { executableNames, runClient } from './client-process.js';
 import { checkConfigPath } from './config-file.js';
 import { type McpEntry, shellQuote } from './entry.js';
 import { mcpServersRegistration } from './registration.js';
@@ -54,7 +54,7 @@ function addArgs(entry: McpEntry, scope: string): string[] {
 export const qwen: AgentClient = {
   id: 'qwen',
   label: 'Qwen Code',
-  executables: ['qwen'],
+  executables: executableNames('qwen', process.platform),
   scopes: ['project', 'user'],
   async registration(target) {
     return mcpServersRegistration((scope) => qwenSettingsFile({ ...target, scope }));
@@ -80,7 +80,7 @@ export const qwen: AgentClient = {
   install(entry, target, exe) {
     const { t, scope } = target;
     if (scope === 'project') checkConfigPath(qwenSettingsFile(target), target);
-    const result = spawnSync(exe, addArgs(entry, scope), {
+    const result = runClient(exe, addArgs(entry, scope), {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: target.env,
       cwd: target.cwd,
