@@ -6,9 +6,11 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { modules } from './mutation-modules.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+// fileURLToPath, not the URL's pathname: on Windows that is /C:/... (and %20 for a space).
+const root = fileURLToPath(new URL('..', import.meta.url));
 const goal = 80;
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((k) => !(k in modules));

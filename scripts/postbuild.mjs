@@ -4,9 +4,11 @@
 //   node scripts/postbuild.mjs [DIST]   DIST: the build's folder (default: the checkout's dist)
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleTransport } from './bundle-transport.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+// fileURLToPath, not the URL's pathname: on Windows that is /C:/... (and %20 for a space).
+const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = resolve(process.argv[2] ?? join(root, 'dist'));
 chmodSync(join(dist, 'src/cli/main.js'), 0o755);
 for (const file of ['index.html', 'style.css'])

@@ -7,9 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+// fileURLToPath, not the URL's pathname: on Windows that is /C:/... (and %20 for a space).
+const root = fileURLToPath(new URL('..', import.meta.url));
 const testsDir = join(root, 'dist', 'tests');
 
 function walk(dir) {
@@ -23,8 +25,10 @@ function walk(dir) {
 }
 
 const filters = process.argv.slice(2);
+// A filter is written with / (`member/`, `mcp/tools`) on every system.
+const slashed = (f) => relative(testsDir, f).split(sep).join('/');
 const files = walk(testsDir).filter(
-  (f) => filters.length === 0 || filters.some((s) => relative(testsDir, f).includes(s)),
+  (f) => filters.length === 0 || filters.some((s) => slashed(f).includes(s)),
 );
 if (files.length === 0) {
   console.error('no test files matched');
@@ -48,9 +52,10 @@ const result = spawnSync(
     // exits (a CLI file runs papo a hundred times), so the bound is twice as long there.
     `--test-timeout=${coverage ? 600_000 : 300_000}`,
     // Under coverage: NODE_V8_COVERAGE into the environment of every child the tests start.
-    ...(coverage ? ['--import', join(testsDir, 'support', 'coverage-env.js')] : []),
+    // --import takes a module specifier: a file URL, which a Windows path (C:\\...) is not.
+    ...(coverage ? ['--import', pathToFileURL(join(testsDir, 'support', 'coverage-env.js')).href] : []),
     '--import',
-    join(testsDir, 'exit-guard.js'),
+    pathToFileURL(join(testsDir, 'exit-guard.js')).href,
     ...files,
   ],
   { stdio: 'inherit', ...(coverage ? { env: { ...process.env, NODE_V8_COVERAGE: coverageTemp } } : {}) },

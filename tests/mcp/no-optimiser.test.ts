@@ -9,12 +9,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '../support/files.js';
 import { optimiserProbeEnv } from '../support/optimiser-probe.js';
 import { makeRoom, startAgent, statusUntil } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
 
-const BIN = new URL('../../src/cli/main.js', import.meta.url).pathname;
+const BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } })}\n`;
 
 async function probed(pid: number, file: string): Promise<boolean> {
