@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** The agent CLIs papo is proven with, pinned (docs/status.md says when each was run). */
 export const CLIENTS = {
@@ -39,10 +39,16 @@ function works(prefix, client) {
   // A HOME of its own: `--version` must not read or write the user's state.
   const home = join(prefix, 'version-home');
   mkdirSync(home, { recursive: true });
+  // This Node first on PATH, as the tests run the clients: a `#!/usr/bin/env node` CLI (Codex CLI,
+  // Gemini CLI, Qwen Code) must not be judged on an older node found first on the caller's PATH.
   const r = spawnSync(bin, ['--version'], {
     encoding: 'utf8',
     timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
+    env: {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+    },
   });
   const wanted = versionOf(client);
   return (

@@ -44,7 +44,12 @@ export function agentCli(client: AgentClient): AgentCli | { skip: string } {
     const v = spawnSync(bin, ['--version'], {
       encoding: 'utf8',
       timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
+      // This Node first, as clientSandbox puts it for the runs (Qwen Code's bin is `#!/usr/bin/env node`).
+      env: {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+      },
     });
     const version = /\d+\.\d+\.\d+/.exec(v.stdout)?.[0] ?? '';
     found = { bin, binDir: dirname(bin), version };
