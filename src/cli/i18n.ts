@@ -117,6 +117,11 @@ export interface Messages {
   installWithheld(label: string, names: readonly string[]): string;
   qwenTrusted: string;
   qwenFailed(status: string, scope: string): string;
+  /** Qwen Code starts a project's server only once approved (0.24): papo install approved papo's. */
+  qwenApproved: string;
+  qwenApproveFailed(status: string): string;
+  /** After --print's settings.json part, scope project: the approval to run too. */
+  qwenApproveByHand: string;
   badCount(value: string): string;
   logEmpty: string;
   logEmptyFollowing: string;
@@ -278,6 +283,12 @@ const en: Messages = {
     "papo's entry is trusted (trust: true): Qwen Code runs papo's tools without asking, which qwen -p needs; no other server is affected.",
   qwenFailed: (status, scope) =>
     `qwen mcp add failed (${status}). Check that qwen runs, or remove papo with "qwen mcp remove --scope ${scope} papo" and run papo install again`,
+  qwenApproved:
+    "papo's entry is approved for this folder (qwen mcp approve papo): Qwen Code starts a server of the project's settings only once approved, and qwen -p cannot ask; if the entry changes, Qwen Code asks again.",
+  qwenApproveFailed: (status) =>
+    `qwen mcp approve papo failed (${status}); papo's entry is written, but Qwen Code will not start it until approved: run "qwen mcp approve papo" in this folder`,
+  qwenApproveByHand:
+    "Then, in this folder: qwen mcp approve papo (Qwen Code starts a server of the project's settings only once approved; qwen -p cannot ask).",
   installProfileMissing: (profile) =>
     `note: profile '${profile}' is not configured yet — run papo new or papo join before opening your agent`,
   installHomeNote: (home) =>
@@ -535,6 +546,12 @@ const pt: Messages = {
     'A entrada do papo é confiável (trust: true): o Qwen Code roda as ferramentas do papo sem pedir confirmação, o que o qwen -p exige; nenhum outro servidor muda.',
   qwenFailed: (status, scope) =>
     `qwen mcp add falhou (${status}). Confira se o qwen roda, ou remova o papo com "qwen mcp remove --scope ${scope} papo" e rode papo install de novo`,
+  qwenApproved:
+    'A entrada do papo está aprovada para esta pasta (qwen mcp approve papo): o Qwen Code só inicia um servidor das configurações do projeto depois de aprovado, e o qwen -p não tem como perguntar; se a entrada mudar, o Qwen Code pergunta de novo.',
+  qwenApproveFailed: (status) =>
+    `qwen mcp approve papo falhou (${status}); a entrada do papo está escrita, mas o Qwen Code não a inicia antes de aprovada: rode "qwen mcp approve papo" nesta pasta`,
+  qwenApproveByHand:
+    'Depois, nesta pasta: qwen mcp approve papo (o Qwen Code só inicia um servidor das configurações do projeto depois de aprovado; o qwen -p não tem como perguntar).',
   installProfileMissing: (profile) =>
     `aviso: o perfil '${profile}' ainda não está configurado — rode papo new ou papo join antes de abrir o seu agente`,
   installHomeNote: (home) =>

@@ -2,6 +2,12 @@
 // writes mcpServers.papo into .qwen/settings.json of the project (scope project) or ~/.qwen/ (user),
 // and replaces papo's entry when it is there (measured with Qwen Code 0.15.10,
 // tests/clients/qwen.test.ts). `--` keeps papo's own arguments (--profile) from being read as qwen's.
+//   - scope project: Qwen Code 0.24.4 (not 0.15.10) starts a server of the project's .qwen/settings.json
+//     only once the person has approved it (`qwen mcp approve <name>`, kept in ~/.qwen/
+//     mcpApprovals.json for that folder and bound to a hash of the entry); until then `qwen mcp list`
+//     says "Pending approval" and `qwen -p` runs without papo's tools. papo install approves papo's
+//     entry, the one it has just written, on the person's own command: nothing else in the
+//     project, and a later change to the entry (someone else's commit) asks again.
 //   - trust: true for papo's entry only: without it `qwen -p` refuses every papo tool that is not
 //     read-only ("requires user approval but cannot execute in non-interactive mode").
 //   - timeout (ms) is how long a tool call may run, 600 s by default and not reset by progress
@@ -31,6 +37,11 @@ export function qwenSettingsFile(target: Pick<InstallTarget, 'scope' | 'cwd' | '
 
 function plainEnv(entry: McpEntry, scope: string): Record<string, string> {
   return scope === 'project' ? {} : entry.env;
+}
+
+/** `qwen mcp approve papo`: run in the project folder, after qwen mcp add (scope project only). */
+function approveArgs(entry: McpEntry): string[] {
+  return ['mcp', 'approve', entry.name];
 }
 
 function addArgs(entry: McpEntry, scope: string): string[] {
@@ -72,10 +83,13 @@ export const qwen: AgentClient = {
         },
       },
     };
-    return [target.t.printAddTo(qwenSettingsFile(target)), JSON.stringify(json, null, 2)];
+    const lines = [target.t.printAddTo(qwenSettingsFile(target)), JSON.stringify(json, null, 2)];
+    return target.scope === 'project' ? [...lines, target.t.qwenApproveByHand] : lines;
   },
   byHand(entry, target) {
-    return [`  ${['qwen', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`];
+    const add = `  ${['qwen', ...addArgs(entry, target.scope)].map(shellQuote).join(' ')}`;
+    if (target.scope !== 'project') return [add];
+    return [add, `  ${['qwen', ...approveArgs(entry)].map(shellQuote).join(' ')}`];
   },
   install(entry, target, exe) {
     const { t, scope } = target;
@@ -90,12 +104,14 @@ export const qwen: AgentClient = {
       const status = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
       throw new Error(t.qwenFailed(status, scope));
     }
+    const approved = scope === 'project' ? approve(entry, target, exe) : [];
     const homeNote =
       scope === 'project' && entry.env.PAPO_HOME
         ? [t.installHomeNoteFor('Qwen Code', entry.env.PAPO_HOME)]
         : [];
     return [
       t.installedIn('Qwen Code', scope, qwenSettingsFile(target)),
+      ...approved,
       t.qwenTrusted,
       t.installTimeout(QWEN_TOOL_TIMEOUT_MS / 1000),
       ...(entry.withheld.length > 0 ? [t.installWithheld('Qwen Code', entry.withheld)] : []),
@@ -104,3 +120,22 @@ export const qwen: AgentClient = {
     ];
   },
 };
+
+/**
+ * `qwen mcp approve papo` in the project folder, so that Qwen Code starts papo's entry of the
+ * project's settings without asking (qwen -p cannot ask). A Qwen Code without approvals (0.15)
+ * answers "Unknown arguments: approve": it starts the entry anyway, so nothing is said.
+ */
+function approve(entry: McpEntry, target: InstallTarget, exe: string): string[] {
+  const result = spawnSync(exe, approveArgs(entry), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    env: target.env,
+    cwd: target.cwd,
+    timeout: 120_000,
+  });
+  if (!result.error && result.status === 0) return [target.t.qwenApproved];
+  if (/Unknown arguments?:.*\bapprove\b/.test(result.stderr ?? '')) return [];
+  const status = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
+  throw new Error(target.t.qwenApproveFailed(status));
+}
