@@ -22,7 +22,7 @@ export const CLIENTS = {
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
-  qwen: { pkg: '@qwen-code/qwen-code', version: '0.15.10', bin: 'qwen' },
+  qwen: { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
 };
 
 const cacheRoot =

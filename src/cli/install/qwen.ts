@@ -1,8 +1,8 @@
 // Qwen Code: `qwen mcp add --scope <scope> -e K=V... --timeout <ms> --trust papo <papo> -- mcp ...`
 // writes mcpServers.papo into .qwen/settings.json of the project (scope project) or ~/.qwen/ (user),
-// and replaces papo's entry when it is there (measured with Qwen Code 0.15.10,
+// and replaces papo's entry when it is there (measured with Qwen Code 0.24.4,
 // tests/clients/qwen.test.ts). `--` keeps papo's own arguments (--profile) from being read as qwen's.
-//   - scope project: Qwen Code 0.24.4 (not 0.15.10) starts a server of the project's .qwen/settings.json
+//   - scope project: Qwen Code (0.24; not 0.15) starts a server of the project's .qwen/settings.json
 //     only once the person has approved it (`qwen mcp approve <name>`, kept in ~/.qwen/
 //     mcpApprovals.json for that folder and bound to a hash of the entry); until then `qwen mcp list`
 //     says "Pending approval" and `qwen -p` runs without papo's tools. papo install approves papo's
@@ -11,7 +11,9 @@
 //   - trust: true for papo's entry only: without it `qwen -p` refuses every papo tool that is not
 //     read-only ("requires user approval but cannot execute in non-interactive mode").
 //   - timeout (ms) is how long a tool call may run, 600 s by default and not reset by progress
-//     notifications: papo's wait lasts up to 1200 s.
+//     notifications: papo's wait lasts up to 1200 s. 0.24 also cuts a call that sends nothing for
+//     300 s (QWEN_CODE_MCP_TOOL_IDLE_TIMEOUT_MS); papo's wait sends progress every 15 s, which
+//     starts that count again, so nothing is written for it.
 //   - Qwen Code passes its whole environment to the servers it starts (no variable dropped, whatever
 //     its name), so secrets need no mention; its "$NAME" expansion of settings would leave the text
 //     "$NAME" in place when the variable is not set, so none is written.
