@@ -129,9 +129,8 @@ export const qwen: AgentClient = {
  * answers "Unknown arguments: approve": it starts the entry anyway, so nothing is said.
  */
 function approve(entry: McpEntry, target: InstallTarget, exe: string): string[] {
-  const result = spawnSync(exe, approveArgs(entry), {
+  const result = runClient(exe, approveArgs(entry), {
     stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
     env: target.env,
     cwd: target.cwd,
     timeout: 120_000,
