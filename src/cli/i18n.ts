@@ -49,6 +49,8 @@ export interface Messages {
   roomCreated(roomId: string, name: string, profile: string): string;
   /** papo new without --name, and no user name to take one from. */
   newNameNeeded: string;
+  newSignalNeedsPin(url: string): string;
+  newSignalNeedsToken(url: string): string;
   joined(roomId: string, name: string, profile: string): string;
   replaced(profile: string): string;
   sendInvite: string;
@@ -209,6 +211,10 @@ const en: Messages = {
   errorPrefix: 'error: ',
   roomCreated: (id, name, profile) => `Room ${id} created. You are "${name}" (profile ${profile}).`,
   newNameNeeded: 'give your name in the room: papo new --name <name> (1-32 of A-Za-z0-9-_.)',
+  newSignalNeedsPin: (url) =>
+    `the signal server ${url} has a certificate of its own, and this address does not carry its pin (nor, likely, its token): every member would be refused. Run the papo new --signal '…' line that papo signal --public printed on the server (papo signal --public ADDR prints it again); nothing was created`,
+  newSignalNeedsToken: (url) =>
+    `the signal server ${url} wants a token, and this address carries none: every member would be refused. Run the papo new --signal '…' line that papo signal --public printed on the server (papo signal --public ADDR prints it again), or set PAPO_SIGNAL_TOKEN; nothing was created`,
   joined: (id, name, profile) => `You joined room ${id} as "${name}" (profile ${profile}).`,
   replaced: (profile) =>
     `Profile ${profile} was replaced: your identity and log are kept; known members, inbox and outbox of the old room are cleared.`,
@@ -471,6 +477,10 @@ const pt: Messages = {
   errorPrefix: 'erro: ',
   roomCreated: (id, name, profile) => `Sala ${id} criada. Você é "${name}" (perfil ${profile}).`,
   newNameNeeded: 'diga seu nome na sala: papo new --name <nome> (1 a 32 de A-Za-z0-9-_.)',
+  newSignalNeedsPin: (url) =>
+    `o servidor de sinalização ${url} tem um certificado próprio, e este endereço não traz o pin dele (nem, provavelmente, o token): todo membro seria recusado. Rode a linha papo new --signal '…' que o papo signal --public mostrou no servidor (papo signal --public ENDEREÇO mostra de novo); nada foi criado`,
+  newSignalNeedsToken: (url) =>
+    `o servidor de sinalização ${url} pede um token, e este endereço não traz nenhum: todo membro seria recusado. Rode a linha papo new --signal '…' que o papo signal --public mostrou no servidor (papo signal --public ENDEREÇO mostra de novo), ou defina PAPO_SIGNAL_TOKEN; nada foi criado`,
   joined: (id, name, profile) => `Você entrou na sala ${id} como "${name}" (perfil ${profile}).`,
   replaced: (profile) =>
     `O perfil ${profile} foi substituído: a sua identidade e o log foram mantidos; membros conhecidos, inbox e fila da sala antiga foram apagados.`,

@@ -1,6 +1,8 @@
 // papo new: makes a room (a fresh secret) in this profile and prints the invite.
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import { probeSignal } from '../../client/net/signal-probe.js';
+import { signalTokenFor } from '../../client/net/signal-token.js';
 import { createProfile } from '../../client/store/profile-store.js';
 import { checkAbout } from '../../client/wire/about.js';
 import { encodeInvite } from '../../client/wire/invite.js';
@@ -9,10 +11,12 @@ import { deriveRoomKeys, generateSecret } from '../../client/wire/room-crypto.js
 import {
   DEFAULT_SIGNAL_URL,
   isLoopbackSignalUrl,
+  parseSignalAddress,
   parseSignalUrl,
   signalUrlOf,
 } from '../../client/wire/signal-url.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, styles, text } from '../context.js';
+import type { Messages } from '../i18n.js';
 import { printLines } from '../output.js';
 
 interface NewOptions {
@@ -20,7 +24,11 @@ interface NewOptions {
   about?: string;
   force?: boolean;
   signal?: string;
+  check: boolean;
 }
+
+/** How long `papo new` waits for a server on another machine to say whether it wants a pin and token. */
+const NEW_CHECK_MS = 4000;
 
 /**
  * Without --name, the person's user name as a member name (the printed line of `papo signal
@@ -55,6 +63,10 @@ export function register(program: Command, ctx: CliContext): void {
       '--signal <address>',
       'signal server of the room, as papo signal --public prints it (wss://HOST:PORT/#pin=…&token=…) or a plain URL (default: the local one, this machine only)',
     )
+    .option(
+      '--no-check',
+      'do not ask the signal server whether the address carries what it needs (its pin and token)',
+    )
     .action(async (opts: NewOptions) => {
       const t = text(ctx);
       const profile = checkedProfile(ctx);
@@ -65,6 +77,11 @@ export function register(program: Command, ctx: CliContext): void {
       // Shown to the other members: one printable line, refused otherwise (ADR 0059).
       const about = opts.about === undefined ? undefined : checkAbout(opts.about);
       const signalUrl = roomSignalUrl(opts.signal, ctx.env);
+      // Before anything is written: a room whose address its own server refuses is one nobody meets in.
+      if (opts.check && signalUrl !== undefined) {
+        const refused = await addressRefused(signalUrl, ctx.env, t);
+        if (refused !== undefined) throw new RangeError(refused);
+      }
       const secret = generateSecret();
       const input = { home: home(ctx), profile, name, secret, force: opts.force === true };
       const { replaced } = await createProfile({
@@ -96,6 +113,35 @@ export function register(program: Command, ctx: CliContext): void {
       lines.push(...t.nextSteps(suffix));
       printLines(lines);
     });
+}
+
+/**
+ * Why the server at `address` will refuse every member of a room that carries it as it is, or
+ * undefined. A server set up by `papo signal --public` has a self-signed certificate and wants a
+ * token; only the line it printed carries its pin and token (ADR 0089). Given the plain URL
+ * instead, the room was made, its invite sent, and every member then met "is it running, and
+ * reachable" (issue 40). Anything else the server says (it is down, it answers) makes no refusal:
+ * `papo doctor` and the members say that when it matters.
+ */
+async function addressRefused(
+  signal: string,
+  env: NodeJS.ProcessEnv,
+  t: Messages,
+): Promise<string | undefined> {
+  const address = parseSignalAddress(signal, '--signal');
+  // The local server on this machine (plain ws:// on loopback), which papo mcp starts itself.
+  if (address.url.startsWith('ws://') && isLoopbackSignalUrl(address.url)) return undefined;
+  let token: string | undefined;
+  try {
+    token = signalTokenFor(address, env);
+  } catch {
+    return undefined; // a PAPO_SIGNAL_TOKEN that cannot be used is said by the members and doctor
+  }
+  const probe = await probeSignal({ url: address.url, token, pin: address.pin, timeoutMs: NEW_CHECK_MS });
+  if (probe.outcome === 'certificate' && probe.problem === 'self_signed' && address.pin === undefined)
+    return t.newSignalNeedsPin(address.url);
+  if (probe.outcome === 'unauthorized' && token === undefined) return t.newSignalNeedsToken(address.url);
+  return undefined;
 }
 
 /**
