@@ -53,7 +53,7 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, clientTracking: false });
   const connections = new Set<Connection>();
   const addresses = new AddressCounter();
-  const turn = new TurnIssuer(config.turn, config.token !== undefined);
+  const turn = new TurnIssuer(config.turn);
   let nextId = 1;
   let stopping = false;
 
@@ -149,8 +149,9 @@ export function createSignalApp(deps: SignalAppDeps): SignalApp {
     const authorized =
       config.token === undefined ||
       sameSecret(config.token, bearer(header('authorization')) ?? query.get('token') ?? undefined);
-    // Optional `?peer=<node id>`: its short form tags the TURN username, the member's one TURN
-    // identity (coturn's logs and user-quota; the unit of the per-address credential limit).
+    // Optional `?peer=<node id>`: its short form names the member's one TURN identity (coturn's logs
+    // and user-quota; the unit of the per-address credential limit), bound to this address by the
+    // TurnIssuer (ADR 0114).
     const hint = query.get('peer');
     const tag = hint !== null && PEER_PATTERN.test(hint) ? hint.slice(0, 10) : randomBytes(5).toString('hex');
     wss.handleUpgrade(request, socket, head, (ws) => {

@@ -12,9 +12,9 @@ export interface TurnConfig {
   /** Lifetime of a minted credential, in seconds. */
   ttlSeconds: number;
   /**
-   * Without a signal token: TURN identities (distinct `?peer=` tags) one client address (an IPv6
-   * /ipv6Prefix) is given credentials for within `windowMs`; 0 = no limit. Past it the welcome
-   * carries STUN only and the note `turn_limited` (ADR 0074). With a token there is no such limit.
+   * TURN identities (distinct `?peer=` hints) one client address (an IPv6 /ipv6Prefix) is given
+   * credentials for within `windowMs`, with a signal token or without; 0 = no limit. Past it the
+   * welcome carries STUN only and the note `turn_limited` (ADR 0074, ADR 0114).
    */
   perAddress: number;
   windowMs: number;

@@ -55,12 +55,15 @@ export interface WelcomeIce {
 }
 
 /**
- * Who gets TURN credentials (ADR 0074). With a signal token every connection that gets a welcome
- * presented it, and each gets credentials. Without one, anyone who reaches /v1/ws would get relay
- * access, so a client address (an IPv4 address, an IPv6 prefix: the connection limits' key) is
- * given credentials for at most `perAddress` TURN identities per `windowMs`. An identity is the
- * `?peer=` tag: a member that reconnects (same tag) within the window is given its credential
- * again without counting twice, so a redialling member is never limited by itself.
+ * Who gets TURN credentials (ADR 0074, ADR 0114). Anyone who reaches /v1/ws with the token (or
+ * anyone at all, without one) would get relay access, and one token is every room's of a server
+ * (`papo signal --public`): so a client address (an IPv4 address, an IPv6 prefix: the connection
+ * limits' key) is given credentials for at most `perAddress` TURN identities per `windowMs`, token
+ * or not. An identity is the member's `?peer=` hint bound by the server to the client's address
+ * (`identityTag`): a member that reconnects (same hint, same address) within the window is given
+ * its credential again without counting twice, so a redialling member is never limited by itself;
+ * a client that names another member's id gets a username of its own address, never that
+ * member's (coturn's `user-quota` counts per username).
  */
 export class TurnIssuer {
   /** address → tag → when it was last given a credential (ms); Map order = oldest first. */
@@ -71,7 +74,6 @@ export class TurnIssuer {
 
   constructor(
     private readonly turn: TurnConfig,
-    private readonly tokenRequired: boolean,
     /** Addresses tracked at most (the oldest forgotten first): bounds memory under many /64s. */
     private readonly maxAddresses = 100_000,
   ) {}
@@ -80,10 +82,26 @@ export class TurnIssuer {
     return this.turn.secret !== undefined && this.turn.urls.length > 0;
   }
 
-  /** The ICE servers for the welcome of a connection from `address` with TURN identity `tag`. */
-  forWelcome(address: string, tag: string, nowMs: number = Date.now()): WelcomeIce {
+  /**
+   * The TURN identity of a connection from `address` whose member names itself `hint` (its short
+   * id, ADR 0023, kept readable in coturn's logs): `<hint>.<6 hex of an HMAC of the address under
+   * the TURN secret>`. Only the server can make the suffix, so the same hint from another address
+   * is another identity.
+   */
+  identityTag(address: string, hint: string): string {
+    if (this.turn.secret === undefined) return hint;
+    const bound = createHmac('sha256', this.turn.secret)
+      .update(`papo turn identity\0${address}`)
+      .digest('hex')
+      .slice(0, 6);
+    return `${hint}.${bound}`;
+  }
+
+  /** The ICE servers for the welcome of a connection from `address` whose member names itself `hint`. */
+  forWelcome(address: string, hint: string, nowMs: number = Date.now()): WelcomeIce {
+    const tag = this.identityTag(address, hint);
     if (!this.enabled) return { iceServers: iceServersFor(this.turn, tag, nowMs), notes: [] };
-    if (this.tokenRequired || this.turn.perAddress === 0 || this.#allow(address, tag, nowMs)) {
+    if (this.turn.perAddress === 0 || this.#allow(address, tag, nowMs)) {
       this.issued++;
       return { iceServers: iceServersFor(this.turn, tag, nowMs), notes: [] };
     }

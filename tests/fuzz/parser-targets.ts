@@ -1757,7 +1757,7 @@ const turnLimiter: FuzzTarget = {
             perAddress,
             windowMs,
           };
-          const issuer = new TurnIssuer(turn as never, false, maxAddresses);
+          const issuer = new TurnIssuer(turn as never, maxAddresses);
           // The model: per address, the tags given within the window (a tag given again renews).
           const given = new Map<string, Map<string, number>>();
           // Past its cap the limiter forgets the oldest address (bounded memory, by design): its

@@ -299,8 +299,8 @@ test('TURN credentials minted by the signal server (welcome) relay a PAPO_ICE_PO
     }
     remote = await mb.state().catch(() => []);
   }
-  // The welcome carried REST credentials: "<expiry>:<short id>".
-  assert.match(ma.signal.iceServers?.[0]?.username ?? '', /^\d+:[0-9a-f]{10}$/);
+  // The welcome carried REST credentials: "<expiry>:<short id>.<its address's suffix>" (ADR 0114).
+  assert.match(ma.signal.iceServers?.[0]?.username ?? '', /^\d+:[0-9a-f]{10}\.[0-9a-f]{6}$/);
   assert.equal(ma.mesh.path(b), 'relay');
   assert.deepEqual(remote, [{ id: a, path: 'relay' }]);
   const echoed = once<[string, Uint8Array]>(ma.mesh, 'link-message');

@@ -91,7 +91,7 @@ function turnOf(m: ServerMessage | undefined): IceServer | undefined {
   return m?.t === 'welcome' ? m.iceServers.find((s) => String(s.urls).startsWith('turn:')) : undefined;
 }
 
-test('with a signal token, no welcome (so no TURN) without it, and coturn refuses made-up credentials', async () => {
+test('with a signal token, no welcome (so no TURN) without it, coturn refuses made-up credentials, and the per-address limit holds with it', async () => {
   const token = 'signal-token-for-tests';
   const server = await startSignalServer({
     port: 0,
@@ -100,8 +100,8 @@ test('with a signal token, no welcome (so no TURN) without it, and coturn refuse
       PAPO_TURN_SECRET: SECRET,
       PAPO_TURN_URLS: `turn:127.0.0.1:${port}?transport=udp`,
       PAPO_STUN_URLS: `stun:127.0.0.1:${port}`,
-      // Far below the number of identities asked for below: with a token it does not apply.
-      PAPO_TURN_CREDENTIALS_PER_ADDRESS: '1',
+      // Below the number of identities asked for below: it applies with a token too (ADR 0114).
+      PAPO_TURN_CREDENTIALS_PER_ADDRESS: '2',
     },
   });
   try {
@@ -131,10 +131,11 @@ test('with a signal token, no welcome (so no TURN) without it, and coturn refuse
         username,
       );
     }
-    // With the token: a welcome with TURN for every identity (no per-address limit), and coturn
-    // grants an allocation with it.
+    // With the token: a welcome with TURN for two identities, and coturn grants an allocation with
+    // it; a third identity from the same address gets STUN only (one token is every room's, and one
+    // holder must not take every relay of the server: ADR 0114).
     const usernames = new Set<string>();
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const c = await TestClient.open(server.url, {
         query: `?peer=${hex32()}`,
         headers: { Authorization: `Bearer ${token}` },
@@ -152,7 +153,18 @@ test('with a signal token, no welcome (so no TURN) without it, and coturn refuse
         await c.close();
       }
     }
-    assert.equal(usernames.size, 3);
+    assert.equal(usernames.size, 2);
+    const third = await TestClient.open(server.url, {
+      query: `?peer=${hex32()}`,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    try {
+      const welcome = await third.next();
+      assert.equal(welcome.t === 'welcome' ? welcome.notes?.join() : 'no', 'turn_limited');
+      assert.equal(turnOf(welcome), undefined);
+    } finally {
+      await third.close();
+    }
     assert.equal(server.metrics.refused.get('unauthorized'), 3);
   } finally {
     await server.close();
@@ -257,10 +269,10 @@ test('a member given a welcome without TURN (turn_limited) still joins, and hear
 test('papo signal says at start who gets TURN credentials', async () => {
   const base = { PAPO_TURN_SECRET: SECRET, PAPO_TURN_URLS: `turn:127.0.0.1:${port}` };
   for (const [env, expected] of [
-    [base, /turn credentials: on \(no token: 20 TURN identities per address per 600 s\)/],
+    [base, /turn credentials: on \(to anyone: no token; 20 TURN identities per address per 600 s\)/],
     [
       { ...base, PAPO_SIGNAL_TOKEN: 'signal-token-for-tests' },
-      /turn credentials: on \(to clients with the token\)/,
+      /turn credentials: on \(to clients with the token; 20 TURN identities per address per 600 s\)/,
     ],
     [
       { ...base, PAPO_TURN_CREDENTIALS_PER_ADDRESS: '0' },

@@ -159,7 +159,7 @@ test('TURN identities per address: a sliding window, a redial free, memory bound
     perAddress: 2,
     windowMs: 600_000,
   };
-  const issuer = new TurnIssuer(turn, false, 3);
+  const issuer = new TurnIssuer(turn, 3);
   const t0 = 1_000_000_000;
   const has = (address: string, tag: string, now: number) =>
     issuer.forWelcome(address, tag, now).iceServers.some((s) => s.username !== undefined);
@@ -175,12 +175,35 @@ test('TURN identities per address: a sliding window, a redial free, memory bound
   // Only `maxAddresses` addresses are remembered, the least recent forgotten first.
   for (const address of ['b', 'c', 'd', 'e']) has(address, 'x', t0 + 700_000);
   assert.equal(issuer.trackedAddresses, 3);
-  // With a token required, or no TURN configured, there is no limit to apply.
-  const withToken = new TurnIssuer(turn, true);
-  for (let i = 0; i < 10; i++) assert.equal(withToken.forWelcome('a', `m${i}`, t0).notes.length, 0);
-  const noTurn = new TurnIssuer({ ...turn, secret: undefined }, false);
+  // With no TURN configured there is nothing to limit. (A signal token changes nothing: one token
+  // is every room's of a server, ADR 0114.)
+  const noTurn = new TurnIssuer({ ...turn, secret: undefined });
   for (let i = 0; i < 10; i++)
     assert.deepEqual(noTurn.forWelcome('a', `m${i}`, t0), { iceServers: [], notes: [] });
+});
+
+test("a TURN identity is the member's hint bound to its address: another address naming the same id gets a username of its own (ADR 0114)", () => {
+  const turn = {
+    ...DEFAULTS.turn,
+    secret: 's',
+    urls: ['turn:t.example:3478'],
+    perAddress: 2,
+    windowMs: 600_000,
+  };
+  const issuer = new TurnIssuer(turn);
+  const t0 = 1_000_000_000;
+  const username = (address: string, hint: string) =>
+    issuer.forWelcome(address, hint, t0).iceServers.find((s) => s.username !== undefined)?.username ?? '';
+  const ana = username('198.51.100.7', 'a1b2c3d4e5');
+  assert.match(ana, /^\d+:a1b2c3d4e5\.[0-9a-f]{6}$/, 'the short id stays readable in coturn logs');
+  assert.equal(username('198.51.100.7', 'a1b2c3d4e5'), ana, 'a redial: the same identity (ADR 0058)');
+  assert.notEqual(username('203.0.113.9', 'a1b2c3d4e5'), ana, "another address cannot take ana's quota");
+  assert.equal(issuer.identityTag('198.51.100.7', 'a1b2c3d4e5'), ana.split(':')[1]);
+  // Made by the TURN secret: another server's (or a guessed one) makes another suffix.
+  assert.notEqual(
+    new TurnIssuer({ ...turn, secret: 't' }).identityTag('198.51.100.7', 'a1b2c3d4e5'),
+    ana.split(':')[1],
+  );
 });
 
 // bufferutil ships prebuilt for some platforms only (ADR 0082); elsewhere ws unmasks in JavaScript.

@@ -66,9 +66,9 @@ interface SignalOptions {
 
 function turnMode(c: Awaited<ReturnType<typeof startSignalServer>>['config']): string {
   if (c.turn.secret === undefined || c.turn.urls.length === 0) return 'off';
-  if (c.token !== undefined) return 'on (to clients with the token)';
-  if (c.turn.perAddress === 0) return 'on (to anyone: no token, no per-address limit)';
-  return `on (no token: ${c.turn.perAddress} TURN identities per address per ${c.turn.windowMs / 1000} s)`;
+  const who = c.token !== undefined ? 'to clients with the token' : 'to anyone: no token';
+  if (c.turn.perAddress === 0) return `on (${who}, no per-address limit)`;
+  return `on (${who}; ${c.turn.perAddress} TURN identities per address per ${c.turn.windowMs / 1000} s)`;
 }
 
 export function register(program: Command, ctx: CliContext): void {
