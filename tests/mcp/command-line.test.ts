@@ -45,7 +45,10 @@ test('other papo mcp lines get commander’s answers', async (t) => {
   // After --about, commander reads the program's options: the version, not a server.
   const version = await runPapo(['mcp', '--about', '-V'], { env, input: INIT });
   assert.equal(version.code, 0);
-  assert.equal(version.stdout, '0.1.0\n');
+  assert.equal(
+    version.stdout,
+    `papo 0.1.0 on Node.js ${process.version} (${process.platform} ${process.arch})\n`,
+  );
   const noProfile = await runPapo(['mcp', '--about', '--profile'], { env, input: INIT });
   assert.equal(noProfile.code, 1);
   assert.match(noProfile.stderr, /option '--profile <profile>' argument missing/);
