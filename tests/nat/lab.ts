@@ -6,6 +6,15 @@
 //   <p>-h1    the member of site 1: eth0 10.1.0.2/24, default route via 10.1.0.1
 //   <p>-r2 / <p>-h2   the same for site 2 with 203.0.113.12 and 10.2.0.0/24
 //
+// Optional parts (issue 40):
+//   oneToOne  a cloud VM behind 1:1 NAT: <p>-r0 with wan 203.0.113.20 on the bridge and lan
+//             10.0.0.1/24, <p>-srv with only 10.0.0.10/24 (default via 10.0.0.1); the router
+//             DNATs 203.0.113.20 to 10.0.0.10 and SNATs 10.0.0.10 to 203.0.113.20, on wan only
+//             (no hairpin: many NATs have none, and papo must not need it)
+//   vpn       a VPN-like link between the two member hosts: a veth pair vpn0 with 100.64.0.1/10
+//             on h1 and 100.64.0.2/10 on h2 (the CGNAT range Tailscale uses), on interfaces of
+//             their own beside eth0
+//
 // The private ranges are not routed on the public segment, exactly as on the internet: the only
 // way between the sites goes through the routers' NAT (or through TURN in the public segment).
 // NAT kinds: 'eim' = plain MASQUERADE (Linux keeps the source port: endpoint-independent mapping,
@@ -75,8 +84,28 @@ export interface Coturn {
   stop(): Promise<void>;
 }
 
+/** A server host behind 1:1 NAT (LabOptions.oneToOne). */
+export interface OneToOne {
+  /** Namespace of the server host, which has only `privateIp`. */
+  ns: string;
+  routerNs: string;
+  privateIp: string;
+  /** What the world reaches it as (DNAT to privateIp). */
+  publicIp: string;
+}
+
+export interface LabOptions {
+  sites: [SiteOptions, SiteOptions];
+  oneToOne?: boolean;
+  vpn?: boolean;
+}
+
 export interface NatLab {
   prefix: string;
+  /** The server host behind 1:1 NAT, when asked for. */
+  oneToOne: OneToOne | undefined;
+  /** The VPN addresses of h1 and h2, when asked for. */
+  vpn: [string, string] | undefined;
   publicNs: string;
   /** Address of the public segment's own host (signal server, coturn). */
   publicIp: string;
@@ -201,7 +230,7 @@ function natRule(kind: NatKind): string[] {
 }
 
 /** Builds the lab. On any failure while building, what was built is removed before the error. */
-export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] }): Promise<NatLab> {
+export async function createNatLab(options: LabOptions): Promise<NatLab> {
   removeStaleLabs();
   const prefix = `${LAB_PREFIX}${process.pid}-${++counter}`;
   const publicNs = `${prefix}-pub`;
@@ -219,6 +248,10 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
       nat: o.nat,
     } satisfies Site;
   }) as [Site, Site];
+  const oneToOne: OneToOne | undefined = options.oneToOne
+    ? { ns: `${prefix}-srv`, routerNs: `${prefix}-r0`, privateIp: '10.0.0.10', publicIp: '203.0.113.20' }
+    : undefined;
+  const vpn: [string, string] | undefined = options.vpn ? ['100.64.0.1', '100.64.0.2'] : undefined;
 
   let closed = false;
   const close = async (): Promise<void> => {
@@ -238,7 +271,8 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
   };
 
   try {
-    for (const ns of [publicNs, ...sites.flatMap((s) => [s.routerNs, s.ns])]) {
+    const extra = oneToOne === undefined ? [] : [oneToOne.routerNs, oneToOne.ns];
+    for (const ns of [publicNs, ...sites.flatMap((s) => [s.routerNs, s.ns]), ...extra]) {
       await ip(['netns', 'add', ns]);
       created.push(ns);
       await ip(['-n', ns, 'link', 'set', 'lo', 'up']);
@@ -298,6 +332,18 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
       await inNs(site.routerNs, 'iptables', ['-A', 'INPUT', '-i', 'wan', '-j', 'DROP']);
       if (opts.blockUdp) await inNs(site.routerNs, 'iptables', ['-A', 'FORWARD', '-p', 'udp', '-j', 'DROP']);
     }
+    if (oneToOne !== undefined) await buildOneToOne(publicNs, oneToOne);
+    if (vpn !== undefined) {
+      const [h1, h2] = sites;
+      await ip(['-n', h1.ns, 'link', 'add', 'vpn0', 'type', 'veth', 'peer', 'name', 'vpn0', 'netns', h2.ns]);
+      for (const [host, address] of [
+        [h1.ns, vpn[0]],
+        [h2.ns, vpn[1]],
+      ] as const) {
+        await ip(['-n', host, 'addr', 'add', `${address}/10`, 'dev', 'vpn0']);
+        await ip(['-n', host, 'link', 'set', 'vpn0', 'up']);
+      }
+    }
   } catch (err) {
     await close();
     throw err;
@@ -341,6 +387,8 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
 
   const lab: NatLab = {
     prefix,
+    oneToOne,
+    vpn,
     publicNs,
     publicIp: PUBLIC_IP,
     sites,
@@ -438,6 +486,60 @@ export async function createNatLab(options: { sites: [SiteOptions, SiteOptions] 
     close,
   };
   return lab;
+}
+
+/** The 1:1 NAT router and the server host behind it (LabOptions.oneToOne). */
+async function buildOneToOne(publicNs: string, o: OneToOne): Promise<void> {
+  await ip([
+    '-n',
+    o.routerNs,
+    'link',
+    'add',
+    'wan',
+    'type',
+    'veth',
+    'peer',
+    'name',
+    'port0',
+    'netns',
+    publicNs,
+  ]);
+  await ip(['-n', publicNs, 'link', 'set', 'port0', 'master', 'br0']);
+  await ip(['-n', publicNs, 'link', 'set', 'port0', 'up']);
+  await ip(['-n', o.routerNs, 'addr', 'add', `${o.publicIp}/24`, 'dev', 'wan']);
+  await ip(['-n', o.routerNs, 'link', 'set', 'wan', 'up']);
+  await ip(['-n', o.routerNs, 'link', 'add', 'lan', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', o.ns]);
+  await ip(['-n', o.routerNs, 'addr', 'add', '10.0.0.1/24', 'dev', 'lan']);
+  await ip(['-n', o.routerNs, 'link', 'set', 'lan', 'up']);
+  await ip(['-n', o.ns, 'addr', 'add', `${o.privateIp}/24`, 'dev', 'eth0']);
+  await ip(['-n', o.ns, 'link', 'set', 'eth0', 'up']);
+  await ip(['-n', o.ns, 'route', 'add', 'default', 'via', '10.0.0.1']);
+  await inNs(o.routerNs, 'sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
+  const nat = ['-t', 'nat', '-A'];
+  await inNs(o.routerNs, 'iptables', [
+    ...nat,
+    'PREROUTING',
+    '-i',
+    'wan',
+    '-d',
+    o.publicIp,
+    '-j',
+    'DNAT',
+    '--to-destination',
+    o.privateIp,
+  ]);
+  await inNs(o.routerNs, 'iptables', [
+    ...nat,
+    'POSTROUTING',
+    '-o',
+    'wan',
+    '-s',
+    o.privateIp,
+    '-j',
+    'SNAT',
+    '--to-source',
+    o.publicIp,
+  ]);
 }
 
 function writeEmptyConfig(dir: string): string {

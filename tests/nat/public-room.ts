@@ -37,9 +37,29 @@ export interface PublicLab {
   close(): Promise<void>;
 }
 
+/**
+ * Where `papo signal --public` runs: 'public' on the public segment's own host (its address is on
+ * an interface there), 'oneToOne' on a host with only a private address behind 1:1 NAT (ADDR is the
+ * router's public address), 'vpn' on ana's own machine with ADDR its VPN address (issue 40).
+ */
+export type ServerPlace = 'public' | 'oneToOne' | 'vpn';
+
+function serverOf(lab: NatLab, place: ServerPlace): { ns: string; address: string } {
+  if (place === 'oneToOne' && lab.oneToOne !== undefined) {
+    return { ns: lab.oneToOne.ns, address: lab.oneToOne.publicIp };
+  }
+  if (place === 'vpn' && lab.vpn !== undefined) return { ns: lab.sites[0].ns, address: lab.vpn[0] };
+  return { ns: lab.publicNs, address: lab.publicIp };
+}
+
 /** The lab, `papo signal --public` in its public namespace, and the room made from its line. */
-export async function publicLab(sites: [SiteOptions, SiteOptions], coturn = true): Promise<PublicLab> {
-  const lab = await createNatLab({ sites });
+export async function publicLab(
+  sites: [SiteOptions, SiteOptions],
+  coturn = true,
+  place: ServerPlace = 'public',
+): Promise<PublicLab> {
+  const lab = await createNatLab({ sites, oneToOne: place === 'oneToOne', vpn: place === 'vpn' });
+  const server = serverOf(lab, place);
   const dir = makeTempDir('papo-public-lab-');
   const close = async () => {
     await lab.close();
@@ -47,9 +67,9 @@ export async function publicLab(sites: [SiteOptions, SiteOptions], coturn = true
   };
   try {
     const signal = lab.spawn(
-      lab.publicNs,
+      server.ns,
       process.execPath,
-      [PAPO_BIN, 'signal', '--public', lab.publicIp, '--state', join(dir, 'operator')],
+      [PAPO_BIN, 'signal', '--public', server.address, '--state', join(dir, 'operator')],
       { env: { PATH: coturn ? (process.env.PATH ?? '') : pathWithoutCoturn(dir), LANG: 'C' } },
     );
     let out = '';
@@ -95,12 +115,12 @@ export async function publicLab(sites: [SiteOptions, SiteOptions], coturn = true
 }
 
 /** ana's and bob's `papo mcp`, each in its site's namespace, initialized. */
-export async function startPair(room: PublicLab): Promise<[Member, Member]> {
+export async function startPair(room: PublicLab, env: NodeJS.ProcessEnv = {}): Promise<[Member, Member]> {
   const started = await Promise.all(
     (['ana', 'bob'] as const).map((name, i) =>
       startMember(name, room.homes[i] as string, {
         ns: room.lab.sites[i]?.ns as string,
-        env: { USER: name, PAPO_ICE_SERVERS: undefined },
+        env: { USER: name, PAPO_ICE_SERVERS: undefined, ...env },
       }),
     ),
   );
