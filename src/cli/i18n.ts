@@ -11,6 +11,7 @@ import { bareHost } from '../client/hosts.js';
 import type { NoPathReason } from '../client/net/health.js';
 import type { CertificateProblem } from '../client/net/signal-probe.js';
 import { signalOrigin, tokenMayTravel } from '../client/net/signal-token.js';
+import type { OpenPort } from './signal-public/public-signal.js';
 
 export type Lang = 'en' | 'pt';
 
@@ -194,6 +195,10 @@ export interface Messages {
   signalLoopbackOnly(url: string): string;
   /** papo signal --public without coturn on PATH (ADR 0088): the warning, then its fix. */
   signalNoTurn: string[];
+  /** papo signal --public: the ports to open to this host (issue 40), before the creator's command. */
+  signalPorts(ports: readonly OpenPort[]): string;
+  /** papo signal --public behind 1:1 NAT: ADDR is on no interface, relays on `privateIp` (ADR 0112). */
+  signalMapped(address: string, privateIp: string): string;
   /** papo signal --public: the line before the creator's command (stderr; the command is on stdout). */
   signalCreatorCommand: string;
   /**
@@ -468,10 +473,32 @@ const en: Messages = {
     'WARNING: no TURN server: coturn (turnserver) is not on PATH. Members behind a symmetric NAT or a firewall that blocks UDP will not link.',
     'WARNING: fix: install coturn (apt install coturn, brew install coturn) and start papo signal again, or point at a TURN server with PAPO_TURN_URLS and PAPO_TURN_SECRET.',
   ],
+  signalPorts: (ports) =>
+    `Open these ports to this machine (its firewall, the cloud's security group): ${portList(ports, 'and', {
+      signal: 'signal server',
+      stun: 'STUN',
+      turn: 'TURN',
+      turns: 'TURN over TLS',
+      relays: 'TURN relays',
+    })}. Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.`,
+  signalMapped: (address, privateIp) =>
+    `${address} is on no interface of this machine (1:1 NAT, as on a cloud VM): coturn relays on ${privateIp}, the address it stands for, and hands out ${address} (external-ip).`,
   signalCreatorCommand:
     "The room's creator runs this (it holds the server's token: send it over a private channel):",
   error: () => undefined,
 };
+
+/** `7450/tcp (signal server), 3478/udp and 3478/tcp (TURN), …`: one port's protocols together. */
+function portList(ports: readonly OpenPort[], and: string, uses: Record<OpenPort['use'], string>): string {
+  const groups: { use: OpenPort['use']; items: string[] }[] = [];
+  for (const p of ports) {
+    const last = groups.at(-1);
+    const item = `${p.port}/${p.protocol}`;
+    if (last?.use === p.use) last.items.push(item);
+    else groups.push({ use: p.use, items: [item] });
+  }
+  return groups.map((g) => `${g.items.join(` ${and} `)} (${uses[g.use]})`).join(', ');
+}
 
 const pt: Messages = {
   errorPrefix: 'erro: ',
@@ -738,6 +765,20 @@ const pt: Messages = {
     'AVISO: sem servidor TURN: o coturn (turnserver) não está no PATH. Membros atrás de um NAT simétrico ou de um firewall que bloqueia UDP não vão se ligar.',
     'AVISO: solução: instale o coturn (apt install coturn, brew install coturn) e inicie o papo signal de novo, ou aponte para um servidor TURN com PAPO_TURN_URLS e PAPO_TURN_SECRET.',
   ],
+  signalPorts: (ports) =>
+    `Abra estas portas para esta máquina (no firewall dela, no grupo de segurança da nuvem): ${portList(
+      ports,
+      'e',
+      {
+        signal: 'servidor de sinalização',
+        stun: 'STUN',
+        turn: 'TURN',
+        turns: 'TURN sobre TLS',
+        relays: 'relays TURN',
+      },
+    )}. Membros cuja rede não as alcança não se ligam, e o papo doctor do lado deles não tem como saber.`,
+  signalMapped: (address, privateIp) =>
+    `${address} não está em nenhuma interface desta máquina (NAT 1:1, como numa VM de nuvem): o coturn abre os relays em ${privateIp}, o endereço que ele representa, e entrega ${address} (external-ip).`,
   signalCreatorCommand:
     'Quem cria a sala roda isto (contém o token do servidor: mande por um canal privado):',
   error: (err, hints) => {

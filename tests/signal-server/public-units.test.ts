@@ -17,12 +17,19 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { type NetworkInterfaceInfo, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { connect } from 'node:tls';
+import { messages } from '../../src/cli/i18n.js';
 import { coturnConfig, DENIED_PEERS } from '../../src/cli/signal-public/coturn.js';
-import { checkPublicAddress, inRange, selfAllowed } from '../../src/cli/signal-public/public-signal.js';
+import {
+  checkPublicAddress,
+  inRange,
+  portsToOpen,
+  selfAllowed,
+} from '../../src/cli/signal-public/public-signal.js';
+import { localAddresses, relayPlan, routeSource } from '../../src/cli/signal-public/relay-addresses.js';
 import { ipBytes, selfSignedCertificate } from '../../src/cli/signal-public/self-signed.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from '../../src/cli/signal-public/state.js';
 import { startStunResponder } from '../../src/cli/signal-public/stun-responder.js';
@@ -161,7 +168,8 @@ test("coturn's configuration: every setting and the deny list of docker/turnserv
     host: '0.0.0.0',
     port: 3478,
     tls: { port: 5349, certFile: '/state/cert.pem', keyFile: '/state/key.pem' },
-    externalIp: '203.0.113.9',
+    externalIp: '203.0.113.9/10.0.0.10',
+    relayIp: '10.0.0.10',
     allowedPeers: ['100.64.0.0-100.127.255.255'],
     deniedPeers: ['198.51.100.4'],
   }).split('\n');
@@ -175,7 +183,8 @@ test("coturn's configuration: every setting and the deny list of docker/turnserv
     'tls-listening-port=5349',
     'cert=/state/cert.pem',
     'pkey=/state/key.pem',
-    'external-ip=203.0.113.9',
+    'external-ip=203.0.113.9/10.0.0.10',
+    'relay-ip=10.0.0.10',
     'denied-peer-ip=198.51.100.4',
     'allowed-peer-ip=100.64.0.0-100.127.255.255',
     `static-auth-secret=${'S'.repeat(43)}`,
@@ -228,4 +237,79 @@ test('ADDR is allowed as a relay peer only where the deny list would refuse it',
   assert.deepEqual(selfAllowed('8.8.8.8'), []);
   assert.deepEqual(selfAllowed('2a00:1450::1'), []);
   assert.deepEqual(selfAllowed('signal.example.org'), []);
+});
+
+/** An interface entry as os.networkInterfaces() gives it. */
+function iface(address: string, internal = false): NetworkInterfaceInfo {
+  const v6 = address.includes(':');
+  return {
+    address,
+    netmask: v6 ? 'ffff:ffff:ffff:ffff::' : '255.255.255.0',
+    family: v6 ? 'IPv6' : 'IPv4',
+    mac: '00:00:00:00:00:00',
+    internal,
+    cidr: null,
+    ...(v6 ? { scopeid: 0 } : {}),
+  } as NetworkInterfaceInfo;
+}
+
+test('where coturn relays (ADR 0112): on ADDR when it is an interface address, on the private address ADDR maps to behind 1:1 NAT', () => {
+  const vm = [iface('127.0.0.1', true), iface('10.0.0.10'), iface('172.17.0.1'), iface('::1', true)];
+  // 1:1 NAT: ADDR on no interface; the route out picks the private address, which alone is allowed.
+  assert.deepEqual(relayPlan('198.51.100.20', vm, '10.0.0.10'), {
+    kind: 'mapped',
+    relayIp: '10.0.0.10',
+    externalIp: '198.51.100.20/10.0.0.10',
+    allowedSelf: ['198.51.100.20', '10.0.0.10'],
+  });
+  assert.deepEqual(relayPlan('8.8.4.4', vm, '10.0.0.10').allowedSelf, ['10.0.0.10']);
+  // A route source that is not an interface address (or none): the first address of the family.
+  assert.equal(relayPlan('8.8.4.4', vm, undefined).relayIp, '10.0.0.10');
+  assert.equal(relayPlan('8.8.4.4', vm, '172.17.0.1').relayIp, '172.17.0.1');
+  // A member's machine at its VPN address: relays on it alone (not on its LAN address too).
+  const laptop = [iface('127.0.0.1', true), iface('192.168.1.5'), iface('100.101.102.103')];
+  assert.deepEqual(relayPlan('100.101.102.103', laptop, '100.101.102.103'), {
+    kind: 'local',
+    relayIp: '100.101.102.103',
+    externalIp: undefined,
+    allowedSelf: ['100.101.102.103'],
+  });
+  // A public VM: relays on ADDR, nothing of the host allowed.
+  assert.deepEqual(relayPlan('8.8.4.4', [iface('8.8.4.4')], '8.8.4.4').allowedSelf, []);
+  assert.equal(relayPlan('2001:DB8::1', [iface('2001:db8::1')], undefined).kind, 'local');
+  // Neither a name nor a host without an address of ADDR's family is mapped.
+  assert.equal(relayPlan('signal.example.org', vm, undefined).kind, 'unknown');
+  const only6 = relayPlan('198.51.100.20', [iface('::1', true), iface('2001:db8::5')], undefined);
+  assert.deepEqual(only6, {
+    kind: 'unknown',
+    relayIp: undefined,
+    externalIp: '198.51.100.20',
+    allowedSelf: ['198.51.100.20'],
+  });
+});
+
+test('the route source is an address of this host', async () => {
+  const source = await routeSource('127.0.0.1');
+  assert.equal(source, '127.0.0.1');
+  assert.ok(localAddresses().some((i) => i.address === source));
+});
+
+test('the ports to open, printed in English and pt-BR', () => {
+  const ports = portsToOpen('coturn', 7450, 3478, 5349);
+  assert.equal(
+    messages('en').signalPorts(ports),
+    "Open these ports to this machine (its firewall, the cloud's security group): 7450/tcp (signal server), 7450/udp (STUN), 3478/udp and 3478/tcp (TURN), 5349/tcp (TURN over TLS), 49160-49360/udp (TURN relays). Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.",
+  );
+  assert.match(
+    messages('pt').signalPorts(ports),
+    /^Abra estas portas .*: 7450\/tcp \(servidor de sinalização\), 7450\/udp \(STUN\), 3478\/udp e 3478\/tcp \(TURN\), 5349\/tcp \(TURN sobre TLS\), 49160-49360\/udp \(relays TURN\)\./,
+  );
+  assert.deepEqual(
+    portsToOpen('none', 7450, 3478, 5349).map((p) => `${p.port}/${p.protocol}`),
+    ['7450/tcp', '7450/udp', '3478/udp'],
+  );
+  assert.deepEqual(
+    portsToOpen('external', 443, 3478, 5349).map((p) => `${p.port}/${p.protocol}`),
+    ['443/tcp', '443/udp'],
+  );
 });

@@ -181,7 +181,11 @@ export function register(program: Command, ctx: CliContext): void {
           log(`turn: coturn started (pid ${pub.coturn?.pid}; configuration ${pub.coturn?.confPath})`);
         }
         log(`stun: ${pub.stunUrls.join(' ')}`);
+        if (pub.relay?.kind === 'mapped' && pub.relay.relayIp !== undefined) {
+          log(messages.signalMapped(bareHost(new URL(pub.signalAddress).hostname), pub.relay.relayIp));
+        }
         for (const line of messages.signalNoTurn) if (pub.turn === 'none') log(line);
+        log(messages.signalPorts(pub.ports));
         log(messages.signalCreatorCommand);
         // On a line of its own on stdout (stderr has the rest), so a script can take it alone.
         process.stdout.write(`papo new --signal '${pub.signalAddress}'\n`);

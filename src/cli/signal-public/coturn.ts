@@ -53,6 +53,9 @@ export const DENIED_PEERS: readonly string[] = [
   'ff00::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
 ];
 
+/** coturn's relay ports (UDP), as in docker/turnserver.conf: the operator opens them (ADR 0112). */
+export const RELAY_PORTS = { min: 49160, max: 49360 } as const;
+
 /** The bundle's fixed settings (docker/turnserver.conf explains each). */
 const HARDENING: readonly string[] = [
   'no-dtls',
@@ -61,8 +64,8 @@ const HARDENING: readonly string[] = [
   'use-auth-secret',
   'fingerprint',
   'no-tcp-relay',
-  'min-port=49160',
-  'max-port=49360',
+  `min-port=${RELAY_PORTS.min}`,
+  `max-port=${RELAY_PORTS.max}`,
   'no-cli',
   'no-multicast-peers',
   'no-software-attribute',
@@ -83,8 +86,13 @@ export interface CoturnSettings {
   port: number;
   /** TLS (turns:) with these PEM files, when given. */
   tls: { port: number; certFile: string; keyFile: string } | undefined;
-  /** coturn's external-ip: the address members reach, when it is an IP address. */
+  /**
+   * coturn's external-ip: `PUBLIC/PRIVATE` behind 1:1 NAT (relay-addresses.ts, ADR 0112), or the
+   * address members reach.
+   */
   externalIp: string | undefined;
+  /** coturn's relay-ip: the one address relays open on (ADDR, or the private one behind 1:1 NAT). */
+  relayIp: string | undefined;
   /** Peers relays may reach although the deny list has them (a LAN or VPN), and more to deny. */
   allowedPeers: readonly string[];
   deniedPeers: readonly string[];
@@ -108,6 +116,7 @@ export function coturnConfig(s: CoturnSettings): string {
     `userdb=${join(s.dir, 'turndb')}`,
     `pidfile=${join(s.dir, PID_FILE)}`,
     `static-auth-secret=${s.secret}`,
+    ...(s.relayIp === undefined ? [] : [`relay-ip=${s.relayIp}`]),
     ...(s.externalIp === undefined ? [] : [`external-ip=${s.externalIp}`]),
     ...[...DENIED_PEERS, ...s.deniedPeers].map((p) => `denied-peer-ip=${p}`),
     ...s.allowedPeers.map((p) => `allowed-peer-ip=${p}`),

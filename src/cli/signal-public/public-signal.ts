@@ -18,10 +18,12 @@ import {
   tlsFiles,
 } from '../../signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
-import { CoturnSupervisor, DENIED_PEERS, findTurnserver } from './coturn.js';
-import { ipBytes } from './self-signed.js';
+import { CoturnSupervisor, findTurnserver, RELAY_PORTS } from './coturn.js';
+import { localAddresses, type RelayPlan, relayPlan, routeSource } from './relay-addresses.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from './state.js';
 import { type StunResponder, startStunResponder } from './stun-responder.js';
+
+export { inRange, selfAllowed } from './relay-addresses.js';
 
 export const DEFAULT_TURN_PORT = 3478;
 export const DEFAULT_TURN_TLS_PORT = 5349;
@@ -45,6 +47,42 @@ export interface PublicSignalOptions {
 
 export type TurnSource = 'coturn' | 'external' | 'none';
 
+/** A port the operator opens to this host (issue 40: printed, and in README's "Two machines"). */
+export interface OpenPort {
+  /** A number, or a first-last range. */
+  port: string;
+  protocol: 'tcp' | 'udp';
+  use: 'signal' | 'stun' | 'turn' | 'turns' | 'relays';
+}
+
+/**
+ * What the members' side needs open to this host: the signal port (TCP; UDP for the second STUN
+ * destination), and with coturn its port (UDP and TCP), its TLS port and its relay range; without
+ * coturn the TURN port's STUN answer (UDP).
+ */
+export function portsToOpen(
+  turn: TurnSource,
+  signalPort: number,
+  turnPort: number,
+  turnTlsPort: number,
+): OpenPort[] {
+  const ports: OpenPort[] = [
+    { port: String(signalPort), protocol: 'tcp', use: 'signal' },
+    { port: String(signalPort), protocol: 'udp', use: 'stun' },
+  ];
+  if (turn === 'coturn') {
+    ports.push(
+      { port: String(turnPort), protocol: 'udp', use: 'turn' },
+      { port: String(turnPort), protocol: 'tcp', use: 'turn' },
+      { port: String(turnTlsPort), protocol: 'tcp', use: 'turns' },
+      { port: `${RELAY_PORTS.min}-${RELAY_PORTS.max}`, protocol: 'udp', use: 'relays' },
+    );
+  } else if (turn === 'none') {
+    ports.push({ port: String(turnPort), protocol: 'udp', use: 'stun' });
+  }
+  return ports;
+}
+
 export interface PublicSignal {
   server: SignalServerHandle;
   /** The address members need, fragment included (secret: the token is in it). */
@@ -52,6 +90,10 @@ export interface PublicSignal {
   pin: string;
   turn: TurnSource;
   coturn: CoturnSupervisor | undefined;
+  /** The ports to open to this host (portsToOpen). */
+  ports: OpenPort[];
+  /** Where coturn relays and what it maps (relay-addresses.ts); undefined without coturn. */
+  relay: RelayPlan | undefined;
   /** The STUN URLs handed out: coturn's and the second destination (stun-responder.ts). */
   stunUrls: string[];
   stateDir: string;
@@ -101,6 +143,7 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
   const binary = externalTurn ? undefined : findTurnserver(env);
   const turn: TurnSource = externalTurn ? 'external' : binary !== undefined ? 'coturn' : 'none';
   let coturn: CoturnSupervisor | undefined;
+  let relay: RelayPlan | undefined;
   const stun: StunResponder[] = [];
   let server: SignalServerHandle | undefined;
   const stunUrls: string[] = [];
@@ -117,6 +160,12 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
       `stun: ${stunUrls.join(' ')} (a Binding to two of them from one socket tells a symmetric NAT: another mapped port for each)`,
     ];
     if (binary !== undefined) {
+      // ADR 0112: relays on ADDR, or behind 1:1 NAT on the private address ADDR stands for.
+      relay = relayPlan(
+        address,
+        localAddresses(),
+        isIP(address) === 0 ? undefined : await routeSource(address),
+      );
       coturn = await CoturnSupervisor.start(
         binary,
         {
@@ -125,8 +174,9 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
           host,
           port: o.turnPort,
           tls: { port: o.turnTlsPort, ...tls },
-          externalIp: isIP(address) !== 0 ? address : undefined,
-          allowedPeers: [...selfAllowed(address), ...peers(env, 'PAPO_TURN_ALLOWED_PEERS')],
+          externalIp: relay.externalIp,
+          relayIp: relay.relayIp,
+          allowedPeers: [...relay.allowedSelf, ...peers(env, 'PAPO_TURN_ALLOWED_PEERS')],
           deniedPeers: peers(env, 'PAPO_TURN_DENIED_PEERS'),
         },
         o.log,
@@ -205,6 +255,8 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
     pin,
     turn,
     coturn,
+    relay,
+    ports: portsToOpen(turn, handle.port, o.turnPort, o.turnTlsPort),
     stunUrls,
     stateDir: state.dir,
     made: state.made,
@@ -228,24 +280,4 @@ function peers(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return list;
-}
-
-/** Whether `address` is in one of coturn's `first-last` ranges (same family only). */
-export function inRange(address: string, range: string): boolean {
-  const [first = '', last = first] = range.split('-');
-  const a = ipBytes(address);
-  const lo = ipBytes(first);
-  const hi = ipBytes(last);
-  return a.length === lo.length && Buffer.compare(lo, a) <= 0 && Buffer.compare(a, hi) <= 0;
-}
-
-/**
- * ADDR itself, allowed as a relay peer when the deny list holds it (a LAN, a VPN such as
- * Tailscale's 100.64/10, a lab): two members relayed by this coturn reach each other through relay
- * addresses that are ADDR, which the deny list would refuse (ADR 0076, ADR 0088: the cost is that
- * relays may reach this host's own UDP services at ADDR, for holders of the token only).
- */
-export function selfAllowed(address: string): string[] {
-  if (isIP(address) === 0) return [];
-  return DENIED_PEERS.some((r) => inRange(address, r)) ? [address] : [];
 }
