@@ -39,12 +39,15 @@ export class TestClient {
       autoPong?: boolean;
       /** PEM certificates to trust for a wss:// base (a self-signed server's own). */
       ca?: string | Buffer;
+      /** The client's own address (another loopback address is another client to the server). */
+      localAddress?: string;
     } = {},
   ) {
     const ws = new WebSocket(`${base}/v1/ws${options.query ?? ''}`, {
       headers: options.headers ?? {},
       autoPong: options.autoPong ?? true,
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      ...(options.localAddress !== undefined ? { localAddress: options.localAddress } : {}),
     });
     const client = new TestClient(ws);
     return new Promise<TestClient>((resolve, reject) => {

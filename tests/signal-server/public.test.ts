@@ -18,6 +18,7 @@ import { mappingBehaviour, probeTurn, stunMappings } from '../../src/client/net/
 import type { IceServer, ServerMessage } from '../../src/signal-protocol.js';
 import { certificatePin } from '../../src/signal-protocol.js';
 import { startMcp, waitOnline } from '../member/helpers.js';
+import { StunClient, StunError } from '../nat/stun.js';
 import { inviteIn, memberEnv, PAPO_BIN, runPapo } from '../support/papo.js';
 import { localhostCert } from '../support/tls-cert.js';
 import { waitFor } from '../support/wait.js';
@@ -306,6 +307,61 @@ test('first start: the state, the printed line, the token, TURN that coturn acce
   assert.equal(readFileSync(join(state, 'turn-secret'), 'utf8').trim(), secret);
   assert.match(again.stderr(), /state: \//);
   assert.doesNotMatch(again.stderr(), /state: made/);
+});
+
+test('one holder of the token asking for nine TURN identities gets four and holds at most half the relays: a member of another room, from another address, still gets one (ADR 0114)', {
+  timeout: 120_000,
+}, async (t) => {
+  const run = await startPublic(join(root, 'quota', 'signal'));
+  t.after(() => stopPublic(run.child));
+  const turnOfWelcome = async (localAddress: string) => {
+    const c = await TestClient.open(run.url, {
+      query: `?peer=${hex32()}`,
+      headers: { Authorization: `Bearer ${run.token}` },
+      ca: run.ca,
+      localAddress,
+    });
+    try {
+      const welcome = await c.next();
+      return welcomeOf(welcome).find((s) => s.username !== undefined && String(s.urls).includes('turn:'));
+    } finally {
+      await c.close();
+    }
+  };
+  const sockets: StunClient[] = [];
+  t.after(() => {
+    for (const s of sockets) s.close();
+  });
+  /** Allocations (UDP) with `turn` until coturn refuses one or `most` are held; how many it took. */
+  const allocateAll = async (turn: IceServer, localAddress: string, most: number) => {
+    let held = 0;
+    for (; held < most; held++) {
+      const client = await StunClient.udp({ address: '127.0.0.1', port: run.turnPort }, localAddress);
+      sockets.push(client);
+      try {
+        await client.allocate(turn.username as string, turn.credential as string);
+      } catch (err) {
+        if (err instanceof StunError && err.code === 486) break; // Allocation Quota Reached
+        throw err;
+      }
+    }
+    return held;
+  };
+  // The holder, from 127.0.0.1: nine made-up identities, each allocating as much as coturn lets it.
+  let identities = 0;
+  let allocations = 0;
+  for (let i = 0; i < 9; i++) {
+    const turn = await turnOfWelcome('127.0.0.1');
+    if (turn === undefined) continue;
+    identities += 1;
+    allocations += await allocateAll(turn, '127.0.0.1', 30);
+  }
+  assert.equal(identities, 4, 'TURN identities per address: 200 relays / (2 x user-quota 24)');
+  assert.equal(allocations, 4 * 24);
+  // A member of another room, from another address: its welcome has TURN, and coturn allocates.
+  const other = await turnOfWelcome('127.0.0.2');
+  assert.ok(other !== undefined, 'the other member is given TURN');
+  assert.equal(await allocateAll(other, '127.0.0.2', 1), 1, 'the relays were not all taken');
 });
 
 test('a room made from the printed line keeps working across a restart: a member started after it links with one that ran through it', {

@@ -56,6 +56,18 @@ export const DENIED_PEERS: readonly string[] = [
 /** coturn's relay ports (UDP), as in docker/turnserver.conf: the operator opens them (ADR 0112). */
 export const RELAY_PORTS = { min: 49160, max: 49360 } as const;
 
+/** Allocations at once per TURN identity (a member, ADR 0058), and in all. */
+export const USER_QUOTA = 24;
+export const TOTAL_QUOTA = 200;
+
+/**
+ * TURN identities one client address is given credentials for per window (ADR 0114): so many that
+ * together they hold at most half of the relays (4 x 24 of 200), whatever the token holder asks,
+ * and the other half stays for everyone else. The signal server's default (20) would let one
+ * address take them all.
+ */
+export const IDENTITIES_PER_ADDRESS = Math.floor(TOTAL_QUOTA / (2 * USER_QUOTA));
+
 /** The bundle's fixed settings (docker/turnserver.conf explains each). */
 const HARDENING: readonly string[] = [
   'no-dtls',
@@ -70,8 +82,8 @@ const HARDENING: readonly string[] = [
   'no-multicast-peers',
   'no-software-attribute',
   'stale-nonce=600',
-  'user-quota=24',
-  'total-quota=200',
+  `user-quota=${USER_QUOTA}`,
+  `total-quota=${TOTAL_QUOTA}`,
   'log-file=stdout',
   'simple-log',
 ];
