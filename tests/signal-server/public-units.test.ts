@@ -178,7 +178,11 @@ test("coturn's configuration: every setting and the deny list of docker/turnserv
     bundle.filter((l) => l.startsWith('denied-peer-ip=')).map((l) => l.slice('denied-peer-ip='.length)),
   );
   // The bundle leaves TLS to a proxy (no-tls); here coturn does TLS with the server's certificate.
-  for (const line of bundle) if (line !== 'no-tls') assert.ok(conf.includes(line), `${line} is kept`);
+  // Its relays are sized to the per-address limit (ADR 0114): twice what one address can hold.
+  const sized = /^(no-tls|min-port=|max-port=|total-quota=)/;
+  for (const line of bundle) if (!sized.test(line)) assert.ok(conf.includes(line), `${line} is kept`);
+  for (const line of ['min-port=49160', 'max-port=50120', 'total-quota=960', 'user-quota=24'])
+    assert.ok(conf.includes(line), line);
   for (const line of [
     'tls-listening-port=5349',
     'cert=/state/cert.pem',
@@ -298,11 +302,11 @@ test('the ports to open, printed in English and pt-BR', () => {
   const ports = portsToOpen('coturn', 7450, 3478, 5349);
   assert.equal(
     messages('en').signalPorts(ports),
-    "Open these ports to this machine (its firewall, the cloud's security group): 7450/tcp (signal server), 7450/udp (STUN), 3478/udp and 3478/tcp (TURN), 5349/tcp (TURN over TLS), 49160-49360/udp (TURN relays). Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.",
+    "Open these ports to this machine (its firewall, the cloud's security group): 7450/tcp (signal server), 7450/udp (STUN), 3478/udp and 3478/tcp (TURN), 5349/tcp (TURN over TLS), 49160-50120/udp (TURN relays). Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.",
   );
   assert.match(
     messages('pt').signalPorts(ports),
-    /^Abra estas portas .*: 7450\/tcp \(servidor de sinalização\), 7450\/udp \(STUN\), 3478\/udp e 3478\/tcp \(TURN\), 5349\/tcp \(TURN sobre TLS\), 49160-49360\/udp \(relays TURN\)\./,
+    /^Abra estas portas .*: 7450\/tcp \(servidor de sinalização\), 7450\/udp \(STUN\), 3478\/udp e 3478\/tcp \(TURN\), 5349\/tcp \(TURN sobre TLS\), 49160-50120\/udp \(relays TURN\)\./,
   );
   assert.deepEqual(
     portsToOpen('none', 7450, 3478, 5349).map((p) => `${p.port}/${p.protocol}`),

@@ -16,6 +16,7 @@ import { type Log, type LogTarget, toLog } from '../../client/log.js';
 import { Backoff, COTURN_RESTART } from '../../client/net/backoff.js';
 import { writeFileDurable } from '../../client/store/durable-file.js';
 import { readNoFollowSync } from '../../client/store/no-follow.js';
+import { DEFAULTS } from '../../signal-server/config.js';
 
 /**
  * Peers a relay must never reach: every special-purpose range of RFC 6890 and the IANA registries,
@@ -53,20 +54,27 @@ export const DENIED_PEERS: readonly string[] = [
   'ff00::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
 ];
 
-/** coturn's relay ports (UDP), as in docker/turnserver.conf: the operator opens them (ADR 0112). */
-export const RELAY_PORTS = { min: 49160, max: 49360 } as const;
-
-/** Allocations at once per TURN identity (a member, ADR 0058), and in all. */
+/** Allocations at once per TURN identity (a member, ADR 0058): 3 TURN URLs x 8 links. */
 export const USER_QUOTA = 24;
-export const TOTAL_QUOTA = 200;
 
 /**
- * TURN identities one client address is given credentials for per window (ADR 0114): so many that
- * together they hold at most half of the relays (4 x 24 of 200), whatever the token holder asks,
- * and the other half stays for everyone else. The signal server's default (20) would let one
- * address take them all.
+ * TURN identities one client address is given credentials for per window, token or not: the
+ * signal server's default (ADR 0114).
  */
-export const IDENTITIES_PER_ADDRESS = Math.floor(TOTAL_QUOTA / (2 * USER_QUOTA));
+export const IDENTITIES_PER_ADDRESS = DEFAULTS.turn.perAddress;
+
+/**
+ * Allocations at once in all: twice what one address can hold (20 x 24), so that one holder of
+ * the token, whatever it asks, holds at most half of the relays and the rest stays for everyone
+ * else (ADR 0114). The Docker bundle's 200 would let one address take them all.
+ */
+export const TOTAL_QUOTA = 2 * IDENTITIES_PER_ADDRESS * USER_QUOTA;
+
+/**
+ * coturn's relay ports (UDP): one per allocation and one spare, so coturn answers 486 (quota)
+ * before it runs out of ports. The operator opens them (ADR 0112).
+ */
+export const RELAY_PORTS = { min: 49160, max: 49160 + TOTAL_QUOTA } as const;
 
 /** The bundle's fixed settings (docker/turnserver.conf explains each). */
 const HARDENING: readonly string[] = [

@@ -18,7 +18,7 @@ import {
   tlsFiles,
 } from '../../signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
-import { CoturnSupervisor, findTurnserver, IDENTITIES_PER_ADDRESS, RELAY_PORTS } from './coturn.js';
+import { CoturnSupervisor, findTurnserver, RELAY_PORTS } from './coturn.js';
 import { localAddresses, type RelayPlan, relayPlan, routeSource } from './relay-addresses.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from './state.js';
 import { type StunResponder, startStunResponder } from './stun-responder.js';
@@ -193,10 +193,6 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
         ? {}
         : {
             secret: state.turnSecret,
-            // Its own coturn's relays shared out per address (ADR 0114), unless the operator said.
-            ...(env.PAPO_TURN_CREDENTIALS_PER_ADDRESS === undefined
-              ? { perAddress: IDENTITIES_PER_ADDRESS }
-              : {}),
             urls: [
               `turn:${urlHost}:${o.turnPort}?transport=udp`,
               `turn:${urlHost}:${o.turnPort}?transport=tcp`,
