@@ -82,8 +82,12 @@ test('papo mcp, started as agent CLIs start it, optimises nothing from its first
       encoding: 'utf8',
     });
     assert.match(out, /"protocolVersion"/);
+    // Node's path functions, called once per character of every path node resolves, can be hot
+    // enough for Maglev while node resolves the entry itself, before its first line: in some runs
+    // of the empty module and not others (CI saw one compiled for papo and not for the baseline).
+    const resolving = new Set(['isPosixPathSeparator (MAGLEV)', 'normalizeString (MAGLEV)']);
     assert.deepEqual(
-      optimisedIn(out).filter((f) => !before.has(f)),
+      optimisedIn(out).filter((f) => !before.has(f) && !resolving.has(f)),
       [],
     );
   } finally {
