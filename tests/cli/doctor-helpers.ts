@@ -33,7 +33,8 @@ export function env(home: string, extra: Record<string, string | undefined> = {}
 /** A profile "ana" whose room meets at `signalUrl`. */
 export async function profile(t: T, signalUrl: string): Promise<string> {
   const home = join(tempDir(t), 'home');
-  const r = await runPapo(['new', '--name', 'ana', '--signal', signalUrl], { env: env(home) });
+  // --no-check: these rooms meet at servers doctor must find wrong, which papo new would refuse.
+  const r = await runPapo(['new', '--name', 'ana', '--signal', signalUrl, '--no-check'], { env: env(home) });
   assert.equal(r.code, 0, r.stderr);
   return home;
 }

@@ -129,8 +129,9 @@ async function addressRefused(
   t: Messages,
 ): Promise<string | undefined> {
   const address = parseSignalAddress(signal, '--signal');
-  // The local server on this machine (plain ws:// on loopback), which papo mcp starts itself.
-  if (address.url.startsWith('ws://') && isLoopbackSignalUrl(address.url)) return undefined;
+  // Only a server with TLS, as papo signal --public runs: over plain ws:// a token never travels
+  // to another machine at all (ADR 0060), and on loopback it is the server papo mcp starts itself.
+  if (!/^(wss|https):/.test(address.url)) return undefined;
   let token: string | undefined;
   try {
     token = signalTokenFor(address, env);
