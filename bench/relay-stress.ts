@@ -2,7 +2,9 @@
 // people running `papo say` in parallel loops, each say a new relayed link on both ends. It counts
 // the says delivered, the transport processes that froze (the native deadlock of ADR 0055) and
 // were started again by papo itself (ADR 0057), and coturn's relay sockets at the end (ADR 0058).
-// Usage: npm run build && node dist/bench/relay-stress.js [says=1000] [parallel=4]
+// Usage: npm run build && node dist/bench/relay-stress.js [says=1000] [parallel=4] [user-quota]
+// With a user-quota (coturn's allocations at once per username; the Docker bundle's is 12), the
+// TURN-allocation check's relay-only scenario: `15 1 12` is issue 40's 15 says one after another.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +17,13 @@ import { runPapo } from '../tests/support/papo.js';
 const PAPO = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const says = Number(process.argv[2] ?? 1000);
 const parallel = Number(process.argv[3] ?? 4);
+const userQuota = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
 const FROZEN = /the transport process \(WebRTC\) stopped answering/g;
 const FROZEN_LINE = /the transport process \(WebRTC\) stopped answering/;
 
 const root = mkdtempSync(join(tmpdir(), 'papo-relay-stress-'));
 const user = { name: 'stress', password: 'test-only-password' };
-const turn = await startCoturn({ user });
+const turn = await startCoturn({ user, ...(userQuota === undefined ? {} : { userQuota }) });
 const env = (home: string): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH ?? '',
   LANG: 'C',
@@ -50,7 +53,9 @@ agent.child.stderr.setEncoding('utf8').on('data', (c: string) => {
 await agent.initialize();
 await agent.callTool('status');
 
-console.log(`relay stress: ${says} says, ${parallel} in parallel, ${new Date().toISOString()}`);
+console.log(
+  `relay stress: ${says} says, ${parallel} in parallel, user-quota ${userQuota ?? 'none'}, ${new Date().toISOString()}`,
+);
 const started = Date.now();
 let next = 0;
 let delivered = 0;
