@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { get } from 'node:https';
 import { type AddressInfo, createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -532,15 +541,42 @@ test('a TURN port in use stops the start with the port named, and leaves no cotu
   }
 });
 
-test('a coturn left by a papo killed with SIGKILL is stopped by the next start', async (t) => {
-  const state = join(root, 'killed', 'signal');
+test('SIGKILL of papo ends its coturn too, within seconds, and frees every port (setpriv --pdeathsig)', {
+  skip: existsSync('/usr/bin/setpriv') ? false : 'no util-linux setpriv here',
+}, async (t) => {
+  const state = join(root, 'killed-9', 'signal');
   const run = await startPublic(state);
+  t.after(() => stopPublic(run.child));
+  assert.ok(alive(run.coturnPid));
+  const ports = [run.port, run.turnPort, run.turnTlsPort];
+  const exited = once(run.child, 'exit');
+  run.child.kill('SIGKILL');
+  await exited;
+  await waitFor('coturn gone after papo was killed', () => !alive(run.coturnPid), { timeoutMs: 5000 });
+  assert.deepEqual(coturnsUnder(state), []);
+  for (const port of ports) assert.equal(await accepts(port), false, `nothing accepts on ${port}`);
+  const bound = boundPorts();
+  for (const port of ports) assert.ok(!bound.has(port), `no socket bound to ${port}`);
+});
+
+test('without setpriv, a coturn left by a papo killed with SIGKILL is stopped by the next start', async (t) => {
+  const state = join(root, 'killed', 'signal');
+  // A PATH with turnserver and no setpriv (macOS, a system without util-linux's).
+  const bin = join(root, 'killed', 'bin');
+  mkdirSync(bin, { recursive: true });
+  const turnserver = (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => join(dir, 'turnserver'))
+    .find((f) => existsSync(f));
+  assert.ok(turnserver !== undefined, 'turnserver on PATH');
+  symlinkSync(turnserver, join(bin, 'turnserver'));
+  const run = await startPublic(state, { path: bin });
   t.after(() => stopPublic(run.child));
   const exited = once(run.child, 'exit');
   run.child.kill('SIGKILL');
   await exited;
-  assert.ok(alive(run.coturnPid), 'SIGKILL gives papo no time to stop coturn');
-  const again = await startPublic(state);
+  assert.ok(alive(run.coturnPid), 'SIGKILL gives papo no time to stop coturn, and nothing ties it to papo');
+  const again = await startPublic(state, { path: bin });
   t.after(() => stopPublic(again.child));
   assert.ok(!alive(run.coturnPid), 'the leftover coturn is stopped');
   assert.deepEqual(coturnsUnder(state), [again.coturnPid]);

@@ -4,9 +4,12 @@
 // configuration, secret included, is a 0600 file in the state folder and coturn is started with
 // `-c <that file>` alone and an environment without papo's secrets, so no command line or
 // /proc/<pid>/environ shows the secret. A coturn that dies is started again with backoff; stop()
-// ends it (SIGTERM, SIGKILL after 3 s) and waits for it.
+// ends it (SIGTERM, SIGKILL after 3 s) and waits for it. A papo killed with SIGKILL cannot stop it,
+// so coturn is started through util-linux's setpriv --pdeathsig KILL where there is one (Linux):
+// the kernel kills it when papo dies, and its ports are free at once (issue 40). Without setpriv
+// the next start stops a coturn left behind (stopLeftover).
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { connect, createServer, isIP } from 'node:net';
@@ -116,6 +119,11 @@ export interface CoturnSettings {
   /** Peers relays may reach although the deny list has them (a LAN or VPN), and more to deny. */
   allowedPeers: readonly string[];
   deniedPeers: readonly string[];
+  /**
+   * util-linux's setpriv (findSetpriv), when there is one: coturn runs through it with
+   * PR_SET_PDEATHSIG, so that it dies with papo.
+   */
+  setpriv?: string | undefined;
 }
 
 export const CONF_FILE = 'turnserver.conf';
@@ -146,9 +154,14 @@ export function coturnConfig(s: CoturnSettings): string {
 
 /** The turnserver binary on PATH, or undefined. */
 export function findTurnserver(env: NodeJS.ProcessEnv): string | undefined {
+  return findOnPath('turnserver', env);
+}
+
+/** An executable `name` on env's PATH, or undefined. */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir === '') continue;
-    const candidate = join(dir, 'turnserver');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -158,9 +171,25 @@ export function findTurnserver(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * A coturn left running by a papo that was killed (SIGKILL gives it no time to stop coturn): its
- * pid file in the state folder names it, and it is ours when its command line holds our
- * configuration file. It is stopped before a new one starts on the same ports.
+ * util-linux's setpriv on env's PATH if it takes --pdeathsig (2.33 and later: an older one would
+ * refuse the option and coturn would never start), else undefined. Asked once, with `true`.
+ */
+export function findSetpriv(env: NodeJS.ProcessEnv): string | undefined {
+  const setpriv = findOnPath('setpriv', env);
+  if (setpriv === undefined) return undefined;
+  const probe = spawnSync(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], {
+    env: { PATH: env.PATH ?? '/usr/bin:/bin' },
+    stdio: 'ignore',
+    timeout: 5000,
+  });
+  return probe.status === 0 ? setpriv : undefined;
+}
+
+/**
+ * A coturn left running by a papo that was killed (SIGKILL gives it no time to stop coturn) where
+ * there was no setpriv to tie it to papo, or killed in the moment between its fork and setpriv's
+ * prctl: its pid file in the state folder names it, and it is ours when its command line holds
+ * our configuration file. It is stopped before a new one starts on the same ports.
  */
 async function stopLeftover(dir: string, confPath: string): Promise<void> {
   let pid: number;
@@ -268,9 +297,17 @@ export class CoturnSupervisor {
     // coturn creates its SQLite and pid files with the umask it inherits: 077 makes them 0600. The
     // umask is the process's, and spawn forks synchronously, so it is set around that call only.
     const umask = process.umask(0o077);
+    // Through setpriv, coturn gets PR_SET_PDEATHSIG (SIGKILL when its parent dies) and then is
+    // exec'd in the same process: its pid, pid file and command line are coturn's own. Node forks
+    // from its main thread, which lives as long as papo, and the signal survives exec (coturn is
+    // not setuid and changes no ids here).
+    const [command, args] =
+      this.settings.setpriv === undefined
+        ? [this.binary, ['-c', this.confPath]]
+        : [this.settings.setpriv, ['--pdeathsig', 'KILL', '--', this.binary, '-c', this.confPath]];
     let child: ChildProcess;
     try {
-      child = spawn(this.binary, ['-c', this.confPath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     } finally {
       process.umask(umask);
     }

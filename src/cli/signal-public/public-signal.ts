@@ -18,7 +18,7 @@ import {
   tlsFiles,
 } from '../../signal-server/config.js';
 import { type SignalServerHandle, startSignalServer } from '../../signal-server/server.js';
-import { CoturnSupervisor, findTurnserver, RELAY_PORTS } from './coturn.js';
+import { CoturnSupervisor, findSetpriv, findTurnserver, RELAY_PORTS } from './coturn.js';
 import { localAddresses, type RelayPlan, relayPlan, routeSource } from './relay-addresses.js';
 import { ensureCertificate, openPublicState, pinOfCertificate } from './state.js';
 import { type StunResponder, startStunResponder } from './stun-responder.js';
@@ -178,6 +178,8 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
           relayIp: relay.relayIp,
           allowedPeers: [...relay.allowedSelf, ...peers(env, 'PAPO_TURN_ALLOWED_PEERS')],
           deniedPeers: peers(env, 'PAPO_TURN_DENIED_PEERS'),
+          // So that coturn dies with papo, even when papo is killed with SIGKILL (Linux).
+          setpriv: findSetpriv(env),
         },
         o.log,
       );
