@@ -12,9 +12,10 @@
 // table, or $PAPO_<CLIENT>_VERSION (e.g. PAPO_CODEX_VERSION) to try another one. None of them is
 // ever a dependency of papo: together they weigh about a gigabyte.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { installIntoPrefix } from './prefix-install.mjs';
 
 /** The agent CLIs papo is proven with, pinned (docs/status.md says when each was run). */
 export const CLIENTS = {
@@ -60,44 +61,16 @@ function works(prefix, client) {
 function install(client, checkOnly) {
   const version = versionOf(client);
   const dir = join(cacheRoot, client, version);
-  if (works(dir, client)) return binOf(dir, client);
-  if (checkOnly) throw new Error(`${client} ${version} is not installed in ${dir}`);
-  // Into a folder of its own, then renamed: two test processes installing at once do not see a half
-  // install, and an interrupted install leaves nothing that looks complete.
-  mkdirSync(join(cacheRoot, client), { recursive: true });
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  process.stderr.write(`installing ${CLIENTS[client].pkg}@${version} into ${dir}\n`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(
-    npm,
-    [
-      'install',
-      '--prefix',
-      tmp,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      '--fetch-retries=1',
-      '--fetch-timeout=60000',
-      `${CLIENTS[client].pkg}@${version}`,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32', timeout: 600_000 },
+  if (checkOnly) {
+    if (!works(dir, client)) throw new Error(`${client} ${version} is not installed in ${dir}`);
+    return binOf(dir, client);
+  }
+  installIntoPrefix(
+    dir,
+    `${CLIENTS[client].pkg}@${version}`,
+    (prefix) => works(prefix, client),
+    `${client} ${version}`,
   );
-  if (r.status !== 0 || !works(tmp, client)) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`could not install ${client} ${version} (npm ${r.error?.message ?? `exit ${r.status}`})`);
-  }
-  try {
-    renameSync(tmp, dir);
-  } catch (err) {
-    // Another process finished first: keep its install.
-    rmSync(tmp, { recursive: true, force: true });
-    if (!works(dir, client)) throw err;
-  }
   return binOf(dir, client);
 }
 

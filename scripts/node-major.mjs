@@ -12,9 +12,10 @@
 // honoured): outside the checkout, so that CI's clean clone stays clean. Which release: the table,
 // or $PAPO_NODE<major>_VERSION (e.g. PAPO_NODE26_VERSION=26.13.0) to try another one.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { installIntoPrefix } from './prefix-install.mjs';
 
 /** The newest release of each supported major the registry served when last moved (docs/status.md). */
 export const RELEASES = { 22: '22.23.5', 24: '24.22.3', 26: '26.12.1' };
@@ -37,39 +38,7 @@ function works(prefix, version) {
 function install(major) {
   const version = process.env[`PAPO_NODE${major}_VERSION`] || RELEASES[major];
   const dir = join(cacheRoot, version);
-  if (works(dir, version)) return binOf(dir);
-  mkdirSync(cacheRoot, { recursive: true });
-  // Into a folder of its own, then renamed: an interrupted install leaves nothing that looks whole.
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  process.stderr.write(`installing ${pkg}@${version} into ${dir}\n`);
-  const r = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      tmp,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      '--fetch-retries=1',
-      `${pkg}@${version}`,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
-  );
-  if (r.status !== 0 || !works(tmp, version)) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`could not install Node ${version} (npm ${r.error?.message ?? `exit ${r.status}`})`);
-  }
-  try {
-    renameSync(tmp, dir);
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    if (!works(dir, version)) throw err;
-  }
+  installIntoPrefix(dir, `${pkg}@${version}`, (prefix) => works(prefix, version), `Node ${version}`);
   return binOf(dir);
 }
 
