@@ -38,7 +38,7 @@ export class EmbeddedSignalServer {
   #startServer: HostSignalServer;
   #log: Log;
   #handle: { close(): Promise<void> } | undefined;
-  #starting: Promise<void> | undefined;
+  #starting: Promise<boolean> | undefined;
   #closed = false;
 
   constructor(url: string, start: HostSignalServer, log: Log) {
@@ -54,32 +54,38 @@ export class EmbeddedSignalServer {
     return this.#handle !== undefined;
   }
 
-  tryStart(): Promise<void> {
-    if (this.#closed || this.#handle !== undefined) return Promise.resolve();
+  /**
+   * Hosts the server unless another member of this machine does; resolves whether a server is
+   * there now (hosted here, or by the other member) — false once closed, or when it cannot start.
+   */
+  tryStart(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    if (this.#handle !== undefined) return Promise.resolve(true);
     this.#starting ??= this.#hostNow().finally(() => {
       this.#starting = undefined;
     });
     return this.#starting;
   }
 
-  async #hostNow(): Promise<void> {
+  async #hostNow(): Promise<boolean> {
     // Another member of this machine hosts it (the usual case): a connect tells at once, where
     // loading the server's modules only to be told EADDRINUSE takes 100-170 ms of a papo say's
     // 0.3 s (docs/performance.md). A port that refuses is free, or was a moment ago: start.
-    if (await someoneListens(this.#host, this.#port)) return;
+    if (await someoneListens(this.#host, this.#port)) return true;
     try {
       const handle = await this.#startServer({ host: this.#host, port: this.#port });
       if (this.#closed) {
         await handle.close();
-        return;
+        return false;
       }
       this.#handle = handle;
       this.#log(`hosting the local signal server on ws://${this.#host}:${this.#port}`);
+      return true;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EADDRINUSE') {
-        this.#log(`could not start the local signal server: ${messageOf(err)}`);
-      }
+      if (code === 'EADDRINUSE') return true; // another member took it a moment before us
+      this.#log(`could not start the local signal server: ${messageOf(err)}`);
+      return false;
     }
   }
 

@@ -123,10 +123,14 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       log,
       cleanups,
     );
-    transport.onSignalState((signal) => {
-      // The process that hosted the local signal server exited: take the port over.
-      if (!signal.joined) void embedded?.tryStart();
-    });
+    if (embedded !== undefined)
+      transport.onSignalState((signal) => {
+        // The process that hosted the local signal server exited: take the port over, and have
+        // the transport dial it now. Its signal client would redial after its backoff (1-1.5 s),
+        // and a say started in that gap met an empty topic: "I don't know anyone" (issue 40).
+        if (signal.joined) return;
+        void embedded.tryStart().then((up) => up && transport.signalServerBack());
+      });
     node = roomNode(options, profile, keys, side, transport, log, () => runCleanups(cleanups));
     await node.start();
     // The probe reads the transport; it does not hand it out (nor its send).

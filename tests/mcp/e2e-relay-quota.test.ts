@@ -68,15 +68,6 @@ async function relayedPair(t: TestContext, voceEnv: Record<string, string> = {})
 test('the TURN-allocation check: a relay-only papo mcp, and 15 papo say in a row through a TURN with user-quota=12 from a profile without papo mcp, each a relayed link of its own, all delivered; relay sockets back to none', {
   timeout: 300_000,
   skip: hasCoturn ? false : 'turnserver (coturn) is not installed',
-  // The relayed-say regression of issue 40 (item 7), open: on Node 26 about one run in three has a
-  // say or two end at once (~0.5 s) with "I don't know anyone in this room yet": the say found
-  // nobody on the signal topic. Its likely cause: the first say starts before the agent has taken
-  // the room's loopback port, so the say hosts the local signal server, and takes it down when it
-  // exits; the agent hosts it again at once, but its own signal client (in its transport process)
-  // redials after its backoff (1 s and more), and a say in that window finds an empty topic. With
-  // the agent given 3 s before the first say, 5 runs of 5 delivered everything. It runs, and its
-  // result shows, without failing the suite until it is fixed.
-  todo: 'issue 40, item 7: a relayed say sometimes finds nobody on the topic (open)',
 }, async (t) => {
   const { turn, relayEnv } = await quotaTurn(t);
   // ana is the person: her profile is in the room, and no papo mcp ever runs in it.

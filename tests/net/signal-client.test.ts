@@ -169,3 +169,57 @@ test('pushed off the topic by a socket joining as our id, the client joins again
   }
   assert.deepEqual(displaced, [50, 100, 200]);
 });
+
+test('dialNow: with the server back (a local one taken over), the client dials at once instead of after its backoff; once until a join is answered again', async (t) => {
+  const keys = deriveRoomKeys(generateSecret());
+  const client = (port: number) => {
+    const c = new SignalClient({
+      url: `ws://127.0.0.1:${port}`,
+      topic: keys.topic,
+      localId: nodeId(),
+      signalKey: keys.signalKey,
+      backoffMs: [600_000], // only dialNow can bring it back within the test
+    });
+    t.after(() => c.close());
+    return c;
+  };
+
+  // A papo server that goes and comes back on its port, twice: each time dialNow joins at once.
+  let server = await startSignalServer({ host: '127.0.0.1', port: 0, env: {} });
+  const { port } = server;
+  t.after(() => server.close());
+  const member = client(port);
+  member.dialNow(); // before start: nothing waits to be redialled
+  member.start();
+  await waitFor('joined', () => member.joined);
+  for (let round = 1; round <= 2; round++) {
+    const lost = once<[{ retryInMs: number }]>(member, 'disconnected');
+    await server.close();
+    assert.ok((await lost)[0].retryInMs >= 600_000, 'the backoff alone would wait ten minutes');
+    server = await startSignalServer({ host: '127.0.0.1', port, env: {} });
+    member.dialNow();
+    await waitFor(`joined again (round ${round})`, () => member.joined);
+  }
+
+  // A port that accepts but refuses papo: one early dial, then the backoff holds.
+  let dials = 0;
+  const verifyClient = () => {
+    dials += 1;
+    return false;
+  };
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, verifyClient });
+  t.after(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  await once(wss, 'listening');
+  const refused = client((wss.address() as AddressInfo).port);
+  const losses: number[] = [];
+  refused.on('disconnected', () => losses.push(Date.now()));
+  refused.start();
+  await waitFor('the first dial refused', () => losses.length === 1);
+  refused.dialNow();
+  await waitFor('the early dial refused', () => losses.length === 2);
+  refused.dialNow();
+  refused.dialNow();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(dials, 2, 'no dial past the one early dial until a join is answered');
+  assert.equal(losses.length, 2);
+});

@@ -136,6 +136,8 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   #started = false;
   #closed = false;
   #joined = false;
+  /** A dialNow() came since the last answered join: the next ones wait for the backoff. */
+  #dialedEarly = false;
   #iceServers: IceServer[] | undefined;
   readonly #peers = new Set<string>();
   #everJoined = false;
@@ -203,6 +205,20 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
   start(): void {
     if (this.#started || this.#closed) return;
     this.#started = true;
+    this.#dial();
+  }
+
+  /**
+   * The server is known to be back (this machine's local signal server, just taken over by the
+   * member's process): dial now instead of when the backoff says. Only while a redial is waiting,
+   * and once until a join is answered again, so a port that accepts but is no papo server never
+   * makes it dial in a loop.
+   */
+  dialNow(): void {
+    if (this.#closed || this.#redialTimer === undefined || this.#dialedEarly) return;
+    this.#dialedEarly = true;
+    clearTimeout(this.#redialTimer);
+    this.#redialTimer = undefined;
     this.#dial();
   }
 
@@ -379,6 +395,7 @@ export class SignalClient extends EventEmitter<SignalClientEvents> {
         // The join was answered: this connection is good, so the next loss redials after 1 s again.
         this.#joined = true;
         this.#everJoined = true;
+        this.#dialedEarly = false;
         this.#problem = undefined;
         this.#refusal = undefined;
         this.#redial.reset();

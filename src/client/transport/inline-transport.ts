@@ -50,6 +50,10 @@ export class InlineTransport extends EventEmitter<TransportEvents> implements Me
     return () => this.#signalState.off('change', listener);
   }
 
+  signalServerBack(): void {
+    this.stack.signal.dialNow();
+  }
+
   async health(): Promise<NetworkHealth> {
     return {
       signalUrl: this.signalUrl,

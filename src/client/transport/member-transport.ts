@@ -13,6 +13,11 @@ export interface MemberTransport extends NodeTransport {
    * returns what stops it.
    */
   onSignalState(listener: (state: SignalState) => void): () => void;
+  /**
+   * The signal server is there again (this machine's local one, just taken over by the member's
+   * process): the signal client dials now rather than after its backoff (SignalClient.dialNow).
+   */
+  signalServerBack(): void;
   /** The network now; asks the transport, at most `probeMs`, whether it still answers. */
   health(probeMs?: number): Promise<NetworkHealth>;
   close(): Promise<void>;

@@ -151,6 +151,9 @@ process.on('message', (raw: ToTransport) => {
       // Counters (dropped blobs) change without an event: the heartbeat carries them along.
       if (stack !== undefined) tellSignalState(stack);
       break;
+    case 'redial':
+      stack?.signal.dialNow();
+      break;
     case 'close':
       void shutdown();
       break;

@@ -180,6 +180,10 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     return () => this.#signalState.off('change', listener);
   }
 
+  signalServerBack(): void {
+    this.#tell({ t: 'redial' });
+  }
+
   async health(probeMs = PROBE_MS): Promise<NetworkHealth> {
     const child = this.#child;
     if (child !== undefined && (this.#state === 'running' || this.#state === 'unresponsive')) {

@@ -22,6 +22,8 @@ export type ToTransport =
   | TransportInit
   | { t: 'send'; peer: string; data: string }
   | { t: 'ping'; n: number }
+  /** The signal server is there again (the member's process took the local one over): dial now. */
+  | { t: 'redial' }
   | { t: 'close' };
 
 export type FromTransport =
