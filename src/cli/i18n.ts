@@ -146,6 +146,10 @@ export interface Messages {
   lookingFor(seconds: number): string;
   online: string;
   offline: string;
+  /** Offline to this run but on the signal server's topic: no link yet, not gone (issue 40). */
+  onSignalServer: string;
+  /** A link that carried a message and brought nothing back for `seconds`. */
+  notAnswering(seconds: number, path: string): string;
   yourAgent: string;
   noMembersOnTopic: string;
   /** Why the signal server could not be used (SignalProblemCode), for status and say. */
@@ -360,6 +364,8 @@ const en: Messages = {
   lookingFor: (seconds) => `Looking for room members (up to ${seconds}s)…`,
   online: 'online',
   offline: 'offline',
+  onSignalServer: 'on the signal server, no link yet',
+  notAnswering: (seconds, path) => `not answering for ${seconds}s, ${path} until then`,
   yourAgent: 'your agent',
   noMembersOnTopic: '  (nobody found)',
   signalProblem: (code, url, detail) => {
@@ -650,6 +656,8 @@ const pt: Messages = {
   lookingFor: (seconds) => `Procurando membros da sala (até ${seconds}s)…`,
   online: 'online',
   offline: 'offline',
+  onSignalServer: 'no servidor de sinalização, ainda sem link',
+  notAnswering: (seconds, path) => `sem resposta há ${seconds}s, ${path} até então`,
   yourAgent: 'o seu agente',
   noMembersOnTopic: '  (ninguém encontrado)',
   signalProblem: (code, url, detail) => {

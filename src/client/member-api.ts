@@ -30,6 +30,11 @@ export interface MemberStatus {
   online: boolean;
   /** Present while a data channel to this member is open. */
   path?: LinkPath;
+  /**
+   * Set while that channel has brought nothing back for a message sent on it, for this many
+   * seconds (at least presence.ts's LINK_QUIET_MS): it is open, but not answering.
+   */
+  quietSeconds?: number;
   /** Its person reviews incoming messages before its agent sees them (its hello says so). */
   reviews?: boolean;
 }

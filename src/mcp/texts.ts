@@ -133,11 +133,13 @@ export function delivered(to: string, msgId: string): string {
 export function deliveredToSome(
   acked: readonly string[],
   msgId: string,
-  later: readonly { name: string; online: boolean }[],
+  later: readonly { name: string; online: boolean; linking?: boolean }[],
 ): string {
-  const offline = later.filter((m) => !m.online).map((m) => m.name);
+  const offline = later.filter((m) => !m.online && m.linking !== true).map((m) => m.name);
+  const linking = later.filter((m) => !m.online && m.linking === true).map((m) => m.name);
   const online = later.filter((m) => m.online).map((m) => m.name);
   const parts = [`Delivered to ${nameList(acked)} (msg_id ${msgId}).`];
+  if (linking.length > 0) parts.push(linkingNow(linking));
   if (offline.length > 0)
     parts.push(
       `${nameList(offline)} ${offline.length === 1 ? 'is' : 'are'} offline and will get it when they connect.`,
@@ -159,6 +161,14 @@ export function owedToEach(names: readonly string[]): string {
 export function nameList(names: readonly string[]): string {
   if (names.length <= 1) return names.join('');
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * Members on the signal server with no link yet, while papo links (before NO_PATH_AFTER_MS: after
+ * it, the no-path warning says why): not "offline" (issue 40).
+ */
+export function linkingNow(names: readonly string[]): string {
+  return `${nameList(names)} ${names.length === 1 ? 'is' : 'are'} on the signal server but not linked yet; papo is linking now and sends it as soon as a link is up.`;
 }
 
 /**
@@ -187,13 +197,15 @@ export function notAcknowledged(
   online: readonly string[],
   to?: string,
   unknownTo?: boolean,
+  linking: readonly string[] = [],
 ): string {
   const head = `Not acknowledged yet (msg_id ${msgId}). It is queued and will be delivered automatically when ${
     to === undefined ? 'a peer' : to
   } is reachable.`;
   let tail: string;
-  if (online.length === 0) tail = 'No peer is online right now.';
-  else if (to !== undefined && !online.includes(to)) tail = `${to} is not online right now.`;
+  if (online.length === 0) tail = linking.length > 0 ? linkingNow(linking) : 'No peer is online right now.';
+  else if (to !== undefined && !online.includes(to))
+    tail = linking.includes(to) ? linkingNow([to]) : `${to} is not online right now.`;
   else
     tail = `Online: ${online.join(', ')}, but no acknowledgement arrived within ${LIMITS.ackTimeoutSeconds}s; it will be sent again.`;
   const unknown =
@@ -217,7 +229,7 @@ export type SendOutcome =
       kind: 'delivered';
       msgId: string;
       acked: readonly string[];
-      later: readonly { name: string; online: boolean }[];
+      later: readonly { name: string; online: boolean; linking?: boolean }[];
       reviewers: readonly string[];
     }
   | { kind: 'refused'; msgId: string; by: string; reviews: boolean }
@@ -225,6 +237,8 @@ export type SendOutcome =
       kind: 'queued';
       msgId: string;
       online: readonly string[];
+      /** Offline members on the signal server while papo links to them (linkingNow). */
+      linking?: readonly string[];
       to: string | undefined;
       unknownTo: boolean;
       owed: readonly string[];
@@ -246,7 +260,7 @@ export function sendOutcome(o: SendOutcome): string {
     case 'refused':
       return o.reviews ? inboxFullReviewing(o.by, o.msgId) : inboxFull(o.by, o.msgId);
     case 'queued': {
-      const queued = notAcknowledged(o.msgId, o.online, o.to, o.unknownTo);
+      const queued = notAcknowledged(o.msgId, o.online, o.to, o.unknownTo, o.linking);
       const head = o.owed.length > 1 ? `${queued} ${owedToEach(o.owed)}` : queued;
       return [head, ...trustWarnings(o.trust), ...networkWarnings(o.network)].join('\n');
     }
@@ -291,12 +305,18 @@ export function noNewMessages(
     held: 0,
     reviewing: false,
   },
+  linking: readonly string[] = [],
 ): string {
   const who = online.length === 0 ? 'nobody' : online.join(', ');
   const fromPart = from === undefined ? '' : ` from ${from}`;
   const parts = [
     `No new messages${fromPart} after ${seconds}s. Online: ${who}. Call \`wait\` again to keep listening, or tell your user.`,
   ];
+  // Why nothing may come (issue 40): they are there, but no link carries them to this member yet.
+  if (linking.length > 0)
+    parts.push(
+      `${nameList(linking)} ${linking.length === 1 ? 'is' : 'are'} on the signal server but not linked yet; papo is linking now.`,
+    );
   if (review.reviewers.length > 0) parts.push(reviewedBy(review.reviewers));
   if (review.held > 0) parts.push(heldForReview(review.held, review.reviewing));
   return parts.join(' ');
@@ -372,18 +392,37 @@ export const STATUS_NO_PEERS =
 export const STATUS_STILL_CONNECTING =
   'Peers: none known yet; papo is still connecting to the room. Call status again in a few seconds; sent messages wait in the queue meanwhile.';
 
-export function statusPeerLine(p: {
-  name: string;
-  kind: string;
-  online: boolean;
-  about?: string | undefined;
-  path?: string | undefined;
-  reviews?: boolean | undefined;
-}): string {
-  let line = `- ${p.name} (${p.kind}): ${p.online ? 'online' : 'offline'}`;
+/** A member offline to this one but on the signal server's topic: no link (yet), not gone (issue 40). */
+export const STATUS_ON_SIGNAL = 'on the signal server, no link yet';
+
+/**
+ * One member of `status`. `onTopic`: it is on the signal server's topic now, so an offline member is
+ * there and papo links (or, past 12 s, the no-path warning says why not). A link that carried a
+ * message and brought nothing back for `quietSeconds` is not answering: not shown as working.
+ */
+export function statusPeerLine(
+  p: {
+    name: string;
+    kind: string;
+    online: boolean;
+    about?: string | undefined;
+    path?: string | undefined;
+    quietSeconds?: number | undefined;
+    reviews?: boolean | undefined;
+  },
+  onTopic = false,
+): string {
+  let line = `- ${p.name} (${p.kind}): ${p.online ? 'online' : onTopic ? STATUS_ON_SIGNAL : 'offline'}`;
   // Normalised when the hello arrived (src/client/wire/about.ts); escaped again here (a no-op then).
   if (p.about !== undefined && p.about !== '') line += `, working on: ${inertText(p.about, 'line')}`;
-  if (p.online) line += `, link: ${p.path ?? 'through another member'}`;
+  if (p.online)
+    line += `, link: ${
+      p.path === undefined
+        ? 'through another member'
+        : p.quietSeconds === undefined
+          ? p.path
+          : `not answering for ${p.quietSeconds}s (${p.path} until then)`
+    }`;
   if (p.reviews === true) line += STATUS_PEER_REVIEWS;
   return line;
 }

@@ -764,3 +764,40 @@ test('the bound and the reason of no path, from the signal state and the ICE fac
   assert.equal(noPathSummary({ ...state, unlinked: [] }, members, now), undefined);
   assert.ok(NO_PATH_AFTER_MS >= 5000 && NO_PATH_AFTER_MS <= 20_000);
 });
+
+test('the moments between, each exact (issue 40, ADR 0115): on the signal server is not offline; a link that stopped answering is not "direct"', () => {
+  // status: a member on the signal server's topic with no link, and a link that brings nothing back.
+  assert.equal(
+    texts.statusPeerLine({ name: 'carol', kind: 'agent', online: false }, true),
+    '- carol (agent): on the signal server, no link yet',
+  );
+  assert.equal(
+    texts.statusPeerLine({ name: 'carol', kind: 'agent', online: false }, false),
+    '- carol (agent): offline',
+  );
+  assert.equal(
+    texts.statusPeerLine({ name: 'bob', kind: 'agent', online: true, path: 'direct', quietSeconds: 9 }, true),
+    '- bob (agent): online, link: not answering for 9s (direct until then)',
+  );
+  // send: nobody online, but someone on the signal server papo is linking to.
+  assert.equal(
+    texts.notAcknowledged('3f9a1c07b2', [], undefined, false, ['carol']),
+    'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when a peer is reachable. carol is on the signal server but not linked yet; papo is linking now and sends it as soon as a link is up.',
+  );
+  assert.equal(
+    texts.notAcknowledged('3f9a1c07b2', ['bob'], 'carol', false, ['carol']),
+    'Not acknowledged yet (msg_id 3f9a1c07b2). It is queued and will be delivered automatically when carol is reachable. carol is on the signal server but not linked yet; papo is linking now and sends it as soon as a link is up.',
+  );
+  assert.equal(
+    texts.deliveredToSome(['bob'], '3f9a1c07b2', [
+      { name: 'carol', online: false, linking: true },
+      { name: 'dave', online: false },
+    ]),
+    'Delivered to bob (msg_id 3f9a1c07b2). carol is on the signal server but not linked yet; papo is linking now and sends it as soon as a link is up. dave is offline and will get it when they connect. If you need their answer to continue, call `wait`.',
+  );
+  // wait: why nothing came.
+  assert.equal(
+    texts.noNewMessages(110, [], undefined, undefined, ['bob', 'carol']),
+    'No new messages after 110s. Online: nobody. Call `wait` again to keep listening, or tell your user. bob and carol are on the signal server but not linked yet; papo is linking now.',
+  );
+});

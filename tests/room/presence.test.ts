@@ -18,6 +18,8 @@ const SELF = '0'.repeat(64);
 const COLEGA = 'b'.repeat(64);
 const TERCEIRO = 'c'.repeat(64);
 const SAY = 'd'.repeat(64);
+/** A neighbour that forwards the others' frames (it is in no test's members). */
+const RELAY = 'f'.repeat(64);
 
 function node(n: number): string {
   return `e${n.toString(16).padStart(63, '0')}`;
@@ -27,10 +29,13 @@ function hello(node: string, name: string, extra: Partial<HelloFrame> = {}): Hel
   return { t: 'hello', node, name, kind: 'agent', ephemeral: false, ts: NOW, ...extra };
 }
 
-/** Presence over links the test opens and closes, a manual clock, and the events it reported. */
+/**
+ * Presence over links the test opens and closes (one to RELAY open from the start: the others are
+ * heard through it), a manual clock, and the events it reported.
+ */
 function presence(known: Record<string, KnownPeer> = {}) {
   let now = NOW;
-  const links = new Map<string, LinkPath>();
+  const links = new Map<string, LinkPath>([[RELAY, 'direct']]);
   const events: string[] = [];
   const p = new Presence({
     self: SELF,
@@ -84,6 +89,22 @@ test('online while a link is open, or heard from within 75 s', () => {
   assert.equal(p.isOnline(TERCEIRO), true);
   advance(1);
   assert.equal(p.isOnline(TERCEIRO), false);
+});
+
+test('with no link at all, a member heard from lately is offline: nothing could carry it (a room of two whose link closed)', () => {
+  const { p, links, events, advance } = presence();
+  p.hello(hello(COLEGA, 'colega'), true);
+  links.set(COLEGA, 'direct');
+  p.update();
+  links.clear();
+  advance(1_000);
+  assert.equal(p.isOnline(COLEGA), false);
+  p.update();
+  assert.deepEqual(events, ['online colega', 'offline colega']);
+  // A link to another member that may forward it: heard 1 s ago counts again.
+  links.set(RELAY, 'direct');
+  assert.equal(p.isOnline(COLEGA), true);
+  assert.equal(p.members().find((m) => m.node === COLEGA)?.path, undefined);
 });
 
 test('a goodbye makes a member offline at once; an ephemeral run is forgotten', () => {

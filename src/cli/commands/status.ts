@@ -136,8 +136,12 @@ async function print(ctx: CliContext, seen: Seen): Promise<void> {
     for (const line of notes) process.stderr.write(`${line}\n`);
     throw new PapoError('no_known_members', t.knowNoOne(profileSuffix(seen.profile)));
   }
+  // Who is on the signal server's topic now: an offline member there is not gone (issue 40).
+  const onTopic = new Set(seen.onTopic);
   printLines(
-    members.length > 0 ? members.map((x) => memberLine(x, x.node === seen.own, t)) : [t.noMembersOnTopic],
+    members.length > 0
+      ? members.map((x) => memberLine(x, x.node === seen.own, onTopic.has(x.node), t))
+      : [t.noMembersOnTopic],
   );
   printLines(notes);
   printLines([t.counts(queues.queued, queues.unread)]);
@@ -146,7 +150,6 @@ async function print(ctx: CliContext, seen: Seen): Promise<void> {
     printLines([reviewTexts(lang(ctx)).statusLine(queues.reviewing, queues.held)]);
   // Who the queue waits for (ADR 0063), and how to stop waiting for someone who left.
   // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
-  const onTopic = new Set(seen.onTopic);
   const there = new Set(members.filter((x) => onTopic.has(x.node)).map((x) => x.name.toLowerCase()));
   if (queues.owed.length > 0)
     printLines([
@@ -158,9 +161,21 @@ async function print(ctx: CliContext, seen: Seen): Promise<void> {
     ]);
 }
 
-function memberLine(m: MemberStatus, isOwnAgent: boolean, t: ReturnType<typeof text>): string {
+function memberLine(
+  m: MemberStatus,
+  isOwnAgent: boolean,
+  onTopic: boolean,
+  t: ReturnType<typeof text>,
+): string {
   // Room text (normalised when its hello arrived, escaped again here: ADR 0059).
   const about = isOwnAgent ? t.yourAgent : m.about === undefined ? undefined : inertText(m.about, 'line');
-  const path = m.online && m.path ? ` (${m.path})` : '';
-  return `  ${m.name} [${shortId(m.node)}] ${m.online ? t.online : t.offline}${about ? ` — ${about}` : ''}${path}`;
+  const link =
+    m.path === undefined
+      ? undefined
+      : m.quietSeconds === undefined
+        ? m.path
+        : t.notAnswering(m.quietSeconds, m.path);
+  const path = m.online && link !== undefined ? ` (${link})` : '';
+  const state = m.online ? t.online : onTopic && !isOwnAgent ? t.onSignalServer : t.offline;
+  return `  ${m.name} [${shortId(m.node)}] ${state}${about ? ` — ${about}` : ''}${path}`;
 }

@@ -1,6 +1,7 @@
 // Who is in the room and who is online (docs/protocol.md, "Presence"): a member is online while a link to
-// it is open or it was heard from (hello, msg) within ONLINE_WINDOW_MS; a goodbye (it left the
-// signal server's topic) makes it offline at once. Changes are reported as `online`/`offline`.
+// it is open, or it was heard from (hello, msg) within ONLINE_WINDOW_MS while this member has a
+// link to someone (who may forward it); a goodbye (it left the signal server's topic) makes it
+// offline at once. Changes are reported as `online`/`offline`.
 // Members remembered are bounded (ADR 0062): past MAX_KNOWN_PEERS, a new one is heard only once
 // one long gone is forgotten, so a flood of forged hellos cannot grow memory or peers.json.
 
@@ -11,6 +12,13 @@ import type { SenderKind } from '../wire/messages.js';
 
 /** Presence: a member heard from within this window counts as online (docs/protocol.md, "Presence": 75 s). */
 export const ONLINE_WINDOW_MS = 75_000;
+/**
+ * A link that carried a frame its member answers (a message: an ack or a refusal comes back in
+ * milliseconds, a second over TURN) and has brought nothing back for this long is "not
+ * answering": after a network move a WebRTC link stays open for 14-17 s before it closes, and
+ * status said "direct" all that while (issue 40).
+ */
+export const LINK_QUIET_MS = 6_000;
 /** Members remembered at most, live and on disk (a room holds 32 at a time on the signal server). */
 export const MAX_KNOWN_PEERS = 256;
 
@@ -54,6 +62,8 @@ export class Presence {
   #live = new Map<string, LivePeer>();
   /** Members reported online (so each change is reported once). */
   #online = new Set<string>();
+  /** Per neighbour: since when a frame it answers went out with nothing back on its link. */
+  #unanswered = new Map<string, number>();
 
   constructor(options: PresenceOptions) {
     this.#self = options.self;
@@ -93,7 +103,12 @@ export class Presence {
   }
 
   isOnline(node: string): boolean {
-    if (this.#links.neighbours().includes(node)) return true;
+    const neighbours = this.#links.neighbours();
+    if (neighbours.includes(node)) return true;
+    // Heard lately counts only while a link could still carry it (another member forwards):
+    // with no link at all, nothing of the room reaches this member, and a room of two whose one
+    // link closed does not show its other member "online, through another member" (issue 40).
+    if (neighbours.length === 0) return false;
     const live = this.#live.get(node);
     return live !== undefined && this.#now() - live.lastSeen <= ONLINE_WINDOW_MS;
   }
@@ -101,6 +116,21 @@ export class Presence {
   /** The member heard from in this session as `node`, if any. */
   live(node: string): LivePeer | undefined {
     return this.#live.get(node);
+  }
+
+  /**
+   * A frame that `peer` answers went out on its link (a message to it or to everyone: it acks or
+   * refuses it). Counts from the first one not answered yet.
+   */
+  expectAnswer(peer: string): void {
+    const live = this.#live.get(peer);
+    if (live === undefined || live.ephemeral || this.#unanswered.has(peer)) return;
+    this.#unanswered.set(peer, this.#now());
+  }
+
+  /** Anything came in over `peer`'s link, or the link closed: nothing is waited for on it. */
+  linkHeard(peer: string): void {
+    this.#unanswered.delete(peer);
   }
 
   /** A message from `node` arrived first-hand: it is alive now. */
@@ -183,6 +213,8 @@ export class Presence {
 
   #statusOf(node: string, p: KnownPeer | LivePeer): MemberStatus {
     const path = this.#links.path(node);
+    const since = path === undefined ? undefined : this.#unanswered.get(node);
+    const quietMs = since === undefined ? 0 : this.#now() - since;
     return {
       name: p.name,
       node,
@@ -190,6 +222,7 @@ export class Presence {
       ...(p.about ? { about: p.about } : {}),
       online: this.isOnline(node),
       ...(path ? { path } : {}),
+      ...(quietMs >= LINK_QUIET_MS ? { quietSeconds: Math.floor(quietMs / 1000) } : {}),
       ...(p.review ? { reviews: true } : {}),
     };
   }

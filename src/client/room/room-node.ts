@@ -251,6 +251,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', (peer) => {
+      this.#presence.linkHeard(peer);
       this.#forwarding.drop(peer);
       this.#delivery.linkClosed(peer);
       this.#updatePresence();
@@ -378,6 +379,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         throw err;
       });
     this.#broadcast(this.#codec.seal(signed));
+    this.#expectAnswers(envelope.to);
     try {
       const answer = await acked;
       if (answer.ackedBy !== null)
@@ -422,6 +424,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       const kept = this.#delivery.onMsg(envelope);
       this.#log(`sending ${id} for the person`);
       this.#broadcast(codec.seal(signed));
+      this.#expectAnswers(envelope.to);
       if (kept && (await kept)) this.#onPersonAck(id, this.name);
       const result = await answer;
       // Closed before anyone confirmed: the say is not ours to end any more; its `papo say` sends
@@ -490,6 +493,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   #onLinkMessage(peer: string, data: Uint8Array): void {
     if (this.#closed) return;
+    // Whatever it is, the link carries: it answers.
+    this.#presence.linkHeard(peer);
     // Within the neighbour's budget and not seen before (forwarding.ts), else dropped unopened.
     const fingerprint = this.#forwarding.admit(peer, data);
     if (fingerprint === undefined) return;
@@ -689,12 +694,26 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
 
   /** What we sent and is not yet confirmed, to `peer` again (delivery.ts decides what). */
   #resendOutbox(peer: string): void {
-    for (const m of this.#delivery.toResend(peer)) this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+    for (const m of this.#delivery.toResend(peer)) {
+      this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
+      this.#presence.expectAnswer(peer);
+    }
     // The person's says not confirmed yet, as their own ephemeral member would re-send them.
     const codec = this.#personCodec;
     if (codec === undefined) return;
     for (const say of this.#personSays.values())
-      if (say.ackedBy.size === 0) this.#sendTo(peer, codec.seal(say.signed));
+      if (say.ackedBy.size === 0) {
+        this.#sendTo(peer, codec.seal(say.signed));
+        this.#presence.expectAnswer(peer);
+      }
+  }
+
+  /** A message just went to every neighbour: those it is for answer it (presence: "not answering"). */
+  #expectAnswers(to: string | undefined): void {
+    for (const peer of this.#transport.neighbours()) {
+      const name = this.#presence.live(peer)?.name;
+      if (to === undefined || (name !== undefined && sameName(name, to))) this.#presence.expectAnswer(peer);
+    }
   }
 
   /** A queued message as signed when sent (one queued by papo 0.1, unsigned, is signed now). */

@@ -10,6 +10,7 @@ import { ArgumentError, checkKnown, MEMBER_NAME, MSG_ID, optionalString } from '
 import { TOOL_ARGUMENTS } from '../tool-list.js';
 import {
   errorResult,
+  linkingNames,
   networkView,
   reviewersAmong,
   type ToolDeps,
@@ -73,11 +74,16 @@ async function outcomeOf(
   if (result.ackedBy !== null) {
     const acked = result.acked !== undefined && result.acked.length > 0 ? result.acked : [result.ackedBy];
     const online = member.onlineNames();
+    const linking = owed.length > 0 ? linkingNames(member, await networkView(member)) : [];
     return {
       kind: 'delivered',
       msgId,
       acked,
-      later: owed.map((name) => ({ name, online: online.some((o) => sameName(o, name)) })),
+      later: owed.map((name) => ({
+        name,
+        online: online.some((o) => sameName(o, name)),
+        ...(linking.some((l) => sameName(l, name)) ? { linking: true } : {}),
+      })),
       // Those who have it and whose person reads it first (ADR 0081): an answer can take longer.
       reviewers: reviewersAmong(member, (name) => acked.some((a) => sameName(a, name))),
     };
@@ -93,5 +99,16 @@ async function outcomeOf(
   }
   const trust = trustView(member);
   const network = await networkView(member);
-  return { kind: 'queued', msgId, online: member.onlineNames(), to, unknownTo, owed, trust, network };
+  const linking = linkingNames(member, network);
+  return {
+    kind: 'queued',
+    msgId,
+    online: member.onlineNames(),
+    ...(linking.length > 0 ? { linking } : {}),
+    to,
+    unknownTo,
+    owed,
+    trust,
+    network,
+  };
 }

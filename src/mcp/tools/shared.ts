@@ -80,6 +80,24 @@ export async function networkView(member: RoomMember): Promise<NetworkView> {
 }
 
 /**
+ * Known members offline to this one but on the signal server's topic, whom papo is linking to now
+ * (not yet past NO_PATH_AFTER_MS: then the no-path warning says why no link forms): they are not
+ * "offline" (issue 40). Names once each, none that is online under another key.
+ */
+export function linkingNames(member: RoomMember, network: NetworkView): string[] {
+  const onTopic = new Set(network.signal.peers ?? []);
+  const online = new Set(member.onlineNames().map((n) => n.toLowerCase()));
+  const noPath = new Set((network.noPath?.names ?? []).map((n) => n.toLowerCase()));
+  const names: string[] = [];
+  for (const m of member.members()) {
+    const key = m.name.toLowerCase();
+    if (m.online || !onTopic.has(m.node) || online.has(key) || noPath.has(key)) continue;
+    if (!names.some((n) => n.toLowerCase() === key)) names.push(m.name);
+  }
+  return names;
+}
+
+/**
  * What the agent must know of names in the room: its own taken, or another's claimed (ADR 0064).
  * Copied as it is now: the member counts an impostor's frames in the same object.
  */

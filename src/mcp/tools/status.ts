@@ -41,6 +41,8 @@ export function statusTool(deps: ToolDeps): ToolHandler {
     const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
     throwIfCancelled(ctx.signal);
     const peers = member.members();
+    // Who is on the signal server's topic now: an offline member there is not gone (issue 40).
+    const onTopic = new Set(network.signal.peers ?? []);
     const head = [statusHeader(member.name, member.roomId, shortId(member.nodeId))];
     head.push(...trustWarnings(trustView(member)), ...networkWarnings(network));
     head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
@@ -53,7 +55,6 @@ export function statusTool(deps: ToolDeps): ToolHandler {
     const waiting = member.queuedFor?.() ?? [];
     if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1) {
       // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
-      const onTopic = new Set(network.signal.peers ?? []);
       const there = new Set(peers.filter((p) => onTopic.has(p.node)).map((p) => p.name.toLowerCase()));
       tail.push(
         statusQueuedFor(
@@ -71,7 +72,7 @@ export function statusTool(deps: ToolDeps): ToolHandler {
     if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
     // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
     if (peers.some((p) => p.about !== undefined && p.about !== '')) head.unshift(STATUS_NOTICE);
-    const lines = peers.map((p) => ({ line: statusPeerLine(p), online: p.online }));
+    const lines = peers.map((p) => ({ line: statusPeerLine(p, onTopic.has(p.node)), online: p.online }));
     return textResult(fitStatus(head, lines, tail));
   };
 }

@@ -4,7 +4,7 @@
 
 import type { Envelope } from '../../client/wire/messages.js';
 import { sameName } from '../../client/wire/names.js';
-import { LIMITS, noNewMessages, WAIT_ERRORS } from '../texts.js';
+import { LIMITS, networkWarnings, noNewMessages, WAIT_ERRORS } from '../texts.js';
 import {
   ArgumentError,
   checkKnown,
@@ -16,6 +16,8 @@ import {
 import { TOOL_ARGUMENTS } from '../tool-list.js';
 import {
   deliver,
+  linkingNames,
+  networkView,
   reviewersAmong,
   type ToolDeps,
   type ToolHandler,
@@ -62,14 +64,23 @@ export function waitTool(deps: ToolDeps): ToolHandler {
         // model, one of them may have been pushed before: its header says so (ADR 0066).
         if (ready.length > 0) return deliver(deps, member, ready, ctx.signal);
         const left = deadline - Date.now();
-        if (left <= 0)
-          return textResult(
-            noNewMessages(seconds, member.onlineNames(), from, {
+        if (left <= 0) {
+          // Why nothing came, when the network is the reason (issue 40): those on the signal
+          // server papo is still linking to, and the same warnings as `status`.
+          const network = await networkView(member);
+          const text = noNewMessages(
+            seconds,
+            member.onlineNames(),
+            from,
+            {
               reviewers: reviewersAmong(member, (name) => from === undefined || sameName(name, from)),
               held: member.held().length,
               reviewing: member.reviewing(),
-            }),
+            },
+            linkingNames(member, network),
           );
+          return textResult([text, ...networkWarnings(network)].join('\n'));
+        }
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
