@@ -201,6 +201,8 @@ export interface Messages {
   signalNoTurn: string[];
   /** papo signal --public: the ports to open to this host (issue 40), before the creator's command. */
   signalPorts(ports: readonly OpenPort[]): string;
+  /** `3478/udp and 3478/tcp (TURN), 49160-50120/udp (TURN relays)`: as signalPorts lists them. */
+  portList(ports: readonly OpenPort[]): string;
   /** papo signal --public behind 1:1 NAT: ADDR is on no interface, relays on `privateIp` (ADR 0112). */
   signalMapped(address: string, privateIp: string): string;
   /** papo signal --public: the line before the creator's command (stderr; the command is on stdout). */
@@ -480,18 +482,29 @@ const en: Messages = {
     'WARNING: fix: install coturn (apt install coturn, brew install coturn) and start papo signal again, or point at a TURN server with PAPO_TURN_URLS and PAPO_TURN_SECRET.',
   ],
   signalPorts: (ports) =>
-    `Open these ports to this machine (its firewall, the cloud's security group): ${portList(ports, 'and', {
-      signal: 'signal server',
-      stun: 'STUN',
-      turn: 'TURN',
-      turns: 'TURN over TLS',
-      relays: 'TURN relays',
-    })}. Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.`,
+    `Open these ports to this machine (its firewall, the cloud's security group): ${portList(ports, 'and', EN_PORT_USES)}. Members whose network cannot reach them fail to link; papo doctor on their side says when this server's TURN ports seem closed.`,
+  portList: (ports) => portList(ports, 'and', EN_PORT_USES),
   signalMapped: (address, privateIp) =>
     `${address} is on no interface of this machine (1:1 NAT, as on a cloud VM): coturn relays on ${privateIp}, the address it stands for, and hands out ${address} (external-ip).`,
   signalCreatorCommand:
     "The room's creator runs this (it holds the server's token: send it over a private channel):",
   error: () => undefined,
+};
+
+const EN_PORT_USES: Record<OpenPort['use'], string> = {
+  signal: 'signal server',
+  stun: 'STUN',
+  turn: 'TURN',
+  turns: 'TURN over TLS',
+  relays: 'TURN relays',
+};
+
+const PT_PORT_USES: Record<OpenPort['use'], string> = {
+  signal: 'servidor de sinalização',
+  stun: 'STUN',
+  turn: 'TURN',
+  turns: 'TURN sobre TLS',
+  relays: 'relays TURN',
 };
 
 /** `7450/tcp (signal server), 3478/udp and 3478/tcp (TURN), …`: one port's protocols together. */
@@ -774,17 +787,8 @@ const pt: Messages = {
     'AVISO: solução: instale o coturn (apt install coturn, brew install coturn) e inicie o papo signal de novo, ou aponte para um servidor TURN com PAPO_TURN_URLS e PAPO_TURN_SECRET.',
   ],
   signalPorts: (ports) =>
-    `Abra estas portas para esta máquina (no firewall dela, no grupo de segurança da nuvem): ${portList(
-      ports,
-      'e',
-      {
-        signal: 'servidor de sinalização',
-        stun: 'STUN',
-        turn: 'TURN',
-        turns: 'TURN sobre TLS',
-        relays: 'relays TURN',
-      },
-    )}. Membros cuja rede não as alcança não se ligam, e o papo doctor do lado deles não tem como saber.`,
+    `Abra estas portas para esta máquina (no firewall dela, no grupo de segurança da nuvem): ${portList(ports, 'e', PT_PORT_USES)}. Membros cuja rede não as alcança não se ligam; o papo doctor do lado deles diz quando as portas TURN deste servidor parecem fechadas.`,
+  portList: (ports) => portList(ports, 'e', PT_PORT_USES),
   signalMapped: (address, privateIp) =>
     `${address} não está em nenhuma interface desta máquina (NAT 1:1, como numa VM de nuvem): o coturn abre os relays em ${privateIp}, o endereço que ele representa, e entrega ${address} (external-ip).`,
   signalCreatorCommand:

@@ -302,7 +302,7 @@ test('the ports to open, printed in English and pt-BR', () => {
   const ports = portsToOpen('coturn', 7450, 3478, 5349);
   assert.equal(
     messages('en').signalPorts(ports),
-    "Open these ports to this machine (its firewall, the cloud's security group): 7450/tcp (signal server), 7450/udp (STUN), 3478/udp and 3478/tcp (TURN), 5349/tcp (TURN over TLS), 49160-50120/udp (TURN relays). Members whose network cannot reach them fail to link, and papo doctor on their side cannot tell.",
+    "Open these ports to this machine (its firewall, the cloud's security group): 7450/tcp (signal server), 7450/udp (STUN), 3478/udp and 3478/tcp (TURN), 5349/tcp (TURN over TLS), 49160-50120/udp (TURN relays). Members whose network cannot reach them fail to link; papo doctor on their side says when this server's TURN ports seem closed.",
   );
   assert.match(
     messages('pt').signalPorts(ports),
