@@ -2,6 +2,7 @@
 // Every line is one line; none carries a token, a TURN credential or the room secret.
 import type { CertificateProblem } from '../client/net/signal-probe.js';
 import { type Lang, messages } from './i18n.js';
+import type { OpenPort } from './signal-public/public-signal.js';
 
 type Why = 'relay-without-turn' | 'symmetric-without-turn' | 'no-stun-without-turn';
 type Via = 'relay' | 'this-machine' | 'direct' | 'direct-nat-unknown';
@@ -77,6 +78,10 @@ export interface DoctorTexts {
   turnUnreachableFix(transport: string): string;
   turnUntrusted(url: string, detail: string): string;
   turnUntrustedFix: string;
+  /** The signal server's host answers, its TURN server does not (diagnoseTurn): for its operator. */
+  turnPortsClosedFix(host: string, ports: readonly OpenPort[]): string;
+  /** Only TURN over TCP or TLS answers (diagnoseTurn): a note, the room works. */
+  udpBlockedNote(via: string): string;
   pathOk(via: Via): string;
   pathUnsure: string;
   pathFail(why: Why): string;
@@ -213,6 +218,10 @@ const en: DoctorTexts = {
   turnUntrusted: (url, detail) => `${url}: the TLS certificate is not trusted (${detail})`,
   turnUntrustedFix:
     "fix the TURN server's certificate, or trust its CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem for papo",
+  turnPortsClosedFix: (host, ports) =>
+    `not your network: ${host} answers as a signal server, but its TURN server answers neither over UDP nor over TCP, so its TURN ports are closed to you. Its operator opens ${messages('en').portList(ports)} to that machine (the lines papo signal --public printed) and checks that coturn runs`,
+  udpBlockedNote: (via) =>
+    `nothing to do: UDP seems blocked on this network (or closed at the server), so links go through TURN over TCP (${via} works) and the room works`,
   pathOk: (via) =>
     ({
       relay: 'the room can work: a relayed path (TURN) works from here',
@@ -370,6 +379,10 @@ const pt: DoctorTexts = {
   turnUntrusted: (url, detail) => `${url}: o certificado TLS não é confiável (${detail})`,
   turnUntrustedFix:
     'corrija o certificado do servidor TURN, ou confie na CA dele com NODE_EXTRA_CA_CERTS=/caminho/ca.pem para o papo',
+  turnPortsClosedFix: (host, ports) =>
+    `não é a sua rede: ${host} responde como servidor de sinalização, mas o servidor TURN dele não responde nem por UDP nem por TCP, então as portas TURN dele estão fechadas para você. Quem opera o servidor abre ${messages('pt').portList(ports)} para aquela máquina (as linhas que o papo signal --public imprimiu) e confere se o coturn está rodando`,
+  udpBlockedNote: (via) =>
+    `nada a fazer: o UDP parece bloqueado nesta rede (ou fechado no servidor), então os links passam por TURN via TCP (${via} funciona) e a sala funciona`,
   pathOk: (via) =>
     ({
       relay: 'a sala pode funcionar: um caminho retransmitido (TURN) funciona daqui',

@@ -1,6 +1,7 @@
 // papo doctor's checks (ADR 0072): what it measures (the facts, language-free), the rule that says
 // whether the room can work from here, and the checklist a person or a script reads.
 import { PapoError } from '../client/errors.js';
+import { bareHost } from '../client/hosts.js';
 import { type IceConfig, type IcePolicy, parseIceUrl, resolveIceConfig } from '../client/net/ice-config.js';
 import { probeSignal, type SignalProbe } from '../client/net/signal-probe.js';
 import { signalOrigin, signalTokenFor, tokenMayTravel } from '../client/net/signal-token.js';
@@ -28,6 +29,8 @@ import { errorText, type Lang } from './i18n.js';
 import { CLIENT_IDS, type Registration } from './install/agent-client.js';
 import { CLIENTS, findExecutable } from './install/clients.js';
 import { judgeNode, NODE_MINIMUM_TEXT, NODE_TESTED_MAJORS } from './node-support.js';
+import { RELAY_PORTS } from './signal-public/coturn.js';
+import type { OpenPort } from './signal-public/public-signal.js';
 
 /** Bounds of each check, in ms. */
 export const DOCTOR_TIMEOUTS = { signal: 5000, stun: 3000, turn: 5000, client: 10_000 } as const;
@@ -51,7 +54,12 @@ export interface Check {
   text: string;
   /** One line: what to do about a failure (or a warning). */
   fix?: string;
-  /** What was measured, for scripts; never a secret. */
+  /**
+   * What was measured, for scripts; never a secret. On stun, turn and path checks whose fix comes
+   * from diagnoseTurn, `cause` says which: 'server-turn-closed' (the signal server's host answers,
+   * its TURN server does not: its operator opens the ports) or 'udp-blocked' (only TURN over TCP or
+   * TLS answers: a note, the room works).
+   */
   data?: Record<string, unknown>;
 }
 
@@ -179,6 +187,78 @@ export function decidePath(i: PathInputs): PathVerdict {
     via: 'direct-nat-unknown',
     ...(i.turnOffered === false ? { unsure: true as const } : {}),
   };
+}
+
+export interface TurnDiagnosisInputs {
+  /** The signal server's host when it answered (so a TCP port of that host is reachable). */
+  signalHost: string | undefined;
+  stun: readonly BindingResult[];
+  turn: readonly AllocationResult[];
+}
+
+/**
+ * Whose fix a silent TURN server is (issue 40): the person's network, or the server's firewall.
+ * - server-turn-closed: the signal server answered, and every TURN URL of that same host, over UDP
+ *   and over TCP or TLS, got no answer: its TCP port works from here while its TURN ports do not,
+ *   so its operator opens them (`ports`: the URLs' own, and coturn's relay range).
+ * - udp-blocked: TURN over TCP or TLS allocated, while nothing answered over UDP (no STUN Binding,
+ *   no TURN over UDP): links go through TURN over TCP and the room works; UDP seems blocked on this
+ *   network (a server with its UDP ports closed looks the same from here).
+ * - none: neither, and doctor says what it said before (no TURN, credentials refused...).
+ * Hosts are compared as written in the URLs (`papo signal --public` writes the same address in
+ * both), not after DNS.
+ */
+export type TurnDiagnosis =
+  | { kind: 'server-turn-closed'; host: string; ports: OpenPort[] }
+  | { kind: 'udp-blocked'; via: string }
+  | { kind: 'none' };
+
+/** A stun:/turn:/turns: URL's host as compared with the signal URL's: lower case, no brackets. */
+function iceHostOf(url: string): string | undefined {
+  const parsed = parseIceUrl(url);
+  return typeof parsed === 'string' ? undefined : bareHost(parsed.host.toLowerCase());
+}
+
+function signalHostOf(url: string): string | undefined {
+  try {
+    return bareHost(new URL(url).hostname.toLowerCase());
+  } catch {
+    return undefined;
+  }
+}
+
+export function diagnoseTurn(i: TurnDiagnosisInputs): TurnDiagnosis {
+  const atHost = i.signalHost === undefined ? [] : i.turn.filter((r) => iceHostOf(r.url) === i.signalHost);
+  if (
+    i.signalHost !== undefined &&
+    atHost.length > 0 &&
+    atHost.every((r) => r.outcome === 'unreachable') &&
+    atHost.some((r) => r.transport !== 'udp')
+  ) {
+    const ports: OpenPort[] = [];
+    for (const r of atHost) {
+      const parsed = parseIceUrl(r.url);
+      if (typeof parsed === 'string') continue;
+      const port: OpenPort = {
+        port: String(parsed.port),
+        protocol: r.transport === 'udp' ? 'udp' : 'tcp',
+        use: r.transport === 'tls' ? 'turns' : 'turn',
+      };
+      if (!ports.some((p) => p.port === port.port && p.protocol === port.protocol)) ports.push(port);
+    }
+    // TURN over TCP and UDP first, then TLS, as papo signal --public lists them.
+    ports.sort((a, b) => Number(a.use === 'turns') - Number(b.use === 'turns'));
+    ports.push({ port: `${RELAY_PORTS.min}-${RELAY_PORTS.max}`, protocol: 'udp', use: 'relays' });
+    return { kind: 'server-turn-closed', host: i.signalHost, ports };
+  }
+  const udpAsked = i.stun.length + i.turn.filter((r) => r.transport === 'udp').length;
+  const udpAnswered =
+    i.stun.some((r) => r.mapped !== undefined) ||
+    i.turn.some((r) => r.transport === 'udp' && (r.outcome === 'allocated' || r.outcome === 'refused'));
+  const overStream = i.turn.find((r) => r.transport !== 'udp' && r.outcome === 'allocated');
+  if (udpAsked > 0 && !udpAnswered && overStream !== undefined)
+    return { kind: 'udp-blocked', via: overStream.url };
+  return { kind: 'none' };
 }
 
 /**
@@ -523,12 +603,20 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
     turnWorked,
     turnOffered: f.turn.length > 0,
   });
+  const diagnosis = diagnoseTurn({
+    signalHost:
+      f.signal !== undefined && f.signal.outcome !== 'unreachable' && f.rawSignalUrl !== undefined
+        ? signalHostOf(f.rawSignalUrl)
+        : undefined,
+    stun: f.stun,
+    turn: f.turn,
+  });
   // A signal server that hands out no TURN is named as such: its members behind a symmetric NAT, or
   // where UDP is blocked, cannot link (issue 26); between profiles of this machine none is needed.
   const fromServer = source !== 'env' && f.loopback !== true;
   const turn: Draft[] =
     f.turn.length > 0
-      ? f.turn.map((r) => turnCheck(r, turnWorked, source, t))
+      ? f.turn.map((r) => turnCheck(r, turnWorked, source, t, diagnosis))
       : fromServer
         ? [
             {
@@ -540,8 +628,9 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
             },
           ]
         : [{ id: 'turn', status: 'skip', text: t.turnNone, data: { configured: false } }];
+  const closed = diagnosis.kind === 'server-turn-closed' ? diagnosis : undefined;
   return [
-    stunCheck(f, answered, t),
+    stunCheck(f, answered, t, diagnosis),
     natCheck(mapping, answered, t),
     ...turn,
     verdict.ok && verdict.unsure
@@ -558,13 +647,19 @@ function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
             id: 'path',
             status: 'fail',
             text: t.pathFail(verdict.why),
-            fix: t.pathFix(verdict.why),
-            data: { ok: false, why: verdict.why },
+            // A TURN server that would make the path is there, only closed to this network.
+            fix: closed ? t.turnPortsClosedFix(closed.host, closed.ports) : t.pathFix(verdict.why),
+            data: { ok: false, why: verdict.why, ...(closed ? { cause: closed.kind } : {}) },
           },
   ];
 }
 
-function stunCheck(f: DoctorFacts, answered: readonly BindingResult[], t: DoctorTexts): Draft {
+function stunCheck(
+  f: DoctorFacts,
+  answered: readonly BindingResult[],
+  t: DoctorTexts,
+  diagnosis: TurnDiagnosis,
+): Draft {
   if (f.stun.length === 0) return { id: 'stun', status: 'skip', text: t.stunNone, data: { results: [] } };
   const first = answered[0];
   if (first !== undefined)
@@ -575,9 +670,28 @@ function stunCheck(f: DoctorFacts, answered: readonly BindingResult[], t: Doctor
       data: { results: f.stun },
     };
   const detail = f.stun.map((r) => `${r.url}: ${r.error ?? '?'}`).join('; ');
-  return f.loopback
-    ? { id: 'stun', status: 'skip', text: t.stunNotNeeded(detail), data: { results: f.stun } }
-    : { id: 'stun', status: 'warn', text: t.stunNoAnswer(detail), fix: t.stunFix, data: { results: f.stun } };
+  if (f.loopback)
+    return { id: 'stun', status: 'skip', text: t.stunNotNeeded(detail), data: { results: f.stun } };
+  // Not "UDP may be blocked here" when the silence has another reading (diagnoseTurn): every STUN
+  // destination on the server whose TURN ports are closed, or TURN over TCP working.
+  const closedHere =
+    diagnosis.kind === 'server-turn-closed' && f.stun.every((r) => iceHostOf(r.url) === diagnosis.host);
+  const fix =
+    diagnosis.kind === 'server-turn-closed' && closedHere
+      ? t.turnPortsClosedFix(diagnosis.host, diagnosis.ports)
+      : diagnosis.kind === 'udp-blocked'
+        ? t.udpBlockedNote(diagnosis.via)
+        : t.stunFix;
+  return {
+    id: 'stun',
+    status: 'warn',
+    text: t.stunNoAnswer(detail),
+    fix,
+    data: {
+      results: f.stun,
+      ...(closedHere || diagnosis.kind === 'udp-blocked' ? { cause: diagnosis.kind } : {}),
+    },
+  };
 }
 
 function natCheck(
@@ -599,7 +713,13 @@ function natCheck(
   return { id: 'nat', status: 'skip', text: t.natUnknown, data };
 }
 
-function turnCheck(r: AllocationResult, anyWorked: boolean, source: string, t: DoctorTexts): Check {
+function turnCheck(
+  r: AllocationResult,
+  anyWorked: boolean,
+  source: string,
+  t: DoctorTexts,
+  diagnosis: TurnDiagnosis,
+): Check {
   const data: Record<string, unknown> = { ...r };
   const label = t.label('turn');
   const base = { id: 'turn', label, data };
@@ -628,6 +748,22 @@ function turnCheck(r: AllocationResult, anyWorked: boolean, source: string, t: D
         fix: t.turnUnsupportedFix,
       };
     default:
+      if (r.outcome === 'unreachable') {
+        const fix =
+          diagnosis.kind === 'server-turn-closed' && iceHostOf(r.url) === diagnosis.host
+            ? t.turnPortsClosedFix(diagnosis.host, diagnosis.ports)
+            : diagnosis.kind === 'udp-blocked' && r.transport === 'udp'
+              ? t.udpBlockedNote(diagnosis.via)
+              : undefined;
+        if (fix !== undefined)
+          return {
+            ...base,
+            data: { ...data, cause: diagnosis.kind },
+            status: anyWorked ? 'warn' : 'fail',
+            text: t.turnUnreachable(r.url, r.detail ?? ''),
+            fix,
+          };
+      }
       // A URL this network cannot reach is a failure only when no other TURN URL worked.
       return {
         ...base,

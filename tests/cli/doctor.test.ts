@@ -279,7 +279,7 @@ test("a TURN secret that differs from coturn's: the allocation is refused (401),
   assert.equal(await relaySocketsGone(turn), 0);
 });
 
-test('coturn down: every TURN URL handed out answers nothing, a failure per URL with the fix; exit 1', {
+test("coturn down (or its ports closed) while the signal server answers: a failure per URL, the fix for the server's operator; exit 1", {
   timeout: 60_000,
 }, async (t) => {
   // A real coturn's ports and secret, then coturn stopped: the signal server still hands them out.
@@ -299,10 +299,17 @@ test('coturn down: every TURN URL handed out answers nothing, a failure per URL 
     ],
   );
   assert.match(turns[0]?.text ?? '', /^turn:127\.0\.0\.1:\d+\?transport=udp: no allocation \(/);
-  assert.match(turns[1]?.fix ?? '', /^this network may block TURN over TCP to that server: is it running\?/);
+  // The signal server on that host answered, its TURN server did not: not this network's fault.
+  const operatorFix = `not your network: 127.0.0.1 answers as a signal server, but its TURN server answers neither over UDP nor over TCP, so its TURN ports are closed to you. Its operator opens ${turn.port}/udp and ${turn.port}/tcp (TURN), 49160-50120/udp (TURN relays) to that machine (the lines papo signal --public printed) and checks that coturn runs`;
+  for (const c of turns) {
+    assert.equal(c.fix, operatorFix);
+    assert.equal(c.data?.cause, 'server-turn-closed');
+  }
   const plain = await doctor(env(home), []);
   assert.equal(plain.code, 1);
   assert.match(plain.stdout, /no allocation/);
+  assert.ok(plain.stdout.includes(`fix: ${operatorFix}\n`), plain.stdout);
+  assert.doesNotMatch(plain.stdout, /may block|UDP may be blocked/);
 });
 
 test('PAPO_ICE_POLICY=relay with no TURN server: no path, a failure; an invalid policy is one too', async (t) => {

@@ -39,6 +39,8 @@ export interface CoturnOptions {
   userQuota?: number;
   /** The listening port (default: a free one), for a test that points a member there first. */
   port?: number;
+  /** No UDP listener (coturn's --no-udp): TURN over TCP only, as behind a firewall that drops UDP. */
+  noUdp?: boolean;
 }
 
 export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> {
@@ -62,6 +64,7 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> 
     `--min-port=${relay}`,
     `--max-port=${relay + 99}`,
     '--no-dtls',
+    ...(options.noUdp ? ['--no-udp'] : []),
     ...(options.loopbackPeers === false ? [] : ['--allow-loopback-peers']),
     ...(options.tls
       ? [`--tls-listening-port=${tlsPort}`, `--cert=${options.tls.cert}`, `--pkey=${options.tls.key}`]
