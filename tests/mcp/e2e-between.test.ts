@@ -46,11 +46,22 @@ test('a colleague that stops answering: its link "not answering", then "on the s
 
   const sent = await callText(voce.client, 'send', { message: 'Still there?' });
   assert.match(sent, /^Not acknowledged yet/);
-  const quiet = await statusUntil(voce.client, /colega \(agent\): online, .*link: not answering for \d+s/, 30_000);
-  assert.match(quiet, /^- colega \(agent\): online, working on: [^\n]*, link: not answering for \d+s \(direct until then\)$/m);
+  const quiet = await statusUntil(
+    voce.client,
+    /colega \(agent\): online, .*link: not answering for \d+s/,
+    30_000,
+  );
+  assert.match(
+    quiet,
+    /^- colega \(agent\): online, working on: [^\n]*, link: not answering for \d+s \(direct until then\)$/m,
+  );
 
   // The link closes by itself (ICE and SCTP give up); colega is still on the signal server.
-  const closed = await statusUntil(voce.client, /colega \(agent\): on the signal server, no link yet/, 90_000);
+  const closed = await statusUntil(
+    voce.client,
+    /colega \(agent\): on the signal server, no link yet/,
+    90_000,
+  );
   assert.match(closed, /^- colega \(agent\): on the signal server, no link yet, working on: [^\n]*$/m);
   assert.doesNotMatch(closed, /through another member/);
   // wait: why nothing comes — papo links (the first 12 s), or no path works (after).
