@@ -93,6 +93,10 @@ export interface DoctorTexts {
   channelsOk: string;
   channelsOff(names: readonly string[]): string;
   channelsFix(names: readonly string[]): string;
+  /** The running papo mcp's room works: who is online to it. */
+  roomOk(online: readonly string[]): string;
+  /** The running papo mcp's room does not work: the fix after its own lines (papo status's). */
+  roomFix: string;
 }
 
 const TURN_ENV_FIX =
@@ -112,6 +116,7 @@ const en: DoctorTexts = {
       nat: 'NAT',
       turn: 'TURN',
       path: 'path',
+      room: 'room now',
       channels: 'channels',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[warn]', fail: '[FAIL]', skip: '[skip]' })[s],
@@ -251,6 +256,12 @@ const en: DoctorTexts = {
   channelsOff: (names) =>
     `${names.join(', ')} set: Claude Code turns its channels off, so messages reach your agent only when it calls wait or inbox`,
   channelsFix: (names) => `unset ${names.join(' ')} where Claude Code starts`,
+  roomOk: (online) =>
+    online.length === 0
+      ? "your agent's papo mcp is in the room; nobody else is online to it now"
+      : `your agent's papo mcp is in the room; online to it: ${online.join(', ')}`,
+  roomFix:
+    "that is your agent's papo mcp's own view, as papo status shows it: it may run with another environment than this terminal (PAPO_ICE_POLICY, PAPO_ICE_SERVERS, PAPO_SIGNAL_TOKEN); change it where your agent starts, then restart the session",
 };
 
 const pt: DoctorTexts = {
@@ -267,6 +278,7 @@ const pt: DoctorTexts = {
       nat: 'NAT',
       turn: 'TURN',
       path: 'caminho',
+      room: 'sala agora',
       channels: 'canais',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[aviso]', fail: '[FALHA]', skip: '[pulado]' })[s],
@@ -415,6 +427,12 @@ const pt: DoctorTexts = {
   channelsOff: (names) =>
     `${names.join(', ')} ${names.length === 1 ? 'definida' : 'definidas'}: o Claude Code desliga os canais, e as mensagens só chegam ao seu agente quando ele chama wait ou inbox`,
   channelsFix: (names) => `remova ${names.join(' ')} de onde o Claude Code é iniciado`,
+  roomOk: (online) =>
+    online.length === 0
+      ? 'o papo mcp do seu agente está na sala; ninguém mais está online para ele agora'
+      : `o papo mcp do seu agente está na sala; online para ele: ${online.join(', ')}`,
+  roomFix:
+    'essa é a visão do próprio papo mcp do seu agente, como o papo status a mostra: ele pode rodar com outro ambiente que este terminal (PAPO_ICE_POLICY, PAPO_ICE_SERVERS, PAPO_SIGNAL_TOKEN); mude-o onde o seu agente é iniciado e reinicie a sessão',
 };
 
 export function doctorTexts(lang: Lang): DoctorTexts {

@@ -15,6 +15,7 @@ import {
   turnPinFor,
   turnTransportOf,
 } from '../client/net/turn-probe.js';
+import { askStatus } from '../client/room/handed-say.js';
 import { openProfile } from '../client/store/profile-store.js';
 import { shortId } from '../client/wire/identity.js';
 import { deriveRoomKeys } from '../client/wire/room-crypto.js';
@@ -25,9 +26,10 @@ import {
 } from '../client/wire/signal-url.js';
 import type { IceServer } from '../signal-protocol.js';
 import { type DoctorTexts, doctorTexts } from './doctor-texts.js';
-import { errorText, type Lang } from './i18n.js';
+import { errorText, type Lang, messages } from './i18n.js';
 import { CLIENT_IDS, type Registration } from './install/agent-client.js';
 import { CLIENTS, findExecutable } from './install/clients.js';
+import { networkProblemsOf } from './network-notes.js';
 import { judgeNode, NODE_MINIMUM_TEXT, NODE_TESTED_MAJORS } from './node-support.js';
 import { RELAY_PORTS } from './signal-public/coturn.js';
 import type { OpenPort } from './signal-public/public-signal.js';
@@ -45,7 +47,10 @@ export const CHANNEL_KILLERS = [
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface Check {
-  /** Stable for scripts: node, profile, signal, token, scope, ice, policy, stun, nat, turn, path, client, channels. */
+  /**
+   * Stable for scripts: node, profile, signal, token, scope, ice, policy, stun, nat, turn, path,
+   * room (only while the profile's papo mcp runs), client, channels.
+   */
   id: string;
   status: CheckStatus;
   /** The column a person reads first ("signal", "TURN"...), in their language. */
@@ -82,6 +87,12 @@ export interface DoctorFacts {
   turn: AllocationResult[];
   clients: { id: string; label: string; registration: Registration | null }[];
   channelsOff: string[];
+  /**
+   * The room as the profile's running papo mcp sees it now (asked over member.sock, ADR 0103):
+   * the members online to it, and what keeps its room from working, in the lines `papo status`
+   * prints (network-notes.ts). Absent when no papo mcp runs for the profile.
+   */
+  room?: { online: string[]; problems: string[] };
   /** The Node papo runs on (process.version, process.platform and arch) and today's date (UTC). */
   node: { version: string; platform: string; today: string };
   ms: number;
@@ -323,6 +334,14 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       roomId: deriveRoomKeys(p.secret).roomId,
       nodeId: shortId(p.identity.nodeId),
     };
+    // The agent's own view (issue 40): doctor probes the network from this terminal, while the
+    // agent's papo mcp may run with another environment, or see a colleague no path reaches.
+    const view = await askStatus(p.dir, 0).catch(() => undefined);
+    if (view !== undefined)
+      facts.room = {
+        online: view.members.filter((m) => m.online && m.node !== view.node).map((m) => m.name),
+        problems: networkProblemsOf(messages(o.lang), view.network, view.members),
+      };
     address = effectiveSignalAddress(p.signalUrl, env);
     const url = address.url;
     facts.rawSignalUrl = url;
@@ -418,6 +437,7 @@ export function checksFrom(f: DoctorFacts, lang: Lang): DoctorReport {
     ...signalChecks(f, t, suffix),
     ...iceChecks(f, t),
     ...networkChecks(f, t),
+    ...roomCheck(f, t),
     ...clientChecks(f, t, suffix),
   ];
   const checks: Check[] = drafts.map((c) => ({ ...c, label: c.label ?? t.label(c.id) }));
@@ -587,6 +607,18 @@ function iceChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
  * STUN, the NAT's mapping, TURN, and the verdict on a path (decidePath): measured only with a
  * profile and valid ICE servers.
  */
+/**
+ * The room as the running papo mcp sees it: what it says fails here as it does in `papo status`,
+ * so doctor never says the room can work while the agent's own view says it cannot (issue 40).
+ */
+function roomCheck(f: DoctorFacts, t: DoctorTexts): Draft[] {
+  const room = f.room;
+  if (room === undefined) return [];
+  const data = { online: room.online, problems: room.problems.length };
+  if (room.problems.length === 0) return [{ id: 'room', status: 'ok', text: t.roomOk(room.online), data }];
+  return [{ id: 'room', status: 'fail', text: room.problems.join(' '), fix: t.roomFix, data }];
+}
+
 function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {
   if (!(f.ice?.ok === true && f.profile.ok)) return [];
   if (waitsOnWelcome(f))

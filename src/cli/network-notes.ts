@@ -30,6 +30,26 @@ export function networkNotesOf(
   env: NodeJS.ProcessEnv,
   own?: { node: string; name: string; online: boolean },
 ): string[] {
+  const lines = networkProblemsOf(t, health, members, own);
+  if (isLoopbackSignalUrl(health.signalUrl) && members.length === 0) {
+    lines.push(t.localOnlyRoom(health.signalUrl));
+  }
+  if (papoRelaySet(env)) lines.push(t.papoRelayNote);
+  return lines;
+}
+
+/**
+ * What keeps a member's room from working, as it sees it: its network process in trouble, the
+ * signal server refusing or out of reach, members on the topic with no path. `papo status` prints
+ * these lines, and `papo doctor` fails its `room` check with the same ones when the running papo mcp
+ * sees them (issue 40: the two agree).
+ */
+export function networkProblemsOf(
+  t: Messages,
+  health: NetworkHealth,
+  members: readonly MemberStatus[],
+  own?: { node: string; name: string; online: boolean },
+): string[] {
   const lines: string[] = [];
   const transport = health.transport;
   if (transport.state === 'restarting' || transport.state === 'unresponsive') {
@@ -53,10 +73,6 @@ export function networkNotesOf(
       ),
     );
   }
-  if (isLoopbackSignalUrl(health.signalUrl) && members.length === 0) {
-    lines.push(t.localOnlyRoom(health.signalUrl));
-  }
-  if (papoRelaySet(env)) lines.push(t.papoRelayNote);
   return lines;
 }
 

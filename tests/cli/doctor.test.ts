@@ -438,31 +438,33 @@ test('what doctor asks and shows: STUN destinations, TURN targets, a URL without
   assert.equal(displayUrl('ws://127.0.0.1:7450'), 'ws://127.0.0.1:7450');
 });
 
+/** Facts of a member of a room on a remote signal server, as a test changes them. */
+const facts = (over: Partial<DoctorFacts>): DoctorFacts => ({
+  profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
+  signalUrl: 'wss://signal.example.test:7450',
+  rawSignalUrl: 'wss://signal.example.test:7450',
+  loopback: false,
+  tokenSent: true,
+  signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
+  policy: 'all',
+  ice: {
+    ok: true,
+    config: { servers: [{ urls: 'stun:signal.example.test:7450' }], policy: 'all', source: 'welcome' },
+  },
+  stun: [],
+  turn: [],
+  clients: [],
+  channelsOff: [],
+  node: { version: 'v24.22.3', platform: 'linux x64', today: '2026-12-07' },
+  ms: 10,
+  ...over,
+});
+
 test('a signal server that hands out no TURN: a warning with the fix; a direct path papo cannot judge is one too', () => {
   const stun = (destination: string, mapped?: string) => ({
     url: `stun:${destination}`,
     destination,
     ...(mapped ? { mapped, ms: 3 } : { error: 'timeout' }),
-  });
-  const facts = (over: Partial<DoctorFacts>): DoctorFacts => ({
-    profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
-    signalUrl: 'wss://signal.example.test:7450',
-    rawSignalUrl: 'wss://signal.example.test:7450',
-    loopback: false,
-    tokenSent: true,
-    signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
-    policy: 'all',
-    ice: {
-      ok: true,
-      config: { servers: [{ urls: 'stun:signal.example.test:7450' }], policy: 'all', source: 'welcome' },
-    },
-    stun: [],
-    turn: [],
-    clients: [],
-    channelsOff: [],
-    node: { version: 'v24.22.3', platform: 'linux x64', today: '2026-12-07' },
-    ms: 10,
-    ...over,
   });
   const of = (f: DoctorFacts, id: string) => {
     const c = checksFrom(f, 'en').checks.find((x) => x.id === id);
@@ -503,5 +505,33 @@ test('a signal server that hands out no TURN: a warning with the fix; a direct p
   assert.match(
     pt?.text ?? '',
     /^o servidor de sinalização wss:\/\/signal\.example\.test:7450 não entrega nenhum servidor TURN/,
+  );
+});
+
+test("the room now, as the running papo mcp sees it (issue 40): ok with who is online to it; its own problems fail doctor with papo status's lines; no check without a papo mcp", () => {
+  const ids = (f: DoctorFacts) => checksFrom(f, 'en').checks.map((c) => c.id);
+  assert.ok(!ids(facts({})).includes('room'), 'no papo mcp runs: no room check');
+  const ok = checksFrom(facts({ room: { online: ['bob'], problems: [] } }), 'en');
+  assert.deepEqual(
+    ok.checks.filter((c) => c.id === 'room').map((c) => [c.status, c.label, c.text]),
+    [['ok', 'room now', "your agent's papo mcp is in the room; online to it: bob"]],
+  );
+  const before = checksFrom(facts({}), 'en').summary;
+  assert.equal(ok.summary.fail, before.fail, 'an ok room adds no failure');
+  const problem =
+    'warning: bob is on the signal server wss://signal.example.test:7450 (not gone from the room), but no network path between your machines works: no link formed within 12s. …';
+  const failing = checksFrom(facts({ room: { online: [], problems: [problem] } }), 'en');
+  const room = failing.checks.find((c) => c.id === 'room');
+  assert.equal(room?.status, 'fail');
+  assert.equal(room?.text, problem);
+  assert.equal(
+    room?.fix,
+    "that is your agent's papo mcp's own view, as papo status shows it: it may run with another environment than this terminal (PAPO_ICE_POLICY, PAPO_ICE_SERVERS, PAPO_SIGNAL_TOKEN); change it where your agent starts, then restart the session",
+  );
+  assert.equal(failing.summary.fail, before.fail + 1);
+  assert.equal(failing.ok, false);
+  assert.equal(
+    checksFrom(facts({ room: { online: [], problems: [] } }), 'pt').checks.find((c) => c.id === 'room')?.text,
+    'o papo mcp do seu agente está na sala; ninguém mais está online para ele agora',
   );
 });

@@ -56,4 +56,20 @@ test('members on the signal server with no path (relay-only, no TURN): status, s
   // The message waits for colega, who is on the signal server: forget is not offered.
   assert.match(out, /Waiting for: colega \(1\)\./);
   assert.doesNotMatch(out, /papo forget/);
+
+  // papo doctor in a terminal without the agent's PAPO_ICE_POLICY: its own probes find nothing
+  // wrong (a loopback room), but the agent's papo mcp sees no path, and doctor agrees with papo
+  // status (issue 40): it fails, with the same line.
+  const doc = await runPapo(['doctor'], {
+    env: userEnv(room.members.voce.home, { LANG: 'C' }),
+    timeoutMs: 60_000,
+  });
+  t.diagnostic(doc.stdout);
+  assert.equal(doc.code, 1, doc.stdout + doc.stderr);
+  assert.match(
+    doc.stdout,
+    /^\[FAIL\] +room now +warning: colega is on the signal server .* \(not gone from the room\), but no network path between your machines works.*PAPO_ICE_POLICY=relay allows relayed paths only/m,
+  );
+  assert.match(doc.stdout, /fix: that is your agent's papo mcp's own view, as papo status shows it/);
+  assert.match(doc.stdout, /^\[ok\] +path /m, "doctor's own probe from this terminal finds a path");
 });
