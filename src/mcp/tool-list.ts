@@ -1,24 +1,11 @@
-// The five tools as tools/list shows them (docs/mcp.md, "Tools"). The JSON is pinned by
-// tests/mcp/snapshots/tools-list.json: a change here is a change the model sees, so it is reviewed.
-// Schemas are plain draft 2020-12 objects with no combinators at the root (Claude Code drops tools
-// whose schema the API refuses).
+// The five tools as tools/list shows them (docs/mcp.md, "Tools"), each declared once: its name,
+// description, input schema and annotations. The names and each tool's arguments are read from
+// these declarations, and tools.ts pairs each name with its handler. The declarations stay apart
+// from the handlers so that `tools/list` is answered without loading them (ADR 0107). The JSON is
+// pinned by tests/mcp/snapshots/tools-list.json: a change here is a change the model sees, so it is
+// reviewed. Schemas are plain draft 2020-12 objects with no combinators at the root (Claude Code
+// drops tools whose schema the API refuses).
 import { LIMITS, PARAM_DESCRIPTIONS, TOOL_DESCRIPTIONS } from './texts.js';
-
-export const TOOL_NAMES = ['send', 'wait', 'inbox', 'history', 'status'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
-
-export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
-}
-
-/** The arguments each tool takes, for validation. */
-export const TOOL_ARGUMENTS: Record<ToolName, readonly string[]> = {
-  send: ['message', 'to', 'reply_to'],
-  wait: ['timeout_seconds', 'from'],
-  inbox: [],
-  history: ['limit'],
-  status: [],
-};
 
 const noArguments = { type: 'object', properties: {}, additionalProperties: false } as const;
 
@@ -88,3 +75,18 @@ export const TOOLS = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   },
 ] as const;
+
+export type ToolName = (typeof TOOLS)[number]['name'];
+
+export const TOOL_NAMES: readonly ToolName[] = TOOLS.map((tool) => tool.name);
+
+export function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * The arguments each tool takes, for validation: the properties of its input schema, in the order
+ * the schema lists them (the unknown-argument error names them in that order).
+ */
+export const TOOL_ARGUMENTS = {} as Record<ToolName, readonly string[]>;
+for (const tool of TOOLS) TOOL_ARGUMENTS[tool.name] = Object.keys(tool.inputSchema.properties);

@@ -6,23 +6,31 @@ import type { RoomMember, SendResult } from '../../client/member-api.js';
 import { sameName } from '../../client/wire/names.js';
 import { findCredential } from '../credentials.js';
 import { LIMITS, SEND_ERRORS, type SendOutcome, sendOutcome } from '../texts.js';
-import { ArgumentError, checkKnown, MEMBER_NAME, MSG_ID, optionalString } from '../tool-args.js';
-import { TOOL_ARGUMENTS } from '../tool-list.js';
+import { type Args, ArgumentError, MEMBER_NAME, MSG_ID, optionalString } from '../tool-args.js';
 import {
   errorResult,
   linkingNames,
   networkView,
   reviewersAmong,
+  type ToolContext,
   type ToolDeps,
-  type ToolHandler,
+  type ToolImplementation,
+  type ToolResult,
   textResult,
   throwIfCancelled,
   trustView,
 } from './shared.js';
 
-export function sendTool(deps: ToolDeps): ToolHandler {
-  return async (args, ctx) => {
-    checkKnown('send', args, TOOL_ARGUMENTS.send);
+interface SendArgs {
+  body: string;
+  to: string | undefined;
+  replyTo: string | undefined;
+}
+
+export function sendTool(deps: ToolDeps): ToolImplementation<SendArgs> {
+  return { parse, refuse, run };
+
+  function parse(args: Args): SendArgs {
     if (args.message === undefined || args.message === null)
       throw new ArgumentError(SEND_ERRORS.missingMessage);
     const raw = optionalString(args, 'message', SEND_ERRORS.notAString('message')) as string;
@@ -37,10 +45,19 @@ export function sendTool(deps: ToolDeps): ToolHandler {
       .toLowerCase();
     if (replyTo !== undefined && !MSG_ID.test(replyTo))
       throw new ArgumentError(SEND_ERRORS.invalidReplyTo(replyTo));
-    const credential = findCredential(body);
-    if (credential !== null) return errorResult(SEND_ERRORS.credential(credential.kind));
+    return { body, to, replyTo };
+  }
 
-    const member = await deps.member(ctx.signal);
+  function refuse({ body }: SendArgs): ToolResult | null {
+    const credential = findCredential(body);
+    return credential === null ? null : errorResult(SEND_ERRORS.credential(credential.kind));
+  }
+
+  async function run(
+    { body, to, replyTo }: SendArgs,
+    member: RoomMember,
+    ctx: ToolContext,
+  ): Promise<ToolResult> {
     // Answering a message that only a push could have shown proves pushes reach the model (ADR 0066).
     if (replyTo !== undefined) await deps.channel.replied(replyTo);
     throwIfCancelled(ctx.signal);
@@ -59,7 +76,7 @@ export function sendTool(deps: ToolDeps): ToolHandler {
     // "Tools").
     if (replyTo !== undefined) await member.markRepliedTo(replyTo);
     return textResult(sendOutcome(await outcomeOf(member, result, to, unknownTo)));
-  };
+  }
 }
 
 /** What the send came to: who has it, who refused it, or why nobody confirmed. */

@@ -1,6 +1,6 @@
-// What the five tool handlers share: the result and context types with the cancellation and
-// unavailability errors the tool server tells apart (tool-result.ts, re-exported here), and the
-// room facts more than one tool reads (reviewers, the network view, the name-trust view). The
+// What the five tool handlers share: the steps a tool is made of (ToolImplementation), the result
+// and context types with the cancellation and unavailability errors the tool server tells apart
+// (tool-result.ts, re-exported here), and the room facts more than one tool reads (reviewers, the network view, the name-trust view). The
 // wording of every text stays in texts.ts.
 
 import type { RoomMember } from '../../client/member-api.js';
@@ -29,7 +29,22 @@ export interface ToolDeps {
   channel: ChannelPush;
 }
 
+/** A tool call as the tool server makes it (tools.ts wraps each ToolImplementation in one). */
 export type ToolHandler = (args: Args, ctx: ToolContext) => Promise<ToolResult>;
+
+/**
+ * What a tool does, in the steps tools.ts runs it in. The start every call shares (the check that
+ * it takes each argument given, the member's open, the check for a cancellation) is written once
+ * there; a tool gives its own steps around it.
+ */
+export interface ToolImplementation<P> {
+  /** The tool's own checks of its arguments, before the member opens: a bad one never opens it. */
+  parse(args: Args): P;
+  /** A result that ends the call before the member opens (`send` refuses a credential), or null. */
+  refuse?(parsed: P): ToolResult | null;
+  /** The call itself, on the open member. */
+  run(parsed: P, member: RoomMember, ctx: ToolContext): Promise<ToolResult>;
+}
 
 /** Formats what fits, consumes exactly that, and says how many stay unread (`wait`, `inbox`). */
 export async function deliver(

@@ -19,12 +19,10 @@ import {
   statusTransportRestarts,
   trustWarnings,
 } from '../texts.js';
-import { checkKnown } from '../tool-args.js';
-import { TOOL_ARGUMENTS } from '../tool-list.js';
 import {
   networkView,
   type ToolDeps,
-  type ToolHandler,
+  type ToolImplementation,
   textResult,
   throwIfCancelled,
   trustView,
@@ -33,47 +31,47 @@ import {
 /** How long `status` waits, at most, for a room it has not met yet (see `settled`). */
 export const STATUS_SETTLE_MS = 3000;
 
-export function statusTool(deps: ToolDeps): ToolHandler {
-  return async (args, ctx) => {
-    checkKnown('status', args, TOOL_ARGUMENTS.status);
-    const member = await deps.member(ctx.signal);
-    throwIfCancelled(ctx.signal);
-    const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
-    throwIfCancelled(ctx.signal);
-    const peers = member.members();
-    // Who is on the signal server's topic now: an offline member there is not gone (issue 40).
-    const onTopic = new Set(network.signal.peers ?? []);
-    const head = [statusHeader(member.name, member.roomId, shortId(member.nodeId))];
-    head.push(...trustWarnings(trustView(member)), ...networkWarnings(network));
-    head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
-    const tail = [statusCounts(member.unread().length, member.queuedCount())];
-    // Its own person's review (ADR 0081): how many messages wait for them, so it can say so.
-    const held = member.held().length;
-    if (member.reviewing() || held > 0) tail.push(heldForReview(held, member.reviewing()));
-    // Who the queue waits for (ADR 0063); in a pair it can only be the other one, so the text stays
-    // as docs/mcp.md ("Tools") gives it.
-    const waiting = member.queuedFor?.() ?? [];
-    if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1) {
-      // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
-      const there = new Set(peers.filter((p) => onTopic.has(p.node)).map((p) => p.name.toLowerCase()));
-      tail.push(
-        statusQueuedFor(
-          waiting,
-          waiting.some((w) => w.name !== '' && !there.has(w.name.toLowerCase())),
-        ),
-      );
-    }
-    const restart = network.transport.lastRestart;
-    if (restart !== undefined && network.transport.state === 'running') {
-      tail.push(
-        statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why),
-      );
-    }
-    if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
-    // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
-    if (peers.some((p) => p.about !== undefined && p.about !== '')) head.unshift(STATUS_NOTICE);
-    const lines = peers.map((p) => ({ line: statusPeerLine(p, onTopic.has(p.node)), online: p.online }));
-    return textResult(fitStatus(head, lines, tail));
+export function statusTool(deps: ToolDeps): ToolImplementation<void> {
+  return {
+    parse: () => {},
+    run: async (_, member, ctx) => {
+      const { network, meeting } = await settled(member, ctx.signal, STATUS_SETTLE_MS);
+      throwIfCancelled(ctx.signal);
+      const peers = member.members();
+      // Who is on the signal server's topic now: an offline member there is not gone (issue 40).
+      const onTopic = new Set(network.signal.peers ?? []);
+      const head = [statusHeader(member.name, member.roomId, shortId(member.nodeId))];
+      head.push(...trustWarnings(trustView(member)), ...networkWarnings(network));
+      head.push(peers.length > 0 ? STATUS_PEERS : meeting ? STATUS_STILL_CONNECTING : STATUS_NO_PEERS);
+      const tail = [statusCounts(member.unread().length, member.queuedCount())];
+      // Its own person's review (ADR 0081): how many messages wait for them, so it can say so.
+      const held = member.held().length;
+      if (member.reviewing() || held > 0) tail.push(heldForReview(held, member.reviewing()));
+      // Who the queue waits for (ADR 0063); in a pair it can only be the other one, so the text stays
+      // as docs/mcp.md ("Tools") gives it.
+      const waiting = member.queuedFor?.() ?? [];
+      if (waiting.length > 0 && new Set(peers.map((p) => p.name.toLowerCase())).size > 1) {
+        // `papo forget` is for members who left: not offered when everyone waited for is on the topic.
+        const there = new Set(peers.filter((p) => onTopic.has(p.node)).map((p) => p.name.toLowerCase()));
+        tail.push(
+          statusQueuedFor(
+            waiting,
+            waiting.some((w) => w.name !== '' && !there.has(w.name.toLowerCase())),
+          ),
+        );
+      }
+      const restart = network.transport.lastRestart;
+      if (restart !== undefined && network.transport.state === 'running') {
+        tail.push(
+          statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why),
+        );
+      }
+      if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
+      // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
+      if (peers.some((p) => p.about !== undefined && p.about !== '')) head.unshift(STATUS_NOTICE);
+      const lines = peers.map((p) => ({ line: statusPeerLine(p, onTopic.has(p.node)), online: p.online }));
+      return textResult(fitStatus(head, lines, tail));
+    },
   };
 }
 

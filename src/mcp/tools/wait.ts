@@ -2,33 +2,42 @@
 // until its time runs out, reporting progress meanwhile (ADR 0067); what it wants is not pushed
 // while it runs (ADR 0066).
 
+import type { RoomMember } from '../../client/member-api.js';
 import type { Envelope } from '../../client/wire/messages.js';
 import { sameName } from '../../client/wire/names.js';
 import { LIMITS, networkWarnings, noNewMessages, WAIT_ERRORS } from '../texts.js';
 import {
+  type Args,
   ArgumentError,
-  checkKnown,
   MEMBER_NAME,
   optionalInteger,
   optionalString,
   shownValue,
 } from '../tool-args.js';
-import { TOOL_ARGUMENTS } from '../tool-list.js';
 import {
   deliver,
   linkingNames,
   networkView,
   reviewersAmong,
+  type ToolContext,
   type ToolDeps,
-  type ToolHandler,
+  type ToolImplementation,
   type ToolResult,
   textResult,
   throwIfCancelled,
 } from './shared.js';
 
-export function waitTool(deps: ToolDeps): ToolHandler {
-  return async (args, ctx) => {
-    checkKnown('wait', args, TOOL_ARGUMENTS.wait);
+interface WaitArgs {
+  seconds: number;
+  from: string | undefined;
+  started: number;
+  deadline: number;
+}
+
+export function waitTool(deps: ToolDeps): ToolImplementation<WaitArgs> {
+  return { parse, run };
+
+  function parse(args: Args): WaitArgs {
     const seconds = optionalInteger(
       args,
       'timeout_seconds',
@@ -39,12 +48,18 @@ export function waitTool(deps: ToolDeps): ToolHandler {
     );
     const from = optionalString(args, 'from', WAIT_ERRORS.invalidFrom(shownValue(args.from)))?.trim();
     if (from !== undefined && !MEMBER_NAME.test(from)) throw new ArgumentError(WAIT_ERRORS.invalidFrom(from));
-
     // The time counts from the call, as the client counts it (Claude Code moves a call still
-    // running after 2 minutes to the background, ADR 0067), also while the member is opening.
+    // running after 2 minutes to the background, ADR 0067), also while the member is opening: so
+    // it starts here, the last step before the member's open.
     const started = Date.now();
-    const deadline = started + seconds * 1000;
-    const member = await deps.member(ctx.signal);
+    return { seconds, from, started, deadline: started + seconds * 1000 };
+  }
+
+  async function run(
+    { seconds, from, started, deadline }: WaitArgs,
+    member: RoomMember,
+    ctx: ToolContext,
+  ): Promise<ToolResult> {
     const wanted = (m: Envelope) => from === undefined || sameName(m.from, from);
     const matching = () => member.unread().filter(wanted);
     // While this call is in flight, what it wants comes to it and is not pushed: the model is
@@ -103,5 +118,5 @@ export function waitTool(deps: ToolDeps): ToolHandler {
         });
       }
     }
-  };
+  }
 }
