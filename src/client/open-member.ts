@@ -4,6 +4,7 @@ import { type Log, type LogTarget, toLog } from './log.js';
 import type { RoomMember, RoomProbe } from './member-api.js';
 import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
+import type { RoomMeeting } from './net/meeting.js';
 import { signalTokenFor } from './net/signal-token.js';
 import { takeForgetRequests } from './room/forget.js';
 import { listenForSays, type StatusView } from './room/handed-say.js';
@@ -226,17 +227,6 @@ async function openSide(
   return { identity, state: null, knownPeers: remembered.peers, names };
 }
 
-/** Where and as whom the transport meets the room. */
-interface TransportRoom {
-  url: string;
-  topic: string;
-  localId: string;
-  token: string | undefined;
-  /** The pin of the signal server's key, from the room's address (ADR 0089). */
-  pin: string | undefined;
-  signalKey: Uint8Array;
-}
-
 /**
  * The transport (ADR 0057): a supervised process of its own, or inline for tests and benchmarks.
  * An agent's restarts are kept in transport.json, where `papo status`, another process, reads them.
@@ -244,7 +234,7 @@ interface TransportRoom {
 async function startTransport(
   options: OpenMemberOptions,
   profileDir: string,
-  room: TransportRoom,
+  meeting: RoomMeeting,
   log: Log,
   cleanups: Cleanups,
 ): Promise<MemberTransport> {
@@ -255,10 +245,10 @@ async function startTransport(
   let transport: MemberTransport;
   if (options.transport === 'inline') {
     const { InlineTransport } = await import('./transport/inline-transport.js');
-    transport = await InlineTransport.open({ ...room, env, log });
+    transport = await InlineTransport.open({ ...meeting, env, log });
   } else {
     const child = new TransportProcess({
-      init: { ...room, signalKey: Buffer.from(room.signalKey).toString('hex') },
+      init: { ...meeting, signalKey: Buffer.from(meeting.signalKey).toString('hex') },
       env,
       log,
       ...(options.warn ? { warn: options.warn } : {}),

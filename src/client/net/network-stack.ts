@@ -8,6 +8,7 @@ import { messageOf } from '../errors.js';
 import { type LogTarget, toLog } from '../log.js';
 import type { IceFacts, SignalState, UnlinkedPeer } from './health.js';
 import { type IceConfig, resolveIceConfig } from './ice-config.js';
+import type { RoomMeeting } from './meeting.js';
 import { Mesh } from './mesh.js';
 import { SignalClient } from './signal-client.js';
 import { pinForHost } from './tls-pin.js';
@@ -17,14 +18,8 @@ import { TurnBridges } from './turn-tcp-bridge.js';
 /** A TURN allocation no live link has claimed for this long is an orphan, given back (ADR 0058). */
 const ORPHAN_AGE_MS = 10_000;
 
-export interface NetworkStackOptions {
-  url: string;
-  topic: string;
-  localId: string;
-  signalKey: Uint8Array;
-  token?: string | undefined;
-  /** The pin of the signal server's key (ADR 0089), for it and for TURN over TLS to its host. */
-  pin?: string | undefined;
+/** Where to meet the room (meeting.ts), and what the stack needs from its process beside it. */
+export interface NetworkStackOptions extends RoomMeeting {
   /** Where PAPO_ICE_SERVERS, PAPO_ICE_POLICY and PAPO_TEST_DENY_LINKS are read. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics; never stdout. */

@@ -28,6 +28,7 @@ import { messageOf, PapoError } from '../errors.js';
 import { Backoff, type Random, SIGNAL_REDIAL, scheduleOf } from './backoff.js';
 import type { SignalClientDropReason, SignalProblem, SignalProblemCode } from './health.js';
 import { validateIceServers } from './ice-config.js';
+import type { RoomMeeting } from './meeting.js';
 import { SignalOpener, sealSignal } from './signal-seal.js';
 import { tokenMayTravel } from './signal-token.js';
 import { PIN_MISMATCH, pinnedConnection } from './tls-pin.js';
@@ -39,23 +40,8 @@ const SILENCE_TIMEOUT_MS = 50_000;
 /** Pushed off the topic again within this long of the last time: the rejoin backoff keeps growing. */
 const DISPLACED_RESET_MS = 60_000;
 
-export interface SignalClientOptions {
-  /** The room's signal URL: ws://, wss://, http:// or https:// (mapped to ws/wss), any path prefix. */
-  url: string;
-  /** The room's topic, 64 lower-case hex. */
-  topic: string;
-  /** Our node id, 64 lower-case hex. */
-  localId: string;
-  /** The room's signal key (32 bytes), for sealing and opening blobs. */
-  signalKey: Uint8Array;
-  /** Bearer token for servers that require one (bound to this URL's origin: signal-token.ts). */
-  token?: string | undefined;
-  /**
-   * The pin of the server's key, from the room's signal address (ADR 0089): over wss:// the
-   * server is trusted when its key has it (a self-signed certificate included), and refused with
-   * the problem `pin_mismatch` before the upgrade (and its token) is sent when it has not.
-   */
-  pin?: string | undefined;
+/** Where to meet the room (meeting.ts), and how this client redials. */
+export interface SignalClientOptions extends RoomMeeting {
   /** Redial delays in ms (tests shorten them); the last repeats. Default SIGNAL_REDIAL's. */
   backoffMs?: readonly number[];
   /** The jitter's randomness (tests fix it). */

@@ -32,7 +32,7 @@ import {
   transportOptionsRefused,
 } from './early-fork.js';
 import type { MemberTransport } from './member-transport.js';
-import type { FromTransport, ToTransport, TransportInit } from './transport-wire.js';
+import type { FromTransport, ToTransport, WireMeeting } from './transport-wire.js';
 
 export const HEARTBEAT_MS = 1000;
 /** A transport silent this long is frozen: it is ended and started again. */
@@ -51,7 +51,7 @@ const PROBE_MS = 800;
 const MAX_GRANTS = 1024;
 
 export interface TransportProcessOptions {
-  init: Omit<TransportInit, 't'>;
+  init: WireMeeting;
   /** The transport's environment (ICE settings, PAPO_LOG); the room's keys never go here. */
   env: NodeJS.ProcessEnv;
   /** Diagnostics (PAPO_LOG). */

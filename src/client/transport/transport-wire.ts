@@ -3,20 +3,17 @@
 // room's frame key, as base64; the transport process holds the signal key (it seals offers and
 // candidates) but never the frame key.
 import type { LinkPath, SignalState } from '../net/health.js';
+import type { RoomMeeting } from '../net/meeting.js';
 import type { TurnGrant } from '../net/turn-release.js';
 
-/** The first message to the transport: what it needs to meet the room. Never in argv or env. */
-export interface TransportInit {
-  t: 'init';
-  url: string;
-  topic: string;
-  localId: string;
+/** The room's meeting (meeting.ts) as it crosses the channel: JSON has no bytes, so the key is hex. */
+export type WireMeeting = Omit<RoomMeeting, 'signalKey'> & {
   /** The room's signal key, hex. */
   signalKey: string;
-  token?: string | undefined;
-  /** The pin of the signal server's key, from the room's address (ADR 0089). */
-  pin?: string | undefined;
-}
+};
+
+/** The first message to the transport: what it needs to meet the room. Never in argv or env. */
+export type TransportInit = { t: 'init' } & WireMeeting;
 
 export type ToTransport =
   | TransportInit
