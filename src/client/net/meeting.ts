@@ -1,8 +1,9 @@
 // Where a member meets the room: which signal server, which topic, under which peer id, with the
 // key that seals what the server carries, and what lets it in (a token, the pin of the server's
-// key). It is declared here alone: the signal client and the network stack take it with their
-// own settings beside it, the member's process hands it to its transport, and the transport's
-// first IPC message carries it with the key in hex (transport-wire.ts).
+// key). It is declared here alone, so that a new field is one edit (and where the transport's
+// first IPC message names its fields one by one, the compiler asks for it): the signal client and
+// the network stack take it with their own settings beside it, the member's process hands it to
+// its transport, and that message carries it with the key in hex (transport-wire.ts).
 
 export interface RoomMeeting {
   /** The room's signal URL: ws://, wss://, http:// or https:// (mapped to ws/wss), any path prefix. */

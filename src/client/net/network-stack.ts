@@ -59,24 +59,18 @@ export class NetworkStack {
 
   /** Builds the stack and starts dialling the signal server. */
   static async open(options: NetworkStackOptions): Promise<NetworkStack> {
-    const { env } = options;
-    const log = toLog(options.log);
+    // The signal client gets the meeting alone, whatever fields it has; the rest is the stack's.
+    const { env, log: logTarget, onTurnGrant, ...meeting } = options;
+    const log = toLog(logTarget);
     const serverLog = log.child('signal server: ');
-    const signal = new SignalClient({
-      url: options.url,
-      topic: options.topic,
-      localId: options.localId,
-      signalKey: options.signalKey,
-      token: options.token,
-      pin: options.pin,
-    });
+    const signal = new SignalClient(meeting);
     signal.on('disconnected', ({ reason }) => log(`signal server connection lost (${reason}); redialling`));
     signal.on('server-error', ({ code, message }) => serverLog(`${code}: ${message}`));
     signal.on('displaced', ({ rejoinInMs }) =>
       log(`another socket joined the signal server as this member; joining again in ${rejoinInMs} ms`),
     );
     // TURN over TCP/TLS goes through local bridges (the ICE agent speaks UDP TURN only).
-    const bridges = new TurnBridges(log, options.onTurnGrant, (host) => pinForHost(options, host));
+    const bridges = new TurnBridges(log, onTurnGrant, (host) => pinForHost(options, host));
     try {
       await bridges.prepare(resolveIceConfig({ env }).servers);
     } catch (err) {

@@ -52,13 +52,11 @@ async function start(init: TransportInit): Promise<void> {
   // This process ends with process.exit(); node-datachannel's cleanup() would only delay it.
   disableNativeCleanup();
   try {
+    // The meeting as the member's process sent it, less the message's tag, the key back in bytes.
+    const { t, signalKey, ...meeting } = init;
     stack = await NetworkStack.open({
-      url: init.url,
-      topic: init.topic,
-      localId: init.localId,
-      signalKey: Buffer.from(init.signalKey, 'hex'),
-      token: init.token,
-      pin: init.pin,
+      ...meeting,
+      signalKey: Buffer.from(signalKey, 'hex'),
       env: process.env,
       log,
       onTurnGrant: (event) =>

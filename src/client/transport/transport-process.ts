@@ -268,7 +268,10 @@ export class TransportProcess extends EventEmitter<TransportEvents> implements M
     });
     // The child and its channel keep this process alive: a command waiting for an ack (papo say)
     // has nothing else to hold its event loop. close() releases them.
-    const { url, topic, localId, signalKey, token, pin } = this.#options.init;
+    // Named one by one: nothing else of the member's (its frame key least of all) rides along.
+    // `unnamed` is empty by its type, so a field added to the meeting fails to compile here.
+    const { url, topic, localId, signalKey, token, pin, ...unnamed } = this.#options.init;
+    const _allNamed: Record<string, never> = unnamed;
     this.#tell({
       t: 'init',
       url,
