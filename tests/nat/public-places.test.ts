@@ -50,6 +50,19 @@ test('papo signal --public on a host behind 1:1 NAT (ADDR on no interface): two 
   assert.equal(linkOf(await s.ana.status(), 'bob'), 'relay');
 });
 
+test('papo signal --public NAME on a host behind 1:1 NAT, NAME a DNS name for the public address: the same mapping, two relay-only members link and exchange a message and a reply', {
+  skip: skip ?? false,
+  timeout: 180_000,
+}, async (t) => {
+  const s = await relayOnlyRoom(t, 'oneToOneName');
+  assert.match(s.line, /^papo new --signal 'wss:\/\/signal\.lab\.test:7450\/#pin=/);
+  assert.equal(await waitLinked(s.ana, 'bob', 60_000), 'relay');
+  assert.equal(await waitLinked(s.bob, 'ana', 60_000), 'relay');
+  await exchange(s.ana, s.bob, 'one-to-one by name');
+  assert.match(s.operatorLog(), /203\.0\.113\.20 is on no interface of this machine .*coturn relays on 10\.0\.0\.10/);
+  assert.equal(linkOf(await s.ana.status(), 'bob'), 'relay');
+});
+
 test("papo signal --public on a member's own machine at its VPN address (100.64.0.0/10): two relay-only members link through its coturn and exchange a message", {
   skip: skip ?? false,
   timeout: 180_000,

@@ -6,7 +6,7 @@
 // bench/lab-first-message.ts.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir } from '../support/files.js';
 import { type Member, startMember } from '../support/members.js';
@@ -42,11 +42,17 @@ export interface PublicLab {
  * an interface there), 'oneToOne' on a host with only a private address behind 1:1 NAT (ADDR is the
  * router's public address), 'vpn' on ana's own machine with ADDR its VPN address (issue 40).
  */
-export type ServerPlace = 'public' | 'oneToOne' | 'vpn';
+export type ServerPlace = 'public' | 'oneToOne' | 'oneToOneName' | 'vpn';
+
+/** The DNS name of 'oneToOneName': an A record for the 1:1 NAT's public address, in each namespace's hosts. */
+export const LAB_SIGNAL_NAME = 'signal.lab.test';
 
 function serverOf(lab: NatLab, place: ServerPlace): { ns: string; address: string } {
   if (place === 'oneToOne' && lab.oneToOne !== undefined) {
     return { ns: lab.oneToOne.ns, address: lab.oneToOne.publicIp };
+  }
+  if (place === 'oneToOneName' && lab.oneToOne !== undefined) {
+    return { ns: lab.oneToOne.ns, address: LAB_SIGNAL_NAME };
   }
   if (place === 'vpn' && lab.vpn !== undefined) return { ns: lab.sites[0].ns, address: lab.vpn[0] };
   return { ns: lab.publicNs, address: lab.publicIp };
@@ -58,14 +64,22 @@ export async function publicLab(
   coturn = true,
   place: ServerPlace = 'public',
 ): Promise<PublicLab> {
-  const lab = await createNatLab({ sites, oneToOne: place === 'oneToOne', vpn: place === 'vpn' });
+  const named = place === 'oneToOneName';
+  const lab = await createNatLab({ sites, oneToOne: place === 'oneToOne' || named, vpn: place === 'vpn' });
   const server = serverOf(lab, place);
   const dir = makeTempDir('papo-public-lab-');
+  // `ip netns exec NS` mounts /etc/netns/NS/hosts over /etc/hosts: the name resolves in the lab only.
+  const hostsDirs = named ? [server.ns, ...lab.sites.map((x) => x.ns)].map((ns) => `/etc/netns/${ns}`) : [];
   const close = async () => {
     await lab.close();
     rmSync(dir, { recursive: true, force: true });
+    for (const d of hostsDirs) rmSync(d, { recursive: true, force: true });
   };
   try {
+    for (const d of hostsDirs) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'hosts'), `127.0.0.1 localhost\n${lab.oneToOne?.publicIp} ${LAB_SIGNAL_NAME}\n`);
+    }
     const signal = lab.spawn(
       server.ns,
       process.execPath,

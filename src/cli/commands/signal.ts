@@ -182,7 +182,9 @@ export function register(program: Command, ctx: CliContext): void {
         }
         log(`stun: ${pub.stunUrls.join(' ')}`);
         if (pub.relay?.kind === 'mapped' && pub.relay.relayIp !== undefined) {
-          log(messages.signalMapped(bareHost(new URL(pub.signalAddress).hostname), pub.relay.relayIp));
+          // The address coturn hands out (ADDR, or the one a DNS name resolved to here).
+          const shown = pub.relay.externalIp?.split('/')[0] ?? bareHost(new URL(pub.signalAddress).hostname);
+          log(messages.signalMapped(shown, pub.relay.relayIp));
         }
         for (const line of messages.signalNoTurn) if (pub.turn === 'none') log(line);
         log(messages.signalPorts(pub.ports));

@@ -4,6 +4,7 @@
 // and TURN REST credentials handed out for it, a second STUN destination, and the address members
 // need: `wss://ADDR:PORT/#pin=<certificatePin>&token=<token>` (src/signal-protocol.ts).
 
+import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { messageOf } from '../../client/errors.js';
@@ -161,10 +162,13 @@ export async function startPublicSignal(o: PublicSignalOptions): Promise<PublicS
     ];
     if (binary !== undefined) {
       // ADR 0112: relays on ADDR, or behind 1:1 NAT on the private address ADDR stands for.
+      // A DNS name stands for the address it resolves to here (an operator's A record for this
+      // host): the same plan as that IP, so a name behind 1:1 NAT is mapped too.
+      const ip = isIP(address) !== 0 ? address : await lookupAddress(address);
       relay = relayPlan(
-        address,
+        ip ?? address,
         localAddresses(),
-        isIP(address) === 0 ? undefined : await routeSource(address),
+        ip === undefined ? undefined : await routeSource(ip),
       );
       coturn = await CoturnSupervisor.start(
         binary,
@@ -282,4 +286,13 @@ function peers(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return list;
+}
+
+/** The address a DNS name resolves to on this host (IPv4 first), or undefined when it does not. */
+async function lookupAddress(name: string): Promise<string | undefined> {
+  try {
+    return (await lookup(name, { order: 'ipv4first' })).address;
+  } catch {
+    return undefined;
+  }
 }

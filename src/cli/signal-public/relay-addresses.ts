@@ -10,7 +10,8 @@
 //   - ADDR an IP on no interface (1:1 NAT: a cloud VM has only its private address): relays on the
 //     private address of the interface that routes out, external-ip=ADDR/PRIVATE, so that coturn
 //     hands out ADDR and maps it back to PRIVATE (issue 40 item 1).
-//   - ADDR a DNS name: as before (coturn's own choice); docs/signal-server.md says what to set.
+//   - ADDR a DNS name: the plan of the address it resolves to on this host (public-signal.ts),
+//     so a name whose A record is the 1:1 NAT's public address is mapped as that address is.
 // In each case only the host's own relay address (and ADDR) may be allowed as a peer, and only
 // where the deny list names it: every other special-purpose range stays refused.
 
