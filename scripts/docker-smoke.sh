@@ -5,7 +5,7 @@
 #   scripts/docker-smoke.sh                      # build, then check the image
 #   PAPO_SMOKE_IMAGE=papo scripts/docker-smoke.sh   # check an image already built (not removed)
 #   PAPO_SMOKE_COMPOSE=1 scripts/docker-smoke.sh    # also the bundle: signal + coturn (host network,
-#                                                # needs UDP/TCP 3478 and 49160-49360 free)
+#                                                # needs UDP/TCP 3478 and 49160-50120 free)
 #
 # Checks: --version; the default command is the signal server (/healthz, /metrics, a v1 welcome over
 # the published port's network); `docker stop` ends it cleanly (exit 0, sockets closed with 1001, so
