@@ -59,7 +59,10 @@ test('papo signal --public NAME on a host behind 1:1 NAT, NAME a DNS name for th
   assert.equal(await waitLinked(s.ana, 'bob', 60_000), 'relay');
   assert.equal(await waitLinked(s.bob, 'ana', 60_000), 'relay');
   await exchange(s.ana, s.bob, 'one-to-one by name');
-  assert.match(s.operatorLog(), /203\.0\.113\.20 is on no interface of this machine .*coturn relays on 10\.0\.0\.10/);
+  assert.match(
+    s.operatorLog(),
+    /203\.0\.113\.20 is on no interface of this machine .*coturn relays on 10\.0\.0\.10/,
+  );
   assert.equal(linkOf(await s.ana.status(), 'bob'), 'relay');
 });
 
