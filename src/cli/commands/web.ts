@@ -25,8 +25,9 @@ import { type CliContext, checkedProfile, home, lang, text } from '../context.js
 import { errorText } from '../i18n.js';
 import { openUrlCommand } from '../open-url.js';
 import { reviewTexts } from '../review-texts.js';
+import type { ActionResult, MembersReply, ProfileChoice } from '../web/api.js';
 import { watchLog } from '../web/log-watch.js';
-import type { ActionResult, ProfileChoice, WebRoom, WebRooms } from '../web/server.js';
+import type { WebRoom, WebRooms } from '../web/server.js';
 import { newSecret, webApp } from '../web/server.js';
 import { heldView } from '../web/views.js';
 import { outcomeText, sayOnce } from './say.js';
@@ -291,7 +292,7 @@ async function webReview(
  * The room panel: the members the profile remembers, and, asked for (`papo status`'s path), who
  * is online now and by which path, through an ephemeral member opened for the look and closed.
  */
-async function members(ctx: CliContext, dir: string): Promise<unknown> {
+async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
   const store = await import('../../client/store/profile-store.js');
   const { peers } = await store.readRememberedMembers(dir);
   const remembered = Object.entries(peers).map(([node, p]) => ({

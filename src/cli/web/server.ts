@@ -1,6 +1,7 @@
 // The server of `papo web` (ADR 0106): a hono app on 127.0.0.1 that serves the page and the
-// profile's room as JSON, pushes new log entries by server-sent events, and runs a person's say and
-// review decisions through the very functions `papo say` and `papo review` use (commands/web.ts).
+// profile's room as JSON (the shapes of api.ts), pushes new log entries by server-sent events, and
+// runs a person's say and review decisions through the very functions `papo say` and `papo review`
+// use (commands/web.ts).
 // Its rules, checked on every request in this order:
 //   1. the Host header names this server (127.0.0.1:PORT or localhost:PORT), else 421: a page of
 //      another site that rebinds its name to 127.0.0.1 (DNS rebinding) is refused;
@@ -15,8 +16,18 @@ import { readFile } from 'node:fs/promises';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { LogEntry } from '../../client/wire/messages.js';
+import type {
+  ActionResult,
+  EntriesEvent,
+  EntryView,
+  MembersReply,
+  ProfileChoice,
+  ProfilesReply,
+  ReviewState,
+  StateReply,
+} from './api.js';
 import type { LogWatch } from './log-watch.js';
-import { type EntryView, entryView, type HeldView } from './views.js';
+import { entryView } from './views.js';
 
 export const COOKIE = 'papo_web';
 export const CSP =
@@ -40,18 +51,11 @@ export interface WebRoom {
   roomId: string;
   /** The last entries of the log, oldest first, and where the log ended when read. */
   entries(): Promise<LogEntry[]>;
-  held(): Promise<{ on: boolean; held: HeldView[] }>;
-  members(): Promise<unknown>;
+  held(): Promise<ReviewState>;
+  members(): Promise<MembersReply>;
   say(body: string, to: string | undefined, replyTo: string | undefined): Promise<ActionResult>;
   review(action: 'approve' | 'reject', id: string, reason: string | undefined): Promise<ActionResult>;
   watch: LogWatch;
-}
-
-/** A profile of PAPO_HOME, for the page's picker. */
-export interface ProfileChoice {
-  profile: string;
-  self: string;
-  roomId: string;
 }
 
 /** The profiles the server shows: the one it was started with, and the others asked for by name. */
@@ -62,13 +66,6 @@ export interface WebRooms {
   list(): ProfileChoice[];
   /** The room of a profile, opened on first use; undefined when there is no such profile. */
   get(profile: string): Promise<WebRoom> | undefined;
-}
-
-export interface ActionResult {
-  ok: boolean;
-  lines: string[];
-  /** A say that went out: its id and who confirmed it (the page shows it as a card). */
-  said?: { id: string; ackedBy: string[] };
 }
 
 export function newSecret(): string {
@@ -130,9 +127,12 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
 
   /** The room a request names (`?profile=`), else the one the server was started with. */
   const roomOf = (c: Context) => rooms.get(c.req.query('profile') ?? rooms.first);
-  const noSuch = (c: Context) => c.json({ ok: false, lines: ['no such profile'] }, 404);
+  const noSuch = (c: Context) =>
+    c.json({ ok: false, lines: ['no such profile'] } satisfies ActionResult, 404);
 
-  app.get('/api/profiles', (c) => c.json({ first: rooms.first, profiles: rooms.list() }));
+  app.get('/api/profiles', (c) =>
+    c.json({ first: rooms.first, profiles: rooms.list() } satisfies ProfilesReply),
+  );
 
   app.get('/api/state', async (c) => {
     const found = roomOf(c);
@@ -146,7 +146,7 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
       lang: rooms.lang,
       entries,
       review: await room.held(),
-    });
+    } satisfies StateReply);
   });
 
   app.get('/api/members', async (c) => {
@@ -197,7 +197,7 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
           const held = review.held.filter((m) => !decided.has(m.id));
           await stream.writeSSE({
             event: 'entries',
-            data: JSON.stringify({ entries: batch, review: { ...review, held } }),
+            data: JSON.stringify({ entries: batch, review: { ...review, held } } satisfies EntriesEvent),
           });
         }
       } finally {
@@ -224,7 +224,10 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
     const input: { action?: unknown; id?: unknown; reason?: unknown } = await c.req.json().catch(() => ({}));
     const action = input.action === 'approve' || input.action === 'reject' ? input.action : undefined;
     if (action === undefined || typeof input.id !== 'string')
-      return c.json({ ok: false, lines: ['approve or reject, and a message id'] }, 400);
+      return c.json(
+        { ok: false, lines: ['approve or reject, and a message id'] } satisfies ActionResult,
+        400,
+      );
     const reason = typeof input.reason === 'string' && input.reason.trim() !== '' ? input.reason : undefined;
     return c.json(await room.review(action, input.id, reason));
   });

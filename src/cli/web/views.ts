@@ -1,26 +1,10 @@
 // What the page is sent of the log and of the held messages: the log's own entries with every
 // piece of room text made inert first (ADR 0059: escapes, bidi overrides and invisible characters
-// turned into their visible forms, server side, so the page needs no copy of the rule).
+// turned into their visible forms, server side, so the page needs no copy of the rule). The shapes
+// are api.ts's.
 import { inertText } from '../../client/wire/inert-text.js';
 import type { Envelope, LogEntry } from '../../client/wire/messages.js';
-
-export interface MessageView {
-  id: string;
-  from: string;
-  kind: 'agent' | 'human';
-  to?: string;
-  replyTo?: string;
-  ts: number;
-  body: string;
-}
-
-export type EntryView =
-  | { ev: 'out'; msg: MessageView }
-  | { ev: 'in'; msg: MessageView; held?: true }
-  | { ev: 'delivered'; id: string; by: string; ts: number }
-  | { ev: 'review'; id: string; decision: 'approved' | 'rejected'; ts: number; reason?: string };
-
-export type HeldView = MessageView;
+import type { EntryView, HeldView, MessageView } from './api.js';
 
 function line(text: string): string {
   return inertText(text, 'line');

@@ -1,32 +1,19 @@
 // papo web's page: the conversation as the log holds it, kept live by the server's events, a say
 // box, the review queue and the room panel. No framework; every node is made with createElement
-// and textContent (markdown.ts), never from markup.
+// and textContent (markdown.ts), never from markup. What the server sends is typed by ../api.ts,
+// imported as types only (erased from app.js).
+import type {
+  ActionResult,
+  EntriesEvent,
+  EntryView,
+  MembersReply,
+  MessageView,
+  ProfilesReply,
+  ReviewState,
+  StateReply,
+} from '../api.js';
 import { el, renderMarkdown } from './markdown.js';
-import { type Lang, type Texts, textsFor, translatePage } from './texts.js';
-
-interface MessageView {
-  id: string;
-  from: string;
-  kind: 'agent' | 'human';
-  to?: string;
-  replyTo?: string;
-  ts: number;
-  body: string;
-}
-type EntryView =
-  | { ev: 'out'; msg: MessageView }
-  | { ev: 'in'; msg: MessageView; held?: true }
-  | { ev: 'delivered'; id: string; by: string; ts: number }
-  | { ev: 'review'; id: string; decision: 'approved' | 'rejected'; ts: number; reason?: string };
-interface ReviewState {
-  on: boolean;
-  held: MessageView[];
-}
-interface Result {
-  ok: boolean;
-  lines: string[];
-  said?: { id: string; ackedBy: string[] };
-}
+import { type Texts, textsFor, translatePage } from './texts.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -170,19 +157,19 @@ function startReply(m: MessageView): void {
   $('say-body').focus();
 }
 
-function showResult(into: HTMLElement, r: Result): void {
+function showResult(into: HTMLElement, r: ActionResult): void {
   into.textContent = r.lines.join('\n');
   into.className = r.ok ? 'ok' : 'bad';
 }
 
-async function post(path: string, data: unknown): Promise<Result> {
+async function post(path: string, data: unknown): Promise<ActionResult> {
   try {
     const res = await fetch(`${path}${query}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(data),
     });
-    return (await res.json()) as Result;
+    return (await res.json()) as ActionResult;
   } catch (err) {
     return { ok: false, lines: [String(err)] };
   }
@@ -257,18 +244,7 @@ async function checkRoom(): Promise<void> {
   const state = $('room-state');
   state.textContent = t.looking;
   const res = await fetch(`/api/members${query}`);
-  const data = (await res.json()) as {
-    remembered: { name: string; kind: string; about?: string }[];
-    live?: {
-      name: string;
-      kind: string;
-      online: boolean;
-      path?: string;
-      about?: string;
-      yourAgent: boolean;
-    }[];
-    error?: string;
-  };
+  const data = (await res.json()) as MembersReply;
   const list = $('members');
   list.replaceChildren();
   if (data.live) {
@@ -305,7 +281,7 @@ async function checkRoom(): Promise<void> {
 /** The picker, when PAPO_HOME holds more than one profile: another profile opens in this tab. */
 async function showProfiles(current: string): Promise<void> {
   const res = await fetch('/api/profiles');
-  const data = (await res.json()) as { profiles: { profile: string; self: string; roomId: string }[] };
+  const data = (await res.json()) as ProfilesReply;
   if (data.profiles.length < 2) return;
   const select = $('profile') as HTMLSelectElement;
   for (const p of data.profiles) {
@@ -322,12 +298,9 @@ async function start(): Promise<void> {
   // The stream first: once it says it follows the log, the state is read, so that nothing written
   // in between is missed (what both carry is shown once: cards are by id).
   const events = new EventSource(`/api/events${query}`);
-  let early: { entries: EntryView[]; review: ReviewState }[] | undefined = [];
+  let early: EntriesEvent[] | undefined = [];
   events.addEventListener('entries', (ev) => {
-    const data = JSON.parse((ev as MessageEvent<string>).data) as {
-      entries: EntryView[];
-      review: ReviewState;
-    };
+    const data = JSON.parse((ev as MessageEvent<string>).data) as EntriesEvent;
     if (early) early.push(data);
     else {
       for (const e of data.entries) apply(e);
@@ -336,14 +309,7 @@ async function start(): Promise<void> {
   });
   await new Promise<void>((resolve) => events.addEventListener('following', () => resolve(), { once: true }));
   const res = await fetch(`/api/state${query}`);
-  const state = (await res.json()) as {
-    profile: string;
-    self: string;
-    roomId: string;
-    lang: Lang;
-    entries: EntryView[];
-    review: ReviewState;
-  };
+  const state = (await res.json()) as StateReply;
   self = state.self;
   t = textsFor(state.lang);
   translatePage(t, state.lang);
