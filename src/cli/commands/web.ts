@@ -295,12 +295,10 @@ async function webReview(
 async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
   const store = await import('../../client/store/profile-store.js');
   const { peers } = await store.readRememberedMembers(dir);
-  const remembered = Object.entries(peers).map(([node, p]) => ({
+  const remembered = Object.values(peers).map((p) => ({
     name: inertText(p.name, 'line'),
-    node: node.slice(0, 8),
     kind: p.kind,
     ...(p.about !== undefined ? { about: inertText(p.about, 'line') } : {}),
-    lastSeen: p.lastSeen,
   }));
   let member: OpenedMember | undefined;
   try {
@@ -320,7 +318,6 @@ async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
     });
     const live = m.member.members().map((x) => ({
       name: inertText(x.name, 'line'),
-      node: x.node.slice(0, 8),
       kind: x.kind,
       online: x.online,
       yourAgent: x.node === own,

@@ -71,18 +71,13 @@ export interface EntriesEvent {
 /** A member the profile remembers (peers.json). */
 export interface RememberedMemberView {
   name: string;
-  /** The first 8 hex characters of its node id (the page does not show it). */
-  node: string;
   kind: 'agent' | 'human';
   about?: string;
-  lastSeen: number;
 }
 
 /** A member as a look at the room found it. */
 export interface LiveMemberView {
   name: string;
-  /** The first 8 hex characters of its node id (the page does not show it). */
-  node: string;
   kind: 'agent' | 'human';
   online: boolean;
   /** The member this profile is. */
