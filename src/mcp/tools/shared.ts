@@ -1,7 +1,8 @@
 // What the five tool handlers share: the steps a tool is made of (ToolImplementation), the result
 // and context types with the cancellation and unavailability errors the tool server tells apart
-// (tool-result.ts, re-exported here), and the room facts more than one tool reads (reviewers, the network view, the name-trust view). The
-// wording of every text stays in texts.ts.
+// (tool-result.ts, re-exported here), and the room facts more than one tool reads (reviewers, the
+// network view, the name-trust view, who papo is still linking to). The wording of every text
+// stays in texts.ts.
 
 import type { RoomMember } from '../../client/member-api.js';
 import { noPathSummary } from '../../client/net/health.js';
