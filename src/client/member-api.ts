@@ -12,12 +12,9 @@ import type { Envelope, LogEntry, SenderKind } from './wire/messages.js';
 export type {
   LinkPath,
   NetworkHealth,
-  SignalClientDropReason,
   SignalProblem,
   SignalProblemCode,
-  SignalState,
   TransportHealth,
-  TransportState,
 } from './net/health.js';
 
 export interface MemberStatus {

@@ -12,12 +12,7 @@ import { createSession } from './session.js';
 import { createStdioTransport } from './stdio-transport.js';
 import { createToolServer, type ToolServerOptions } from './tool-server.js';
 
-export {
-  PROGRESS_INTERVAL_MS,
-  type ProfileDescription,
-  progressIntervalFromEnv,
-  unavailableText,
-} from './tool-server.js';
+export { PROGRESS_INTERVAL_MS, progressIntervalFromEnv } from './tool-server.js';
 
 export interface McpServerOptions extends ToolServerOptions {
   stdin?: Readable;

@@ -19,7 +19,7 @@ import { statusTool } from './tools/status.js';
 import { waitTool } from './tools/wait.js';
 
 export * from './tool-result.js';
-export type { ToolDeps, ToolHandler } from './tools/shared.js';
+export type { ToolHandler } from './tools/shared.js';
 
 export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler> {
   // Keyed by the declared names: a tool declared without an implementation does not compile.

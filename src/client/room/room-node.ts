@@ -64,7 +64,6 @@ const PRESENCE_TICK_MS = 1_000;
  */
 const MORE_ACKS_MS = 1_000;
 
-export { FRAME_BURST, FRAMES_PER_SECOND } from './forwarding.js';
 export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
 
 export interface RoomNodeOptions {

@@ -44,8 +44,6 @@ import {
 } from './profile-files.js';
 import { countHeld, ReviewGate, readReviewSettings } from './review.js';
 
-export type { Identity } from '../wire/identity.js';
-
 /** transport.json: the running papo mcp's transport restarts, for `papo status` (ADR 0057). */
 export interface TransportRecord {
   /** The papo mcp process that wrote it. */

@@ -36,7 +36,7 @@ export {
 } from './review-decisions.js';
 export { holds, ReviewGate } from './review-gate.js';
 export { countHeld, readHeld, readUnread } from './review-held.js';
-export { compilePattern, type HoldPattern, MAX_PATTERN_CHARS, matchesPattern } from './review-patterns.js';
+export { compilePattern, matchesPattern } from './review-patterns.js';
 export { requestDecision, takeReviewRequests } from './review-requests.js';
 export {
   type AllowedMember,

@@ -17,7 +17,6 @@ export interface Identity {
 }
 
 export { shortId } from '../log.js';
-export { NODE_ID_PATTERN } from './names.js';
 
 export function generateIdentity(): Identity {
   return identityFromSecretKey(new Uint8Array(randomBytes(32)));

@@ -9,7 +9,7 @@ import { PapoError } from '../errors.js';
 import { SECRET_BYTES } from './room-keys.js';
 import { xchachaSubkey } from './xchacha.js';
 
-export { deriveKey, deriveRoomKeys, type RoomKeys, SECRET_BYTES } from './room-keys.js';
+export { deriveKey, deriveRoomKeys, type RoomKeys } from './room-keys.js';
 
 export const NONCE_BYTES = 24;
 export const TAG_BYTES = 16;
