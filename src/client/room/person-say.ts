@@ -13,12 +13,17 @@ export { MAX_BODY_BYTES };
 export const CONNECT_WAIT_MS = 30_000;
 /** How long a say waits for the first ack. */
 export const ACK_WAIT_MS = 15_000;
-/** After the first ack, the longest wait for the others online to confirm too. */
-const MORE_ACKS_MS = 400;
+/**
+ * After the first ack, the longest wait for the others online to confirm a person's say too (ADR
+ * 0102). Not the agent's send's wait (room-node.ts, SEND_MORE_ACKS_MS, longer): a say is meant to
+ * answer within half a second, and ends sooner once every member online has confirmed
+ * (docs/performance.md, "papo say").
+ */
+const SAY_MORE_ACKS_MS = 400;
 /** Without `to`: how long to wait for the hellos of the others on the topic, once one is online. */
 const TOPIC_HELLO_WAIT_MS = 3_000;
 /** The longest a say can take, every wait above in a row (the CLI waits that long for a handed one). */
-export const SAY_LONGEST_MS = CONNECT_WAIT_MS + TOPIC_HELLO_WAIT_MS + ACK_WAIT_MS + MORE_ACKS_MS;
+export const SAY_LONGEST_MS = CONNECT_WAIT_MS + TOPIC_HELLO_WAIT_MS + ACK_WAIT_MS + SAY_MORE_ACKS_MS;
 
 /**
  * One say. `id` and `ts` are chosen by the CLI before anything is sent: signed by the same key
@@ -150,7 +155,7 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   const expected = online().filter(isTarget);
   if (!expected.every(has))
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, MORE_ACKS_MS);
+      const timer = setTimeout(done, SAY_MORE_ACKS_MS);
       function done(): void {
         clearTimeout(timer);
         heard = undefined;

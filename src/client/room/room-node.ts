@@ -59,10 +59,11 @@ import { SignedTimes } from './signed-times.js';
 export const HEARTBEAT_MS = 30_000;
 const PRESENCE_TICK_MS = 1_000;
 /**
- * After the first ack, how long `send` waits for the other members online it is owed to, so its
- * result can say who has it (ADR 0063).
+ * After the first ack, how long an agent's `send` waits for the other members online it is owed
+ * to, so its result can say who has it (ADR 0063). Not a person's say's wait (person-say.ts,
+ * SAY_MORE_ACKS_MS, shorter); it also bounds how long a handed say is kept for late acks.
  */
-const MORE_ACKS_MS = 1_000;
+const SEND_MORE_ACKS_MS = 1_000;
 
 export { type KnownPeer, MAX_KNOWN_PEERS, ONLINE_WINDOW_MS } from './presence.js';
 
@@ -384,7 +385,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       if (answer.ackedBy !== null)
         await this.#delivery.moreAcks(
           envelope.id,
-          Math.min(MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
+          Math.min(SEND_MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
         );
       return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#delivery.owedNow(envelope.id) };
     } finally {
@@ -415,7 +416,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const say = { envelope, signed, ackedBy: new Set<string>(), acked };
     this.#personSays.set(id, say);
     // Kept a little past the wait for the first ack, for the others' acks (person-say.ts).
-    const end = setTimeout(() => this.#personSays.delete(id), ackTimeoutMs + MORE_ACKS_MS);
+    const end = setTimeout(() => this.#personSays.delete(id), ackTimeoutMs + SEND_MORE_ACKS_MS);
     end.unref();
     try {
       // This agent has its person's say as if it came over a link (stored, logged, pushed), and
