@@ -1,3 +1,7 @@
+// What `papo status` and `papo say` tell a person about the network (docs/transport.md, "Network
+// health"): the signal server unreachable or refusing, members on it that no path reaches, a room
+// that meets on this machine only, this command's own transport process in trouble, the agent's
+// transport restarts, a PAPO_RELAY this papo does not read, and (for status) impostors the agent refused.
 import { shortId } from '../client/log.js';
 import type { MemberStatus, NetworkHealth } from '../client/member-api.js';
 import { NO_PATH_AFTER_MS, noPathSummary } from '../client/net/health.js';

@@ -1,3 +1,9 @@
+// Puts a room member together for a profile: the profile and its lock, the durable state, the
+// transport (signal client, TURN bridges and WebRTC links, in a supervised process of their own:
+// ADR 0057) and the room node — and, for a room on a loopback signal URL, the local signal server
+// (embedded-signal-server.ts) when the CLI hands in what starts it. Callers get the member as its
+// contract (RoomMember) and a small read-only probe of its network (RoomProbe), never the room
+// node or the transport themselves.
 import { type HostSignalServer, startEmbeddedSignalServer } from './embedded-signal-server.js';
 import { messageOf, PapoError } from './errors.js';
 import { type Log, type LogTarget, toLog } from './log.js';

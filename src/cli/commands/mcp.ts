@@ -1,3 +1,6 @@
+// `papo mcp` through commander: the stdio MCP server an agent CLI runs (docs/mcp.md). The agent
+// CLIs' own lines skip commander (main.ts, mcp-args.ts); both ways end in mcp-start.ts, which
+// loads the server only when `mcp` runs and the network stack only after the initialize response.
 import type { Command } from 'commander';
 import { checkAbout } from '../../client/wire/about.js';
 import { type CliContext, profileName } from '../context.js';

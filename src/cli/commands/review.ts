@@ -1,3 +1,13 @@
+// papo review: the person decides what reaches their agent (ADR 0081; the gate: src/client/store/review.ts).
+//   papo review                         the state, the rules and the held messages, with their text
+//   papo review on | off
+//   papo review approve ID... | --all   held messages become unread for the agent (and are pushed)
+//   papo review reject ID... [--reason TEXT]   never reach it; with a reason, the sender is told
+//   papo review allow NAME | --people [--remove]   let a member, or every person, through
+//   papo review hold PATTERN [--remove]  always hold messages whose text matches
+//   papo review --watch                 one key per held message, as they arrive
+// A decision goes to the papo mcp that holds the profile's lock, or is applied here when none runs
+// (src/client/store/review-decide.ts). review.json is the person's, written here and read by papo mcp.
 import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/log.js';
