@@ -6,8 +6,8 @@
 // exchange: the webhook proposal, the reply with reply_to, the closing summary. The agents' words
 // are scripted; everything else (WebRTC, delivery, acks, pushes, the log) is the real thing.
 //
-// This file stays light: main.ts loads every command at start, and `papo mcp` must start fast,
-// so the demo's modules are imported only when `demo` runs.
+// This file stays light: main.ts loads every command's module for any line but `papo mcp`, `say`,
+// `status` and `web`, so the demo's modules are imported only when `demo` runs.
 import type { Command } from 'commander';
 import { messageOf } from '../../client/errors.js';
 import type { CliContext } from '../context.js';
