@@ -5,7 +5,7 @@
 //
 // outbox.json and peers.json belong to the papo mcp that holds the profile lock. When none runs,
 // the command takes the lock and edits them itself; when one runs, it leaves a request file in
-// the profile (forget-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
+// the profile (forget-<ms>-<8 hex>.json, {"name": ...}: profile-requests.ts) that the running member
 // picks up within a second and deletes once applied.
 
 import { PapoError } from '../errors.js';

@@ -1,5 +1,5 @@
 // A decision of `papo review` on its way to the running papo mcp: left as a request file
-// (review-<8 hex>.json, profile-requests.ts) and applied by the member that holds the profile.
+// (review-<ms>-<8 hex>.json, profile-requests.ts) and applied by the member that holds the profile.
 import type { LogTarget } from '../log.js';
 import { leaveRequest, takeRequests } from './profile-requests.js';
 import { type DecisionOutcome, parseDecision, type ReviewDecision } from './review-decisions.js';

@@ -9,7 +9,7 @@
 //                  "people": [{"name": "ana", "key": "<key>"}], "hold": ["deploy"]}
 //                 written by `papo review` (the person), read by papo mcp before each message
 //   held/         held messages, one file each (inbox-store.ts), written by papo mcp
-//   review-<8 hex>.json   a decision left for the running papo mcp (profile-requests.ts)
+//   review-<ms>-<8 hex>.json   a decision left for the running papo mcp (profile-requests.ts)
 //
 // The rules, while review is on: a message whose text, as a reader sees it, matches a `hold`
 // pattern is held; otherwise one from an allowed member (its agent or its person) or an allowed
@@ -25,6 +25,9 @@
 //   review-requests.ts    a decision of `papo review` handed to the running member
 //   review-held.ts        held/ and the unread inbox read without the profile's lock (papo review,
 //                         papo status)
+// and, imported directly by `papo review` and `papo web`:
+//   review-decide.ts      a decision applied by the command itself when no papo mcp runs, else
+//                         left to the one that runs
 export {
   applyDecision,
   type DecisionOutcome,
