@@ -1,5 +1,6 @@
-// Durable, private JSON files: the lowdb adapter behind inbox.json, outbox.json and peers.json,
-// and the writer of profile.json and secret.key. See docs/decisions/0010.
+// Durable, private JSON files: the lowdb adapter behind outbox.json, peers.json and names.json,
+// and the writer of the files papo replaces whole (profile.json, secret.key, each message file of
+// inbox/ and held/, review.json). See docs/decisions/0010.
 //
 // A write never leaves a half-written file behind: the new content goes to a temporary file in
 // the same folder (rename is only atomic within one file system), which is fsynced before it is

@@ -1,4 +1,4 @@
-// The shapes a message takes in memory, on disk (inbox.json, outbox.json, log.jsonl) and in a
+// The shapes a message takes in memory, on disk (inbox/, held/, outbox.json, log.jsonl) and in a
 // `msg` frame. Field names follow docs/protocol.md ("Frames"); optional fields are omitted when
 // empty, never null.
 
