@@ -18,7 +18,7 @@ import {
 import { statusTool } from './tools/status.js';
 import { waitTool } from './tools/wait.js';
 
-export * from './tool-result.js';
+export { MemberUnavailable } from './tool-result.js';
 export type { ToolHandler } from './tools/shared.js';
 
 export function createToolHandlers(deps: ToolDeps): Record<ToolName, ToolHandler> {
