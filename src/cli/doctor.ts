@@ -324,6 +324,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   };
   let nodeId: string | undefined;
   let address: SignalAddress | undefined;
+  let roomDone: Promise<DoctorFacts['room']> = Promise.resolve(undefined);
   try {
     const p = await openProfile({ home: o.home, profile: o.profile });
     nodeId = p.identity.nodeId;
@@ -334,14 +335,10 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       roomId: deriveRoomKeys(p.secret).roomId,
       nodeId: shortId(p.identity.nodeId),
     };
-    // The agent's own view (issue 40): doctor probes the network from this terminal, while the
-    // agent's papo mcp may run with another environment, or see a colleague no path reaches.
-    const view = await askStatus(p.dir, 0).catch(() => undefined);
-    if (view !== undefined)
-      facts.room = {
-        online: view.members.filter((m) => m.online && m.node !== view.node).map((m) => m.name),
-        problems: networkProblemsOf(messages(o.lang), view.network, view.members),
-      };
+    // The agent's own view (issue 40), asked while doctor probes the network from this terminal:
+    // the agent's papo mcp may run with another environment, or see a colleague no path reaches.
+    // It runs beside the probes, as the clients' do: a papo mcp slow to answer adds no time.
+    roomDone = roomView(p.dir, o.lang);
     address = effectiveSignalAddress(p.signalUrl, env);
     const url = address.url;
     facts.rawSignalUrl = url;
@@ -400,8 +397,20 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   }
   o.progress?.('clients');
   facts.clients = await clientsDone;
+  const room = await roomDone;
+  if (room !== undefined) facts.room = room;
   facts.ms = Date.now() - started;
   return facts;
+}
+
+/** The room as the profile's running papo mcp sees it (member.sock); undefined when none answers. */
+async function roomView(dir: string, lang: Lang): Promise<DoctorFacts['room']> {
+  const view = await askStatus(dir, 0).catch(() => undefined);
+  if (view === undefined) return undefined;
+  return {
+    online: view.members.filter((m) => m.online && m.node !== view.node).map((m) => m.name),
+    problems: networkProblemsOf(messages(lang), view.network, view.members),
+  };
 }
 
 /** Each agent CLI whose module can tell, and whose executable is on PATH. */

@@ -168,7 +168,12 @@ export function nameList(names: readonly string[]): string {
  * it, the no-path warning says why): not "offline" (issue 40).
  */
 export function linkingNow(names: readonly string[]): string {
-  return `${nameList(names)} ${names.length === 1 ? 'is' : 'are'} on the signal server but not linked yet; papo is linking now and sends it as soon as a link is up.`;
+  return `${notLinkedYet(names)} and sends it as soon as a link is up.`;
+}
+
+/** Who is on the signal server with no link yet, and that papo links: `send`'s and `wait`'s words. */
+function notLinkedYet(names: readonly string[]): string {
+  return `${nameList(names)} ${names.length === 1 ? 'is' : 'are'} on the signal server but not linked yet; papo is linking now`;
 }
 
 /**
@@ -313,10 +318,7 @@ export function noNewMessages(
     `No new messages${fromPart} after ${seconds}s. Online: ${who}. Call \`wait\` again to keep listening, or tell your user.`,
   ];
   // Why nothing may come (issue 40): they are there, but no link carries them to this member yet.
-  if (linking.length > 0)
-    parts.push(
-      `${nameList(linking)} ${linking.length === 1 ? 'is' : 'are'} on the signal server but not linked yet; papo is linking now.`,
-    );
+  if (linking.length > 0) parts.push(`${notLinkedYet(linking)}.`);
   if (review.reviewers.length > 0) parts.push(reviewedBy(review.reviewers));
   if (review.held > 0) parts.push(heldForReview(review.held, review.reviewing));
   return parts.join(' ');

@@ -2,6 +2,7 @@
 // room meets at a given signal URL, and the JSON report read back.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import type { DoctorFacts } from '../../src/cli/doctor.js';
 import { tempDir } from '../support/files.js';
 import { cleanEnv, runPapo } from '../support/papo.js';
 
@@ -64,4 +65,31 @@ export function check(report: JsonReport, id: string): JsonCheck {
   const c = report.checks.find((x) => x.id === id);
   if (!c) throw new Error(`no check ${id} in ${JSON.stringify(report.checks.map((x) => x.id))}`);
   return c;
+}
+
+/**
+ * Facts of a member of a room at wss://signal.example.test:7450 whose ICE servers came with the
+ * welcome (a STUN URL on the signal port), as a test changes them: checksFrom's input, no network.
+ */
+export function remoteFacts(over: Partial<DoctorFacts>): DoctorFacts {
+  return {
+    profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
+    signalUrl: 'wss://signal.example.test:7450',
+    rawSignalUrl: 'wss://signal.example.test:7450',
+    loopback: false,
+    tokenSent: true,
+    signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
+    policy: 'all',
+    ice: {
+      ok: true,
+      config: { servers: [{ urls: 'stun:signal.example.test:7450' }], policy: 'all', source: 'welcome' },
+    },
+    stun: [],
+    turn: [],
+    clients: [],
+    channelsOff: [],
+    node: { version: 'v24.22.3', platform: 'linux x64', today: '2026-12-07' },
+    ms: 10,
+    ...over,
+  };
 }

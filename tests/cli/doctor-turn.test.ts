@@ -9,7 +9,7 @@ import { checksFrom, type DoctorFacts, diagnoseTurn } from '../../src/cli/doctor
 import type { AllocationResult, BindingResult } from '../../src/client/net/turn-probe.js';
 import { startCliSignal, stop } from '../signal-server/processes.js';
 import { startCoturn } from '../support/coturn.js';
-import { check, doctor, doctorJson, env, profile } from './doctor-helpers.js';
+import { check, doctor, doctorJson, env, profile, remoteFacts } from './doctor-helpers.js';
 
 const HOST = 'signal.example.test';
 const udp = `turn:${HOST}:3478?transport=udp`;
@@ -155,16 +155,9 @@ test('diagnoseTurn: every other case keeps what doctor said before', () => {
   );
 });
 
-/** A member of a room at wss://signal.example.test:7450, its ICE servers from the welcome. */
+/** A member of a room at wss://${HOST}:7450, its ICE servers (STUN and TURN on it) from the welcome. */
 function facts(over: Partial<DoctorFacts>): DoctorFacts {
-  return {
-    profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
-    signalUrl: `wss://${HOST}:7450`,
-    rawSignalUrl: `wss://${HOST}:7450`,
-    loopback: false,
-    tokenSent: true,
-    signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
-    policy: 'all',
+  return remoteFacts({
     ice: {
       ok: true,
       config: {
@@ -173,14 +166,8 @@ function facts(over: Partial<DoctorFacts>): DoctorFacts {
         source: 'welcome',
       },
     },
-    stun: [],
-    turn: [],
-    clients: [],
-    channelsOff: [],
-    node: { version: 'v24.22.3', platform: 'linux x64', today: '2026-12-07' },
-    ms: 10,
     ...over,
-  };
+  });
 }
 
 const CLOSED_EN = `not your network: ${HOST} answers as a signal server, but its TURN server answers neither over UDP nor over TCP, so its TURN ports are closed to you. Its operator opens 3478/udp and 3478/tcp (TURN), 49160-50120/udp (TURN relays) to that machine (the lines papo signal --public printed) and checks that coturn runs`;

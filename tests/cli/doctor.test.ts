@@ -22,7 +22,7 @@ import { type Coturn, startCoturn } from '../support/coturn.js';
 import { tempDir } from '../support/files.js';
 import { spawnMcp } from '../support/mcp-process.js';
 import { localhostCert } from '../support/tls-cert.js';
-import { check, doctor, doctorJson, env, profile, type T } from './doctor-helpers.js';
+import { check, doctor, doctorJson, env, profile, remoteFacts, type T } from './doctor-helpers.js';
 
 /** Each test server's metrics listener (ADR 0075: the signal port has no /metrics). */
 const metricsUrls = new Map<string, string | undefined>();
@@ -438,27 +438,7 @@ test('what doctor asks and shows: STUN destinations, TURN targets, a URL without
   assert.equal(displayUrl('ws://127.0.0.1:7450'), 'ws://127.0.0.1:7450');
 });
 
-/** Facts of a member of a room on a remote signal server, as a test changes them. */
-const facts = (over: Partial<DoctorFacts>): DoctorFacts => ({
-  profile: { ok: true, profile: 'default', name: 'ana', roomId: 'r00m', nodeId: 'n0de' },
-  signalUrl: 'wss://signal.example.test:7450',
-  rawSignalUrl: 'wss://signal.example.test:7450',
-  loopback: false,
-  tokenSent: true,
-  signal: { outcome: 'welcome', ms: 4, iceServers: [], notes: [] },
-  policy: 'all',
-  ice: {
-    ok: true,
-    config: { servers: [{ urls: 'stun:signal.example.test:7450' }], policy: 'all', source: 'welcome' },
-  },
-  stun: [],
-  turn: [],
-  clients: [],
-  channelsOff: [],
-  node: { version: 'v24.22.3', platform: 'linux x64', today: '2026-12-07' },
-  ms: 10,
-  ...over,
-});
+const facts = remoteFacts;
 
 test('a signal server that hands out no TURN: a warning with the fix; a direct path papo cannot judge is one too', () => {
   const stun = (destination: string, mapped?: string) => ({
