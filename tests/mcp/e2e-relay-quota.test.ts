@@ -72,7 +72,7 @@ test('the TURN-allocation check: a relay-only papo mcp, and 15 papo say in a row
   const { turn, relayEnv } = await quotaTurn(t);
   // ana is the person: her profile is in the room, and no papo mcp ever runs in it.
   const room = await makeRoom(t, { names: ['voce', 'ana'] });
-  const agent = startAgent(room, room.members.voce, relayEnv);
+  const agent = startAgent(room, room.members.voce, { ...relayEnv, PAPO_LOG: 'debug' });
   await agent.client.initialize();
   // The agent on the room's topic first, as bench/relay-stress.ts waits for it: a say that starts
   // while the agent's transport is still starting finds nobody there and says so at once (seen once
@@ -87,15 +87,20 @@ test('the TURN-allocation check: a relay-only papo mcp, and 15 papo say in a row
   const says = Number(process.env.PAPO_TEST_SAYS ?? 15);
   for (let i = 1; i <= says; i++) {
     const started = Date.now();
+    const agentLogFrom = agent.stderr().length;
     const r = await runPapo(['say', `note ${i} from ana`], {
-      env: userEnv(room.members.ana.home, relayEnv),
+      env: userEnv(room.members.ana.home, { ...relayEnv, PAPO_LOG: 'debug' }),
       timeoutMs: 60_000,
     });
     if (r.code === 0 && /^delivered to voce\b/.test(r.stdout)) delivered += 1;
-    else
+    else {
       failures.push(
         `say ${i} (${Date.now() - started} ms): exit ${r.code}: ${r.stdout.trim()} ${r.stderr.trim().split('\n').at(-1)}`,
       );
+      // What both ends logged while it ran, for the failure's why.
+      t.diagnostic(`say ${i}'s log:\n${r.stderr}`);
+      t.diagnostic(`the agent's log during say ${i}:\n${agent.stderr().slice(agentLogFrom)}`);
+    }
     peak = Math.max(peak, turn.relaySockets());
   }
   t.diagnostic(`peak relay sockets between the says: ${peak}`);

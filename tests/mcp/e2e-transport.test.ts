@@ -5,7 +5,7 @@
 // message sent meanwhile reaches the other agent once, and nothing queued is lost.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { msgIdIn } from '../support/papo.js';
+import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { childPids, holdsWebRtc, webRtcChildren } from '../support/processes.js';
 import { callText, makeRoom, startAgent, statusUntil, toolUntil } from '../support/room.js';
 import { resultText } from '../support/rpc-client.js';
@@ -112,6 +112,44 @@ for (const how of ['SIGSTOP', 'SIGKILL'] as const) {
     assert.match(reply, /^Delivered to voce/);
   });
 }
+
+test('a person says while the agent’s transport is frozen: papo mcp ends it and starts it again, and the say, which saw the agent on the topic, waits for it back and is delivered — not "I don\'t know anyone"', {
+  timeout: 120_000,
+}, async (t) => {
+  // ana is the person: no papo mcp runs in her profile, so her say is an ephemeral member that
+  // knows nobody but whom it meets on the room's topic (as in CI: a coverage run's load froze the
+  // agent's transport during the fourth of 15 says, which ended after 6.6 s with that error).
+  const room = await makeRoom(t, { names: ['voce', 'ana'] });
+  const agent = startAgent(room, room.members.voce);
+  await agent.client.initialize();
+  await callText(agent.client, 'status');
+  const parent = agent.child.pid as number;
+  const [transport] = webRtcChildren(parent);
+  assert.ok(transport !== undefined, 'a transport process under papo mcp');
+  t.after(() => {
+    try {
+      process.kill(transport, 'SIGKILL');
+    } catch {
+      // already gone, as it should be
+    }
+  });
+  // Frozen: still on the signal server (papo mcp hosts it and holds its socket), answering nothing.
+  process.kill(transport, 'SIGSTOP');
+  const started = Date.now();
+  const said = await runPapo(['say', 'while your papo was frozen'], {
+    env: userEnv(room.members.ana.home),
+    timeoutMs: 60_000,
+  });
+  t.diagnostic(`the say took ${Date.now() - started} ms: ${said.stdout.trim()} ${said.stderr.trim()}`);
+  assert.equal(said.code, 0, said.stderr);
+  assert.match(said.stdout, /^delivered to voce \(msg [0-9a-f]{10}\)$/m);
+  assert.match(
+    agent.stderr(),
+    /the transport process \(WebRTC\) stopped answering for \d+ s \(frozen\); starting it again/,
+  );
+  const waited = await callText(agent.client, 'wait', { timeout_seconds: 10 });
+  assert.match(waited, /while your papo was frozen/);
+});
 
 test('a transport that dies at every start: bounded backoff, papo mcp keeps answering, and status and send say so', {
   timeout: 60_000,

@@ -22,6 +22,13 @@ export const ACK_WAIT_MS = 15_000;
 const SAY_MORE_ACKS_MS = 400;
 /** Without `to`: how long to wait for the hellos of the others on the topic, once one is online. */
 const TOPIC_HELLO_WAIT_MS = 3_000;
+/**
+ * How long a say waits for a member it saw on the room's topic to come back after it left: a
+ * member's transport that froze is ended after 5 s and started again at once (ADR 0057), and the
+ * new one is back on the topic within a second or two, a few on a loaded machine. Until then an
+ * empty topic is not "nobody there".
+ */
+const PEER_BACK_WAIT_MS = 10_000;
 /** The longest a say can take, every wait above in a row (the CLI waits that long for a handed one). */
 export const SAY_LONGEST_MS = CONNECT_WAIT_MS + TOPIC_HELLO_WAIT_MS + ACK_WAIT_MS + SAY_MORE_ACKS_MS;
 
@@ -109,6 +116,26 @@ export function topicIsEmpty(room: SayRoom): boolean {
 }
 
 /**
+ * True once the topic is empty and stays so: at once when nobody was on it, or PEER_BACK_WAIT_MS
+ * after the last one seen on it left (its transport may be starting again: CI saw a say end with
+ * "I don't know anyone" while its one member's frozen transport was being replaced).
+ */
+function topicLeftEmpty(room: SayRoom): () => boolean {
+  let seen = false;
+  let emptySince: number | undefined;
+  return () => {
+    if (!topicIsEmpty(room)) {
+      if (room.probe.signalState().peers.length > 0) seen = true;
+      emptySince = undefined;
+      return false;
+    }
+    if (!seen) return true;
+    emptySince ??= Date.now();
+    return Date.now() - emptySince >= PEER_BACK_WAIT_MS;
+  };
+}
+
+/**
  * Says `say` in the room as the person: waits for the target (or anyone) to be online, sends
  * through `send`, waits for the acks and returns who has it, or why nobody does.
  */
@@ -119,10 +146,11 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   const self = room.self === undefined ? [] : [room.self];
   const online = () => [...self, ...member.onlineNames()];
   const knowsSomeone = () => self.length > 0 || member.members().length > 0;
+  const nobodyThere = topicLeftEmpty(room);
   const ready = await waitFor(
     room,
     CONNECT_WAIT_MS,
-    () => online().some(isTarget) || (topicIsEmpty(room) && !knowsSomeone()),
+    () => online().some(isTarget) || (nobodyThere() && !knowsSomeone()),
   );
   // Without `to`, the others on the room's topic are online too: give their hellos a moment
   // (a relayed link forms in a second or two), so they get it now and are named as having it,
