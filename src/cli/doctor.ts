@@ -403,9 +403,15 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
   return facts;
 }
 
+/**
+ * How long doctor waits for the running papo mcp's view: a healthy one answers in milliseconds,
+ * and a frozen one must not hold doctor's answer up for long.
+ */
+const ROOM_VIEW_MS = 2_000;
+
 /** The room as the profile's running papo mcp sees it (member.sock); undefined when none answers. */
 async function roomView(dir: string, lang: Lang): Promise<DoctorFacts['room']> {
-  const view = await askStatus(dir, 0).catch(() => undefined);
+  const view = await askStatus(dir, 0, ROOM_VIEW_MS).catch(() => undefined);
   if (view === undefined) return undefined;
   return {
     online: view.members.filter((m) => m.online && m.node !== view.node).map((m) => m.name),

@@ -324,9 +324,14 @@ export async function handSay(dir: string, say: PersonSay, waitMs = SAY_LONGEST_
  * Asks the profile's running papo mcp for its view of the room (ADR 0103), letting it wait up to
  * `waitMs` for the room to show itself: its view, or undefined when nobody listens, it went away,
  * or it answered something else (an older papo mcp: "not a say"), and the CLI looks by itself.
+ * `answerMs` bounds the whole ask (a papo mcp that is frozen never answers).
  */
-export async function askStatus(dir: string, waitMs: number): Promise<StatusView | undefined> {
-  const reply = await ask(dir, { status: { waitMs } }, waitMs + 5_000);
+export async function askStatus(
+  dir: string,
+  waitMs: number,
+  answerMs = waitMs + 5_000,
+): Promise<StatusView | undefined> {
+  const reply = await ask(dir, { status: { waitMs } }, answerMs);
   if (typeof reply !== 'object' || reply === null) return undefined;
   return checkedStatus((reply as { status?: unknown }).status);
 }
