@@ -181,6 +181,10 @@ export interface Messages {
   agentTransportRestarts(restarts: number, when: string, why: string): string;
   counts(queued: number, unread: number): string;
   badTimeout(value: string): string;
+  /** A say refused before anything is sent (papo say, papo web: actions/say-input.ts). */
+  sayEmpty: string;
+  sayTooLarge(kib: number): string;
+  notAMessageId: string;
   /** papo forget (ADR 0063). */
   forgotten(name: string, released: number): string;
   forgottenByAgent(name: string): string;
@@ -458,6 +462,9 @@ const en: Messages = {
     `Your agent's papo mcp started its network process again ${restarts === 1 ? 'once' : `${restarts} times`}; the last time at ${when}, because it ${why}.`,
   counts: (queued, unread) => `Queued for sending: ${queued}. Unread by the agent: ${unread}.`,
   badTimeout: (value) => `--timeout must be a number of seconds from 1 to 600 (got ${JSON.stringify(value)})`,
+  sayEmpty: 'the message is empty',
+  sayTooLarge: (kib) => `the message is larger than ${kib} KiB`,
+  notAMessageId: 'not a message id',
   forgotten: (name, released) =>
     `${name} is forgotten: ${released === 1 ? '1 queued message no longer waits' : `${released} queued messages no longer wait`} for them, and new messages are not owed to them. If ${name} comes back, they are a member again.`,
   forgottenByAgent: (name) =>
@@ -763,6 +770,9 @@ const pt: Messages = {
   counts: (queued, unread) => `Mensagens na fila de envio: ${queued}. Não lidas pelo agente: ${unread}.`,
   badTimeout: (value) =>
     `--timeout precisa ser um número de segundos de 1 a 600 (recebido ${JSON.stringify(value)})`,
+  sayEmpty: 'a mensagem está vazia',
+  sayTooLarge: (kib) => `a mensagem passa de ${kib} KiB`,
+  notAMessageId: 'não é um id de mensagem',
   forgotten: (name, released) =>
     `${name} foi esquecido: ${released === 1 ? '1 mensagem na fila não espera mais' : `${released} mensagens na fila não esperam mais`} por ele, e as novas mensagens não são mais devidas a ele. Se ${name} voltar, volta a ser membro.`,
   forgottenByAgent: (name) =>

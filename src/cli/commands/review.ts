@@ -11,8 +11,6 @@
 import type { Command } from 'commander';
 import { isPapoError, PapoError } from '../../client/errors.js';
 import { shortId } from '../../client/log.js';
-import type { OpenedMember } from '../../client/open-member.js';
-import { newPersonSay } from '../../client/room/person-say.js';
 import {
   memberRule,
   peopleRule,
@@ -34,21 +32,13 @@ import {
   readUnread,
   writeReviewSettings,
 } from '../../client/store/review.js';
-import { decideReview } from '../../client/store/review-decide.js';
 import { indentFollowingLines, inertText } from '../../client/wire/inert-text.js';
 import type { Envelope } from '../../client/wire/messages.js';
-import { isMemberName, sameName, validateMemberName } from '../../client/wire/names.js';
-import { rejectionNotice } from '../../mcp/texts.js';
-import { type CliContext, checkedProfile, home, lang, reportError, text } from '../context.js';
-import { errorText } from '../i18n.js';
+import { sameName, validateMemberName } from '../../client/wire/names.js';
+import { checkedReason, type DecisionReport, decideAndTell } from '../actions/review-decision.js';
+import { type CliContext, checkedProfile, home, lang, reportError } from '../context.js';
 import { type AllowedView, type ReviewTexts, reviewTexts } from '../review-texts.js';
-import { finish, openEphemeral } from '../room-session.js';
-import { speak } from './say.js';
 
-/** How long to wait for a running papo mcp to take a decision (it looks every second). */
-const PICKUP_WAIT_MS = 5_000;
-/** Longest reason told to a sender (it travels as a message, whose limit is far larger). */
-const MAX_REASON_CHARS = 2_000;
 /** Shortest id prefix a person may type. */
 const MIN_ID_PREFIX = 4;
 /** Unread messages `review on` lists one by one; the rest are counted. */
@@ -97,17 +87,12 @@ export function register(program: Command, ctx: CliContext): void {
             if (args.length === 0) throw new RangeError(rt.needIds(action));
             ids = args.map((arg) => resolveId(arg, held, rt));
           }
-          const reason = opts.reason?.trim();
-          if (reason !== undefined && reason.length > MAX_REASON_CHARS)
-            throw new RangeError(rt.reasonTooLong(MAX_REASON_CHARS));
+          const reason = checkedReason(rt, opts.reason);
           const decision: ReviewDecision =
             action === 'approve'
               ? { approve: ids, reject: [] }
               : { approve: [], reject: ids, ...(reason ? { reason } : {}) };
-          const { rejected, left } = await decide(dir, decision, held, rt);
-          // Told only once rejected: a decision papo mcp has not taken yet might still not be.
-          if (reason && left) say(rt.reasonNotTold);
-          if (reason && rejected.length > 0) await tell(ctx, rejected, reason, rt);
+          await decideAndTell(ctx, rt, dir, decision, held, printed);
           return;
         }
         case 'allow':
@@ -123,6 +108,12 @@ export function register(program: Command, ctx: CliContext): void {
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
+
+/** A decision's lines as the command prints them: what became of each message on stdout, the rest on stderr. */
+const printed: DecisionReport = {
+  line: say,
+  note: (line) => process.stderr.write(`${line}\n`),
+};
 
 // ---- the state ------------------------------------------------------------------------------
 
@@ -286,57 +277,6 @@ function resolveId(arg: string, held: readonly Envelope[], rt: ReviewTexts): str
   return matches[0] as string;
 }
 
-interface Decided {
-  approved: Envelope[];
-  rejected: Envelope[];
-  /** Approved but kept held: the agent's inbox is full. */
-  full: Envelope[];
-  /** The running papo mcp did not take the decision in time: it applies it later. */
-  left: boolean;
-}
-
-/**
- * Applies a decision, itself when no papo mcp runs, else through it, and prints what happened to
- * each message.
- */
-async function decide(
-  dir: string,
-  decision: ReviewDecision,
-  held: readonly Envelope[],
-  rt: ReviewTexts,
-): Promise<Decided> {
-  const done = await decideReview(dir, decision, held, PICKUP_WAIT_MS);
-  if (done.left) {
-    say(rt.leftForAgent);
-    return { approved: [], rejected: [], full: [], left: true };
-  }
-  for (const m of done.approved) say(rt.approved(m.id, m.from, done.by === 'agent'));
-  for (const m of done.rejected) say(rt.rejected(m.id, m.from));
-  for (const m of done.full) say(rt.keptFull(m.id));
-  return { approved: done.approved, rejected: done.rejected, full: done.full, left: false };
-}
-
-/** Tells each sender of a rejected message why, as the person, in reply to it. */
-async function tell(ctx: CliContext, rejected: Envelope[], reason: string, rt: ReviewTexts): Promise<void> {
-  let member: OpenedMember | undefined;
-  try {
-    process.stderr.write(`${text(ctx).connecting}\n`);
-    member = await openEphemeral(ctx, true);
-    for (const m of rejected) {
-      if (!isMemberName(m.from)) continue;
-      process.stderr.write(`${rt.telling(m.from)}\n`);
-      try {
-        await speak(ctx, member, newPersonSay(rejectionNotice(m.id, reason), m.from, m.id));
-      } catch (err) {
-        process.stderr.write(`${rt.tellFailed(m.from, errorText(err, lang(ctx)))}\n`);
-      }
-    }
-  } catch (err) {
-    reportError(ctx, err);
-  }
-  await finish(member);
-}
-
 // ---- --watch --------------------------------------------------------------------------------
 
 const CTRL_C = '\u0003';
@@ -378,7 +318,7 @@ async function watch(ctx: CliContext, dir: string, rt: ReviewTexts): Promise<voi
       }
       const decision: ReviewDecision =
         k === 'a' ? { approve: [next.id], reject: [] } : { approve: [], reject: [next.id] };
-      const decided = await decide(dir, decision, [next], rt);
+      const decided = await decideAndTell(ctx, rt, dir, decision, [next], printed);
       // Not taken in time, or kept (inbox full): not shown again in this session.
       if (decided.left || decided.full.length > 0) skipped.add(next.id);
     }

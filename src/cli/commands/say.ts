@@ -7,15 +7,9 @@ import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { handSay } from '../../client/room/handed-say.js';
-import {
-  MAX_BODY_BYTES,
-  newPersonSay,
-  type PersonSay,
-  type SayOutcome,
-  sayInRoom,
-} from '../../client/room/person-say.js';
+import { newPersonSay, type PersonSay, type SayOutcome, sayInRoom } from '../../client/room/person-say.js';
 import { profileDir } from '../../client/store/home.js';
-import { validateMemberName } from '../../client/wire/names.js';
+import { checkedSay } from '../actions/say-input.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, reportError, text } from '../context.js';
 
 // A say handed to the running papo mcp loads neither the room session (the network, the store)
@@ -40,13 +34,8 @@ export async function sayLine(
 ): Promise<void> {
   let member: OpenedMember | undefined;
   try {
-    const body = words.join(' ').trim();
-    if (body === '') throw new RangeError('the message is empty');
-    if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new RangeError('the message is larger than 48 KiB');
-    if (opts.to !== undefined) {
-      hint(ctx, { name: opts.to });
-      validateMemberName(opts.to);
-    }
+    if (opts.to !== undefined) hint(ctx, { name: opts.to });
+    const body = checkedSay(text(ctx), { body: words.join(' '), to: opts.to });
     member = await say(ctx, body, opts.to);
   } catch (err) {
     reportError(ctx, err);

@@ -13,14 +13,16 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Command } from 'commander';
 import { messageOf, PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { MAX_BODY_BYTES, newPersonSay } from '../../client/room/person-say.js';
 import { profileDir } from '../../client/store/home.js';
 import { readLogTail } from '../../client/store/log-file.js';
 import { type ProfilePeek, peekProfile } from '../../client/store/profile-file.js';
 import { LOG_FILE } from '../../client/store/profile-files.js';
 import type { ReviewDecision } from '../../client/store/review.js';
 import { inertText } from '../../client/wire/inert-text.js';
-import { isMemberName, MESSAGE_ID_PATTERN, validateProfileName } from '../../client/wire/names.js';
+import { validateProfileName } from '../../client/wire/names.js';
+import { checkedReason, decideAndTell } from '../actions/review-decision.js';
+import { checkedSay } from '../actions/say-input.js';
+import { closeMember, sayResult } from '../actions/say-result.js';
 import { type CliContext, checkedProfile, home, lang, text } from '../context.js';
 import { errorText } from '../i18n.js';
 import { openUrlCommand } from '../open-url.js';
@@ -30,12 +32,9 @@ import { watchLog } from '../web/log-watch.js';
 import type { WebRoom, WebRooms } from '../web/server.js';
 import { newSecret, webApp } from '../web/server.js';
 import { heldView } from '../web/views.js';
-import { outcomeText, sayOnce } from './say.js';
 
 /** Entries the page starts with (older ones: papo log -n). */
 const FIRST_ENTRIES = 1000;
-const MAX_REASON_CHARS = 2_000;
-const PICKUP_WAIT_MS = 5_000;
 /** How long a look at who is online waits for the room to show itself. */
 const LOOK_MS = 8_000;
 
@@ -195,53 +194,20 @@ function openBrowser(url: string): void {
   }
 }
 
-/** A say from the page: what `papo say` runs, its outcome in the words `papo say` prints. */
+/** A say from the page: what `papo say` checks and runs, its outcome in the words `papo say` prints. */
 async function webSay(
   ctx: CliContext,
   raw: string,
   to: string | undefined,
   replyTo: string | undefined,
 ): Promise<ActionResult> {
-  const body = raw.trim();
-  if (body === '') return { ok: false, lines: ['the message is empty'] };
-  if (Buffer.byteLength(body) > MAX_BODY_BYTES)
-    return { ok: false, lines: ['the message is larger than 48 KiB'] };
-  if (to !== undefined && !isMemberName(to))
-    return { ok: false, lines: [`not a member name: ${inertText(to, 'line')}`] };
-  if (replyTo !== undefined && !MESSAGE_ID_PATTERN.test(replyTo))
-    return { ok: false, lines: ['not a message id'] };
-  return runSay(ctx, body, to, replyTo);
-}
-
-async function runSay(
-  ctx: CliContext,
-  body: string,
-  to: string | undefined,
-  replyTo: string | undefined,
-): Promise<ActionResult> {
-  let member: OpenedMember | undefined;
+  let body: string;
   try {
-    const said = await sayOnce(ctx, newPersonSay(body, to, replyTo), (m) => {
-      member = m;
-    });
-    const words = outcomeText(ctx, said.outcome, checkedProfile(ctx));
-    if (!words.ok) return { ok: false, lines: [...said.notes, words.message] };
-    const o = said.outcome;
-    return {
-      ok: true,
-      lines: words.lines,
-      ...(o.t === 'delivered' ? { said: { id: o.id, ackedBy: o.ackedBy } } : {}),
-    };
+    body = checkedSay(text(ctx), { body: raw, to, replyTo });
   } catch (err) {
-    return { ok: false, lines: [errorText(err, lang(ctx))] };
-  } finally {
-    await closeMember(member);
+    return { ok: false, lines: [inertText(errorText(err, lang(ctx)), 'line')] };
   }
-}
-
-async function closeMember(member: OpenedMember | undefined): Promise<void> {
-  if (member === undefined) return;
-  await Promise.race([member.member.close().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
+  return sayResult(ctx, body, to, replyTo);
 }
 
 /** A decision from the page: what `papo review approve|reject` does, and the reason told. */
@@ -254,37 +220,19 @@ async function webReview(
 ): Promise<ActionResult> {
   const rt = reviewTexts(lang(ctx));
   const held = (await reviewModule()).readHeld(dir);
-  const m = held.find((x) => x.id === id);
-  if (m === undefined) return { ok: false, lines: [rt.unknownId(id)] };
-  const why = reason?.trim();
-  if (why !== undefined && why.length > MAX_REASON_CHARS)
-    return { ok: false, lines: [rt.reasonTooLong(MAX_REASON_CHARS)] };
-  const decision: ReviewDecision =
-    action === 'approve'
-      ? { approve: [id], reject: [] }
-      : { approve: [], reject: [id], ...(why ? { reason: why } : {}) };
+  if (!held.some((x) => x.id === id)) return { ok: false, lines: [rt.unknownId(id)] };
+  const lines: string[] = [];
   try {
-    const { decideReview } = await import('../../client/store/review-decide.js');
-    const done = await decideReview(dir, decision, held, PICKUP_WAIT_MS);
-    if (done.left) return { ok: true, lines: [rt.leftForAgent] };
-    const lines = [
-      ...done.approved.map((x) => rt.approved(x.id, x.from, done.by === 'agent')),
-      ...done.rejected.map((x) => rt.rejected(x.id, x.from)),
-      ...done.full.map((x) => rt.keptFull(x.id)),
-    ];
-    if (why && done.rejected.length > 0) {
-      const { rejectionNotice } = await import('../../mcp/texts.js');
-      for (const x of done.rejected) {
-        if (!isMemberName(x.from)) continue;
-        lines.push(rt.telling(x.from));
-        const told = await runSay(ctx, rejectionNotice(x.id, why), x.from, x.id);
-        if (told.ok) lines.push(...told.lines);
-        else lines.push(rt.tellFailed(x.from, told.lines.join('; ')));
-      }
-    }
-    return { ok: true, lines: lines.map((l) => inertText(l, 'line')) };
+    const why = checkedReason(rt, reason);
+    const decision: ReviewDecision =
+      action === 'approve'
+        ? { approve: [id], reject: [] }
+        : { approve: [], reject: [id], ...(why ? { reason: why } : {}) };
+    const keep = (line: string) => lines.push(inertText(line, 'line'));
+    await decideAndTell(ctx, rt, dir, decision, held, { line: keep, note: keep });
+    return { ok: true, lines };
   } catch (err) {
-    return { ok: false, lines: [errorText(err, lang(ctx))] };
+    return { ok: false, lines: [...lines, errorText(err, lang(ctx))] };
   }
 }
 
