@@ -95,12 +95,6 @@ export async function sayOnce(
   return { ...(await speakOutcome(ctx, member, said)), member };
 }
 
-/** Says `said` through an ephemeral member already open, and prints who has it (see `say`). */
-export async function speak(ctx: CliContext, m: OpenedMember, said: PersonSay): Promise<void> {
-  const { outcome, notes } = await speakOutcome(ctx, m, said);
-  tell(ctx, outcome, notes, m.profile.profile);
-}
-
 async function speakOutcome(
   ctx: CliContext,
   m: OpenedMember,
