@@ -15,7 +15,7 @@ import {
   turnPinFor,
   turnTransportOf,
 } from '../client/net/turn-probe.js';
-import { askStatus } from '../client/room/handed-say.js';
+import { askStatus } from '../client/person/handed-say.js';
 import { openProfile } from '../client/store/profile-store.js';
 import { shortId } from '../client/wire/identity.js';
 import { deriveRoomKeys } from '../client/wire/room-crypto.js';

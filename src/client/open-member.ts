@@ -12,12 +12,12 @@ import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import type { RoomMeeting } from './net/meeting.js';
 import { signalTokenFor } from './net/signal-token.js';
+import { listenForSays, type StatusView } from './person/handed-say.js';
+import { waitFor } from './person/person-say.js';
+import { roomSeen } from './person/room-view.js';
 import { takeForgetRequests } from './room/forget.js';
-import { listenForSays, type StatusView } from './room/handed-say.js';
 import { KnownNames } from './room/member-names.js';
-import { waitFor } from './room/person-say.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
-import { roomSeen } from './room/room-view.js';
 import { acquireLock, type ProfileLock } from './store/file-lock.js';
 import { listRequests, REQUEST_POLL_MS } from './store/profile-requests.js';
 import {

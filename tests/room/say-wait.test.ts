@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { mock, test } from 'node:test';
 import type { RoomMember, RoomMemberEvents } from '../../src/client/member-api.js';
-import { type SayRoom, waitFor as waitForRoom } from '../../src/client/room/person-say.js';
+import { type SayRoom, waitFor as waitForRoom } from '../../src/client/person/person-say.js';
 import { openAgent, signalServer } from '../member/helpers.js';
 import { waitLinked } from '../support/members.js';
 import { memberEnv } from '../support/papo.js';

@@ -79,6 +79,9 @@ const CLIENT: Record<string, readonly string[]> = {
   'member-api.ts': [...GROUND, 'wire', 'store', 'net/health.ts'],
   // The room: the store, the wire, the health types and the contract it implements.
   room: [...GROUND, 'wire', 'store', 'net/health.ts', 'member-api.ts'],
+  // The person's side (a person's say, member.sock, the room's view for papo status): above the
+  // room, it drives a member through its contract alone, never the room's internals.
+  person: [...GROUND, 'wire', 'store', 'net/health.ts', 'member-api.ts'],
   // The transport: the network, and the room's links contract it implements.
   transport: [...GROUND, 'net', 'room/links.ts'],
 };
@@ -180,12 +183,12 @@ const CLIENT_FACE: Record<'mcp' | 'cli', readonly string[]> = {
     'net/stun-message.ts',
     'net/turn-probe.ts',
     'open-member.ts',
-    'room/forget.ts',
     // papo say hands the say to the running papo mcp, or runs it itself (ADR 0102).
-    'room/handed-say.ts',
-    'room/person-say.ts',
-    // papo status waits for the room by the rule the running papo mcp it may ask uses (ADR 0103).
-    'room/room-view.ts',
+    'person/handed-say.ts',
+    'person/person-say.ts',
+    // papo status looks at the room as the running papo mcp it may ask looks (ADR 0103).
+    'person/room-view.ts',
+    'room/forget.ts',
     // papo review allow binds a rule to the keys the room holds for a name (ADR 0095).
     'room/review-binding.ts',
     'store/durable-file.ts',
@@ -233,7 +236,7 @@ test('each part of src/ imports only the parts below it: the client and the MCP 
   assert.deepEqual(wrong, []);
 });
 
-test('inside src/client each folder stands on its floor: wire on errors, store on wire, net on neither (the signal seal aside), room on store, wire and the health types, transport on net and the links contract', () => {
+test('inside src/client each folder stands on its floor: wire on errors, store on wire, net on neither (the signal seal aside), room on store, wire and the health types, the person side on the member contract, transport on net and the links contract', () => {
   const edges = importEdges().filter(([a]) => a.startsWith(`client${sep}`));
   assert.ok(edges.length > 150, `read ${edges.length} imports inside src/client`);
   assert.deepEqual(clientViolations(edges), []);
@@ -251,6 +254,10 @@ test('the floor rules of src/client catch each kind of wrong import', () => {
     [j('client', 'room', 'room-node.ts'), j('client', 'transport', 'transport-process.ts')],
     [j('client', 'transport', 'transport-child.ts'), j('client', 'room', 'room-node.ts')],
     [j('client', 'transport', 'transport-child.ts'), j('client', 'store', 'outbox.ts')],
+    [j('client', 'room', 'room-node.ts'), j('client', 'person', 'person-say.ts')], // an arrow back up
+    [j('client', 'person', 'handed-say.ts'), j('client', 'room', 'room-node.ts')], // the room's internals
+    [j('client', 'person', 'person-say.ts'), j('client', 'net', 'mesh.ts')], // the person on the network
+    [j('client', 'person', 'room-view.ts'), j('client', 'transport', 'transport-process.ts')],
   ];
   const allowed: [string, string][] = [
     [j('client', 'net', 'signal-seal.ts'), j('client', 'wire', 'room-crypto.ts')],
@@ -258,6 +265,9 @@ test('the floor rules of src/client catch each kind of wrong import', () => {
     [j('client', 'transport', 'inline-transport.ts'), j('client', 'room', 'links.ts')],
     [j('client', 'open-member.ts'), j('client', 'transport', 'transport-process.ts')],
     [j('client', 'wire', 'frames.ts'), j('client', 'errors.ts')],
+    [j('client', 'person', 'handed-say.ts'), j('client', 'member-api.ts')],
+    [j('client', 'person', 'room-view.ts'), j('client', 'store', 'profile-store.ts')],
+    [j('client', 'open-member.ts'), j('client', 'person', 'handed-say.ts')],
   ];
   assert.deepEqual(
     clientViolations(planted),

@@ -18,7 +18,7 @@ import {
   maxSocketPathBytes,
   type SayHost,
   sayEndpoint,
-} from '../../src/client/room/handed-say.js';
+} from '../../src/client/person/handed-say.js';
 import { makeTempDir } from '../support/files.js';
 
 const KEY = `${'ab'.repeat(32)}\n`;

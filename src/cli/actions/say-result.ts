@@ -2,7 +2,7 @@
 // how papo review tells a rejected message's sender why. The same steps and words as `papo say`
 // (commands/say.ts: handed to the running papo mcp, or through an ephemeral member closed here).
 import type { OpenedMember } from '../../client/open-member.js';
-import { newPersonSay } from '../../client/room/person-say.js';
+import { newPersonSay } from '../../client/person/person-say.js';
 import { outcomeText, sayOnce } from '../commands/say.js';
 import { type CliContext, checkedProfile, lang } from '../context.js';
 import { errorText } from '../i18n.js';

@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { handSay } from '../../client/room/handed-say.js';
-import { newPersonSay, type PersonSay, type SayOutcome, sayInRoom } from '../../client/room/person-say.js';
+import { handSay } from '../../client/person/handed-say.js';
+import { newPersonSay, type PersonSay, type SayOutcome, sayInRoom } from '../../client/person/person-say.js';
 import { profileDir } from '../../client/store/home.js';
 import { checkedSay } from '../actions/say-input.js';
 import { type CliContext, checkedProfile, hint, home, profileSuffix, reportError, text } from '../context.js';
