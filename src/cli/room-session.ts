@@ -23,8 +23,9 @@ export async function openEphemeral(ctx: CliContext, signAsPerson = false): Prom
   });
 }
 
-// The waits are the say's own (person-say.ts): papo status waits the same way.
-export { topicIsEmpty, waitFor } from '../client/person/person-say.js';
+// The wait is the say's own (person-say.ts): papo web's look waits with it, as papo status's
+// (lookAtRoom, person/room-view.ts) does.
+export { waitFor } from '../client/person/person-say.js';
 
 /** Ends the command: closes the member and exits with the status already set. */
 export async function finish(opened: OpenedMember | undefined): Promise<never> {

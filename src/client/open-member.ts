@@ -12,9 +12,8 @@ import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import type { RoomMeeting } from './net/meeting.js';
 import { signalTokenFor } from './net/signal-token.js';
-import { listenForSays, type StatusView } from './person/handed-say.js';
-import { waitFor } from './person/person-say.js';
-import { roomSeen } from './person/room-view.js';
+import { listenForSays } from './person/handed-say.js';
+import { lookAtRoom } from './person/room-view.js';
 import { takeForgetRequests } from './room/forget.js';
 import { KnownNames } from './room/member-names.js';
 import { type KnownPeer, RoomNode } from './room/room-node.js';
@@ -26,7 +25,6 @@ import {
   openProfile,
   type Profile,
   personIdentity,
-  readQueueSummary,
   readRememberedMembers,
   removeTransportRecord,
   type TransportRecord,
@@ -153,38 +151,11 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       // `papo status` asks it (ADR 0103).
       const speaker = node;
       const inRoomSince = Date.now();
+      const room = { member: speaker, probe, self: profile.name };
       const host = {
-        member: speaker,
-        probe,
-        self: profile.name,
+        ...room,
         sayAsPerson: speaker.sayAsPerson.bind(speaker),
-        status: async (waitMs: number): Promise<StatusView> => {
-          await waitFor(
-            { member: speaker, probe },
-            waitMs,
-            roomSeen({ member: speaker, probe }, inRoomSince),
-          );
-          const own = {
-            name: profile.name,
-            node: profile.identity.nodeId,
-            kind: 'agent' as const,
-            online: true,
-          };
-          const members = [...speaker.members(), own].sort(
-            (a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node),
-          );
-          const signal = transport.signalState();
-          return {
-            profile: profile.profile,
-            name: profile.name,
-            roomId: keys.roomId,
-            node: profile.identity.nodeId,
-            members,
-            signal: { joined: signal.joined, peers: signal.peers },
-            network: await speaker.network(),
-            queues: await readQueueSummary(profile.dir),
-          };
-        },
+        status: (waitMs: number) => lookAtRoom(room, profile, waitMs, inRoomSince),
       };
       cleanups.push(await listenForSays(profile.dir, host, log));
     }

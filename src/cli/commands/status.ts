@@ -10,17 +10,17 @@ import { PapoError } from '../../client/errors.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { askStatus, type StatusView } from '../../client/person/handed-say.js';
-import { roomSeen } from '../../client/person/room-view.js';
+import { lookAtRoom } from '../../client/person/room-view.js';
 import { profileDir } from '../../client/store/home.js';
-import { openProfile, type QueueSummary, readQueueSummary } from '../../client/store/profile-store.js';
+import { openProfile, type QueueSummary } from '../../client/store/profile-store.js';
 import { shortId } from '../../client/wire/identity.js';
 import { inertText } from '../../client/wire/inert-text.js';
 import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
 import { type CliContext, checkedProfile, home, lang, profileSuffix, reportError, text } from '../context.js';
-import { agentRestartNote, impostorNotes, networkNotes, networkNotesOf } from '../network-notes.js';
+import { agentRestartNote, impostorNotes, networkNotesOf } from '../network-notes.js';
 import { printLines } from '../output.js';
 import { reviewTexts } from '../review-texts.js';
-import { finish, openEphemeral, topicIsEmpty, waitFor } from '../room-session.js';
+import { finish, openEphemeral } from '../room-session.js';
 
 /** What the list is made of, whoever looked: this run's member or the running papo mcp. */
 interface Seen {
@@ -92,9 +92,26 @@ function header(
   ];
 }
 
-/** The running papo mcp's view (it waited for the room as this run would have: room-view.ts). */
+/** The running papo mcp's view (it looked at the room as this run would have: lookAtRoom). */
 function fromMember(ctx: CliContext, dir: string, view: StatusView, seconds: number): Seen {
   printLines(header(ctx, view, seconds));
+  return seenOf(ctx, dir, view);
+}
+
+/** This run's own look: an ephemeral member that waits for the room to show itself. */
+async function lookItself(ctx: CliContext, m: OpenedMember, seconds: number): Promise<Seen> {
+  const view = await lookAtRoom(m, m.profile, seconds * 1000);
+  // This run has an identity of its own: the person's own agent is a member to it too.
+  return seenOf(ctx, m.profile.dir, view, { node: view.node, name: text(ctx).yourAgent, online: false });
+}
+
+/** The list's makings from a view; `own`, the person's agent when it is not the looker (networkNotesOf). */
+function seenOf(
+  ctx: CliContext,
+  dir: string,
+  view: StatusView,
+  own?: { node: string; name: string; online: boolean },
+): Seen {
   const { signal } = view;
   return {
     dir,
@@ -103,25 +120,8 @@ function fromMember(ctx: CliContext, dir: string, view: StatusView, seconds: num
     members: view.members,
     onTopic: signal.peers,
     topicEmpty: signal.joined && signal.peers.length === 0,
-    notes: networkNotesOf(text(ctx), view.network, view.members, ctx.env),
+    notes: networkNotesOf(text(ctx), view.network, view.members, ctx.env, own),
     queues: view.queues,
-  };
-}
-
-/** This run's own look: an ephemeral member that waits for the room to show itself. */
-async function lookItself(ctx: CliContext, m: OpenedMember, seconds: number): Promise<Seen> {
-  const profile = m.profile;
-  await waitFor(m, seconds * 1000, roomSeen(m));
-  const signal = m.probe.signalState();
-  return {
-    dir: profile.dir,
-    profile: profile.profile,
-    own: profile.identity.nodeId,
-    members: m.member.members(),
-    onTopic: signal.peers,
-    topicEmpty: topicIsEmpty(m),
-    notes: await networkNotes(text(ctx), m, ctx.env),
-    queues: await readQueueSummary(profile.dir),
   };
 }
 

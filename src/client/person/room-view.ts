@@ -1,7 +1,11 @@
-// When `papo status` has seen the room, whoever looks: the CLI's own ephemeral member, just
-// joined, or the profile's running papo mcp it asked over member.sock (ADR 0103). One rule for both,
-// so the list is the same list either way.
-import type { SayRoom } from './person-say.js';
+// What `papo status` shows of the room, whoever looks: the CLI's own ephemeral member, just
+// joined, or the profile's running papo mcp it asked over member.sock (ADR 0103). One wait rule
+// for both (roomSeen) and one look that waits by it and makes the view (lookAtRoom), so the list
+// is the same list either way.
+import type { MemberStatus } from '../member-api.js';
+import { type Profile, readQueueSummary } from '../store/profile-store.js';
+import type { StatusView } from './handed-say.js';
+import { type SayRoom, waitFor } from './person-say.js';
 
 /**
  * How long, once everyone on the topic has said hello, the list waits for the links to them (a
@@ -36,4 +40,40 @@ export function roomSeen(room: SayRoom, inRoomSince?: number): () => boolean {
     if (!linked && waited < LINK_SETTLE_MS) return false;
     return members.every((x) => x.online) || waited >= OFFLINE_AFTER_MS;
   };
+}
+
+/** What a look needs of the profile: its name, its person's name, its folder, its agent's node id. */
+export type LookedProfile = Pick<Profile, 'profile' | 'name' | 'dir'> & { identity: { nodeId: string } };
+
+/**
+ * Waits up to `waitMs` for the room to show itself (roomSeen; `inRoomSince` as there) and returns
+ * the view `papo status` prints. The members are those the looker knows: when it is the profile's
+ * running agent (`room.self`), itself among them, online, with no path (it has no link to itself).
+ */
+export async function lookAtRoom(
+  room: SayRoom,
+  profile: LookedProfile,
+  waitMs: number,
+  inRoomSince?: number,
+): Promise<StatusView> {
+  await waitFor(room, waitMs, roomSeen(room, inRoomSince));
+  const signal = room.probe.signalState();
+  return {
+    profile: profile.profile,
+    name: profile.name,
+    roomId: room.member.roomId,
+    node: profile.identity.nodeId,
+    members: seenMembers(room, profile),
+    signal: { joined: signal.joined, peers: signal.peers },
+    network: await room.member.network(),
+    queues: await readQueueSummary(profile.dir),
+  };
+}
+
+/** The members a look lists, ordered by name (see lookAtRoom). */
+export function seenMembers(room: SayRoom, profile: LookedProfile): MemberStatus[] {
+  const members = room.member.members();
+  if (room.self === undefined) return members;
+  const own = { name: room.self, node: profile.identity.nodeId, kind: 'agent' as const, online: true };
+  return [...members, own].sort((a, b) => a.name.localeCompare(b.name) || a.node.localeCompare(b.node));
 }
