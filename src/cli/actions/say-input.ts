@@ -2,7 +2,7 @@
 // check, in the person's language, so that the page refuses what the command refuses with the
 // command's words (issue 41, part 3).
 import { PapoError } from '../../client/errors.js';
-import { MAX_BODY_BYTES } from '../../client/wire/limits.js';
+import { MAX_BODY_BYTES } from '../../client/person/person-say.js';
 import { MESSAGE_ID_PATTERN, validateMemberName } from '../../client/wire/names.js';
 import type { Messages } from '../i18n.js';
 
