@@ -1,8 +1,9 @@
-// How this member's messages are kept and confirmed, chosen once when the member is made: an
-// agent's member stores (DurableDelivery: outbox, inbox, log, acks, catch-up; docs/delivery.md),
-// a person's `papo say`/`papo status` run never does (EphemeralDelivery: what it sends is held in
-// memory while it runs, and it neither stores nor acks what it hears). The room node hands both
-// the same host: its links, its codec, its ack waiters and its one queue of writes.
+// How this member's messages are sent and kept, in two halves (issue 41, ADR 0117): a Sender
+// (what went out and who confirmed it) and a Keeper (what the member stores). An agent's member
+// has both in DurableDelivery (outbox, inbox, log, acks, catch-up; docs/delivery.md), and a
+// MemorySender for the says its person hands it (ADR 0102); a person's `papo say`/`papo status`
+// run has a MemorySender and no keeper: it neither stores nor acks what it hears. The durable
+// delivery gets the room node's host: its links, its codec, its ack waiters, its one queue of writes.
 import type { EventEmitter } from 'node:events';
 import type { RoomMemberEvents } from '../member-api.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
@@ -35,23 +36,12 @@ export interface DeliveryHost {
   log(line: string): void;
 }
 
-export interface Delivery {
-  /** Loads what was remembered (ids stored, recent messages); call once, before any frame. */
-  start(): Promise<void>;
-  /** Unread messages, oldest first (none for an ephemeral member). */
-  unread(): Envelope[];
-  consume(ids: string[]): Promise<void>;
-  restore(messages: Envelope[]): Promise<void>;
-  markRepliedTo(msgId: string): Promise<void>;
-  /** Messages held for the person's review, oldest first (none for an ephemeral member). */
-  held(): Envelope[];
-  /** The person's review is on (ADR 0081). */
-  reviewing(): boolean;
-  /** Applies the person's decision on held messages; the approved ones become unread. */
-  decide(decision: ReviewDecision): Promise<DecisionOutcome>;
-  queuedCount(): number;
-  queuedFor(): { name: string; count: number }[];
-  history(limit: number): Promise<LogEntry[]>;
+/**
+ * The sending half (issue 41): what this member (or its person) sent and who confirmed it. Durable
+ * for an agent's own messages (the outbox: durable-delivery.ts), in memory for a person's say
+ * (memory-sender.ts: a `papo say` run's own member, or the says handed to the running agent).
+ */
+export interface Sender {
   /**
    * Keeps a signed message before its first broadcast: durably (a crash after this still
    * delivers), a promise that rejects if it could not be kept, and then it must not go out; in
@@ -62,20 +52,44 @@ export interface Delivery {
   moreAcks(id: string, ms: number): Promise<void>;
   /** Names a queued message is still owed to ([] when none, or nobody is tracked). */
   owedNow(id: string): string[];
-  /**
-   * A message for the room or for this member, from a sender that holds its name. When this call
-   * begins to keep it (a new message, stored by an agent's member): the store, true once the
-   * message is on disk, false if it could not be; otherwise undefined.
-   */
-  onMsg(msg: Envelope): Promise<boolean> | undefined;
-  /** An ack from `by`, whose key holds its name. */
-  onAck(id: string, by: string): void;
-  /** A recipient refused message `id` (its inbox is full). */
-  onRefused(id: string, by: string): void;
+  /** An ack from `by`, whose key holds its name; false when `id` is not this sender's message. */
+  onAck(id: string, by: string): boolean;
+  /** A recipient refused message `id` (its inbox is full); false when `id` is not this sender's. */
+  onRefused(id: string, by: string): boolean;
   /** Messages to send `peer` again (a link opened, a heartbeat, a newcomer's hello). */
   toResend(peer: string): Envelope[];
+}
+
+/**
+ * The keeping half: what an agent's member stores of the room (inbox, review, log, catch-up) and
+ * its outbox as a queue the person and `papo forget` see. A person's `papo say`/`papo status` run
+ * has none: it never stores and never acks (docs/delivery.md).
+ */
+export interface Keeper {
+  /** Loads what was remembered (ids stored, recent messages); call once, before any frame. */
+  start(): Promise<void>;
+  /** Unread messages, oldest first. */
+  unread(): Envelope[];
+  consume(ids: string[]): Promise<void>;
+  restore(messages: Envelope[]): Promise<void>;
+  markRepliedTo(msgId: string): Promise<void>;
+  /** Messages held for the person's review, oldest first. */
+  held(): Envelope[];
+  /** The person's review is on (ADR 0081). */
+  reviewing(): boolean;
+  /** Applies the person's decision on held messages; the approved ones become unread. */
+  decide(decision: ReviewDecision): Promise<DecisionOutcome>;
+  queuedCount(): number;
+  queuedFor(): { name: string; count: number }[];
   /** Stops waiting for `name` (`papo forget`); call inside `serial`. Returns messages released. */
   forgetOwed(name: string): Promise<number>;
+  history(limit: number): Promise<LogEntry[]>;
+  /**
+   * A message for the room or for this member, from a sender that holds its name. When this call
+   * begins to keep it (a new message): the store, true once the message is on disk, false if it
+   * could not be; otherwise undefined.
+   */
+  onMsg(msg: Envelope): Promise<boolean> | undefined;
   /** A link opened: tell the neighbour what we hold (catch-up.ts). */
   linkOpened(peer: string): void;
   linkClosed(peer: string): void;

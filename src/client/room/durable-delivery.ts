@@ -35,7 +35,7 @@ import type { HaveFrame } from '../wire/frames.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
 import { sameName } from '../wire/names.js';
 import { CATCH_UP_LOG_ENTRIES, CatchUpPacer, digestOf, missingFor, RecentMessages } from './catch-up.js';
-import type { Delivery, DeliveryHost } from './delivery.js';
+import type { DeliveryHost, Keeper, Sender } from './delivery.js';
 
 /**
  * A neighbour's digest is answered at most this often (it sends one when the link opens and with
@@ -45,7 +45,7 @@ const DIGEST_ANSWER_INTERVAL_MS = 25_000;
 /** How far back the log is read at start for decisions a crash cut short (store/review.ts). */
 const DECISIONS_LOG_ENTRIES = 2_000;
 
-export class DurableDelivery implements Delivery {
+export class DurableDelivery implements Sender, Keeper {
   #host: DeliveryHost;
   #state: MemberState;
   #memberSince: number;
@@ -260,12 +260,13 @@ export class DurableDelivery implements Delivery {
       host.broadcast(host.codec.signAndSeal({ t: 'ack', id, by: host.name, node: host.nodeId }));
   }
 
-  onAck(id: string, by: string): void {
+  onAck(id: string, by: string): boolean {
     const host = this.#host;
     const state = this.#state;
     const queued = state.outbox.find((m) => m.id === id);
+    if (!queued) return false;
     // Only a member it is owed to (with `to`: the recipient) takes itself off (ADR 0063).
-    if (!queued || !ackCounts(queued, by)) return;
+    if (!ackCounts(queued, by)) return true;
     // The sender learns "delivered" once the outbox and the log say so: history agrees at once.
     void host
       .serial(async () => {
@@ -284,12 +285,15 @@ export class DurableDelivery implements Delivery {
       })
       .catch((err: unknown) => host.log(`could not update the outbox: ${messageOf(err)}`))
       .finally(() => host.waiters.acked(id, by));
+    return true;
   }
 
-  onRefused(id: string, by: string): void {
+  onRefused(id: string, by: string): boolean {
     const queued = this.#state.outbox.find((m) => m.id === id);
+    if (!queued) return false;
     // Only a recipient can refuse: one it is owed to (the one named in `to`).
-    if (queued && ackCounts(queued, by)) this.#host.waiters.refused(id, by);
+    if (ackCounts(queued, by)) this.#host.waiters.refused(id, by);
+    return true;
   }
 
   toResend(peer: string): Envelope[] {

@@ -4,9 +4,10 @@
 //   - forwarding.ts: frames forwarded once to the other neighbours, duplicates suppressed,
 //     a frame budget per neighbour;
 //   - presence.ts: who is live and online, the known-members cap;
-//   - delivery.ts: how messages are kept and confirmed (docs/delivery.md), chosen once: durable
-//     (durable-delivery.ts: outbox, inbox, acks, catch-up) or, for a person's papo say/status,
-//     ephemeral (ephemeral-delivery.ts: never stores, never acks);
+//   - delivery.ts: how messages are sent and kept (docs/delivery.md), in two halves chosen once:
+//     an agent's member sends and keeps durably (durable-delivery.ts: outbox, inbox, acks,
+//     catch-up) and sends its person's handed says from memory; a person's papo say/status run
+//     sends from memory and keeps nothing (memory-sender.ts: never stores, never acks);
 //   - member-names.ts: names held by keys, impostors refused, remembered and told (ADR 0064);
 //   - hello-answers.ts: when the others' hellos are answered;
 //   - signed-times.ts: which hellos and messages show that their sender is alive (ADR 0093);
@@ -26,7 +27,6 @@ import type {
   SendInput,
   SendResult,
 } from '../member-api.js';
-import { ackCounts } from '../store/outbox.js';
 import type { MemberState } from '../store/profile-store.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec, SignedFrame } from '../wire/frame-codec.js';
@@ -44,13 +44,13 @@ import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
 import { isMemberName, sameName } from '../wire/names.js';
 import { AckWaiters } from './ack-waiters.js';
 import { after, type Clock } from './clock.js';
-import type { Delivery, DeliveryHost } from './delivery.js';
+import type { DeliveryHost, Keeper, Sender } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
-import { EphemeralDelivery } from './ephemeral-delivery.js';
 import { Forwarding } from './forwarding.js';
 import { HelloAnswers } from './hello-answers.js';
 import type { NodeTransport } from './links.js';
 import { KnownNames, MAX_KNOWN_NAMES, NameGuard } from './member-names.js';
+import { MemorySender } from './memory-sender.js';
 import { PeersSave } from './peers-save.js';
 import { type KnownPeer, Presence } from './presence.js';
 import { SignedTimes } from './signed-times.js';
@@ -125,8 +125,10 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /** The times we sign, and which of the others' are signs of life (signed-times.ts). */
   #signedTimes: SignedTimes;
   #waiters = new AckWaiters();
-  /** Durable or ephemeral, chosen once (delivery.ts). */
-  #delivery: Delivery;
+  /** What this member sends, and who confirmed it: durable or in memory, chosen once (delivery.ts). */
+  #sender: Sender;
+  /** What this member keeps of the room; null for a person's say/status run, which keeps nothing. */
+  #keeper: Keeper | null;
   #timers: NodeJS.Timeout[] = [];
   /** Sending, forwarding once, duplicate suppression and per-neighbour budgets (forwarding.ts). */
   #forwarding: Forwarding;
@@ -141,12 +143,9 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   /**
    * The person's says handed to this member (ADR 0102), held in memory while their `papo say`
    * waits, as its own ephemeral member would hold them: re-sent to a link that opens until someone
-   * confirms, never stored in the outbox (papo say keeps no queue).
+   * confirms, never stored in the outbox (papo say keeps no queue). Null without the person's key.
    */
-  #personSays = new Map<
-    string,
-    { envelope: Envelope; signed: SignedFrame; ackedBy: Set<string>; acked: (by: string) => void }
-  >();
+  #personSays: MemorySender | null;
   /** Whether our hellos say our person reviews (ADR 0081); a change is announced at once. */
   #announcedReview = false;
   #writes: Promise<unknown> = Promise.resolve();
@@ -239,21 +238,27 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       now: () => this.#now(),
       log: (line: string) => this.#log(line),
     };
-    this.#delivery =
-      state === null
-        ? new EphemeralDelivery(host)
-        : new DurableDelivery(host, state, options.memberSince ?? 0);
+    if (state === null) {
+      // A say run's own member: every member that confirms is reported once (papo say lists them all).
+      this.#sender = new MemorySender(this.#waiters, (id, by) => this.emit('delivered', { id, by }));
+      this.#keeper = null;
+    } else {
+      const durable = new DurableDelivery(host, state, options.memberSince ?? 0);
+      this.#sender = durable;
+      this.#keeper = durable;
+    }
+    this.#personSays = options.personCodec === undefined ? null : new MemorySender(this.#waiters);
   }
 
   /** Loads remembered ids and starts listening; call once. */
   async start(): Promise<void> {
-    await this.#delivery.start();
+    await this.#keeper?.start();
     this.#transport.on('link-open', (peer) => this.#onLinkOpen(peer));
     this.#transport.on('link-message', (peer, data) => this.#onLinkMessage(peer, data));
     this.#transport.on('link-close', (peer) => {
       this.#presence.linkHeard(peer);
       this.#forwarding.drop(peer);
-      this.#delivery.linkClosed(peer);
+      this.#keeper?.linkClosed(peer);
       this.#updatePresence();
     });
     this.#transport.on('peer-left', (peer) => this.#onPeerLeft(peer));
@@ -289,43 +294,48 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   }
 
   unread(): Envelope[] {
-    return this.#delivery.unread();
+    return this.#keeper?.unread() ?? [];
   }
 
-  consume(ids: string[]): Promise<void> {
-    return this.#delivery.consume(ids);
+  async consume(ids: string[]): Promise<void> {
+    await this.#keeper?.consume(ids);
   }
 
   restore(messages: Envelope[]): Promise<void> {
     // Closed, the profile's lock may already be another process's: nothing is written any more.
-    if (this.#closed) return Promise.resolve();
-    return this.#delivery.restore(messages);
+    if (this.#closed || this.#keeper === null) return Promise.resolve();
+    return this.#keeper.restore(messages);
   }
 
-  markRepliedTo(msgId: string): Promise<void> {
-    return this.#delivery.markRepliedTo(msgId);
+  async markRepliedTo(msgId: string): Promise<void> {
+    await this.#keeper?.markRepliedTo(msgId);
   }
 
   held(): Envelope[] {
-    return this.#delivery.held();
+    return this.#keeper?.held() ?? [];
   }
 
   reviewing(): boolean {
-    return this.#delivery.reviewing();
+    return this.#keeper?.reviewing() ?? false;
   }
 
   decide(decision: ReviewDecision): Promise<DecisionOutcome> {
     if (this.#closed) return Promise.reject(new PapoError('io', 'the room member is closed'));
-    return this.#delivery.decide(decision);
+    if (this.#keeper === null) {
+      // Holds nothing: every id is unknown here.
+      const ids = decision.approve === 'all' ? decision.reject : [...decision.approve, ...decision.reject];
+      return Promise.resolve({ approved: [], rejected: [], unknown: ids, full: [] });
+    }
+    return this.#keeper.decide(decision);
   }
 
   queuedCount(): number {
-    return this.#delivery.queuedCount();
+    return this.#keeper?.queuedCount() ?? 0;
   }
 
   /** Who queued messages wait for, with how many each ('' = the first member to confirm). */
   queuedFor(): { name: string; count: number }[] {
-    return this.#delivery.queuedFor();
+    return this.#keeper?.queuedFor() ?? [];
   }
 
   /**
@@ -336,10 +346,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
    */
   async forget(name: string): Promise<{ released: number; peers: number }> {
     const state = this.#state;
-    if (!state || this.#closed) return { released: 0, peers: 0 };
+    const keeper = this.#keeper;
+    if (!state || !keeper || this.#closed) return { released: 0, peers: 0 };
     return this.#serial(async () => {
       const peers = this.#presence.forget((n) => sameName(n, name));
-      const released = await this.#delivery.forgetOwed(name);
+      const released = await keeper.forgetOwed(name);
       if (peers > 0) await state.savePeers();
       // The key that held the name goes too: whoever shows it next holds it (ADR 0064).
       if (this.#names.forget(name)) await state.saveNames(this.#names.saved());
@@ -352,8 +363,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     return this.#network();
   }
 
-  history(limit: number): Promise<LogEntry[]> {
-    return this.#delivery.history(limit);
+  async history(limit: number): Promise<LogEntry[]> {
+    return (await this.#keeper?.history(limit)) ?? [];
   }
 
   async send(input: SendInput, ackTimeoutMs: number): Promise<SendResult> {
@@ -372,7 +383,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.on('delivered', onDelivered);
     // Kept before the first broadcast (durably: docs/delivery.md); if it could not be, it must
     // not go out either, and the caller is told.
-    const kept = this.#delivery.queue(envelope, () => this.members().map((m) => m.name));
+    const kept = this.#sender.queue(envelope, () => this.members().map((m) => m.name));
     if (kept)
       await kept.catch((err: unknown) => {
         this.off('delivered', onDelivered);
@@ -383,11 +394,11 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     try {
       const answer = await acked;
       if (answer.ackedBy !== null)
-        await this.#delivery.moreAcks(
+        await this.#sender.moreAcks(
           envelope.id,
           Math.min(SEND_MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
         );
-      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#delivery.owedNow(envelope.id) };
+      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#sender.owedNow(envelope.id) };
     } finally {
       this.off('delivered', onDelivered);
     }
@@ -406,26 +417,27 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     acked: (by: string) => void,
   ): Promise<SendResult> {
     const codec = this.#personCodec;
-    if (this.#closed || this.#state === null || codec === undefined)
+    const says = this.#personSays;
+    const keeper = this.#keeper;
+    if (this.#closed || keeper === null || codec === undefined || says === null)
       throw new PapoError('io', 'this room member does not speak for its person');
     const unsigned = this.#unsigned(input, codec.nodeId, 'human', () => this.#now());
     const signed = codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
     const id = envelope.id;
     const answer = this.#waiters.wait(envelope, ackTimeoutMs);
-    const say = { envelope, signed, ackedBy: new Set<string>(), acked };
-    this.#personSays.set(id, say);
+    says.hold(envelope, acked);
     // Kept a little past the wait for the first ack, for the others' acks (person-say.ts).
-    const end = setTimeout(() => this.#personSays.delete(id), ackTimeoutMs + SEND_MORE_ACKS_MS);
+    const end = setTimeout(() => says.forget(id), ackTimeoutMs + SEND_MORE_ACKS_MS);
     end.unref();
     try {
       // This agent has its person's say as if it came over a link (stored, logged, pushed), and
       // counts as one who confirmed it once it is on disk.
-      const kept = this.#delivery.onMsg(envelope);
+      const kept = keeper.onMsg(envelope);
       this.#log(`sending ${id} for the person`);
       this.#broadcast(codec.seal(signed));
       this.#expectAnswers(envelope.to);
-      if (kept && (await kept)) this.#onPersonAck(id, this.name);
+      if (kept && (await kept)) says.onAck(id, this.name);
       const result = await answer;
       // Closed before anyone confirmed: the say is not ours to end any more; its `papo say` sends
       // the same say itself (ADR 0102).
@@ -433,7 +445,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       return { id, ...result };
     } catch (err) {
       clearTimeout(end);
-      this.#personSays.delete(id);
+      says.forget(id);
       throw err;
     }
   }
@@ -456,23 +468,12 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     };
   }
 
-  /** An ack of a say of our person (ADR 0102), from a member whose key holds its name. */
-  #onPersonAck(id: string, by: string): boolean {
-    const say = this.#personSays.get(id);
-    if (say === undefined) return false;
-    if (!ackCounts(say.envelope, by) || say.ackedBy.has(by.toLowerCase())) return true;
-    say.ackedBy.add(by.toLowerCase());
-    say.acked(by);
-    this.#waiters.acked(id, by);
-    return true;
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
     this.#helloAnswers.close();
-    this.#delivery.close();
+    this.#keeper?.close();
     this.#waiters.close();
     // What changed and was not written yet is written now (peers-save.ts).
     this.#peersSave?.close();
@@ -487,7 +488,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#sendTo(peer, this.#hello());
     this.#resendOutbox(peer);
     // What we hold, so the peer can send us what we missed (catch-up.ts; a durable member only).
-    this.#delivery.linkOpened(peer);
+    this.#keeper?.linkOpened(peer);
     this.#updatePresence();
   }
 
@@ -523,12 +524,16 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
         break;
       case 'have':
         // A digest is never forwarded: it speaks for the neighbour that signed it, or for nobody.
-        if (frame.node === peer) this.#delivery.onHave(peer, frame);
+        if (frame.node === peer) this.#keeper?.onHave(peer, frame);
         break;
       case 'ack':
         // Only members whose papo stores (agents) ack; the ack must come from the key of `by`.
-        if (this.#nameGuard.owns(frame.by, 'agent', frame.node) && !this.#onPersonAck(frame.id, frame.by))
-          this.#delivery.onAck(frame.id, frame.by);
+        // The person's says first: a say's id is the say's own, never one of the outbox's.
+        if (
+          this.#nameGuard.owns(frame.by, 'agent', frame.node) &&
+          !this.#personSays?.onAck(frame.id, frame.by)
+        )
+          this.#sender.onAck(frame.id, frame.by);
         break;
       case 'refused':
         if (this.#nameGuard.owns(frame.by, 'agent', frame.node)) this.#onRefused(frame);
@@ -646,7 +651,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (fresh && this.#signedTimes.fresh(msg.node, msg.ts)) this.#presence.heardFrom(msg.node);
     // Stored and acked, or (ephemeral) observed only: delivery.ts. A name under which a message is
     // kept here is never given up for another's (ADR 0092).
-    const kept = this.#delivery.onMsg(msg);
+    const kept = this.#keeper?.onMsg(msg);
     if (kept) this.#nameGuard.spoke(msg.from, msg.kind, msg.node, kept);
   }
 
@@ -659,16 +664,13 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       return;
     }
     if (id === undefined) return;
-    const say = this.#personSays.get(id);
-    if (say === undefined) this.#delivery.onRefused(id, by);
-    // Only a recipient can refuse: the one named in `to`.
-    else if (ackCounts(say.envelope, by)) this.#waiters.refused(id, by);
+    if (!this.#personSays?.onRefused(id, by)) this.#sender.onRefused(id, by);
   }
 
   // ---- frames out --------------------------------------------------------------------------
 
   #hello(): Uint8Array {
-    this.#announcedReview = this.#delivery.reviewing();
+    this.#announcedReview = this.reviewing();
     const hello: HelloFrame = {
       t: 'hello',
       node: this.nodeId,
@@ -692,20 +694,17 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     this.#forwarding.broadcast(sealed);
   }
 
-  /** What we sent and is not yet confirmed, to `peer` again (delivery.ts decides what). */
+  /**
+   * What we sent and is not yet confirmed, to `peer` again (each sender decides what), and the
+   * person's says not confirmed yet, as their own ephemeral member would re-send them. Each goes
+   * with the signature it was sent with (the person's, for a say).
+   */
   #resendOutbox(peer: string): void {
-    for (const m of this.#delivery.toResend(peer)) {
+    const again = [...this.#sender.toResend(peer), ...(this.#personSays?.toResend() ?? [])];
+    for (const m of again) {
       this.#sendTo(peer, this.#codec.seal(this.#signedCopy(m)));
       this.#presence.expectAnswer(peer);
     }
-    // The person's says not confirmed yet, as their own ephemeral member would re-send them.
-    const codec = this.#personCodec;
-    if (codec === undefined) return;
-    for (const say of this.#personSays.values())
-      if (say.ackedBy.size === 0) {
-        this.#sendTo(peer, codec.seal(say.signed));
-        this.#presence.expectAnswer(peer);
-      }
   }
 
   /** A message just went to every neighbour: those it is for answer it (presence: "not answering"). */
@@ -726,7 +725,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed || this.#transport.neighbours().length === 0) return;
     this.#broadcast(this.#hello());
     for (const peer of this.#transport.neighbours()) this.#resendOutbox(peer);
-    this.#delivery.heartbeat();
+    this.#keeper?.heartbeat();
     this.#peersSave?.now();
   }
 
@@ -736,7 +735,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (this.#closed) return;
     this.#presence.update();
     // The person turned review on or off (papo review): the room learns it now, not in 30 s.
-    if (this.#delivery.reviewing() !== this.#announcedReview && this.#transport.neighbours().length > 0)
+    if (this.reviewing() !== this.#announcedReview && this.#transport.neighbours().length > 0)
       this.#broadcast(this.#hello());
   }
 
