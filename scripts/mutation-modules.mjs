@@ -22,9 +22,10 @@ export const modules = {
     mutate: ['src/client/room/durable-delivery.ts'],
     tests: ['member/group-rules', 'member/store-then-ack', 'member/durable-delivery'],
   },
-  'ephemeral-delivery': {
-    mutate: ['src/client/room/ephemeral-delivery.ts'],
-    tests: ['member/group-rules', 'member/store-then-ack'],
+  // The sending half of a person's say: a say run's own member, and the says handed to the agent.
+  'memory-sender': {
+    mutate: ['src/client/room/memory-sender.ts'],
+    tests: ['room/memory-sender', 'member/group-rules', 'member/store-then-ack'],
   },
   credentials: {
     // The reader view is the credential refusal's normalisation, shared with hold patterns (ADR 0095).

@@ -144,7 +144,7 @@ test('an ephemeral send reports every member that confirms, each once', async (t
 });
 
 // An ephemeral member (a person's `papo say`/`papo status`, ADR 0064) through its room node: what
-// it holds, what it counts, and what it sends again (ephemeral-delivery.ts; mutation testing,
+// it holds, what it counts, and what it sends again (memory-sender.ts; mutation testing,
 // ADR 0080, found these unchecked).
 
 /** The node's timers do not hold the process (unref); this does while a test awaits them. */
