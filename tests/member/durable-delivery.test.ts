@@ -284,3 +284,28 @@ test("only the person's own words under our name skip the review; an agent's mes
   );
   assert.equal(env.sent.filter((s) => s.frame.t === 'ack').length, 2, 'both stored, both acked');
 });
+
+test('an ack or a refusal is the outbox’s only for an id it holds, counted or not; an id it does not hold is left to the other sender (the person’s says)', async () => {
+  const state = memoryState();
+  const { host, env } = fakeHost();
+  const delivery = new DurableDelivery(host, state, 0);
+  await delivery.start();
+  state.outbox = [queued('00000000b1', ['voce'])];
+  const acked: string[] = [];
+  env.events.on('delivered', ({ id, by }) => acked.push(`${id} ${by}`));
+  // Not ours: told so, and nothing happens.
+  assert.equal(delivery.onAck('00000000ff', 'voce'), false);
+  assert.equal(delivery.onRefused('00000000ff', 'voce'), false);
+  // Ours, from a member it is not owed to: ours, and the outbox keeps it.
+  assert.equal(delivery.onAck('00000000b1', 'colega'), true);
+  assert.equal(delivery.onRefused('00000000b1', 'colega'), true);
+  await settled();
+  assert.deepEqual(acked, []);
+  assert.equal(state.outbox.length, 1);
+  // Ours, from the one it is owed to: delivered.
+  assert.equal(delivery.onAck('00000000b1', 'Voce'), true);
+  await settled();
+  await settled();
+  assert.deepEqual(acked, ['00000000b1 Voce']);
+  assert.deepEqual(state.outbox, []);
+});
