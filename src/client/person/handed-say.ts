@@ -281,43 +281,12 @@ async function answer(
  * before answering (the say may or may not have gone out: send the same one again).
  */
 export async function handSay(dir: string, say: PersonSay, waitMs = SAY_LONGEST_MS + 5_000): Promise<Handed> {
-  const at = endpoint(dir);
-  if (at === undefined || (await notASocket(at))) return 'none';
-  const { path } = at;
-  return new Promise<Handed>((resolve) => {
-    let connected = false;
-    let done = false;
-    const end = (value: Handed) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(value);
-    };
-    const socket = connect(path, () => {
-      connected = true;
-      socket.write(`${JSON.stringify({ say })}\n`);
-    });
-    // A member that says nothing for longer than any say takes is as good as gone.
-    const timer = setTimeout(() => end('lost'), waitMs);
-    readLines(
-      socket,
-      (text) => {
-        let reply: Partial<HandedAnswer> & { error?: string };
-        try {
-          reply = JSON.parse(text) as typeof reply;
-        } catch {
-          return end('lost');
-        }
-        if (reply.outcome !== undefined) return end({ answer: reply as HandedAnswer });
-        // Refused or not sent: nothing confirmed, so the say runs its own member, same id.
-        end('lost');
-      },
-      () => end('lost'),
-    );
-    socket.on('error', () => end(connected ? 'lost' : 'none'));
-    socket.on('close', () => end(connected ? 'lost' : 'none'));
-  });
+  // A member that says nothing for longer than any say takes is as good as gone.
+  const reply = await ask(dir, { say }, waitMs);
+  if (reply === 'none') return 'none';
+  // Refused or not sent: nothing confirmed, so the say runs its own member, same id.
+  if (typeof reply !== 'object' || reply === null || !('outcome' in reply)) return 'lost';
+  return { answer: reply as HandedAnswer };
 }
 
 /**
@@ -336,7 +305,11 @@ export async function askStatus(
   return checkedStatus((reply as { status?: unknown }).status);
 }
 
-/** One request line to member.sock and the one line it answers, parsed; 'none' / 'lost' as handSay. */
+/**
+ * The one way to member.sock: a request line, and the one line it answers, parsed; 'none' when
+ * nobody listens (no socket, a stale one), 'lost' when the member went away or said nothing
+ * within `waitMs`, or answered what is not JSON.
+ */
 async function ask(dir: string, line: object, waitMs: number): Promise<unknown> {
   const at = endpoint(dir);
   if (at === undefined || (await notASocket(at))) return 'none';
