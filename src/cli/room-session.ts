@@ -23,9 +23,9 @@ export async function openEphemeral(ctx: CliContext, signAsPerson = false): Prom
   });
 }
 
-// The wait is the say's own (person-say.ts): papo web's look waits with it, as papo status's
-// (lookAtRoom, person/room-view.ts) does.
-export { waitFor } from '../client/person/person-say.js';
+// The wait and its rule for the topic are the say's own (person-say.ts): papo web's look waits
+// with them, as papo status's (lookAtRoom, person/room-view.ts) does.
+export { topicHeard, waitFor } from '../client/person/person-say.js';
 
 /** Ends the command: closes the member and exits with the status already set. */
 export async function finish(opened: OpenedMember | undefined): Promise<never> {

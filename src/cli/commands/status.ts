@@ -10,6 +10,7 @@ import { PapoError } from '../../client/errors.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { askStatus, type StatusView } from '../../client/person/handed-say.js';
+import { emptyTopic } from '../../client/person/person-say.js';
 import { lookAtRoom } from '../../client/person/room-view.js';
 import { profileDir } from '../../client/store/home.js';
 import { openProfile, type QueueSummary } from '../../client/store/profile-store.js';
@@ -119,7 +120,7 @@ function seenOf(
     own: view.node,
     members: view.members,
     onTopic: signal.peers,
-    topicEmpty: signal.joined && signal.peers.length === 0,
+    topicEmpty: emptyTopic(signal),
     notes: networkNotesOf(text(ctx), view.network, view.members, ctx.env, own),
     queues: view.queues,
   };

@@ -261,14 +261,8 @@ async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
     // known members to show up, as roomSeen has), and it reads none of the network's health or the
     // queues it does not show.
     await session.waitFor(m, LOOK_MS, () => {
-      const signal = m.probe.signalState();
       const all = m.member.members();
-      return (
-        signal.joined &&
-        m.member.liveMembers().length >= signal.peers.length &&
-        all.length > 0 &&
-        all.every((x) => !x.online || x.path !== undefined)
-      );
+      return session.topicHeard(m) && all.length > 0 && all.every((x) => !x.online || x.path !== undefined);
     });
     const live = seenMembers(m, m.profile).map((x) => ({
       name: inertText(x.name, 'line'),

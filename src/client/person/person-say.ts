@@ -4,6 +4,7 @@
 // What it returns is data; the CLI turns it into the texts a person reads (src/cli/i18n.ts).
 import { randomBytes } from 'node:crypto';
 import type { RoomMember, RoomProbe, SendResult } from '../member-api.js';
+import type { SignalState } from '../net/health.js';
 import { MAX_BODY_BYTES } from '../wire/limits.js';
 import { sameName } from '../wire/names.js';
 
@@ -111,8 +112,18 @@ export function waitFor(room: SayRoom, ms: number, done: () => boolean): Promise
 
 /** True once the signal server answered our join and nobody else is on the topic. */
 export function topicIsEmpty(room: SayRoom): boolean {
-  const signal = room.probe.signalState();
+  return emptyTopic(room.probe.signalState());
+}
+
+/** The same, of a signal state as it was read (a running papo mcp's answer carries one). */
+export function emptyTopic(signal: Pick<SignalState, 'joined' | 'peers'>): boolean {
   return signal.joined && signal.peers.length === 0;
+}
+
+/** True once joined and everyone on the topic has said hello (the rule of every wait for the room). */
+export function topicHeard(room: SayRoom): boolean {
+  const signal = room.probe.signalState();
+  return signal.joined && room.member.liveMembers().length >= signal.peers.length;
 }
 
 /**
@@ -156,10 +167,7 @@ export async function sayInRoom(room: SayRoom, say: PersonSay, send: SendSay): P
   // (a relayed link forms in a second or two), so they get it now and are named as having it,
   // as papo status waits for everyone on the topic.
   if (target === undefined && member.onlineNames().length > 0) {
-    await waitFor(room, TOPIC_HELLO_WAIT_MS, () => {
-      const signal = room.probe.signalState();
-      return !signal.joined || member.liveMembers().length >= signal.peers.length;
-    });
+    await waitFor(room, TOPIC_HELLO_WAIT_MS, () => !room.probe.signalState().joined || topicHeard(room));
   }
   if (!online().some(isTarget)) {
     if (!knowsSomeone() && (topicIsEmpty(room) || !ready)) return { t: 'no_known_members' };

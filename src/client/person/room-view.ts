@@ -5,7 +5,7 @@
 import type { MemberStatus } from '../member-api.js';
 import { type Profile, readQueueSummary } from '../store/profile-store.js';
 import type { StatusView } from './handed-say.js';
-import { type SayRoom, waitFor } from './person-say.js';
+import { type SayRoom, topicHeard, waitFor } from './person-say.js';
 
 /**
  * How long, once everyone on the topic has said hello, the list waits for the links to them (a
@@ -26,16 +26,14 @@ const OFFLINE_AFTER_MS = 1000;
 export function roomSeen(room: SayRoom, inRoomSince?: number): () => boolean {
   let topicSeenSince: number | undefined;
   return () => {
-    const signal = room.probe.signalState();
-    const topicSeen = signal.joined && room.member.liveMembers().length >= signal.peers.length;
-    if (!topicSeen) {
+    if (!topicHeard(room)) {
       topicSeenSince = undefined;
       return false;
     }
     topicSeenSince ??= Math.min(Date.now(), inRoomSince ?? Number.POSITIVE_INFINITY);
     const waited = Date.now() - topicSeenSince;
     const members = room.member.members();
-    const onTopic = new Set(signal.peers);
+    const onTopic = new Set(room.probe.signalState().peers);
     const linked = members.every((x) => !x.online || !onTopic.has(x.node) || x.path !== undefined);
     if (!linked && waited < LINK_SETTLE_MS) return false;
     return members.every((x) => x.online) || waited >= OFFLINE_AFTER_MS;
@@ -58,6 +56,8 @@ export async function lookAtRoom(
 ): Promise<StatusView> {
   await waitFor(room, waitMs, roomSeen(room, inRoomSince));
   const signal = room.probe.signalState();
+  // The transport's health (a probe of up to 800 ms) and the disk's queues, read together.
+  const [network, queues] = await Promise.all([room.member.network(), readQueueSummary(profile.dir)]);
   return {
     profile: profile.profile,
     name: profile.name,
@@ -65,8 +65,8 @@ export async function lookAtRoom(
     node: profile.identity.nodeId,
     members: seenMembers(room, profile),
     signal: { joined: signal.joined, peers: signal.peers },
-    network: await room.member.network(),
-    queues: await readQueueSummary(profile.dir),
+    network,
+    queues,
   };
 }
 
