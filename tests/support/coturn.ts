@@ -3,7 +3,7 @@
 // range, optionally a TLS listener. Ready when its TCP listener accepts; close() stops it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,15 +85,19 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<Coturn> 
   return {
     port,
     relay: range,
-    relaySockets: () => countUdpSockets(range),
+    relaySockets: () => countUdpSockets(range, child.pid),
     ...(tlsPort !== undefined ? { tlsPort } : {}),
     secret,
     close,
   };
 }
 
-/** UDP sockets bound to `ip` on a port in [min, max], as /proc/net/udp lists them (IPv4). */
-export function countUdpSockets(range: { ip: string; min: number; max: number }): number {
+/**
+ * UDP sockets bound to `ip` on a port in [min, max], as /proc/net/udp lists them (IPv4); with
+ * `pid`, only those that process holds (another test's coturn may relay from the same block).
+ */
+export function countUdpSockets(range: { ip: string; min: number; max: number }, pid?: number): number {
+  const held = pid === undefined ? undefined : socketInodes(pid);
   // /proc/net/udp shows the address as little-endian hex: 127.0.0.2 is 0200007F.
   const hexIp = range.ip
     .split('.')
@@ -103,13 +107,36 @@ export function countUdpSockets(range: { ip: string; min: number; max: number })
     .toUpperCase();
   let count = 0;
   for (const line of readFileSync('/proc/net/udp', 'utf8').split('\n').slice(1)) {
-    const local = line.trim().split(/\s+/)[1];
+    const fields = line.trim().split(/\s+/);
+    const local = fields[1];
     if (local === undefined) continue;
     const [ip, port] = local.split(':');
     const p = Number.parseInt(port ?? '', 16);
+    // The socket's inode is the tenth field.
+    if (held !== undefined && !held.has(fields[9] ?? '')) continue;
     if (ip === hexIp && p >= range.min && p <= range.max) count += 1;
   }
   return count;
+}
+
+/** The inodes of the sockets process `pid` holds open (none once it is gone). */
+function socketInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1] as string);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
 }
 
 /**
