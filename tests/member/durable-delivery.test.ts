@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import type { RoomMemberEvents } from '../../src/client/member-api.js';
-import { AckWaiters } from '../../src/client/room/ack-waiters.js';
+import { Confirmations } from '../../src/client/room/confirmations.js';
 import type { DeliveryHost } from '../../src/client/room/delivery.js';
 import { DurableDelivery } from '../../src/client/room/durable-delivery.js';
 import type { LivePeer } from '../../src/client/room/presence.js';
@@ -57,7 +57,7 @@ function fakeHost() {
     sendTo: (peer, sealed) => env.sent.push({ to: peer, frame: reader.open(sealed) }),
     broadcast: (sealed) => env.sent.push({ to: '*', frame: reader.open(sealed) }),
     events: env.events,
-    waiters: new AckWaiters(),
+    confirmations: new Confirmations(),
     serial: <T>(work: () => Promise<T>) => {
       const next = writes.then(work, work);
       writes = next.catch(() => {});

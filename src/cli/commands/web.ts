@@ -251,20 +251,13 @@ async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
   let member: OpenedMember | undefined;
   try {
     const session = await import('../room-session.js');
-    const { seenMembers } = await import('../../client/person/room-view.js');
+    const { lookAtRoom } = await import('../../client/person/room-view.js');
     member = await session.openEphemeral(ctx);
     const m = member;
     const own = m.profile.identity.nodeId;
-    // The list is papo status's (seenMembers, as lookAtRoom makes it), but not its wait: the panel
-    // waits as it always has, until everyone on the topic said hello, it knows someone and it has
-    // a link to every member online (up to LOOK_MS: no 5 s bound on the links, no second for
-    // known members to show up, as roomSeen has), and it reads none of the network's health or the
-    // queues it does not show.
-    await session.waitFor(m, LOOK_MS, () => {
-      const all = m.member.members();
-      return session.topicHeard(m) && all.length > 0 && all.every((x) => !x.online || x.path !== undefined);
-    });
-    const live = seenMembers(m, m.profile).map((x) => ({
+    // papo status's look (lookAtRoom): the same wait for the room and the same list.
+    const view = await lookAtRoom(m, m.profile, LOOK_MS);
+    const live = view.members.map((x) => ({
       name: inertText(x.name, 'line'),
       kind: x.kind,
       online: x.online,

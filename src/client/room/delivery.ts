@@ -3,14 +3,14 @@
 // has both in DurableDelivery (outbox, inbox, log, acks, catch-up; docs/delivery.md), and a
 // MemorySender for the says its person hands it (ADR 0102); a person's `papo say`/`papo status`
 // run has a MemorySender and no keeper: it neither stores nor acks what it hears. The durable
-// delivery gets the room node's host: its links, its codec, its ack waiters, its one queue of writes.
+// delivery gets the room node's host: its links, its codec, its confirmations, its one queue of writes.
 import type { EventEmitter } from 'node:events';
 import type { RoomMemberEvents } from '../member-api.js';
 import type { DecisionOutcome, ReviewDecision } from '../store/review.js';
 import type { FrameCodec } from '../wire/frame-codec.js';
 import type { HaveFrame } from '../wire/frames.js';
 import type { Envelope, LogEntry } from '../wire/messages.js';
-import type { AckWaiters } from './ack-waiters.js';
+import type { Confirmations } from './confirmations.js';
 import type { LivePeer } from './presence.js';
 
 /** What a delivery needs of the room node. */
@@ -25,7 +25,8 @@ export interface DeliveryHost {
   broadcast(sealed: Uint8Array): void;
   /** The node's events (`message`, `delivered`). */
   readonly events: EventEmitter<RoomMemberEvents>;
-  readonly waiters: AckWaiters;
+  /** Who confirmed what this member sent (the one record of it). */
+  readonly confirmations: Confirmations;
   /** Runs state changes one after another, so two writers never interleave on one file. */
   serial<T>(work: () => Promise<T>): Promise<T>;
   onlineNames(): string[];

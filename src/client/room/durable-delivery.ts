@@ -281,10 +281,13 @@ export class DurableDelivery implements Sender, Keeper {
             : state.outbox.map((m) => (m.id === id ? next : m));
         await state.saveOutbox();
         await state.appendLog({ ev: 'delivered', id, by, ts: host.now() });
+        // Recorded before it is told: whoever hears 'delivered' finds who confirmed (confirmations.ts).
+        host.confirmations.acked(id, by);
         host.events.emit('delivered', { id, by });
       })
       .catch((err: unknown) => host.log(`could not update the outbox: ${messageOf(err)}`))
-      .finally(() => host.waiters.acked(id, by));
+      // An ack that changed nothing here, or could not be written, still answers the waits.
+      .finally(() => host.confirmations.acked(id, by));
     return true;
   }
 
@@ -292,7 +295,7 @@ export class DurableDelivery implements Sender, Keeper {
     const queued = this.#state.outbox.find((m) => m.id === id);
     if (!queued) return false;
     // Only a recipient can refuse: one it is owed to (the one named in `to`).
-    if (ackCounts(queued, by)) this.#host.waiters.refused(id, by);
+    if (ackCounts(queued, by)) this.#host.confirmations.refused(id, by);
     return true;
   }
 

@@ -1,37 +1,39 @@
 // The sending half of a person's say (delivery.ts): held in memory while the say waits, re-sent
 // to a link that opens until some member confirms it, never stored (papo say keeps no queue:
 // docs/delivery.md). One for a `papo say` run's own ephemeral member, and one in the running agent
-// for the says its person hands it over member.sock (ADR 0102). Every member that confirms a
-// message is told once, to that message's listener, and answers its ack waiters.
+// for the says its person hands it over member.sock (ADR 0102). Who confirmed is recorded in the
+// member's Confirmations; each member that confirms is told once to the message's listener.
 import { ackCounts } from '../store/outbox.js';
 import type { Envelope } from '../wire/messages.js';
-import type { AckWaiters } from './ack-waiters.js';
+import type { Confirmations } from './confirmations.js';
 import type { Sender } from './delivery.js';
 
 interface Held {
   envelope: Envelope;
-  /** Lower-cased names of the members that confirmed it. */
-  ackedBy: Set<string>;
   acked: (by: string) => void;
+  /** Stops recording who confirms it. */
+  unfollow: () => void;
 }
 
 export class MemorySender implements Sender {
-  #waiters: AckWaiters;
+  #confirmations: Confirmations;
   /** Whom a message queued with `queue` tells of each confirmation (a say run: its 'delivered' event). */
   #confirmed: (id: string, by: string) => void;
   #held = new Map<string, Held>();
 
-  constructor(waiters: AckWaiters, confirmed: (id: string, by: string) => void = () => {}) {
-    this.#waiters = waiters;
+  constructor(confirmations: Confirmations, confirmed: (id: string, by: string) => void = () => {}) {
+    this.#confirmations = confirmations;
     this.#confirmed = confirmed;
   }
 
   /** Holds `envelope` until `forget`; `acked` hears every member that confirms it, once each. */
   hold(envelope: Envelope, acked: (by: string) => void): void {
-    this.#held.set(envelope.id, { envelope, ackedBy: new Set(), acked });
+    this.#held.get(envelope.id)?.unfollow();
+    this.#held.set(envelope.id, { envelope, acked, unfollow: this.#confirmations.follow(envelope.id) });
   }
 
   forget(id: string): void {
+    this.#held.get(id)?.unfollow();
     this.#held.delete(id);
   }
 
@@ -51,11 +53,7 @@ export class MemorySender implements Sender {
     const held = this.#held.get(id);
     if (held === undefined) return false;
     // Only a member it is for confirms it (with `to`: the recipient), and each once.
-    const key = by.toLowerCase();
-    if (!ackCounts(held.envelope, by) || held.ackedBy.has(key)) return true;
-    held.ackedBy.add(key);
-    held.acked(by);
-    this.#waiters.acked(id, by);
+    if (ackCounts(held.envelope, by) && this.#confirmations.acked(id, by)) held.acked(by);
     return true;
   }
 
@@ -63,12 +61,14 @@ export class MemorySender implements Sender {
     const held = this.#held.get(id);
     if (held === undefined) return false;
     // Only a recipient can refuse: the one named in `to`.
-    if (ackCounts(held.envelope, by)) this.#waiters.refused(id, by);
+    if (ackCounts(held.envelope, by)) this.#confirmations.refused(id, by);
     return true;
   }
 
   /** What nobody confirmed yet. */
   toResend(): Envelope[] {
-    return [...this.#held.values()].filter((h) => h.ackedBy.size === 0).map((h) => h.envelope);
+    return [...this.#held.values()]
+      .filter((h) => this.#confirmations.by(h.envelope.id).length === 0)
+      .map((h) => h.envelope);
   }
 }

@@ -42,8 +42,8 @@ import {
 } from '../wire/frames.js';
 import type { Envelope, LogEntry, SenderKind } from '../wire/messages.js';
 import { isMemberName, sameName } from '../wire/names.js';
-import { AckWaiters } from './ack-waiters.js';
 import { after, type Clock } from './clock.js';
+import { Confirmations } from './confirmations.js';
 import type { DeliveryHost, Keeper, Sender } from './delivery.js';
 import { DurableDelivery } from './durable-delivery.js';
 import { Forwarding } from './forwarding.js';
@@ -124,7 +124,8 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
   #helloAnswers: HelloAnswers;
   /** The times we sign, and which of the others' are signs of life (signed-times.ts). */
   #signedTimes: SignedTimes;
-  #waiters = new AckWaiters();
+  /** Who confirmed what this member and its person sent (confirmations.ts). */
+  #confirmations = new Confirmations();
   /** What this member sends, and who confirmed it: durable or in memory, chosen once (delivery.ts). */
   #sender: Sender;
   /** What this member keeps of the room; null for a person's say/status run, which keeps nothing. */
@@ -230,7 +231,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
       sendTo: (peer: string, sealed: Uint8Array) => this.#sendTo(peer, sealed),
       broadcast: (sealed: Uint8Array) => this.#broadcast(sealed),
       events: this,
-      waiters: this.#waiters,
+      confirmations: this.#confirmations,
       serial: <T>(work: () => Promise<T>) => this.#serial(work),
       onlineNames: () => this.onlineNames(),
       live: (node: string) => this.#presence.live(node),
@@ -240,14 +241,14 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     };
     if (state === null) {
       // A say run's own member: every member that confirms is reported once (papo say lists them all).
-      this.#sender = new MemorySender(this.#waiters, (id, by) => this.emit('delivered', { id, by }));
+      this.#sender = new MemorySender(this.#confirmations, (id, by) => this.emit('delivered', { id, by }));
       this.#keeper = null;
     } else {
       const durable = new DurableDelivery(host, state, options.memberSince ?? 0);
       this.#sender = durable;
       this.#keeper = durable;
     }
-    this.#personSays = options.personCodec === undefined ? null : new MemorySender(this.#waiters);
+    this.#personSays = options.personCodec === undefined ? null : new MemorySender(this.#confirmations);
   }
 
   /** Loads remembered ids and starts listening; call once. */
@@ -375,32 +376,26 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const signed = this.#codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
     const started = this.#now();
-    const acked = this.#waiters.wait(envelope, ackTimeoutMs);
-    const ackers: string[] = [];
-    const onDelivered = (d: { id: string; by: string }) => {
-      if (d.id === envelope.id && !ackers.some((n) => sameName(n, d.by))) ackers.push(d.by);
-    };
-    this.on('delivered', onDelivered);
-    // Kept before the first broadcast (durably: docs/delivery.md); if it could not be, it must
-    // not go out either, and the caller is told.
-    const kept = this.#sender.queue(envelope, () => this.members().map((m) => m.name));
-    if (kept)
-      await kept.catch((err: unknown) => {
-        this.off('delivered', onDelivered);
-        throw err;
-      });
-    this.#broadcast(this.#codec.seal(signed));
-    this.#expectAnswers(envelope.to);
+    const acked = this.#confirmations.wait(envelope, ackTimeoutMs);
+    // Who confirms it is recorded while this send waits: its result lists them.
+    const unfollow = this.#confirmations.follow(envelope.id);
     try {
+      // Kept before the first broadcast (durably: docs/delivery.md); if it could not be, it must
+      // not go out either, and the caller is told.
+      const kept = this.#sender.queue(envelope, () => this.members().map((m) => m.name));
+      if (kept) await kept;
+      this.#broadcast(this.#codec.seal(signed));
+      this.#expectAnswers(envelope.to);
       const answer = await acked;
       if (answer.ackedBy !== null)
         await this.#sender.moreAcks(
           envelope.id,
           Math.min(SEND_MORE_ACKS_MS, ackTimeoutMs - (this.#now() - started)),
         );
-      return { id: envelope.id, ...answer, acked: [...ackers], owed: this.#sender.owedNow(envelope.id) };
+      const confirmed = this.#confirmations.by(envelope.id);
+      return { id: envelope.id, ...answer, acked: confirmed, owed: this.#sender.owedNow(envelope.id) };
     } finally {
-      this.off('delivered', onDelivered);
+      unfollow();
     }
   }
 
@@ -425,7 +420,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     const signed = codec.sign(msgFrame(unsigned));
     const envelope = envelopeOf(signed);
     const id = envelope.id;
-    const answer = this.#waiters.wait(envelope, ackTimeoutMs);
+    const answer = this.#confirmations.wait(envelope, ackTimeoutMs);
     says.hold(envelope, acked);
     // Kept a little past the wait for the first ack, for the others' acks (person-say.ts).
     const end = setTimeout(() => says.forget(id), ackTimeoutMs + SEND_MORE_ACKS_MS);
@@ -474,7 +469,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     for (const t of this.#timers) clearInterval(t);
     this.#helloAnswers.close();
     this.#keeper?.close();
-    this.#waiters.close();
+    this.#confirmations.close();
     // What changed and was not written yet is written now (peers-save.ts).
     this.#peersSave?.close();
     await this.#writes.catch(() => {}); // never rejects (#serial): each failure went to its own caller

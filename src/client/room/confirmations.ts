@@ -1,7 +1,11 @@
-// Who waits for a sent message's first ack (the `send` of member-api.ts), whichever delivery
-// confirms it: an ack (docs/delivery.md: "it is on their disk"), a refusal (the recipient's inbox
-// is full, ADR 0062), the timeout, or the member closing.
+// Who confirmed each message this member (or its person) sent, in this session: the one record of
+// it (issue 41). Every sender reports here each ack that counts (docs/delivery.md: "it is on their
+// disk") and each refusal (the recipient's inbox is full, ADR 0062); `send` and a person's say wait
+// here for the first ack and read here who confirmed. What a restart must not forget — who a queued
+// message is still owed to — is the durable outbox's (store/outbox.ts), not this.
+
 import type { Envelope } from '../wire/messages.js';
+import { sameName } from '../wire/names.js';
 
 export interface AckAnswer {
   ackedBy: string | null;
@@ -9,15 +13,37 @@ export interface AckAnswer {
 }
 
 interface AckWaiter {
-  to?: string;
   /** An ack from `by`; '' when the node closes. */
   resolve: (by: string) => void;
   /** The recipient refused the message (its inbox is full). */
   refuse: (by: string) => void;
 }
 
-export class AckWaiters {
+export class Confirmations {
   #waiters = new Map<string, AckWaiter[]>();
+  /** The messages followed: who confirmed each, in the order they did, and how many follow it. */
+  #followed = new Map<string, { by: string[]; followers: number }>();
+
+  /**
+   * Records who confirms `id` until the function returned is called. A send and the sender that
+   * holds its message may both follow it: the record goes when the last of them lets go.
+   */
+  follow(id: string): () => void {
+    const entry = this.#followed.get(id) ?? { by: [], followers: 0 };
+    entry.followers++;
+    this.#followed.set(id, entry);
+    let following = true;
+    return () => {
+      if (!following) return;
+      following = false;
+      if (--entry.followers === 0 && this.#followed.get(id) === entry) this.#followed.delete(id);
+    };
+  }
+
+  /** Who confirmed a followed message so far ([] when none, or it is not followed). */
+  by(id: string): string[] {
+    return [...(this.#followed.get(id)?.by ?? [])];
+  }
 
   /**
    * The first ack within `timeoutMs`; a refusal ends the wait at once for a message with `to`,
@@ -32,7 +58,6 @@ export class AckWaiters {
         else this.#waiters.delete(envelope.id);
       };
       const waiter: AckWaiter = {
-        ...(envelope.to ? { to: envelope.to } : {}),
         resolve: (by) => {
           clearTimeout(timer);
           resolve({ ackedBy: by === '' ? null : by, refusedBy: by === '' ? refusedBy : null });
@@ -57,10 +82,19 @@ export class AckWaiters {
     });
   }
 
-  /** `by` acked message `id`: every waiter for it is answered, and forgotten. */
-  acked(id: string, by: string): void {
+  /**
+   * `by`, a member the message is for, confirmed message `id`: every wait for it is answered, and
+   * a followed message records `by`. False when `by` had confirmed this followed message already
+   * (each member counts once); true otherwise. Saying it twice changes nothing more.
+   */
+  acked(id: string, by: string): boolean {
     for (const w of this.#waiters.get(id) ?? []) w.resolve(by);
     this.#waiters.delete(id);
+    const confirmed = this.#followed.get(id)?.by;
+    if (confirmed === undefined) return true;
+    if (confirmed.some((n) => sameName(n, by))) return false;
+    confirmed.push(by);
+    return true;
   }
 
   /** `by`, a recipient, refused message `id`. */
