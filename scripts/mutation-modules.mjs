@@ -27,6 +27,11 @@ export const modules = {
     mutate: ['src/client/room/memory-sender.ts'],
     tests: ['room/memory-sender', 'member/group-rules', 'member/store-then-ack'],
   },
+  // Who confirmed what this member sent, the one record of it (issue 41), and the first-ack waits.
+  confirmations: {
+    mutate: ['src/client/room/confirmations.ts'],
+    tests: ['room/confirmations', 'room/memory-sender', 'member/group-rules'],
+  },
   credentials: {
     // The reader view is the credential refusal's normalisation, shared with hold patterns (ADR 0095).
     mutate: ['src/mcp/credentials.ts', 'src/client/wire/reader-view.ts'],

@@ -138,3 +138,20 @@ test('two follow one message (a send and the sender that holds it): the record g
   assert.equal(confirmations.acked(toRoom.id, 'colega'), true);
   again();
 });
+
+test('a wait that ends (its timeout, or a refusal of a message to one member) lets go of itself only: another wait for the same message is still answered', async () => {
+  const confirmations = new Confirmations();
+  const short = confirmations.wait(toRoom, 30);
+  const long = confirmations.wait(toRoom, LONG_MS);
+  assert.deepEqual(await timedOut(short), { ackedBy: null, refusedBy: null });
+  confirmations.acked(toRoom.id, 'colega');
+  assert.deepEqual(await long, { ackedBy: 'colega', refusedBy: null });
+
+  const first = confirmations.wait(toTerceiro, 30);
+  assert.deepEqual(await timedOut(first), { ackedBy: null, refusedBy: null });
+  const second = confirmations.wait(toTerceiro, LONG_MS);
+  const third = confirmations.wait(toTerceiro, 30);
+  assert.deepEqual(await timedOut(third), { ackedBy: null, refusedBy: null });
+  confirmations.refused(toTerceiro.id, 'terceiro');
+  assert.deepEqual(await second, { ackedBy: null, refusedBy: 'terceiro' });
+});

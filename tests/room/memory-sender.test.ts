@@ -57,6 +57,7 @@ test('ids it does not hold are not its own: acks and refusals say so, and a forg
   const sender = new MemorySender(confirmations);
   assert.equal(sender.onAck('ffffffffff', 'bia'), false);
   assert.equal(sender.onRefused('ffffffffff', 'bia'), false);
+  sender.forget('ffffffffff');
   const say = envelope('1111111111');
   const heard: string[] = [];
   sender.hold(say, (by) => heard.push(by));

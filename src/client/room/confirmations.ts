@@ -36,7 +36,7 @@ export class Confirmations {
     return () => {
       if (!following) return;
       following = false;
-      if (--entry.followers === 0 && this.#followed.get(id) === entry) this.#followed.delete(id);
+      if (--entry.followers === 0) this.#followed.delete(id);
     };
   }
 
