@@ -74,7 +74,8 @@ try {
   const renderedAt: number[] = [];
   const firstAt: number[] = [];
   try {
-    // The cookie first, then each round a fresh page.
+    // A first page, then each round a fresh one: a new tab, which trades the secret for its
+    // session (ADR 0120) before it reads the state.
     const first = await browser.newPage();
     await first.goto(web.url);
     await first.waitForSelector('body[data-all="true"]');
@@ -83,7 +84,7 @@ try {
     for (let r = 0; r < ROUNDS; r++) {
       const page = await browser.newPage();
       const begin = performance.now();
-      await page.goto(`${web.base}/`);
+      await page.goto(web.url);
       // The first screen: the newest cards, built before the page shows; then all of them.
       await page.waitForSelector('body[data-ready="true"]');
       times.push(performance.now() - begin);

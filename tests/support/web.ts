@@ -10,7 +10,7 @@ export interface WebServer {
   /** http://127.0.0.1:PORT */
   base: string;
   port: number;
-  /** The address printed, with ?k=SECRET. */
+  /** The address printed, with #k=SECRET. */
   url: string;
   secret: string;
   pid: number;
@@ -19,13 +19,18 @@ export interface WebServer {
   stop(): Promise<void>;
 }
 
-/** Starts `papo web --no-open` on `home`'s profile; stopped after `t` (or by its stop). */
+/**
+ * Starts `papo web --no-open` on `home`'s profile (`open`: `papo web`, which opens a browser with
+ * the xdg-open it finds on env's PATH); stopped after `t` (or by its stop).
+ */
 export async function startWeb(
   t: Hooks | null,
   home: string,
   env: Record<string, string> = {},
+  open = false,
 ): Promise<WebServer> {
-  const child = spawnPapo(['web', '--no-open'], { env: memberEnv({ PAPO_HOME: home, ...env }) });
+  const args = open ? ['web'] : ['web', '--no-open'];
+  const child = spawnPapo(args, { env: memberEnv({ PAPO_HOME: home, ...env }) });
   let out = '';
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => {
@@ -43,7 +48,7 @@ export async function startWeb(
     const timer = setTimeout(() => reject(new Error(`papo web printed no address: ${out}${err}`)), 15_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /http:\/\/127\.0\.0\.1:\d+\/\?k=[A-Za-z0-9_-]+/.exec(out);
+      const m = /http:\/\/127\.0\.0\.1:\d+\/#k=[A-Za-z0-9_-]+/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[0]);
@@ -59,7 +64,7 @@ export async function startWeb(
     base: `http://127.0.0.1:${parsed.port}`,
     port: Number(parsed.port),
     url,
-    secret: parsed.searchParams.get('k') as string,
+    secret: new URLSearchParams(parsed.hash.slice(1)).get('k') as string,
     pid: child.pid as number,
     stderr: () => err,
     stop,
@@ -93,6 +98,24 @@ export function http(
     req.on('error', reject);
     req.end(options.body);
   });
+}
+
+/**
+ * A session of `web`'s, as its page gets one (the secret POSTed to /api/session), and the headers
+ * a request of the page carries with it.
+ */
+export async function webSession(
+  web: WebServer,
+): Promise<{ session: string; headers: Record<string, string> }> {
+  const host = `127.0.0.1:${web.port}`;
+  const answer = await http(web.port, '/api/session', {
+    method: 'POST',
+    headers: { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ k: web.secret }),
+  });
+  if (answer.status !== 200) throw new Error(`no session: ${answer.status} ${answer.body}`);
+  const { session } = JSON.parse(answer.body) as { session: string };
+  return { session, headers: { Host: host, Authorization: `Bearer ${session}` } };
 }
 
 /** Debian's chromium, or why the browser tests skip (like tests/claude-code without Claude Code). */

@@ -1,51 +1,76 @@
-// papo web's doors, over plain HTTP (no browser): the secret, the cookie it becomes, the Host and
-// Origin checks and the headers every answer carries (ADR 0106).
+// papo web's doors, over plain HTTP (no browser): the secret traded once for a session the page
+// sends in a header (no cookie: ADR 0120), the Host and Origin checks, GET routes without side
+// effects, and the headers every answer carries (ADR 0106).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CSP } from '../../src/cli/web/server.js';
 import { runPapo, userEnv } from '../support/papo.js';
 import { holdsWebRtc } from '../support/processes.js';
 import { makeRoom } from '../support/room.js';
-import { http, startWeb } from '../support/web.js';
+import { http, startWeb, webSession } from '../support/web.js';
 
-test('papo web answers only its own address, with its secret or its cookie, and POSTs only from its own page', async (t) => {
+test('papo web answers only its own address, its API only to a session its secret bought, and POSTs only from its own page', async (t) => {
   const room = await makeRoom(t, { label: 'web-http' });
   const web = await startWeb(t, room.members.voce.home);
   const host = `127.0.0.1:${web.port}`;
-  const cookie = `papo_web=${web.secret}`;
+  const own = `http://${host}`;
 
-  // No secret, a wrong one, or a wrong cookie: 401, whatever the path.
-  for (const path of ['/', '/api/state', '/app.js', '/api/events'])
-    assert.equal((await http(web.port, path, { headers: { Host: host } })).status, 401, path);
-  assert.equal((await http(web.port, '/?k=not-the-secret', { headers: { Host: host } })).status, 401);
-  assert.equal(
-    (await http(web.port, '/api/state', { headers: { Host: host, Cookie: 'papo_web=guess' } })).status,
-    401,
-  );
-
-  // The secret is swapped for a cookie scripts cannot read, sent to this site only, and the
-  // address bar loses it (a redirect to /).
-  const swap = await http(web.port, `/?k=${web.secret}`, { headers: { Host: host } });
-  assert.equal(swap.status, 303);
-  assert.equal(swap.headers.location, '/');
-  const set = String(swap.headers['set-cookie']);
-  assert.match(set, new RegExp(`^papo_web=${web.secret};`));
-  assert.match(set, /; HttpOnly/);
-  assert.match(set, /; SameSite=Strict/);
-  assert.match(set, /; Path=\//);
-  const page = await http(web.port, '/', { headers: { Host: host, Cookie: cookie } });
+  // The page's files hold nothing of the room: anyone on this machine may have them.
+  const page = await http(web.port, '/', { headers: { Host: host } });
   assert.equal(page.status, 200);
   assert.match(String(page.headers['content-type']), /^text\/html/);
   assert.doesNotMatch(page.body, /<script>|\son[a-z]+=/i, 'no inline script in the page');
-  const state = JSON.parse(
-    (await http(web.port, '/api/state', { headers: { Host: host, Cookie: cookie } })).body,
-  );
+  assert.equal((await http(web.port, '/app.js', { headers: { Host: host } })).status, 200);
+
+  // The API: no session, a guessed one, the secret itself, or the old cookie: 401, for each route.
+  const routes: [string, string][] = [
+    ['GET', '/api/state'],
+    ['GET', '/api/profiles'],
+    ['GET', '/api/events'],
+    ['POST', '/api/members'],
+    ['POST', '/api/say'],
+    ['POST', '/api/review'],
+  ];
+  for (const [method, path] of routes)
+    for (const extra of [
+      {},
+      { Authorization: 'Bearer guess' },
+      { Authorization: `Bearer ${web.secret}` },
+      { Cookie: `papo_web=${web.secret}` },
+    ]) {
+      const r = await http(web.port, path, { method, headers: { Host: host, Origin: own, ...extra } });
+      assert.equal(r.status, 401, `${method} ${path} ${JSON.stringify(extra)}`);
+    }
+  // The old door, `?k=` on /, is no door: the page, and no cookie.
+  const old = await http(web.port, `/?k=${web.secret}`, { headers: { Host: host } });
+  assert.equal(old.status, 200);
+  assert.equal(old.headers['set-cookie'], undefined);
+
+  // The secret buys a session, from the page's own origin only; a wrong secret buys none.
+  const buy = (k: string, origin?: string) =>
+    http(web.port, '/api/session', {
+      method: 'POST',
+      headers: { Host: host, 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) },
+      body: JSON.stringify({ k }),
+    });
+  assert.equal((await buy('not-the-secret', own)).status, 401);
+  assert.equal((await buy(web.secret, `http://127.0.0.1:${web.port + 1}`)).status, 403);
+  assert.equal((await buy(web.secret)).status, 403);
+  const { session, headers } = await webSession(web);
+  assert.notEqual(session, web.secret, 'the session is not the secret');
+  assert.notEqual((await webSession(web)).session, session, 'each page its own session');
+  const state = JSON.parse((await http(web.port, '/api/state', { headers })).body);
   // Idle, with its page's state served, papo web holds no WebRTC (no member, no transport).
   assert.equal(holdsWebRtc(web.pid), false);
   assert.equal(state.self, 'voce');
   assert.equal(state.roomId, room.roomId);
+  // The event stream, which a browser opens without headers, takes the session as ?s=.
+  assert.equal((await http(web.port, '/api/events?s=guess', { headers: { Host: host } })).status, 401);
+  assert.equal((await http(web.port, `/api/state?s=${session}`, { headers: { Host: host } })).status, 401);
+  // GET routes only read: the look at the room (an ephemeral member) is a POST, refused as a GET.
+  assert.equal((await http(web.port, '/api/members', { headers })).status, 404);
 
-  // Another name for 127.0.0.1 (DNS rebinding), even with the cookie: refused.
+  // Another name for 127.0.0.1 (DNS rebinding), even with the session: refused.
   for (const other of [
     `evil.example:${web.port}`,
     '127.0.0.1',
@@ -53,43 +78,38 @@ test('papo web answers only its own address, with its secret or its cookie, and 
     `[::1]:${web.port}`,
   ])
     assert.equal(
-      (await http(web.port, '/api/state', { headers: { Host: other, Cookie: cookie } })).status,
+      (await http(web.port, '/api/state', { headers: { ...headers, Host: other } })).status,
       421,
       other,
     );
   assert.equal(
-    (await http(web.port, '/api/state', { headers: { Host: `localhost:${web.port}`, Cookie: cookie } }))
-      .status,
+    (await http(web.port, '/api/state', { headers: { ...headers, Host: `localhost:${web.port}` } })).status,
     200,
   );
 
   // A POST from another page (CSRF), or with no Origin at all: 403, and nothing said.
   const say = JSON.stringify({ body: 'from elsewhere' });
   for (const origin of ['http://evil.example', `http://127.0.0.1:${web.port + 1}`, 'null', undefined]) {
-    const headers: Record<string, string> = {
-      Host: host,
-      Cookie: cookie,
-      'Content-Type': 'application/json',
-    };
-    if (origin !== undefined) headers.Origin = origin;
-    const r = await http(web.port, '/api/say', { method: 'POST', headers, body: say });
+    const h: Record<string, string> = { ...headers, 'Content-Type': 'application/json' };
+    if (origin !== undefined) h.Origin = origin;
+    const r = await http(web.port, '/api/say', { method: 'POST', headers: h, body: say });
     assert.equal(r.status, 403, String(origin));
   }
   // From the page's own origin, the POST goes through (here: a say with an empty body, refused
   // by the say's own check, so nothing reaches the room).
-  const own = await http(web.port, '/api/say', {
+  const said = await http(web.port, '/api/say', {
     method: 'POST',
-    headers: { Host: host, Cookie: cookie, Origin: `http://${host}`, 'Content-Type': 'application/json' },
+    headers: { ...headers, Origin: own, 'Content-Type': 'application/json' },
     body: JSON.stringify({ body: '  ' }),
   });
-  assert.equal(own.status, 200);
-  assert.deepEqual(JSON.parse(own.body), { ok: false, lines: ['the message is empty'] });
+  assert.equal(said.status, 200);
+  assert.deepEqual(JSON.parse(said.body), { ok: false, lines: ['the message is empty'] });
 
   // Every answer, refusals included, carries the CSP and its companions.
   const answers = [
-    swap,
     page,
-    await http(web.port, '/', { headers: { Host: host } }),
+    said,
+    await http(web.port, '/api/state', { headers: { Host: host } }),
     await http(web.port, '/', { headers: { Host: 'evil.example' } }),
   ];
   for (const a of answers) {
@@ -125,7 +145,7 @@ test('papo web serves every profile of PAPO_HOME by name, and no path that is no
   });
   assert.equal(made.code, 0, made.stderr);
   const web = await startWeb(t, home);
-  const headers = { Host: `127.0.0.1:${web.port}`, Cookie: `papo_web=${web.secret}` };
+  const { headers } = await webSession(web);
   const profiles = JSON.parse((await http(web.port, '/api/profiles', { headers })).body);
   assert.equal(profiles.first, 'default');
   assert.deepEqual(

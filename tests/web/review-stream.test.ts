@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { test } from 'node:test';
 import { heldMessage, profileWithHeld } from '../support/held.js';
-import { startWeb } from '../support/web.js';
+import { startWeb, webSession } from '../support/web.js';
 
 interface Sse {
   next(event: string, timeoutMs?: number): Promise<string>;
@@ -14,14 +14,14 @@ interface Sse {
 }
 
 /** The page's event stream, read event by event. */
-function events(port: number, cookie: string): Promise<Sse> {
+function events(port: number, session: string): Promise<Sse> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
-        path: '/api/events',
-        headers: { Host: `127.0.0.1:${port}`, Cookie: cookie },
+        path: `/api/events?s=${session}`,
+        headers: { Host: `127.0.0.1:${port}` },
       },
       (res) => {
         if (res.statusCode !== 200) return reject(new Error(`events: ${res.statusCode}`));
@@ -71,7 +71,7 @@ test('papo web: a message whose decision the log shows is not sent to the page a
   const { home, state } = await profileWithHeld(t, [keep, other]);
 
   const web = await startWeb(t, home);
-  const sse = await events(web.port, `papo_web=${web.secret}`);
+  const sse = await events(web.port, (await webSession(web)).session);
   t.after(() => sse.close());
   await sse.next('following');
 

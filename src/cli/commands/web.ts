@@ -6,17 +6,20 @@
 // needs it, and closed when that is done.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Command } from 'commander';
 import { messageOf, PapoError } from '../../client/errors.js';
 import type { OpenedMember } from '../../client/open-member.js';
+import { writeFileDurable } from '../../client/store/durable-file.js';
 import { profileDir } from '../../client/store/home.js';
 import { readLogTail } from '../../client/store/log-file.js';
 import { type ProfilePeek, peekProfile } from '../../client/store/profile-file.js';
-import { LOG_FILE } from '../../client/store/profile-files.js';
+import { LOG_FILE, WEB_OPENER_FILE } from '../../client/store/profile-files.js';
 import type { ReviewDecision } from '../../client/store/review.js';
 import { inertText } from '../../client/wire/inert-text.js';
 import { validateProfileName } from '../../client/wire/names.js';
@@ -95,14 +98,17 @@ export function register(program: Command, ctx: CliContext): void {
         server.listen(port, '127.0.0.1', () => resolve());
       });
       listening = (server.address() as AddressInfo).port;
-      const url = `http://127.0.0.1:${listening}/?k=${secret}`;
+      // The secret in the fragment: the page reads it, no request line carries it (ADR 0120).
+      const url = `http://127.0.0.1:${listening}/#k=${secret}`;
       process.stdout.write(`${t.webOpenAt(url)}\n`);
-      if (opts.open) openBrowser(url);
+      const opener = opts.open ? await openerFile(dir, url) : undefined;
+      if (opener !== undefined) openBrowser(pathToFileURL(opener).href);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      if (opener !== undefined) await rm(opener, { force: true });
       for (const room of opened.values()) (await room).watch.close();
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -181,6 +187,22 @@ async function logSize(path: string): Promise<number> {
 }
 
 /** xdg-open (open on macOS, rundll32 on Windows): detached, its failure is only a line. */
+/**
+ * The file the browser is given instead of the address (ADR 0120): a page that goes on to it, in
+ * the profile's folder (0700), 0600, written without following a link. A browser's command line is
+ * anyone's to read on the machine (/proc/PID/cmdline); this file is only this user's. Removed when
+ * papo web stops.
+ */
+async function openerFile(dir: string, url: string): Promise<string> {
+  const file = join(dir, WEB_OPENER_FILE);
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>papo web</title>' +
+    `<meta http-equiv="refresh" content="0;url=${url}">` +
+    `<p><a href="${url}">papo web</a></p>\n`;
+  await writeFileDurable(file, html, 0o600);
+  return file;
+}
+
 function openBrowser(url: string): void {
   const [command, args] = openUrlCommand(url, process.platform);
   try {

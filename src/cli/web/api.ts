@@ -87,6 +87,11 @@ export interface LiveMemberView {
 }
 
 /** GET /api/members: who is remembered, and who is online when the look succeeded (else `error`). */
+/** POST /api/session's answer: the session the page sends as `Authorization: Bearer`. */
+export interface SessionReply {
+  session: string;
+}
+
 export interface MembersReply {
   remembered: RememberedMemberView[];
   live?: LiveMemberView[];

@@ -2,15 +2,17 @@
 // profile's room as JSON (the shapes of api.ts), pushes new log entries by server-sent events, and
 // runs a person's say and review decisions through the very functions `papo say` and `papo review`
 // use (commands/web.ts).
-// Its rules, checked on every request in this order:
+// Its rules, checked on every request in this order (ADR 0120):
 //   1. the Host header names this server (127.0.0.1:PORT or localhost:PORT), else 421: a page of
 //      another site that rebinds its name to 127.0.0.1 (DNS rebinding) is refused;
-//   2. the request carries the secret made at this start, as the cookie `papo_web` (HttpOnly,
-//      SameSite=Strict) or once as `?k=` on `/`, which is swapped for the cookie, else 401;
-//   3. a POST comes from the page itself (its Origin is this server's), else 403 (CSRF).
-// Every response carries a strict CSP (no inline script, nothing from elsewhere), nosniff and
-// no-referrer. Room text reaches the page already made inert (ADR 0059): the page never sees an
-// escape or a bidi override, only their visible forms.
+//   2. a POST comes from the page itself (its Origin is this server's), else 403 (CSRF);
+//   3. the page's files are anyone's (they hold nothing of the room); every /api/ route but
+//      /api/session needs a session of this start in `Authorization: Bearer`, else 401. The page
+//      gets one by POSTing the secret made at this start (the address's `#k=`, a fragment no
+//      request carries) to /api/session, and keeps it in the tab's sessionStorage. No cookie: a
+//      browser would send one to every port of 127.0.0.1. The event stream, which a browser opens
+//      without headers, takes the session as `?s=`.
+//   4. GET routes only read; what opens a member (/api/members) is a POST.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Context, Hono } from 'hono';
@@ -24,12 +26,14 @@ import type {
   ProfileChoice,
   ProfilesReply,
   ReviewState,
+  SessionReply,
   StateReply,
 } from './api.js';
 import type { LogWatch } from './log-watch.js';
 import { entryView } from './views.js';
 
-export const COOKIE = 'papo_web';
+/** How many sessions one start hands out before it forgets the oldest (a tab each). */
+const MAX_SESSIONS = 64;
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -79,14 +83,6 @@ function same(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieOf(header: string | undefined): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return v.join('=');
-  }
-  return undefined;
-}
-
 /** The app; `port()` is the port it listens on, known once listening. */
 export function webApp(rooms: WebRooms, secret: string, port: () => number): Hono {
   const app = new Hono();
@@ -97,26 +93,42 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
     c.res.headers.set('Referrer-Policy', 'no-referrer');
     c.res.headers.set('Cache-Control', 'no-store');
   });
+  const sessions = new Set<string>();
   app.use('*', async (c, next) => {
     const hosts = [`127.0.0.1:${port()}`, `localhost:${port()}`];
     const host = c.req.header('host') ?? '';
     if (!hosts.includes(host)) return c.text('421 this server answers only to its own address\n', 421);
-    const url = new URL(c.req.url);
-    const given = url.searchParams.get('k');
-    if (c.req.method === 'GET' && url.pathname === '/' && given !== null) {
-      if (!same(given, secret)) return c.text('401 wrong secret\n', 401);
-      // The secret leaves the address bar (and the history) for a cookie scripts cannot read.
-      c.header('Set-Cookie', `${COOKIE}=${secret}; HttpOnly; SameSite=Strict; Path=/`);
-      return c.redirect('/', 303);
-    }
-    if (!same(cookieOf(c.req.header('cookie')), secret))
-      return c.text('401 open the address papo web printed\n', 401);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const origin = c.req.header('origin');
       if (origin === undefined || !hosts.map((h) => `http://${h}`).includes(origin))
         return c.text('403 not from this page\n', 403);
     }
+    const path = new URL(c.req.url).pathname;
+    if (path.startsWith('/api/') && path !== '/api/session') {
+      const bearer = /^Bearer ([A-Za-z0-9_-]+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+      const given = bearer ?? (path === '/api/events' ? c.req.query('s') : undefined);
+      if (given === undefined || !sessions.has(given))
+        return c.json(
+          { ok: false, lines: ['open the address papo web printed'] } satisfies ActionResult,
+          401,
+        );
+    }
     await next();
+  });
+
+  // The secret of this start, once, for a session the page keeps (rule 3).
+  app.post('/api/session', async (c) => {
+    const input: { k?: unknown } = await c.req.json().catch(() => ({}));
+    if (typeof input.k !== 'string' || !same(input.k, secret))
+      return c.json({ ok: false, lines: ['wrong secret'] } satisfies ActionResult, 401);
+    const session = newSecret();
+    sessions.add(session);
+    // The oldest goes first (a Set keeps the order of insertion).
+    for (const old of sessions) {
+      if (sessions.size <= MAX_SESSIONS) break;
+      sessions.delete(old);
+    }
+    return c.json({ session } satisfies SessionReply);
   });
 
   for (const [path, { file, type }] of Object.entries(PAGE_FILES))
@@ -149,7 +161,7 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
     } satisfies StateReply);
   });
 
-  app.get('/api/members', async (c) => {
+  app.post('/api/members', async (c) => {
     const found = roomOf(c);
     if (found === undefined) return noSuch(c);
     return c.json(await (await found).members());

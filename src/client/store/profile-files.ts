@@ -28,5 +28,7 @@ export const LOG_FILE = 'log.jsonl';
 export const TRANSPORT_FILE = 'transport.json';
 /** One server per profile (ADR 0011). */
 export const LOCK_FILE = 'lock';
+/** The page `papo web` has the browser open, holding its address with the secret (0600; ADR 0120). */
+export const WEB_OPENER_FILE = 'web-open.html';
 /** Where the running papo mcp takes the says `papo say` hands it (a Unix socket, 0600; ADR 0102). */
 export const SAY_SOCKET = 'member.sock';

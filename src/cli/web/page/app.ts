@@ -10,6 +10,7 @@ import type {
   MessageView,
   ProfilesReply,
   ReviewState,
+  SessionReply,
   StateReply,
 } from '../api.js';
 import { el, renderMarkdown } from './markdown.js';
@@ -23,6 +24,50 @@ let t: Texts = textsFor('en');
 /** The profile this tab shows (`?profile=`; none: the one papo web was started with). */
 const chosen = new URLSearchParams(location.search).get('profile');
 const query = chosen === null ? '' : `?profile=${encodeURIComponent(chosen)}`;
+/** Where the tab keeps its session (per tab, kept across a reload, never sent by the browser itself). */
+const SESSION_KEY = 'papo-web-session';
+let session: string | null = null;
+
+/**
+ * The tab's session: the address's `#k=` (the secret papo web printed, which no request carries) is
+ * traded for one at once and leaves the address bar; else the one this tab kept.
+ */
+async function signIn(): Promise<string | null> {
+  const k = new URLSearchParams(location.hash.slice(1)).get('k');
+  if (k === null) return sessionStorage.getItem(SESSION_KEY);
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  const res = await fetch('/api/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ k }),
+  });
+  if (!res.ok) {
+    sessionStorage.removeItem(SESSION_KEY);
+    return null;
+  }
+  const { session: got } = (await res.json()) as SessionReply;
+  sessionStorage.setItem(SESSION_KEY, got);
+  return got;
+}
+
+/** A request of the page's, with its session; a refused session says so on the page. */
+async function api(path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(path, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${session}` },
+  });
+  if (res.status === 401) signedOut();
+  return res;
+}
+
+/** No session, or one this papo web did not hand out (it was started again): say what to do. */
+function signedOut(): void {
+  const words = textsFor(navigator.language.toLowerCase().startsWith('pt') ? 'pt' : 'en');
+  const note = $('signed-out');
+  note.textContent = words.signedOut;
+  note.hidden = false;
+}
+
 interface Card {
   node: HTMLElement;
   state: HTMLElement;
@@ -164,7 +209,7 @@ function showResult(into: HTMLElement, r: ActionResult): void {
 
 async function post(path: string, data: unknown): Promise<ActionResult> {
   try {
-    const res = await fetch(`${path}${query}`, {
+    const res = await api(`${path}${query}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(data),
@@ -243,7 +288,7 @@ function showReview(r: ReviewState): void {
 async function checkRoom(): Promise<void> {
   const state = $('room-state');
   state.textContent = t.looking;
-  const res = await fetch(`/api/members${query}`);
+  const res = await api(`/api/members${query}`, { method: 'POST' });
   const data = (await res.json()) as MembersReply;
   const list = $('members');
   list.replaceChildren();
@@ -280,7 +325,7 @@ async function checkRoom(): Promise<void> {
 
 /** The picker, when PAPO_HOME holds more than one profile: another profile opens in this tab. */
 async function showProfiles(current: string): Promise<void> {
-  const res = await fetch('/api/profiles');
+  const res = await api('/api/profiles');
   const data = (await res.json()) as ProfilesReply;
   if (data.profiles.length < 2) return;
   const select = $('profile') as HTMLSelectElement;
@@ -295,9 +340,13 @@ async function showProfiles(current: string): Promise<void> {
 }
 
 async function start(): Promise<void> {
+  session = await signIn();
+  if (session === null) return signedOut();
   // The stream first: once it says it follows the log, the state is read, so that nothing written
   // in between is missed (what both carry is shown once: cards are by id).
-  const events = new EventSource(`/api/events${query}`);
+  const events = new EventSource(
+    `/api/events?s=${encodeURIComponent(session)}${chosen === null ? '' : `&profile=${encodeURIComponent(chosen)}`}`,
+  );
   let early: EntriesEvent[] | undefined = [];
   events.addEventListener('entries', (ev) => {
     const data = JSON.parse((ev as MessageEvent<string>).data) as EntriesEvent;
@@ -308,7 +357,8 @@ async function start(): Promise<void> {
     }
   });
   await new Promise<void>((resolve) => events.addEventListener('following', () => resolve(), { once: true }));
-  const res = await fetch(`/api/state${query}`);
+  const res = await api(`/api/state${query}`);
+  if (!res.ok) return;
   const state = (await res.json()) as StateReply;
   self = state.self;
   t = textsFor(state.lang);

@@ -49,6 +49,8 @@ const en = {
   relayed: 'relayed',
   yourAgent: 'your agent',
   profileOption: (profile: string, self: string, room: string) => `${profile} (${self}, room ${room})`,
+  signedOut:
+    'This tab is not signed in to this papo web: open the address papo web printed in your terminal (a new one at each start).',
 };
 
 export type Texts = typeof en;
@@ -96,6 +98,8 @@ const pt: Texts = {
   relayed: 'por relay',
   yourAgent: 'o seu agente',
   profileOption: (profile, self, room) => `${profile} (${self}, sala ${room})`,
+  signedOut:
+    'Esta aba não está conectada a este papo web: abra o endereço que o papo web mostrou no seu terminal (um novo a cada início).',
 };
 
 export function textsFor(lang: Lang): Texts {
