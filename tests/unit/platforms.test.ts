@@ -102,7 +102,7 @@ test('a profile whose socket path is too long: no member.sock, said in the log, 
 });
 
 test('papo web opens the browser with open (macOS), rundll32 (Windows), xdg-open (elsewhere), the address one argument, no shell', () => {
-  const url = 'http://127.0.0.1:4321/?k=0f&x=1';
+  const url = 'file:///home/a%20b&c/.papo/default/web-open.html';
   assert.deepEqual(openUrlCommand(url, 'darwin'), ['open', [url]]);
   assert.deepEqual(openUrlCommand(url, 'win32'), ['rundll32.exe', ['url.dll,FileProtocolHandler', url]]);
   assert.deepEqual(openUrlCommand(url, 'linux'), ['xdg-open', [url]]);
