@@ -21,6 +21,7 @@ import type { TransportEvents } from '../../src/client/room/links.js';
 import { ONLINE_WINDOW_MS, RoomNode } from '../../src/client/room/room-node.js';
 import { SIGNED_TIME_WINDOW_MS } from '../../src/client/room/signed-times.js';
 import { FrameCodec } from '../../src/client/wire/frame-codec.js';
+import { isFrameTime } from '../../src/client/wire/frame-time.js';
 import { decodeFrame, encodeFrame, type Frame, newMessageId } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import { decodeInvite, encodeInvite } from '../../src/client/wire/invite.js';
@@ -430,7 +431,9 @@ const frames: FuzzTarget = {
  * model's (ADR 0093): a hello or message counts only when its time is within the window of the
  * node's clock and later than the last one counted from its key; a member is listed once a hello of
  * it counted, online for ONLINE_WINDOW_MS after the last that counted (until its goodbye), and
- * reviews as its last counted hello said. What the node signs only moves forwards.
+ * reviews as its last counted hello said. A frame dated past Date's range or further ahead of the
+ * node's clock than the skew is dropped as invalid, before any of that (ADR 0119). What the node
+ * signs only moves forwards.
  */
 const helloMembers = [generateIdentity(), generateIdentity(), generateIdentity()];
 const HELLO_RELAY = randomBytes(32).toString('hex');
@@ -504,10 +507,19 @@ const helloTimes: FuzzTarget = {
             // A clock moved back spends the relay's frame budget (forwarding.ts): a frame dropped
             // for that was never handled, and the model leaves it out.
             const flooded = node.dropped.flood;
+            const invalid = node.dropped.invalid;
             transport.emit('link-message', HELLO_RELAY, bytes);
             if (node.dropped.flood !== flooded) return;
-            const frame = codec.open(bytes);
+            // Read back as a profile file is (no clock): a time the node's clock refuses (past
+            // Date's range, or further ahead than the skew: ADR 0119) is dropped as invalid.
+            const frame = decodeFrame(open(frameKey, bytes, FRAME_AAD));
             if (frame.t !== 'hello' && frame.t !== 'msg') throw new Error('neither a hello nor a msg');
+            const taken = isFrameTime(frame.ts, now);
+            if (node.dropped.invalid !== invalid + (taken ? 0 : 1))
+              throw new Error(
+                `a frame at ${frame.ts} (clock ${now}): ${node.dropped.invalid - invalid} dropped as invalid`,
+              );
+            if (!taken) return;
             const m = model[helloMembers.findIndex((k) => k.nodeId === frame.node)];
             if (m === undefined) throw new Error('not a member');
             const counts = Math.abs(now - frame.ts) <= W && frame.ts > m.newest;

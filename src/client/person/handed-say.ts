@@ -28,6 +28,7 @@ import type { SignalState } from '../net/health.js';
 import { readNoFollowSync } from '../store/no-follow.js';
 import { SAY_SOCKET, SECRET_KEY_FILE } from '../store/profile-files.js';
 import type { QueueSummary } from '../store/profile-store.js';
+import { isFrameTime } from '../wire/frame-time.js';
 import { MAX_BODY_BYTES } from '../wire/limits.js';
 import { isMemberName, MESSAGE_ID_PATTERN } from '../wire/names.js';
 import { type PersonSay, SAY_LONGEST_MS, type SayOutcome, type SayRoom, sayInRoom } from './person-say.js';
@@ -136,12 +137,15 @@ async function notASocket(at: SayEndpoint): Promise<boolean> {
   return !there?.isSocket();
 }
 
-/** A say as a line carries it, checked as the CLI checks its own words; null if it is not one. */
-export function checkedSay(value: unknown): PersonSay | null {
+/**
+ * A say as a line carries it, checked as the CLI checks its own words and its time as the wire
+ * checks a frame's against `now` (ADR 0119); null if it is not one.
+ */
+export function checkedSay(value: unknown, now = Date.now()): PersonSay | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
   const isId = (x: unknown): x is string => typeof x === 'string' && MESSAGE_ID_PATTERN.test(x);
-  if (!isId(v.id) || typeof v.ts !== 'number' || !Number.isSafeInteger(v.ts)) return null;
+  if (!isId(v.id) || !isFrameTime(v.ts, now)) return null;
   if (typeof v.body !== 'string' || v.body.trim() === '' || Buffer.byteLength(v.body) > MAX_BODY_BYTES)
     return null;
   if (v.to !== undefined && !isMemberName(v.to)) return null;

@@ -496,7 +496,7 @@ export class RoomNode extends EventEmitter<RoomMemberEvents> implements RoomMemb
     if (fingerprint === undefined) return;
     let frame: SignedFrame;
     try {
-      frame = this.#codec.open(data);
+      frame = this.#codec.open(data, this.#now());
     } catch (err) {
       const code = err instanceof PapoError ? err.code : undefined;
       const reason = code === 'open_failed' ? 'open' : code === 'bad_signature' ? 'signature' : 'invalid';

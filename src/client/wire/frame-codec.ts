@@ -76,10 +76,11 @@ export class FrameCodec {
   }
 
   /**
-   * Opens, decodes and checks a frame from the wire. PapoError 'open_failed' (not sealed with the
-   * room key), 'invalid_frame', or 'bad_signature' (unsigned, or not signed by its `node`).
+   * Opens, decodes and checks a frame from the wire, its times against `now`, the receiver's clock
+   * (frame-time.ts). PapoError 'open_failed' (not sealed with the room key), 'invalid_frame', or
+   * 'bad_signature' (unsigned, or not signed by its `node`).
    */
-  open(sealed: Uint8Array): SignedFrame {
+  open(sealed: Uint8Array, now = Date.now()): SignedFrame {
     if (!(sealed instanceof Uint8Array) || sealed.length > MAX_SEALED_FRAME_BYTES)
       throw new PapoError('invalid_frame', 'invalid frame: not bytes of at most 64 KiB');
     const plain = open(this.#frameKey, sealed, FRAME_AAD);
@@ -89,7 +90,7 @@ export class FrameCodec {
     } catch {
       throw new PapoError('invalid_frame', 'invalid frame: not UTF-8');
     }
-    const frame = decodeFrame(text);
+    const frame = decodeFrame(text, now);
     const tail = SIG_TAIL.exec(text);
     if (tail === null || frame.sig === undefined)
       throw new PapoError('bad_signature', 'the frame is not signed');

@@ -5,6 +5,7 @@
 // it never throws anything else, because these bytes come from the network.
 import { PapoError } from '../errors.js';
 import { normaliseAbout } from './about.js';
+import { isFrameTime } from './frame-time.js';
 import { MAX_BODY_BYTES, MAX_SEALED_FRAME_BYTES } from './limits.js';
 import type { Envelope, SenderKind } from './messages.js';
 import { isMemberName, MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from './names.js';
@@ -215,10 +216,13 @@ function optStr(o: Json, key: string, test: (v: string) => boolean, what: string
   return v === '' ? undefined : v;
 }
 
-/** A time in Unix milliseconds: a safe integer, not negative. */
-function time(o: Json, key: string): number {
+/**
+ * A time in Unix milliseconds (frame-time.ts): a safe integer, not negative, and, for a frame that
+ * reaches us at `now`, within Date's range and not too far ahead of our clock (ADR 0119).
+ */
+function time(o: Json, key: string, now: number | undefined): number {
   const v = o[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalid(`${key} is not a time`);
+  if (!isFrameTime(v, now)) throw invalid(`${key} is not a time`);
   return v;
 }
 
@@ -230,9 +234,11 @@ function kindOf(o: Json): SenderKind {
 
 /**
  * Parses and validates a frame. Unknown extra fields are dropped (a newer member may add
- * optional fields); a missing or malformed known field, or an unknown `t`, is an error.
+ * optional fields); a missing or malformed known field, or an unknown `t`, is an error. `now`: our
+ * clock when the frame came off the wire, against which its times are checked (frame-time.ts);
+ * without it (a frame read back from a profile file) a time is only a safe integer from 0 on.
  */
-export function decodeFrame(input: string | Uint8Array): Frame {
+export function decodeFrame(input: string | Uint8Array, now?: number): Frame {
   let text: string;
   if (typeof input === 'string') {
     text = input;
@@ -274,7 +280,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
         ...(about !== undefined ? { about } : {}),
         kind: kindOf(o),
         ephemeral: o.ephemeral,
-        ts: time(o, 'ts'),
+        ts: time(o, 'ts', now),
         ...(person !== undefined ? { person } : {}),
         ...(o.review === true ? { review: true as const } : {}),
         ...sig,
@@ -282,7 +288,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
     }
     case 'msg':
     case 'missed': {
-      const ts = time(o, 'ts');
+      const ts = time(o, 'ts', now);
       const body = str(o, 'body', (v) => v.length > 0 && utf8Length(v) <= MAX_BODY_BYTES, 'a body');
       const to = optStr(o, 'to', isMemberName, 'a member name');
       const replyTo = optStr(o, 'reply_to', (v) => MSG_ID.test(v), 'a message id');
@@ -321,7 +327,7 @@ export function decodeFrame(input: string | Uint8Array): Frame {
       };
     }
     case 'have': {
-      const since = time(o, 'since');
+      const since = time(o, 'since', now);
       const ids = o.ids;
       if (!Array.isArray(ids) || ids.length > MAX_HAVE_IDS || !ids.every((v) => isMessageId(v)))
         throw invalid(`ids is not a list of at most ${MAX_HAVE_IDS} message ids`);
@@ -339,9 +345,12 @@ export function sealFrame(frameKey: Uint8Array, frame: Frame): Uint8Array {
   return sealed;
 }
 
-/** Opens and decodes a frame from the wire: PapoError 'open_failed' or 'invalid_frame' otherwise. */
-export function openFrame(frameKey: Uint8Array, sealed: Uint8Array): Frame {
+/**
+ * Opens and decodes a frame from the wire, its times checked against `now` (our clock): PapoError
+ * 'open_failed' or 'invalid_frame' otherwise.
+ */
+export function openFrame(frameKey: Uint8Array, sealed: Uint8Array, now = Date.now()): Frame {
   if (!(sealed instanceof Uint8Array)) throw invalid('not bytes');
   if (sealed.length > MAX_SEALED_FRAME_BYTES) throw invalid('sealed frame larger than 64 KiB');
-  return decodeFrame(open(frameKey, sealed, FRAME_AAD));
+  return decodeFrame(open(frameKey, sealed, FRAME_AAD), now);
 }
