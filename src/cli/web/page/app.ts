@@ -119,16 +119,48 @@ function messageNode(m: MessageView): { node: HTMLElement; state: HTMLElement } 
   return { node, state };
 }
 
+/**
+ * What a message the page cannot show becomes (ADR 0119): one card that says so, with the message's
+ * id when it has one, so that one card that throws while it is built (a time no Date holds, or
+ * anything else) takes nothing else of the page with it.
+ */
+function unshowableNode(m: MessageView, err: unknown): Card {
+  console.error(`papo web: a message could not be shown: ${String(err)}`);
+  const node = el('article', undefined, 'card unshowable');
+  node.tabIndex = -1;
+  const id = typeof m.id === 'string' ? m.id : undefined;
+  if (id !== undefined) node.dataset.id = id;
+  const meta = el('div', undefined, 'meta');
+  meta.append(el('span', t.unshowable, 'who'));
+  if (id !== undefined) meta.append(el('span', `msg ${id}`, 'id'));
+  const state = el('span', '', 'state');
+  meta.append(state);
+  node.append(meta);
+  return { node, state };
+}
+
+/** A message's card, or its placeholder when it cannot be built. */
+function cardOf(m: MessageView): { card: Card; shown: boolean } {
+  try {
+    return { card: messageNode(m), shown: true };
+  } catch (err) {
+    return { card: unshowableNode(m, err), shown: false };
+  }
+}
+
 function addMessage(m: MessageView, out: boolean, held: boolean): void {
   if (cards.has(m.id)) return;
-  const { node, state } = messageNode(m);
+  const { card, shown } = cardOf(m);
+  const { node, state } = card;
   node.id = `m-${m.id}`;
   node.classList.add(out ? 'out' : 'in');
   if (held) node.classList.add('held');
-  const answer = el('button', t.reply, 'link');
-  answer.type = 'button';
-  answer.addEventListener('click', () => startReply(m));
-  node.querySelector('.meta')?.append(answer);
+  if (shown) {
+    const answer = el('button', t.reply, 'link');
+    answer.type = 'button';
+    answer.addEventListener('click', () => startReply(m));
+    node.querySelector('.meta')?.append(answer);
+  }
   state.textContent = out ? t.sent : held ? t.heldForReview : t.received;
   cards.set(m.id, { node, state });
   (pending ?? $('cards')).append(node);
@@ -223,9 +255,13 @@ async function post(path: string, data: unknown): Promise<ActionResult> {
 /** The review queue's cards by message id, kept while the message stays held. */
 const heldCards = new Map<string, HTMLElement>();
 
-/** A held message's card: its rendered body, approve, a reason and reject. */
+/**
+ * A held message's card: its rendered body, approve, a reason and reject. A message the page cannot
+ * show has no Approve: the person has not read it (`papo review approve` in a terminal still can).
+ */
 function heldCard(m: MessageView): HTMLElement {
-  const { node, state } = messageNode(m);
+  const { card, shown } = cardOf(m);
+  const { node, state } = card;
   node.classList.add('held');
   state.textContent = t.held;
   const decide = el('div', undefined, 'decide');
@@ -253,7 +289,8 @@ function heldCard(m: MessageView): HTMLElement {
   };
   approve.addEventListener('click', () => void act('approve'));
   reject.addEventListener('click', () => void act('reject'));
-  decide.append(approve, label, reject);
+  if (shown) decide.append(approve);
+  decide.append(label, reject);
   node.append(decide, result);
   return node;
 }

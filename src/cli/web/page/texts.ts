@@ -28,6 +28,7 @@ const en = {
   received: 'received',
   heldForReview: 'held for your review',
   held: 'held',
+  unshowable: 'this message could not be shown',
   deliveredTo: (names: string) => `delivered to ${names}`,
   approved: 'you approved it: your agent has it',
   rejected: (reason?: string) =>
@@ -78,6 +79,7 @@ const pt: Texts = {
   received: 'recebida',
   heldForReview: 'retida para a sua revisão',
   held: 'retida',
+  unshowable: 'esta mensagem não pôde ser mostrada',
   deliveredTo: (names) => `entregue a ${names}`,
   approved: 'você a aprovou: o seu agente a tem',
   rejected: (reason) => `você a rejeitou: o seu agente nunca a vê${reason ? `; motivo: ${reason}` : ''}`,
