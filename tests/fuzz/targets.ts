@@ -14,6 +14,13 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
 import { McpStdioClient } from '../../src/cli/stdio-client.js';
+import {
+  headingOf,
+  type Inline,
+  inlineTokens,
+  isTableRule,
+  listItemOf,
+} from '../../src/cli/web/page/markdown-scan.js';
 import { isPapoError } from '../../src/client/errors.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import { SIGNAL_DROP_REASONS, SignalOpener, sealSignal } from '../../src/client/net/signal-seal.js';
@@ -1137,6 +1144,132 @@ const memberBehindEvilServer: FuzzTarget = {
   },
 };
 
+// ---------- papo web Markdown ----------
+
+// What papo web's page read Markdown with before markdown-scan.ts (ADR 0119), kept here as the
+// oracle: the scanner must read every text as these did, in one pass where these backtracked.
+const OLD_INLINE =
+  /`([^`\n]+)`|!\[([^\]\n]*)\]\(([^)\s]+)\)|\[([^\]\n]+)\]\(([^)\s]+)\)|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\s][^*\n]*)\*|_([^_\s][^_\n]*)_/g;
+const OLD_HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+const OLD_BULLET = /^\s{0,3}[-*+]\s+(.*)$/;
+const OLD_NUMBERED = /^\s{0,3}\d{1,9}[.)]\s+(.*)$/;
+const OLD_TABLE_RULE = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+
+/** The old inline reading, as the scanner's tokens. */
+function oldInline(text: string): Inline[] {
+  const out: Inline[] = [];
+  let at = 0;
+  for (const m of text.matchAll(OLD_INLINE)) {
+    const start = m.index ?? 0;
+    if (start > at) out.push({ t: 'text', text: text.slice(at, start) });
+    at = start + m[0].length;
+    if (m[1] !== undefined) out.push({ t: 'code', text: m[1] });
+    else if (m[3] !== undefined) out.push({ t: 'image', alt: m[2] ?? '', url: m[3] });
+    else if (m[5] !== undefined) out.push({ t: 'link', text: m[4] ?? '', url: m[5] });
+    else if (m[6] !== undefined || m[7] !== undefined) out.push({ t: 'strong', text: m[6] ?? m[7] ?? '' });
+    else out.push({ t: 'em', text: m[8] ?? m[9] ?? '' });
+  }
+  if (at < text.length) out.push({ t: 'text', text: text.slice(at) });
+  return out;
+}
+
+/** Text made of what Markdown reads, and the whitespace `\s` and `.` tell apart. */
+const markdownText = fc.oneof(
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(
+          '`',
+          '[',
+          ']',
+          '(',
+          ')',
+          '!',
+          '*',
+          '**',
+          '_',
+          '__',
+          '#',
+          '-',
+          '+',
+          '|',
+          ':',
+          '.',
+          '1',
+        ),
+        fc.constantFrom(
+          ' ',
+          '  ',
+          '\t',
+          '\n',
+          '\r',
+          '\u00a0',
+          '\u2028',
+          '\u3000',
+          '\ufeff',
+          '\u200b',
+          '\x0b',
+        ),
+        fc.constantFrom('a', 'bc', 'x y', '12345678901', 'https://a.example/p'),
+      ),
+      { maxLength: 40 },
+    )
+    .map((parts) => parts.join('')),
+  // Lines dense in what the block rules read: headings, list markers, table rules.
+  fc
+    .array(
+      fc.constantFrom(
+        '|',
+        ' ',
+        '-',
+        ':',
+        '#',
+        '1',
+        '123456789',
+        '1234567890',
+        '.',
+        ')',
+        '+',
+        '\t',
+        '\r',
+        'a',
+      ),
+      {
+        maxLength: 12,
+      },
+    )
+    .map((parts) => parts.join('')),
+  fc.string({ maxLength: 60 }),
+);
+
+const markdown: FuzzTarget = {
+  name: 'papo web Markdown (markdown-scan.ts)',
+  quickRuns: 3000,
+  run: (budget) =>
+    check(
+      'papo web Markdown (markdown-scan.ts)',
+      fc.property(markdownText, (text) => {
+        const same = (what: string, got: unknown, want: unknown) => {
+          if (JSON.stringify(got) !== JSON.stringify(want))
+            throw new Error(
+              `${what} of ${JSON.stringify(text)}: ${JSON.stringify(got)}, was ${JSON.stringify(want)}`,
+            );
+        };
+        same('inline', inlineTokens(text), oldInline(text));
+        // Block rules read one line (the body split at \n).
+        for (const line of text.split('\n')) {
+          const h = OLD_HEADING.exec(line);
+          same('heading', headingOf(line), h ? { level: (h[1] as string).length, text: h[2] } : null);
+          same('bullet', listItemOf(line, false), OLD_BULLET.exec(line)?.[1] ?? null);
+          same('numbered', listItemOf(line, true), OLD_NUMBERED.exec(line)?.[1] ?? null);
+          same('table rule', isTableRule(line), OLD_TABLE_RULE.test(line));
+        }
+        return true;
+      }),
+      budget,
+    ),
+};
+
 export const FUZZ_TARGETS: FuzzTarget[] = [
   invite,
   frames,
@@ -1147,4 +1280,5 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   mcpBinary,
   signalServer,
   memberBehindEvilServer,
+  markdown,
 ];

@@ -43,6 +43,7 @@ export const PAGE_FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/markdown.js': { file: 'markdown.js', type: 'text/javascript; charset=utf-8' },
+  '/markdown-scan.js': { file: 'markdown-scan.js', type: 'text/javascript; charset=utf-8' },
   '/texts.js': { file: 'texts.js', type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };

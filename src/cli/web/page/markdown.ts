@@ -4,7 +4,9 @@
 // A link or an image is shown as its text and its address, never followed or loaded (no <a>, no
 // <img>: a javascript: or data: address, or a tracking image on a remote host, stays text).
 // The body arrives already inert (ADR 0059): the server turned escapes and bidi overrides into
-// their visible forms.
+// their visible forms. What each line and each piece of text is, markdown-scan.ts reads in one
+// pass (ADR 0119); this file only builds the nodes.
+import { headingOf, inlineTokens, isTableRule, listItemOf } from './markdown-scan.js';
 
 /** A new element with its text set as text, never parsed (the page's one way to make a node). */
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -18,32 +20,37 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-const INLINE =
-  /`([^`\n]+)`|!\[([^\]\n]*)\]\(([^)\s]+)\)|\[([^\]\n]+)\]\(([^)\s]+)\)|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\s][^*\n]*)\*|_([^_\s][^_\n]*)_/g;
-
-/** Inline Markdown of one block's text, appended to `into`. */
+/** Inline Markdown of one block's text, appended to `into` (the forms: markdown-scan.ts). */
 export function inline(text: string, into: HTMLElement): void {
-  let at = 0;
-  for (const m of text.matchAll(INLINE)) {
-    const start = m.index ?? 0;
-    if (start > at) into.append(text.slice(at, start));
-    at = start + m[0].length;
-    if (m[1] !== undefined) into.append(el('code', m[1]));
-    else if (m[3] !== undefined) {
-      const alt = m[2] === '' ? 'image' : `image: ${m[2]}`;
-      into.append(`[${alt}] `, el('span', `(${m[3]})`, 'url'));
-    } else if (m[5] !== undefined) into.append(`${m[4]} `, el('span', `(${m[5]})`, 'url'));
-    else if (m[6] !== undefined || m[7] !== undefined) into.append(el('strong', m[6] ?? m[7]));
-    else into.append(el('em', m[8] ?? m[9]));
+  for (const piece of inlineTokens(text)) {
+    switch (piece.t) {
+      case 'text':
+        into.append(piece.text);
+        break;
+      case 'code':
+        into.append(el('code', piece.text));
+        break;
+      case 'image':
+        into.append(
+          `[${piece.alt === '' ? 'image' : `image: ${piece.alt}`}] `,
+          el('span', `(${piece.url})`, 'url'),
+        );
+        break;
+      case 'link':
+        into.append(`${piece.text} `, el('span', `(${piece.url})`, 'url'));
+        break;
+      case 'strong':
+        into.append(el('strong', piece.text));
+        break;
+      case 'em':
+        into.append(el('em', piece.text));
+        break;
+    }
   }
-  if (at < text.length) into.append(text.slice(at));
 }
 
+// One pass over the line: no quantifier here can meet another over the same characters.
 const FENCE = /^\s{0,3}(```+|~~~+)\s*([^\s`]*)/;
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const BULLET = /^\s{0,3}[-*+]\s+(.*)$/;
-const NUMBERED = /^\s{0,3}\d{1,9}[.)]\s+(.*)$/;
-const TABLE_RULE = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
 
 function cells(row: string): string[] {
   let r = row.trim();
@@ -82,17 +89,17 @@ export function renderMarkdown(body: string): DocumentFragment {
       out.append(pre);
       continue;
     }
-    const heading = HEADING.exec(line);
+    const heading = headingOf(line);
     if (heading) {
       flush();
-      const level = Math.min(6, (heading[1] as string).length + 2) as 3 | 4 | 5 | 6;
+      const level = Math.min(6, heading.level + 2) as 3 | 4 | 5 | 6;
       const h = el(`h${level}`);
-      inline(heading[2] as string, h);
+      inline(heading.text, h);
       out.append(h);
       i++;
       continue;
     }
-    if (line.includes('|') && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1] as string)) {
+    if (line.includes('|') && i + 1 < lines.length && isTableRule(lines[i + 1] as string)) {
       flush();
       const table = el('table');
       const head = el('tr');
@@ -119,17 +126,17 @@ export function renderMarkdown(body: string): DocumentFragment {
       out.append(table);
       continue;
     }
-    const bullet = BULLET.exec(line);
-    const numbered = bullet ? null : NUMBERED.exec(line);
-    if (bullet || numbered) {
+    const bullet = listItemOf(line, false);
+    const numbered = bullet === null ? listItemOf(line, true) : null;
+    if (bullet !== null || numbered !== null) {
       flush();
       const ordered = numbered !== null;
       const list = el(ordered ? 'ol' : 'ul');
       while (i < lines.length) {
-        const item = (ordered ? NUMBERED : BULLET).exec(lines[i] as string);
-        if (!item) break;
+        const item = listItemOf(lines[i] as string, ordered);
+        if (item === null) break;
         const li = el('li');
-        inline(item[1] as string, li);
+        inline(item, li);
         list.append(li);
         i++;
       }
