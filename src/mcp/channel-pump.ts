@@ -1,7 +1,8 @@
-// Channel push (docs/mcp.md, "Push"): every message the member receives
-// becomes a `notifications/claude/channel`, which Claude Code renders as
+// Push (docs/mcp.md, "Push"): every message the member receives is handed to the model through
+// this session's route (push-route.ts, ADR 0118): a `notifications/claude/channel`, which Claude
+// Code renders as
 //   <channel source="papo" from=".." msg_id=".." sender_kind="..">body</channel>
-// The pump starts only after notifications/initialized and once the member is open; it first
+// or Claude Code's session messages, with papo's frame in the text. The pump starts only after notifications/initialized and once the member is open; it first
 // pushes the unread messages left from earlier sessions, then each new one.
 //
 // Whether a push reaches the model, papo cannot know up front: Claude Code drops channel events
@@ -18,6 +19,8 @@ import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
+import type { PushRoute, RouteChoice, SessionOffReason } from './push-route.js';
+import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION } from './texts.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
 
@@ -48,15 +51,29 @@ export interface WaitClaim {
   release(): void;
 }
 
+/** What `status` says of this session's push (ADR 0118). */
+export interface PushView {
+  /** `none`: the route failed and nothing took over (no fallback given). */
+  route: PushRoute['kind'] | 'none';
+  channelsAsked: boolean;
+  proven: boolean;
+  sessionOff?: SessionOffReason;
+}
+
 /**
  * The channel side of one `papo mcp` session: what was pushed, which ids the tools showed, whether
  * pushes are known to reach the model, and which messages a `wait` in flight holds back.
  */
 export class ChannelPush {
   #member: RoomMember | null = null;
-  #write: ((params: ChannelParams) => void) | null = null;
+  #route: PushRoute | null = null;
+  readonly #choice: RouteChoice | null;
+  /** Where pushes go once the chosen route failed (channel events, as before ADR 0118). */
+  readonly #fallback: PushRoute | null;
+  #sessionOff: SessionOffReason | undefined;
+  #started = false;
   /** Ids pushed in this session (the startup sweep and a live event can see the same message). */
-  readonly #pushed = new Set<string>();
+  readonly #pushed = new Map<string, PushRoute['kind']>();
   /** Pushed ids of messages that arrived after the pump started: only they can be evidence. */
   readonly #live = new Set<string>();
   /** Every 10-character hex string that appeared in a tool result of this session. */
@@ -74,17 +91,49 @@ export class ChannelPush {
     this.#pushOnce(msg, true);
   };
 
-  constructor(private readonly log: LogTarget = () => {}) {}
+  /**
+   * `choice`: the session's route (push-route.ts) and `fallback` the route that takes over when
+   * it fails; `report` says such a failure where the person can see it (stderr, always).
+   */
+  constructor(
+    private readonly log: LogTarget = () => {},
+    opts: { choice?: RouteChoice; fallback?: PushRoute; report?: (line: string) => void } = {},
+  ) {
+    this.#choice = opts.choice ?? null;
+    this.#fallback = opts.fallback ?? null;
+    this.#sessionOff = opts.choice?.sessionOff;
+    this.#report = opts.report ?? log;
+  }
+
+  readonly #report: (line: string) => void;
+
+  /** Which route pushes in this session, and why Claude Code's session messages do not. */
+  view(): PushView {
+    // Before the pump starts, the chosen route; after a failure with nothing to take over, none.
+    const route = this.#member === null ? (this.#choice?.route ?? null) : this.#route;
+    return {
+      route: route?.kind ?? 'none',
+      channelsAsked: this.#choice?.channelsAsked ?? false,
+      proven: this.#proven,
+      ...(this.#sessionOff !== undefined && { sessionOff: this.#sessionOff }),
+    };
+  }
 
   /** Pushes are known to reach the model in this session. */
   get proven(): boolean {
     return this.#proven;
   }
 
-  /** Starts pushing through `write`: the unread messages first, then each new one. */
-  start(member: RoomMember, write: (params: ChannelParams) => void): void {
+  /**
+   * Starts pushing through `route` (default: the chosen one): the unread messages first, then each
+   * new one.
+   */
+  start(member: RoomMember, route?: PushRoute): void {
+    const chosen = route ?? this.#choice?.route;
+    if (chosen === undefined) throw new TypeError('ChannelPush.start: no route');
     this.#member = member;
-    this.#write = write;
+    this.#route = chosen;
+    this.#started = true;
     // Subscribe before the sweep so a message arriving in between is not missed.
     member.on('message', this.#onMessage);
     for (const msg of member.unread()) this.#pushOnce(msg, false);
@@ -92,12 +141,22 @@ export class ChannelPush {
 
   stop(): void {
     this.#member?.off('message', this.#onMessage);
-    this.#write = null;
+    this.#started = false;
   }
 
   /** Was this message pushed in this session? */
   wasPushed(id: string): boolean {
     return this.#pushed.has(id);
+  }
+
+  /**
+   * The mark after the header of a message this session pushed, in `wait`/`inbox` (ADR 0066), in
+   * the words of the route that pushed it; '' when it was not pushed.
+   */
+  pushedMark(id: string): string {
+    const kind = this.#pushed.get(id);
+    if (kind === undefined) return '';
+    return kind === 'claude-session' ? ALREADY_PUSHED_SESSION : ALREADY_PUSHED;
   }
 
   /** A tool result went to the model: every id in it is now known to it without a push. */
@@ -151,15 +210,40 @@ export class ChannelPush {
   }
 
   #pushOnce(msg: Envelope, live: boolean): void {
-    const write = this.#write;
-    if (write === null || this.#pushed.has(msg.id)) return;
-    this.#pushed.add(msg.id);
+    const route = this.#route;
+    if (!this.#started || route === null || this.#pushed.has(msg.id)) return;
+    this.#pushed.set(msg.id, route.kind);
     if (live) this.#live.add(msg.id);
-    write(channelParams(msg));
-    if (this.#proven && this.#member !== null) {
-      this.#member.consume([msg.id]).catch((err: unknown) => {
-        this.log(`could not mark pushed ${msg.id} read: ${messageOf(err)}`);
-      });
+    route.push(msg).then(
+      () => {
+        if (this.#proven && this.#member !== null) {
+          this.#member.consume([msg.id]).catch((err: unknown) => {
+            this.log(`could not mark pushed ${msg.id} read: ${messageOf(err)}`);
+          });
+        }
+      },
+      (err: unknown) => this.#failed(route, msg, live, err),
+    );
+  }
+
+  /**
+   * The route could not hand `msg` over: from now on the fallback pushes (the message too), and the
+   * failure is said on stderr and in `status`. A message is never handed to two routes that both
+   * reached the model: the failed one did not take it.
+   */
+  #failed(route: PushRoute, msg: Envelope, live: boolean, err: unknown): void {
+    this.#pushed.delete(msg.id);
+    this.#live.delete(msg.id);
+    if (this.#route === route) {
+      const detail = messageOf(err);
+      this.#report(`push through ${route.kind} failed (${detail}); falling back: call wait to read messages`);
+      this.#route = this.#fallback !== null && this.#fallback !== route ? this.#fallback : null;
+      if (route.kind === 'claude-session') this.#sessionOff = { why: 'failed', detail };
     }
+    if (this.#route === null) {
+      this.#started = false;
+      return;
+    }
+    this.#pushOnce(msg, live);
   }
 }

@@ -9,6 +9,8 @@ export type LogLevel = (typeof LEVELS)[number];
 
 export interface Diagnostics {
   log(level: LogLevel, message: string): void;
+  /** A failure the person must be able to find whatever PAPO_LOG says (a push route lost). */
+  report(message: string): void;
   enabled(level: LogLevel): boolean;
 }
 
@@ -26,11 +28,13 @@ export function parseLogLevel(spec: string | undefined): number {
 export function createDiagnostics(spec: string | undefined, err: Writable): Diagnostics {
   const max = parseLogLevel(spec);
   const enabled = (level: LogLevel) => LEVELS.indexOf(level) <= max;
+  const write = (level: LogLevel, message: string) =>
+    err.write(`${new Date().toISOString()} ${level.toUpperCase()} papo::mcp ${message}\n`);
   return {
     enabled,
     log(level, message) {
-      if (!enabled(level)) return;
-      err.write(`${new Date().toISOString()} ${level.toUpperCase()} papo::mcp ${message}\n`);
+      if (enabled(level)) write(level, message);
     },
+    report: (message) => write('warn', message),
   };
 }

@@ -20,15 +20,17 @@ export function formatLocalTime(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-export function formatMessageHeader(msg: Envelope, pushed = false): string {
+/** `pushed`: true for ALREADY_PUSHED, or the mark of the route that pushed it (ADR 0118). */
+export function formatMessageHeader(msg: Envelope, pushed: boolean | string = false): string {
   let header = `[msg_id=${msg.id} from=${msg.from} (${msg.kind}) at ${formatLocalTime(msg.ts)}`;
   if (msg.to !== undefined) header += ` to=${msg.to}`;
   if (msg.reply_to !== undefined) header += ` reply_to=${msg.reply_to}`;
-  return `${inertText(`${header}]`, 'line')}${pushed ? ALREADY_PUSHED : ''}`;
+  const mark = typeof pushed === 'string' ? pushed : pushed ? ALREADY_PUSHED : '';
+  return `${inertText(`${header}]`, 'line')}${mark}`;
 }
 
 /** `pushed`: papo pushed this message in this session, so the model may have read it (ADR 0066). */
-export function formatMessage(msg: Envelope, pushed = false): string {
+export function formatMessage(msg: Envelope, pushed: boolean | string = false): string {
   return `${formatMessageHeader(msg, pushed)}\n${CONTINUATION_INDENT}${indentFollowingLines(inertText(msg.body))}`;
 }
 

@@ -31,7 +31,7 @@ export interface FittedMessages {
 export function fitMessages(
   messages: readonly Envelope[],
   budget: number = LIMITS.maxResultChars,
-  wasPushed: (id: string) => boolean = () => false,
+  wasPushed: (id: string) => boolean | string = () => false,
 ): FittedMessages {
   if (messages.length === 0) throw new RangeError('fitMessages needs at least one message');
   const parts: string[] = [];

@@ -9,9 +9,10 @@
 import { isPapoError, messageOf } from '../client/errors.js';
 import type { RoomMember } from '../client/member-api.js';
 import type { Envelope } from '../client/wire/messages.js';
-import { CHANNEL_METHOD, ChannelPush } from './channel-pump.js';
+import { ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
 import { INVALID_PARAMS, isObject } from './json-rpc.js';
+import { channelRoute, choosePushRoute } from './push-route.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
 import type { Answer, CallContext, Handled, SessionApp } from './session.js';
 import type { Writer } from './stdio-transport.js';
@@ -47,6 +48,8 @@ export interface ToolServerOptions {
   /** How long `send` waits for the first ack (docs/mcp.md, "Tools": 8 s). */
   ackTimeoutMs?: number;
   now?: () => number;
+  /** The command lines of papo's ancestors (push-route.ts reads /proc; tests give their own). */
+  commandLines?: () => string[][];
 }
 
 /** Maps a failure to open the member to the text every tool returns (docs/mcp.md, "Tools"). */
@@ -106,7 +109,16 @@ export function createToolServer(
   let pumpStarted = false;
   let answered = false;
   // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
-  const channel = new ChannelPush((line) => log.log('info', line));
+  // Which route carries them (ADR 0118): chosen once, from the environment Claude Code gave papo and
+  // the command line it was started with; channel events take over when that route fails.
+  const notify = (method: string, params: unknown) => writer.notify(method, params);
+  const choice = choosePushRoute(env, notify, options.commandLines);
+  log.log('info', `push route: ${choice.route.kind}${choice.channelsAsked ? ' (channels asked for)' : ''}`);
+  const channel = new ChannelPush((line) => log.log('info', line), {
+    choice,
+    fallback: channelRoute(notify),
+    report: (line) => log.report(line),
+  });
 
   /** Puts messages a cancelled call had consumed back among the unread (member-api `restore`). */
   function restore(messages: Envelope[], why: string): void {
@@ -152,7 +164,7 @@ export function createToolServer(
     if (pumpStarted || !initialized || member === null || shuttingDown) return;
     pumpStarted = true;
     log.log('debug', 'channel pump started');
-    channel.start(member, (params) => writer.notify(CHANNEL_METHOD, params));
+    channel.start(member);
   }
 
   // The window counts sends from the start of the session.

@@ -328,6 +328,7 @@ test('status: the book text plus the link path', async (t) => {
       '- ana (human): offline',
       '- colega (agent): online, working on: notificacoes, link: direct',
       'Unread: 1. Queued for delivery: 0.',
+      "Push: pull only: call `wait` when you expect a message (channel events reach you only if Claude Code runs with papo's channel; Claude Code's session messages: no messaging socket from the client (not Claude Code 2.1.332 or later, --bare, or CLAUDE_CODE_HARBOR_KITE=0)).",
     ].join('\n'),
   );
 });
@@ -370,7 +371,8 @@ test('status and send tell the agent about the network: the warnings, the restar
     lines[5] as string,
     /^Network process: started again once by papo, the last time \d+s ago because it was ended by SIGKILL; /,
   );
-  assert.match(lines[6] as string, /^Note: PAPO_RELAY is set, but this papo does not use it/);
+  assert.match(lines[6] as string, /^Push: pull only: /);
+  assert.match(lines[7] as string, /^Note: PAPO_RELAY is set, but this papo does not use it/);
   // send: nobody confirmed, and the reason is the network.
   const sent = resultText(await client.call('send', { message: 'anyone?' }));
   assert.match(

@@ -55,7 +55,7 @@ export async function deliver(
   signal: AbortSignal,
 ): Promise<ToolResult> {
   // A message pushed in this session says so in its header: the model may have seen it (ADR 0066).
-  const fitted = fitMessages(messages, undefined, (id) => deps.channel.wasPushed(id));
+  const fitted = fitMessages(messages, undefined, (id) => deps.channel.pushedMark(id));
   // Consume only if the result will be sent: a cancelled call gets no response, so the
   // messages must stay unread for the next `wait`/`inbox`.
   throwIfCancelled(signal);

@@ -15,6 +15,7 @@ import {
   statusCounts,
   statusHeader,
   statusPeerLine,
+  statusPush,
   statusQueuedFor,
   statusTransportRestarts,
   trustWarnings,
@@ -66,6 +67,8 @@ export function statusTool(deps: ToolDeps): ToolImplementation<void> {
           statusTransportRestarts(network.transport.restarts, (Date.now() - restart.at) / 1000, restart.why),
         );
       }
+      // How messages reach this agent: the route of this session, or pull (ADR 0118).
+      tail.push(statusPush(deps.channel.view()));
       if (deps.papoRelaySet === true) tail.push(PAPO_RELAY_NOTE);
       // An `about` is room text: the notice comes first whenever one is shown (ADR 0059).
       if (peers.some((p) => p.about !== undefined && p.about !== '')) head.unshift(STATUS_NOTICE);

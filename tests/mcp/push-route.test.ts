@@ -1,0 +1,211 @@
+// The push routes (src/mcp/push-route.ts, ADR 0118) with the server in-process on injected streams
+// and an in-memory member, against a real unix socket server that stands where Claude Code's
+// session messaging socket is: what papo writes on it (the auth line first, then one `user` frame,
+// priority `next`), that a message takes one route only, and that a socket gone hands over to
+// channel events, said on stderr and in `status`. The same route with the real Claude Code:
+// tests/claude-code/session-push.test.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { type TestContext, test } from 'node:test';
+import { channelsAskedFor } from '../../src/mcp/push-route.js';
+import { startMcpServer } from '../../src/mcp/server.js';
+import { pushedText } from '../../src/mcp/texts.js';
+import { MemoryMember } from '../support/memory-member.js';
+import { type Json, RpcClient, resultText } from '../support/rpc-client.js';
+
+const TOKEN = 'f'.repeat(64);
+
+/** A unix socket server that keeps every line each connection wrote, one array per connection. */
+async function fakeInbox(t: TestContext): Promise<{ path: string; server: Server; connections: Json[][] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'papo-inbox-'));
+  const path = join(dir, 'inbox.sock');
+  const connections: Json[][] = [];
+  const server = createServer((socket) => {
+    const lines: Json[] = [];
+    connections.push(lines);
+    let buf = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      buf += chunk;
+      for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
+        lines.push(JSON.parse(buf.slice(0, i)));
+        buf = buf.slice(i + 1);
+      }
+    });
+    socket.on('end', () => socket.end());
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  t.after(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { path, server, connections };
+}
+
+function serve(t: TestContext, env: NodeJS.ProcessEnv, commandLines: string[][] = []) {
+  const member = new MemoryMember();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let errText = '';
+  stderr.on('data', (c) => {
+    errText += String(c);
+  });
+  const server = startMcpServer({
+    profile: 'default',
+    serverVersion: 'test',
+    openMember: async () => member,
+    describe: () => ({ name: member.name, roomId: member.roomId }),
+    stdin,
+    stdout,
+    stderr,
+    env,
+    commandLines: () => commandLines,
+  });
+  const client = new RpcClient(stdin, stdout);
+  t.after(async () => {
+    await server.shutdown(50);
+    stdin.end();
+  });
+  return { member, client, stderr: () => errText };
+}
+
+const channelPushes = (client: RpcClient) =>
+  client.messages.filter((m) => m.method === 'notifications/claude/channel').map((m) => m.params.meta.msg_id);
+
+async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("Claude Code's session socket: the auth line, then one `user` frame with papo's frame, priority next; no channel event", async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client, stderr } = serve(t, {
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox.path,
+    CLAUDE_CODE_MESSAGING_TOKEN: TOKEN,
+  });
+  await client.initialize();
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: Claude Code's session messages \(no channels flag\)/m,
+  );
+  const msg = member.receive('colega', 'the schema moved to v2', { to: 'voce' });
+  await until(() => inbox.connections.some((c) => c.length === 2), 'the frame on the socket');
+  assert.equal(inbox.connections.length, 1);
+  assert.deepEqual(inbox.connections[0], [
+    { type: 'auth', token: TOKEN },
+    {
+      type: 'user',
+      message: { role: 'user', content: pushedText(msg) },
+      msg_id: `papo-${msg.id}`,
+      priority: 'next',
+    },
+  ]);
+  await client.request('ping');
+  assert.deepEqual(channelPushes(client), [], 'the message also went out as a channel event');
+  // Unproven (ADR 0066): the message stays unread, and `inbox` marks it in this route's words.
+  assert.match(
+    resultText(await client.call('inbox')),
+    new RegExp(`msg_id=${msg.id} .*\\] \\(also pushed into this conversation as a papo room message`),
+  );
+  assert.doesNotMatch(stderr(), new RegExp(TOKEN));
+});
+
+test('a `wait` in flight takes its message: nothing on the socket', async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client } = serve(t, {
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox.path,
+    CLAUDE_CODE_MESSAGING_TOKEN: TOKEN,
+  });
+  await client.initialize();
+  await client.call('status');
+  const id = client.send('tools/call', { name: 'wait', arguments: { timeout_seconds: 30 } });
+  await client.request('ping');
+  const msg = member.receive('colega', 'for the wait');
+  assert.match(resultText((await client.response(id)).result), new RegExp(`msg_id=${msg.id} from=colega`));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(inbox.connections, []);
+});
+
+test('the socket gone: the message goes out as a channel event instead, said on stderr and in status, never twice', async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client, stderr } = serve(t, {
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox.path,
+    CLAUDE_CODE_MESSAGING_TOKEN: TOKEN,
+  });
+  await client.initialize();
+  await client.call('status');
+  await new Promise<void>((resolve) => inbox.server.close(() => resolve()));
+  const msg = member.receive('colega', 'nobody listens there');
+  await until(() => channelPushes(client).length > 0, 'the fallback');
+  assert.deepEqual(channelPushes(client), [msg.id]);
+  assert.deepEqual(inbox.connections, []);
+  assert.match(
+    stderr(),
+    /WARN papo::mcp push through claude-session failed \(Claude Code's messaging socket is gone \(ENOENT\)\)/,
+  );
+  assert.doesNotMatch(stderr(), new RegExp(TOKEN));
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: pull only: call `wait` .*Claude Code's session messages: failed \(Claude Code's messaging socket is gone \(ENOENT\)\)\)\.$/m,
+  );
+  // The next one goes the same way, at once: one route per message.
+  const next = member.receive('colega', 'and again');
+  await until(() => channelPushes(client).length > 1, 'the second push');
+  assert.deepEqual(channelPushes(client), [msg.id, next.id]);
+  assert.match(resultText(await client.call('inbox')), /\(also pushed as a <channel> event/);
+});
+
+test('channels asked for on the command line: the channel only, never the socket', async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client } = serve(
+    t,
+    { CLAUDE_CODE_MESSAGING_SOCKET: inbox.path, CLAUDE_CODE_MESSAGING_TOKEN: TOKEN },
+    [
+      ['node', 'record-stdio.js'],
+      ['claude', '--dangerously-load-development-channels', 'server:papo'],
+    ],
+  );
+  await client.initialize();
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: channels \(<channel source="papo"> events\)\.$/m,
+  );
+  const msg = member.receive('colega', 'through the channel');
+  await client.request('ping');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(channelPushes(client), [msg.id]);
+  assert.deepEqual(inbox.connections, []);
+});
+
+test('no socket given (another client, CLAUDE_CODE_HARBOR_KITE=0, --bare): pull only, channel events as before', async (t) => {
+  const { member, client } = serve(t, {});
+  await client.initialize();
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
+  );
+  const msg = member.receive('colega', 'as before');
+  await client.request('ping');
+  assert.deepEqual(channelPushes(client), [msg.id]);
+});
+
+test('channelsAskedFor: the flags and the forms Claude Code takes', () => {
+  const asked = (...args: string[]) => channelsAskedFor([args]);
+  assert.equal(asked('claude', '--dangerously-load-development-channels', 'server:papo'), true);
+  assert.equal(
+    asked('claude', '--dangerously-load-development-channels', 'server:other', 'plugin:papo@papo'),
+    true,
+  );
+  assert.equal(asked('claude', '--channels=plugin:papo@papo'), true);
+  assert.equal(asked('claude', '--channels', 'server:other', '--permission-mode', 'server:papo'), false);
+  assert.equal(asked('claude', '--permission-mode', 'default'), false);
+  assert.equal(asked('claude', 'server:papo'), false);
+});
