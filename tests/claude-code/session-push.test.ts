@@ -6,13 +6,16 @@
 // CLAUDE_CODE_HARBOR_KITE=0 Claude Code gives papo no socket, and `status` says pull only.
 // Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pushedText } from '../../src/mcp/texts.js';
+import { processesWithEnv } from '../support/client-run.js';
 import { msgIdIn } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
-import { type Json, startFakeAnthropic, toolResults } from './fake-anthropic.js';
+import { type Json, startFakeAnthropic, timesShown, toolResults } from './fake-anthropic.js';
 import {
   answerOf,
+  answerPush,
   type ClaudeCode,
   claudeCode,
   claudeSetup,
@@ -148,4 +151,101 @@ test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, 
     status,
     /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
   );
+});
+
+/** Waits until `sleep 5` runs in Claude Code's Bash tool (a process of voce's environment). */
+async function untilSleeping(home: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const pid of processesWithEnv('PAPO_HOME', home)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u00005\u0000') return;
+      } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the model’s `sleep 5` never ran');
+}
+
+test('interactive, no channels flag, the model busy in a tool call: the message reaches it right after the tool result, once, in papo’s frame', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeAnthropic([
+    { tools: [{ name: 'Bash', input: { command: 'sleep 5', description: 'Run the slow test suite' } }] },
+    loadTools('mcp__papo__send'),
+    (body: Json) => ({
+      tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: framedId(body) } }],
+    }),
+    { text: 'The suite passed; answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui, log } = await startUi(early, { cc: c, room, fake, channels: false, allow: ['Bash(sleep:*)'] });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  ui.keys('Run the slow test suite.', 'Enter');
+  await untilSleeping(room.members.voce.home, 30_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const delivered = Date.now();
+  await ui.until(/The suite passed; answered colega\./, 30_000);
+
+  const [first, afterCall] = fake.turnRequests();
+  assert.ok(first !== undefined && afterCall !== undefined);
+  t.diagnostic(
+    `sent ${((delivered - first.at) / 1000).toFixed(1)} s into the 5 s call; the model got it ${((afterCall.at - delivered) / 1000).toFixed(1)} s later`,
+  );
+  assert.ok(delivered < afterCall.at);
+  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  // The request right after the call: Bash's result, then the message, once.
+  assert.equal(toolResults(afterCall.body)[0]?.text, '(Bash completed with no output)');
+  assert.equal(occurrences(afterCall.body, frame), 1);
+  const messages: Json[] = afterCall.body.messages;
+  const bashResult = messages.findIndex(
+    (m: Json) => Array.isArray(m.content) && m.content.some((b: Json) => b.type === 'tool_result'),
+  );
+  const where = messages.findIndex((m) => strings({ messages: [m] }).some((s) => s.includes(frame)));
+  t.diagnostic(
+    `the message came as a ${messages[where]?.role} entry at ${where}, the tool result at ${bashResult}`,
+  );
+  assert.ok(where >= bashResult, 'the message came before the tool result');
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  const last = fake.turnRequests().at(-1)?.body;
+  assert.equal(occurrences(last, frame), 1);
+  assert.deepEqual(recordedPushes(log), []);
+});
+
+test('interactive, channels flag given: the message comes through the channel only, once, never through the session socket', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeAnthropic([
+    loadTools('mcp__papo__send', 'mcp__papo__status'),
+    answerPush(REPLY),
+    { tools: [{ name: 'mcp__papo__status', input: {} }] },
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui, log } = await startUi(early, { cc: c, room, fake, channels: true });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  // Give a second route the time to show up, then count.
+  await new Promise((r) => setTimeout(r, 2000));
+  const last = fake.turnRequests().at(-1)?.body;
+  assert.deepEqual(timesShown(last, askId), { pushes: 1, results: 0 });
+  assert.equal(occurrences(last, '[papo room message from'), 0, 'the session socket carried it too');
+  assert.deepEqual(
+    recordedPushes(log).map((p) => p.meta.msg_id),
+    [askId],
+  );
+  assert.match(
+    toolResults(last).at(-1)?.text ?? '',
+    /^Push: channels \(<channel source="papo"> events\)\.$/m,
+  );
+  t.diagnostic('through the channel once; nothing through the session socket');
 });
