@@ -19,7 +19,7 @@ import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
-import type { PushRoute, RouteChoice, SessionOffReason } from './push-route.js';
+import type { PushRoute, RouteChoice, SessionOffReason } from './push-contract.js';
 import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION } from './texts.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';

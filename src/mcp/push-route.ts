@@ -19,29 +19,11 @@
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { messageOf } from '../client/errors.js';
-import type { Envelope } from '../client/wire/messages.js';
 import { CHANNEL_METHOD, channelParams } from './channel-pump.js';
+import type { PushRoute, RouteChoice } from './push-contract.js';
 import { pushedText } from './texts.js';
 
-export type PushRouteKind = 'channel' | 'claude-session';
-
-/** One way into the client's conversation. */
-export interface PushRoute {
-  readonly kind: PushRouteKind;
-  /** Hands one message to the client; rejects when it could not (the pump then falls back). */
-  push(msg: Envelope): Promise<void>;
-}
-
-/** Where pushes go in this session, and what `status` says of the routes that are off. */
-export interface RouteChoice {
-  route: PushRoute;
-  /** Claude Code was started with papo's channel (its command line says so). */
-  channelsAsked: boolean;
-  /** Why Claude Code's session messages are not the route (undefined when they are). */
-  sessionOff?: SessionOffReason;
-}
-
-export type SessionOffReason = { why: 'no-socket' } | { why: 'channels' } | { why: 'failed'; detail: string };
+export type { PushRoute, PushRouteKind, RouteChoice, SessionOffReason } from './push-contract.js';
 
 /** The channel route: a notification on stdout, which cannot fail from papo's side. */
 export function channelRoute(notify: (method: string, params: unknown) => void): PushRoute {

@@ -1,6 +1,7 @@
 // `reply_to` marks read, with the real client: four messages wait unread for voce (three from
 // colega's agent, one from colega's person with `papo say`, between the second and the third). In
-// Claude Code's UI without channels (nothing pushed reaches the model) the model sees them with
+// Claude Code's UI without channels and without its session messaging (CLAUDE_CODE_HARBOR_KITE=0:
+// nothing pushed reaches the model, ADR 0118) the model sees them with
 // `status` and `history`, which mark nothing, and answers the second agent message with `send` and
 // `reply_to`. papo's next `status` and `inbox`, as the model receives them: that message and the
 // earlier one from the same sender are read; the person's note (same name, sender_kind human: another
@@ -51,7 +52,13 @@ test('interactive: send with reply_to marks that message and the sender’s earl
     { text: 'Answered colega; two messages still open.' },
   ]);
   early.after(() => fake.close());
-  const { ui } = await startUi(early, { cc: c, room, fake, channels: false });
+  const { ui } = await startUi(early, {
+    cc: c,
+    room,
+    fake,
+    channels: false,
+    env: { CLAUDE_CODE_HARBOR_KITE: '0' },
+  });
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
 
   // Each is confirmed by voce's papo before the next goes: they wait there in this order.
@@ -93,7 +100,8 @@ test('interactive: send with reply_to marks that message and the sender’s earl
   assert.ok(after?.includes(`\n${statusCounts(2, 0)}`), after);
   const headers = (inbox ?? '').split('\n').filter((l) => l.startsWith('[msg_id='));
   assert.ok(inbox?.startsWith(`${UNTRUSTED_NOTICE}\n\n`), inbox);
-  // papo pushed each as it came (Claude Code, without channels, dropped them), and nothing proved
+  // papo pushed each as it came as a channel event (Claude Code, without channels, dropped them:
+  // pull only, ADR 0118), and nothing proved
   // that pushes reach the model: the headers say so (ADR 0066).
   assert.deepEqual(
     headers.map((h) => [

@@ -232,11 +232,20 @@ export class TmuxClaude {
  * stdio recorder (logging to `<room>/papo-stdio.jsonl`), papo's tools and `allow` allowed, in the
  * default permission mode (not auto mode, whose classifier asks the model about each tool call).
  * With `channels`, started as papo tells its users to (`--dangerously-load-development-channels
- * server:papo`, the warning answered with Enter); resolves once the prompt is ready.
+ * server:papo`, the warning answered with Enter); resolves once the prompt is ready. `env` is added
+ * to Claude Code's environment (CLAUDE_CODE_HARBOR_KITE=0: no session messaging socket for papo, so
+ * nothing is pushed without channels, ADR 0118).
  */
 export async function startUi(
   early: Hooks,
-  opts: { cc: ClaudeCode; room: Room; fake: FakeAnthropic; channels: boolean; allow?: string[] },
+  opts: {
+    cc: ClaudeCode;
+    room: Room;
+    fake: FakeAnthropic;
+    channels: boolean;
+    allow?: string[];
+    env?: Record<string, string>;
+  },
 ): Promise<{ ui: TmuxClaude; log: string; setup: ClaudeSetup }> {
   const { room } = opts;
   const project = room.members.voce.project;
@@ -249,7 +258,7 @@ export async function startUi(
   });
   const log = join(room.root, 'papo-stdio.jsonl');
   await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
-  const ui = new TmuxClaude(setup.env, project, room.root);
+  const ui = new TmuxClaude({ ...setup.env, ...opts.env }, project, room.root);
   const permissions = ['--permission-mode', 'default', '--allowedTools', 'mcp__papo', ...(opts.allow ?? [])];
   if (opts.channels) {
     ui.start(early, ['--dangerously-load-development-channels', 'server:papo', ...permissions]);
