@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pushedText } from '../../src/mcp/texts.js';
 import { processesWithEnv } from '../support/client-run.js';
-import { msgIdIn } from '../support/papo.js';
+import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults } from './fake-anthropic.js';
 import {
@@ -248,4 +248,50 @@ test('interactive, channels flag given: the message comes through the channel on
     /^Push: channels \(<channel source="papo"> events\)\.$/m,
   );
   t.diagnostic('through the channel once; nothing through the session socket');
+});
+
+test('interactive, no channels flag, review on: a held message never reaches the model; once the person approves it, it does, once, in papo’s frame', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const voceEnv = userEnv(room.members.voce.home);
+  const on = await runPapo(['review', 'on'], { env: voceEnv });
+  assert.equal(on.code, 0, on.stderr);
+  const fake = await startFakeAnthropic([
+    loadTools('mcp__papo__send'),
+    (body: Json) => ({
+      tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: framedId(body) } }],
+    }),
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui, log } = await startUi(early, { cc: c, room, fake, channels: false });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  // Held: five seconds in which an idle session would have woken 0.2-0.5 s after a push.
+  await new Promise((r) => setTimeout(r, 5000));
+  assert.deepEqual(
+    fake.requests.filter((r) => occurrences(r.body, askId) > 0 || JSON.stringify(r.body).includes(ASK)),
+    [],
+    'the held message reached the model',
+  );
+  const approved = await runPapo(['review', 'approve', askId], { env: voceEnv });
+  assert.equal(approved.code, 0, approved.stderr);
+  const approvedAt = Date.now();
+  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    30_000,
+    'the model turn carrying the approved message',
+  );
+  t.diagnostic(
+    `the approved message reached the model ${((pushed.at - approvedAt) / 1000).toFixed(2)} s after papo review approve returned`,
+  );
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
+  assert.deepEqual(recordedPushes(log), []);
 });
