@@ -28,6 +28,7 @@ import {
   TmuxClaude,
   uiSkip,
 } from './helpers/claude.js';
+import { PLUGIN_TOOL_PREFIX, pluginUi } from './helpers/plugin.js';
 
 const cc = claudeCode();
 const skip = uiSkip(cc);
@@ -294,4 +295,44 @@ test('interactive, no channels flag, review on: a held message never reaches the
   await ui.until(/Answered colega\./, 30_000);
   assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
   assert.deepEqual(recordedPushes(log), []);
+});
+
+test('interactive, through the plugin, no channels flag: the message reaches the idle model once in papo’s frame; the answer through the plugin’s send reaches the colleague', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const send = `${PLUGIN_TOOL_PREFIX}send`;
+  const fake = await startFakeAnthropic([
+    loadTools(send),
+    (body: Json) => ({
+      tools: [{ name: send, input: { message: REPLY, to: 'colega', reply_to: framedId(body) } }],
+    }),
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const ui = await pluginUi(early, {
+    cc: c,
+    room,
+    fake,
+    args: ['--permission-mode', 'default', '--allowedTools', 'mcp__plugin_papo_papo'],
+  });
+  await ui.until(/manual mode on/, 30_000);
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const sent = Date.now();
+  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    30_000,
+    "the model turn carrying papo's frame",
+  );
+  t.diagnostic(
+    `the message reached the idle model ${((pushed.at - sent) / 1000).toFixed(2)} s after the send`,
+  );
+  assert.equal(pushed.turn, 0);
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
 });
