@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { pushedText } from '../../src/mcp/texts.js';
+import { NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
 import { processesWithEnv } from '../support/client-run.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
@@ -68,11 +68,12 @@ test("interactive, no channels flag: a colleague's message reaches the idle mode
   const c = cc as ClaudeCode;
   const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeAnthropic([
-    loadTools('mcp__papo__send', 'mcp__papo__status'),
+    loadTools('mcp__papo__send', 'mcp__papo__status', 'mcp__papo__inbox'),
     (body: Json) => ({
       tools: [{ name: 'mcp__papo__send', input: { message: REPLY, to: 'colega', reply_to: framedId(body) } }],
     }),
     { tools: [{ name: 'mcp__papo__status', input: {} }] },
+    { tools: [{ name: 'mcp__papo__inbox', input: {} }] },
     { text: 'Answered colega.' },
   ]);
   early.after(() => fake.close());
@@ -115,8 +116,11 @@ test("interactive, no channels flag: a colleague's message reaches the idle mode
   assert.equal(occurrences(last, frame), 1);
   const results = toolResults(last);
   assert.ok(!results.some((r) => r.text.includes(`msg_id=${askId} `)), 'a tool result handed it again');
-  const status = results.at(-1)?.text ?? '';
+  const status = results.at(-2)?.text ?? '';
   assert.match(status, /^Push: Claude Code's session messages \(no channels flag\)/m);
+  // The reply to an id only the push showed is ADR 0066's evidence on this route too: the message
+  // is read, and `inbox` does not hand it again.
+  assert.equal(results.at(-1)?.text, NO_UNREAD);
   assert.deepEqual(recordedPushes(log), [], 'papo also wrote channel events');
 });
 
@@ -239,7 +243,7 @@ test('interactive, channels flag given: the message comes through the channel on
   await new Promise((r) => setTimeout(r, 2000));
   const last = fake.turnRequests().at(-1)?.body;
   assert.deepEqual(timesShown(last, askId), { pushes: 1, results: 0 });
-  assert.equal(occurrences(last, '[papo room message from'), 0, 'the session socket carried it too');
+  assert.equal(occurrences(last, '[papo room message from colega'), 0, 'the session socket carried it too');
   assert.deepEqual(
     recordedPushes(log).map((p) => p.meta.msg_id),
     [askId],
