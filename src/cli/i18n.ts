@@ -218,6 +218,7 @@ export interface Messages {
   error(err: AnyPapoError, hints: ErrorHints): string | undefined;
 }
 
+/** Claude Code before 2.1.332 pushes only through channels; later ones need no flag (ADR 0118). */
 const CHANNELS = 'claude --dangerously-load-development-channels server:papo';
 /** The same, when Claude Code runs papo from its plugin (ADR 0101). */
 const PLUGIN_CHANNELS = 'claude --dangerously-load-development-channels plugin:papo@papo';
@@ -252,21 +253,21 @@ const en: Messages = {
   nextSteps: (suffix) => [
     'Next steps:',
     `  1. Inside the project folder:  papo install${suffix}`,
-    `  2. Open Claude Code there:     ${CHANNELS}`,
+    `  2. Open Claude Code there:     claude   (2.1.332 or later: messages arrive on their own; older: ${CHANNELS})`,
     `     (another agent: papo install --client codex|gemini|opencode|qwen${suffix}, then open it there)`,
     '  3. Ask for something like: "agree the API format with my colleague\'s agent over papo"',
     '',
     `To watch the agents' conversation live:  papo log -f${suffix}`,
   ],
   installed: (scope) => `papo is registered in Claude Code (scope ${scope}).`,
-  openClaude: `Open Claude Code with:  ${CHANNELS}`,
+  openClaude: `Open Claude Code with:  claude   (2.1.332 or later: your colleague's messages arrive on their own, no flag; older: ${CHANNELS})`,
   pluginInstalled: (id, root) =>
     `The papo plugin (${id}) is installed in Claude Code for your user, from the marketplace in ${root}: Claude Code starts papo mcp itself in every project.`,
   pluginProfile: (profile, file) =>
     `This project talks in the room of profile ${profile}: PAPO_PROFILE is set in ${file} (your Claude Code settings for this project, not to be committed; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
   pluginNoPapoOnPath:
     'note: the plugin runs papo from PATH, and there is no papo on PATH: install papo (npm install -g, see the README) before you open Claude Code.',
-  openClaudePlugin: `Open Claude Code with:  ${PLUGIN_CHANNELS}`,
+  openClaudePlugin: `Open Claude Code with:  claude   (2.1.332 or later: your colleague's messages arrive on their own, no flag; older: ${PLUGIN_CHANNELS})`,
   pluginFailed: (command, status) =>
     `${command} failed (${status}). Check that claude runs (claude --version), or do it by hand: papo install --plugin --print`,
   pluginNoMarketplace: (root) =>
@@ -557,21 +558,21 @@ const pt: Messages = {
   nextSteps: (suffix) => [
     'Próximos passos:',
     `  1. Dentro da pasta do projeto:  papo install${suffix}`,
-    `  2. Abra o Claude Code ali:      ${CHANNELS}`,
+    `  2. Abra o Claude Code ali:      claude   (2.1.332 ou mais novo: as mensagens chegam sozinhas; mais antigo: ${CHANNELS})`,
     `     (outro agente: papo install --client codex|gemini|opencode|qwen${suffix}, e abra-o ali)`,
     '  3. Peça algo como: "combina com o agente do colega o formato da API pelo papo"',
     '',
     `Para ver a conversa dos agentes ao vivo:  papo log -f${suffix}`,
   ],
   installed: (scope) => `O papo está registrado no Claude Code (escopo ${scope}).`,
-  openClaude: `Abra o Claude Code com:  ${CHANNELS}`,
+  openClaude: `Abra o Claude Code com:  claude   (2.1.332 ou mais novo: as mensagens do colega chegam sozinhas, sem flag; mais antigo: ${CHANNELS})`,
   pluginInstalled: (id, root) =>
     `O plugin do papo (${id}) está instalado no Claude Code para o seu usuário, do marketplace em ${root}: o próprio Claude Code inicia o papo mcp em cada projeto.`,
   pluginProfile: (profile, file) =>
     `Este projeto conversa na sala do perfil ${profile}: PAPO_PROFILE está em ${file} (suas configurações do Claude Code para este projeto, que não vão para o git; o Claude Code as passa ao papo). Para outro projeto, rode lá papo install --plugin --profile <o perfil dele>.`,
   pluginNoPapoOnPath:
     'atenção: o plugin roda o papo do PATH, e não há papo no PATH: instale o papo (npm install -g, veja o README) antes de abrir o Claude Code.',
-  openClaudePlugin: `Abra o Claude Code com:  ${PLUGIN_CHANNELS}`,
+  openClaudePlugin: `Abra o Claude Code com:  claude   (2.1.332 ou mais novo: as mensagens do colega chegam sozinhas, sem flag; mais antigo: ${PLUGIN_CHANNELS})`,
   pluginFailed: (command, status) =>
     `${command} falhou (${status}). Confira se o claude roda (claude --version), ou faça à mão: papo install --plugin --print`,
   pluginNoMarketplace: (root) =>

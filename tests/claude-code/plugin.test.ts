@@ -131,7 +131,7 @@ test('with the plugin installed once, Claude Code starts papo mcp in each projec
     assert.match(said, new RegExp(`^This project talks in the room of profile ${profile}: `, 'm'));
     assert.match(
       said,
-      /^Open Claude Code with: {2}claude --dangerously-load-development-channels plugin:papo@papo$/m,
+      /^Open Claude Code with: {2}claude {3}\(2\.1\.332 or later: your colleague's messages arrive on their own, no flag; older: claude --dangerously-load-development-channels plugin:papo@papo\)$/m,
     );
   }
 

@@ -61,7 +61,7 @@ test('papo install --plugin installs the plugin from this papo’s marketplace a
       `The papo plugin (papo@papo) is installed in Claude Code for your user, from the marketplace in ${MARKETPLACE}: Claude Code starts papo mcp itself in every project.`,
       `This project talks in the room of profile payments: PAPO_PROFILE is set in ${settings} (your Claude Code settings for this project, not to be committed; Claude Code passes them to papo). For another project, run papo install --plugin --profile <its profile> there.`,
       'note: the plugin runs papo from PATH, and there is no papo on PATH: install papo (npm install -g, see the README) before you open Claude Code.',
-      'Open Claude Code with:  claude --dangerously-load-development-channels plugin:papo@papo',
+      "Open Claude Code with:  claude   (2.1.332 or later: your colleague's messages arrive on their own, no flag; older: claude --dangerously-load-development-channels plugin:papo@papo)",
       '',
     ].join('\n'),
   );
@@ -176,6 +176,6 @@ test('papo install --plugin where claude mcp add registered papo says to remove 
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /\nnote: papo is also registered with claude mcp add \(scope local\), so Claude Code would start papo twice for this project: remove that one with {2}claude mcp remove papo --scope local\nOpen Claude Code with: {2}claude --dangerously-load-development-channels plugin:papo@papo\n$/,
+    /\nnote: papo is also registered with claude mcp add \(scope local\), so Claude Code would start papo twice for this project: remove that one with {2}claude mcp remove papo --scope local\nOpen Claude Code with: {2}claude {3}\(2\.1\.332 or later: your colleague's messages arrive on their own, no flag; older: claude --dangerously-load-development-channels plugin:papo@papo\)\n$/,
   );
 });
