@@ -6,9 +6,10 @@
 // CLAUDE_CODE_HARBOR_KITE=0 Claude Code gives papo no socket, and `status` says pull only.
 // Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
+import { ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
 import { processesWithEnv } from '../support/client-run.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
@@ -35,6 +36,8 @@ const skip = uiSkip(cc);
 
 const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
 const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
+
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Every string in the request's messages (text blocks, tool results, system entries). */
 function strings(body: Json): string[] {
@@ -339,4 +342,52 @@ test('interactive, through the plugin, no channels flag: the message reaches the
   assert.equal(answer.params.meta.reply_to, askId);
   await ui.until(/Answered colega\./, 30_000);
   assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
+});
+
+test('interactive, no channels flag, Claude Code set to refuse session messages (crossSessionInbound): the message does not reach the model, and is not lost: inbox hands it, marked', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeAnthropic([
+    loadTools('mcp__papo__inbox'),
+    { tools: [{ name: 'mcp__papo__inbox', input: {} }] },
+    { text: 'Read the inbox.' },
+  ]);
+  early.after(() => fake.close());
+  const project = room.members.voce.project;
+  const setup = await claudeSetup(early, {
+    cc: c,
+    root: room.root,
+    project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
+  mkdirSync(join(setup.home, '.claude'), { recursive: true });
+  writeFileSync(
+    join(setup.home, '.claude', 'settings.json'),
+    `${JSON.stringify({ crossSessionInbound: 'refuse' })}\n`,
+  );
+  const log = join(room.root, 'papo-stdio.jsonl');
+  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
+  const ui = new TmuxClaude(setup.env, project, room.root);
+  ui.start(early, ['--permission-mode', 'default', '--allowedTools', 'mcp__papo']);
+  await ui.until(/manual mode on/, 30_000);
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  await new Promise((r) => setTimeout(r, 4000));
+  assert.deepEqual(
+    fake.requests.filter((r) => JSON.stringify(r.body).includes(askId)),
+    [],
+    'the refused message reached the model',
+  );
+  ui.keys('Anything new from the room?', 'Enter');
+  await ui.until(/Read the inbox\./, 30_000);
+  const inbox = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
+  assert.match(
+    inbox,
+    new RegExp(`^\\[msg_id=${askId} from=colega \\(agent\\) .*\\]${literal(ALREADY_PUSHED_SESSION)}$`, 'm'),
+  );
+  t.diagnostic('refused by Claude Code, unseen by papo, handed by inbox with the mark');
 });
