@@ -2,8 +2,9 @@
 // this session's route (push-route.ts, ADR 0118): a `notifications/claude/channel`, which Claude
 // Code renders as
 //   <channel source="papo" from=".." msg_id=".." sender_kind="..">body</channel>
-// or Claude Code's session messages, with papo's frame in the text. The pump starts only after notifications/initialized and once the member is open; it first
-// pushes the unread messages left from earlier sessions, then each new one.
+// or Claude Code's session messages, with papo's frame in the text. The pump starts only after
+// notifications/initialized and once the member is open; it first pushes the unread messages left
+// from earlier sessions, then each new one.
 //
 // Whether a push reaches the model, papo cannot know up front: Claude Code drops channel events
 // silently when channels are off, and its `initialize` says nothing of them. So a push marks
@@ -243,6 +244,14 @@ export class ChannelPush {
     if (this.#route === null) {
       this.#started = false;
       return;
+    }
+    // Meanwhile it may have been read (a `wait` or `inbox`), or a `wait` may now want it.
+    if (this.#member === null || !this.#member.unread().some((m) => m.id === msg.id)) return;
+    for (const claim of this.#claims) {
+      if (claim.wants(msg)) {
+        claim.held.push(msg);
+        return;
+      }
     }
     this.#pushOnce(msg, live);
   }
