@@ -93,6 +93,9 @@ export interface DoctorTexts {
   channelsOk: string;
   channelsOff(names: readonly string[]): string;
   channelsFix(names: readonly string[]): string;
+  sessionOk: string;
+  sessionOff(value: string): string;
+  sessionFix: string;
   /** The running papo mcp's room works: who is online to it. */
   roomOk(online: readonly string[]): string;
   /** The running papo mcp's room does not work: the fix after its own lines (papo status's). */
@@ -118,6 +121,7 @@ const en: DoctorTexts = {
       path: 'path',
       room: 'room now',
       channels: 'channels',
+      session: 'push',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[warn]', fail: '[FAIL]', skip: '[skip]' })[s],
   fixPrefix: 'fix: ',
@@ -254,8 +258,13 @@ const en: DoctorTexts = {
   clientFix: (id, suffix) => `papo install --client ${id}${suffix}`,
   channelsOk: "no variable turns Claude Code's channels off",
   channelsOff: (names) =>
-    `${names.join(', ')} set: Claude Code turns its channels off, so messages reach your agent only when it calls wait or inbox`,
+    `${names.join(', ')} set: Claude Code turns its channels off (its session messages, from 2.1.332, still bring papo's messages to your agent)`,
   channelsFix: (names) => `unset ${names.join(' ')} where Claude Code starts`,
+  sessionOk:
+    "no variable turns Claude Code's session messages off: from 2.1.332 they bring papo's messages to your agent with no flag",
+  sessionOff: (value) =>
+    `CLAUDE_CODE_HARBOR_KITE=${value} set: Claude Code gives papo no session messages, so messages reach your agent only through channels or when it calls wait or inbox`,
+  sessionFix: 'unset CLAUDE_CODE_HARBOR_KITE where Claude Code starts',
   roomOk: (online) =>
     online.length === 0
       ? "your agent's papo mcp is in the room; nobody else is online to it now"
@@ -280,6 +289,7 @@ const pt: DoctorTexts = {
       path: 'caminho',
       room: 'sala agora',
       channels: 'canais',
+      session: 'push',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[aviso]', fail: '[FALHA]', skip: '[pulado]' })[s],
   fixPrefix: 'como resolver: ',
@@ -425,8 +435,13 @@ const pt: DoctorTexts = {
   clientFix: (id, suffix) => `papo install --client ${id}${suffix}`,
   channelsOk: 'nenhuma variável desliga os canais do Claude Code',
   channelsOff: (names) =>
-    `${names.join(', ')} ${names.length === 1 ? 'definida' : 'definidas'}: o Claude Code desliga os canais, e as mensagens só chegam ao seu agente quando ele chama wait ou inbox`,
+    `${names.join(', ')} ${names.length === 1 ? 'definida' : 'definidas'}: o Claude Code desliga os canais (as mensagens de sessão, do 2.1.332 em diante, ainda levam as do papo ao seu agente)`,
   channelsFix: (names) => `remova ${names.join(' ')} de onde o Claude Code é iniciado`,
+  sessionOk:
+    'nenhuma variável desliga as mensagens de sessão do Claude Code: do 2.1.332 em diante elas levam as mensagens do papo ao seu agente, sem flag',
+  sessionOff: (value) =>
+    `CLAUDE_CODE_HARBOR_KITE=${value} definida: o Claude Code não dá ao papo as mensagens de sessão, e as mensagens só chegam ao seu agente pelos canais ou quando ele chama wait ou inbox`,
+  sessionFix: 'remova CLAUDE_CODE_HARBOR_KITE de onde o Claude Code é iniciado',
   roomOk: (online) =>
     online.length === 0
       ? 'o papo mcp do seu agente está na sala; ninguém mais está online para ele agora'

@@ -87,6 +87,8 @@ export interface DoctorFacts {
   turn: AllocationResult[];
   clients: { id: string; label: string; registration: Registration | null }[];
   channelsOff: string[];
+  /** CLAUDE_CODE_HARBOR_KITE's value when it turns Claude Code's session messages off. */
+  sessionOff?: string;
   /**
    * The room as the profile's running papo mcp sees it now (asked over member.sock, ADR 0103):
    * the members online to it, and what keeps its room from working, in the lines `papo status`
@@ -121,6 +123,17 @@ export function displayUrl(url: string): string {
   } catch {
     return '(not a URL)';
   }
+}
+
+/**
+ * CLAUDE_CODE_HARBOR_KITE when it turns Claude Code's session messages off, so that papo gets no
+ * messaging socket (ADR 0118; `0` measured with Claude Code 2.1.332, the other false words read as
+ * Claude Code reads its boolean variables); undefined otherwise. The variables of CHANNEL_KILLERS do
+ * not turn them off (measured).
+ */
+export function sessionMessagesOff(env: NodeJS.ProcessEnv): string | undefined {
+  const value = (env.CLAUDE_CODE_HARBOR_KITE ?? '').trim();
+  return /^(0|false|no|off)$/i.test(value) ? value : undefined;
 }
 
 /** The variables of CHANNEL_KILLERS set to something (Claude Code reads any non-empty value). */
@@ -315,6 +328,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     turn: [],
     clients: [],
     channelsOff: channelsOff(env),
+    ...(sessionMessagesOff(env) !== undefined && { sessionOff: sessionMessagesOff(env) as string }),
     node: {
       version: process.version,
       platform: `${process.platform} ${process.arch}`,
@@ -824,7 +838,7 @@ function turnCheck(
   }
 }
 
-/** Each agent CLI's registration, and the variables that turn Claude Code's channels off. */
+/** Each agent CLI's registration, and the variables that turn Claude Code's channels or session messages off. */
 function clientChecks(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft[] {
   const checks: Draft[] = f.clients.map((c) => {
     const r = c.registration;
@@ -847,6 +861,17 @@ function clientChecks(f: DoctorFacts, t: DoctorTexts, suffix: string): Draft[] {
           text: t.channelsOff(f.channelsOff),
           fix: t.channelsFix(f.channelsOff),
           data: { variables: f.channelsOff },
+        },
+  );
+  checks.push(
+    f.sessionOff === undefined
+      ? { id: 'session', status: 'ok', text: t.sessionOk, data: { off: false } }
+      : {
+          id: 'session',
+          status: 'warn',
+          text: t.sessionOff(f.sessionOff),
+          fix: t.sessionFix,
+          data: { off: true, value: f.sessionOff },
         },
   );
   return checks;

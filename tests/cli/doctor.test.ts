@@ -100,6 +100,7 @@ test('a healthy room with a token and TURN over UDP, TCP and TLS: every check pa
       'turn:ok',
       'path:ok',
       'channels:ok',
+      'session:ok',
     ],
   );
   assert.match(check(report, 'signal').text, new RegExp(`^${url} answered in \\d+ ms$`));
@@ -165,8 +166,8 @@ test('a healthy room with a token and TURN over UDP, TCP and TLS: every check pa
   line(/^\[ok\] {5}path {12}the room can work: a relayed path \(TURN\) works from here$/);
   line(
     nodeStatus === 'ok'
-      ? /^12 ok, 1 warning, 0 failures in \d+\.\d s: the room can work from here\.$/
-      : /^11 ok, 2 warnings, 0 failures in \d+\.\d s: the room can work from here\.$/,
+      ? /^13 ok, 1 warning, 0 failures in \d+\.\d s: the room can work from here\.$/
+      : /^12 ok, 2 warnings, 0 failures in \d+\.\d s: the room can work from here\.$/,
   );
   line(new RegExp(`^\\[(ok|warn)\\] +node {12}Node\\.js ${process.version.replaceAll('.', '\\.')} `));
   assert.equal(await relaySocketsGone(turn), 0, 'given back again');
@@ -335,7 +336,13 @@ test('in Portuguese, and the variables that turn Claude Code’s channels off', 
   const port = await freePort();
   const home = await profile(t, `ws://127.0.0.1:${port}`);
   const r = await doctor(
-    env(home, { LANG: 'pt_BR.UTF-8', PAPO_ICE_SERVERS: '[]', DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1' }),
+    env(home, {
+      LANG: 'pt_BR.UTF-8',
+      PAPO_ICE_SERVERS: '[]',
+      DISABLE_TELEMETRY: '1',
+      DO_NOT_TRACK: '1',
+      CLAUDE_CODE_HARBOR_KITE: '0',
+    }),
   );
   assert.equal(r.code, 1);
   assert.match(r.stdout, /^\[FALHA\] {2}sinalização {5}não foi possível alcançar ws:\/\/127\.0\.0\.1:\d+ /m);
@@ -350,6 +357,15 @@ test('in Portuguese, and the variables that turn Claude Code’s channels off', 
   assert.match(
     r.stdout,
     /^ {25}como resolver: remova DISABLE_TELEMETRY DO_NOT_TRACK de onde o Claude Code é iniciado$/m,
+  );
+  // Claude Code's session messages (ADR 0118): only CLAUDE_CODE_HARBOR_KITE=0 turns them off.
+  assert.match(
+    r.stdout,
+    /^\[aviso\] {2}push {12}CLAUDE_CODE_HARBOR_KITE=0 definida: o Claude Code não dá ao papo as mensagens de sessão, e as mensagens só chegam ao seu agente pelos canais ou quando ele chama wait ou inbox$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^ {25}como resolver: remova CLAUDE_CODE_HARBOR_KITE de onde o Claude Code é iniciado$/m,
   );
   assert.match(
     r.stdout,
