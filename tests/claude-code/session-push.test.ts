@@ -391,3 +391,23 @@ test('interactive, no channels flag, Claude Code set to refuse session messages 
   );
   t.diagnostic('refused by Claude Code, unseen by papo, handed by inbox with the mark');
 });
+
+test('interactive, DISABLE_TELEMETRY=1 (which turns channels off): the session push still reaches the model, once', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeAnthropic([{ text: 'Seen.' }]);
+  early.after(() => fake.close());
+  await startUi(early, { cc: c, room, fake, channels: false, env: { DISABLE_TELEMETRY: '1' } });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    30_000,
+    "the model turn carrying papo's frame",
+  );
+  assert.equal(occurrences(pushed.body, frame), 1);
+  t.diagnostic('DISABLE_TELEMETRY=1: pushed through the session socket');
+});
