@@ -1,0 +1,613 @@
+// The room node's delivery paths that only `papo mcp` processes drove before (issue 41): the
+// person's handed says (RoomNode.sayAsPerson, ADR 0102), `papo forget`, an ack or a refusal under a
+// name its key does not hold (an impostor's, ADR 0064), and a `name_taken` refusal of our own name.
+// In process, fast enough to run once per mutant (ADR 0080): a real RoomNode with an in-memory
+// state (the failures a disk rarely shows injected there), a transport that records what it sends
+// to each of two neighbours, and every frame sealed and signed by a real key.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import { PapoError } from '../../src/client/errors.js';
+import type { LinkPath } from '../../src/client/member-api.js';
+import type { TransportEvents } from '../../src/client/room/links.js';
+import { RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
+import type { NameRecord } from '../../src/client/store/profile-store.js';
+import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
+import { type Frame, MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
+import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
+import { generateSecret } from '../../src/client/wire/room-crypto.js';
+import { type MemoryState, memoryState } from '../support/memory-state.js';
+
+const KEYS = {
+  self: generateIdentity(),
+  /** Self's person: the key of the says `papo say` hands to Self. */
+  dono: generateIdentity(),
+  colega: generateIdentity(),
+  terceiro: generateIdentity(),
+  /** A key that claims a name another key holds. */
+  impostor: generateIdentity(),
+  /** A newcomer taking a name that was let go. */
+  novo: generateIdentity(),
+};
+const SELF = KEYS.self.nodeId;
+const DONO = KEYS.dono.nodeId;
+const COLEGA = KEYS.colega.nodeId;
+const TERCEIRO = KEYS.terceiro.nodeId;
+const IMPOSTOR = KEYS.impostor.nodeId;
+const TOPIC = 'f'.repeat(64);
+const ROOM_KEY = generateSecret();
+const codecs = new Map<string, FrameCodec>();
+function codecOf(key: Identity): FrameCodec {
+  let codec = codecs.get(key.nodeId);
+  if (!codec) {
+    codec = new FrameCodec(ROOM_KEY, TOPIC, key);
+    codecs.set(key.nodeId, codec);
+  }
+  return codec;
+}
+/** Opens what the node sent (the signature is checked against the key the frame names). */
+const reader = codecOf(KEYS.colega);
+
+class Recorder extends EventEmitter<TransportEvents> {
+  sent: { peer: string; data: Uint8Array }[] = [];
+  links = [COLEGA, TERCEIRO];
+  send(peer: string, data: Uint8Array): boolean {
+    this.sent.push({ peer, data });
+    return true;
+  }
+  neighbours(): string[] {
+    return this.links;
+  }
+  path(): LinkPath | undefined {
+    return 'direct';
+  }
+}
+
+interface Setup {
+  node: RoomNode;
+  transport: Recorder;
+  lines: string[];
+  framesTo(peer: string): SignedFrame[];
+  /** A frame signed by `key` (its node id in `node`), arriving over `peer`'s link. */
+  from(peer: string, key: Identity, frame: Record<string, unknown> & { t: Frame['t'] }): void;
+  hello(key: Identity, name: string, extra?: Record<string, unknown>): void;
+}
+
+type Extra = Omit<Partial<RoomNodeOptions>, 'personCodec'> & {
+  /** null: the member has no person's key (default: dono's). */
+  personCodec?: FrameCodec | null;
+};
+
+/** Self, an agent whose person's key is dono's, linked to colega and terceiro. */
+function setup(
+  state: MemoryState | null,
+  t: { after: (fn: () => unknown) => void },
+  extra: Extra = {},
+): Setup {
+  const transport = new Recorder();
+  const lines: string[] = [];
+  const { personCodec = codecOf(KEYS.dono), ...rest } = extra;
+  const node = new RoomNode({
+    name: 'Self',
+    kind: 'agent',
+    nodeId: SELF,
+    roomId: '7a2e64ec',
+    codec: codecOf(KEYS.self),
+    transport,
+    state,
+    person: DONO,
+    ...(personCodec ? { personCodec } : {}),
+    log: (line) => lines.push(line),
+    ...rest,
+  });
+  t.after(() => node.close());
+  // The node's timers do not hold the process (unref); this does while a test awaits them.
+  const alive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(alive));
+  const framesTo = (peer: string) =>
+    transport.sent.filter((s) => s.peer === peer).map((s) => reader.open(s.data));
+  const from: Setup['from'] = (peer, key, frame) =>
+    transport.emit(
+      'link-message',
+      peer,
+      codecOf(key).signAndSeal({ ...frame, node: key.nodeId } as unknown as Frame),
+    );
+  const hello: Setup['hello'] = (key, name, more = {}) =>
+    from(key === KEYS.terceiro ? TERCEIRO : COLEGA, key, {
+      t: 'hello',
+      name,
+      kind: 'agent',
+      ephemeral: false,
+      ts: Date.now(),
+      ...more,
+    });
+  return { node, transport, lines, framesTo, from, hello };
+}
+
+const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+/** The frames of type `t` sent to `peer`, without their signatures. */
+function sentOf(s: Setup, peer: string, t: Frame['t']): Record<string, unknown>[] {
+  return s
+    .framesTo(peer)
+    .filter((f) => f.t === t)
+    .map((f) => {
+      const { sig: _sig, ...rest } = f;
+      return rest;
+    });
+}
+
+// ---- the person's handed says (sayAsPerson) -----------------------------------------------------
+
+test("a say handed by the person goes out under the person's key, with the say's id and time; the agent keeps it and confirms first, then each member once", async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.transport.sent = [];
+  const heard: string[] = [];
+  const ts = Date.now() - 5;
+  const result = await s.node.sayAsPerson({ body: 'from the terminal', id: '00000000a1', ts }, 2000, (by) =>
+    heard.push(by),
+  );
+  assert.deepEqual(result, { id: '00000000a1', ackedBy: 'Self', refusedBy: null });
+  assert.deepEqual(heard, ['Self']);
+  const said = {
+    t: 'msg',
+    id: '00000000a1',
+    from: 'Self',
+    node: DONO,
+    kind: 'human',
+    ts,
+    body: 'from the terminal',
+  };
+  for (const peer of [COLEGA, TERCEIRO]) assert.deepEqual(sentOf(s, peer, 'msg'), [said]);
+  // On the agent's disk as the person's words, read by the agent (never held), logged, acked.
+  assert.deepEqual(
+    state.inbox.map((m) => [m.id, m.kind, m.node]),
+    [['00000000a1', 'human', DONO]],
+  );
+  assert.deepEqual(
+    state.log.map((e) => e.ev === 'in' && e.msg.id),
+    ['00000000a1'],
+  );
+  assert.deepEqual(sentOf(s, COLEGA, 'ack'), [{ t: 'ack', id: '00000000a1', by: 'Self', node: SELF }]);
+  assert.ok(s.lines.includes('sending 00000000a1 for the person'), s.lines.join('\n'));
+  // Each member that confirms is heard once, after the say's first answer too; the outbox is not
+  // the say's: nothing queued, nothing logged as delivered.
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id: '00000000a1', by: 'colega' });
+  s.from(TERCEIRO, KEYS.colega, { t: 'ack', id: '00000000a1', by: 'COLEGA' });
+  s.from(TERCEIRO, KEYS.terceiro, { t: 'ack', id: '00000000a1', by: 'terceiro' });
+  assert.deepEqual(heard, ['Self', 'colega', 'terceiro']);
+  assert.equal(s.node.queuedCount(), 0);
+  assert.ok(!state.log.some((e) => e.ev === 'delivered'));
+  // The agent's own send is still confirmed by its acks (the say's sender did not take them).
+  const sending = s.node.send({ body: 'the agent speaks' }, 2000);
+  await tick();
+  const sent = sentOf(s, COLEGA, 'msg')[1] as { id: string; node: string };
+  assert.equal(sent.node, SELF);
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id: sent.id, by: 'colega' });
+  assert.equal((await sending).ackedBy, 'colega');
+});
+
+test('a say its agent could not keep: nobody confirms it in its time, it is sent again with the same signature on a link that opens, until a member confirms it', async (t) => {
+  const state = memoryState({ failInbox: true });
+  const s = setup(state, t);
+  await s.node.start();
+  s.transport.sent = [];
+  const heard: string[] = [];
+  const result = await s.node.sayAsPerson({ body: 'nobody yet' }, 60, (by) => heard.push(by));
+  assert.deepEqual([result.ackedBy, result.refusedBy], [null, null]);
+  assert.match(result.id, /^[0-9a-f]{10}$/);
+  assert.deepEqual(heard, [], 'the agent did not confirm what it could not store');
+  assert.equal(state.inbox.length, 0);
+  const first = s.framesTo(COLEGA).find((f) => f.t === 'msg') as SignedFrame & { id: string; node: string };
+  assert.equal(first.id, result.id);
+  assert.equal(first.node, DONO);
+  // A link opens (or opens again): the say goes with the person's signature, as first sent.
+  s.transport.sent = [];
+  s.transport.emit('link-open', COLEGA);
+  const again = s.framesTo(COLEGA).filter((f) => f.t === 'msg');
+  assert.deepEqual(again, [first]);
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id: result.id, by: 'colega' });
+  assert.deepEqual(heard, ['colega']);
+  s.transport.sent = [];
+  s.transport.emit('link-open', TERCEIRO);
+  assert.deepEqual(
+    s.framesTo(TERCEIRO).map((f) => f.t),
+    ['hello', 'have'],
+    'confirmed: not sent again',
+  );
+});
+
+test('a say is held for late acks a second past its wait, and then forgotten', async (t) => {
+  const state = memoryState({ failInbox: true });
+  const s = setup(state, t);
+  await s.node.start();
+  const heard: string[] = [];
+  const started = Date.now();
+  const { id } = await s.node.sayAsPerson({ body: 'late ones' }, 50, (by) => heard.push(by));
+  await tick(300);
+  s.transport.sent = [];
+  s.transport.emit('link-open', TERCEIRO);
+  assert.deepEqual(
+    s.framesTo(TERCEIRO).flatMap((f) => (f.t === 'msg' ? [f.id] : [])),
+    [id],
+    'still held after its wait',
+  );
+  await tick(1050 + 50 - (Date.now() - started) + 100);
+  s.transport.sent = [];
+  s.transport.emit('link-open', TERCEIRO);
+  assert.ok(!s.framesTo(TERCEIRO).some((f) => f.t === 'msg'), 'forgotten: not sent again');
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id, by: 'colega' });
+  assert.deepEqual(heard, [], 'a forgotten say hears no ack');
+});
+
+test('a say to one member: only its ack or refusal counts, a refusal ends it at once; the agent keeps no copy of it', async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.transport.sent = [];
+  const heard: string[] = [];
+  const started = Date.now();
+  const saying = s.node.sayAsPerson({ body: 'for colega', to: 'colega', replyTo: '00000000ff' }, 5000, (by) =>
+    heard.push(by),
+  );
+  await tick();
+  const [said] = sentOf(s, TERCEIRO, 'msg') as { id: string }[];
+  assert.ok(said);
+  assert.deepEqual(
+    { ...said, id: '', ts: 0 },
+    {
+      t: 'msg',
+      id: '',
+      from: 'Self',
+      node: DONO,
+      kind: 'human',
+      to: 'colega',
+      reply_to: '00000000ff',
+      ts: 0,
+      body: 'for colega',
+    },
+  );
+  s.from(TERCEIRO, KEYS.terceiro, { t: 'ack', id: said.id, by: 'terceiro' });
+  s.from(TERCEIRO, KEYS.terceiro, { t: 'refused', id: said.id, by: 'terceiro', why: 'inbox_full' });
+  await tick();
+  assert.deepEqual(heard, []);
+  s.from(COLEGA, KEYS.colega, { t: 'refused', id: said.id, by: 'colega', why: 'inbox_full' });
+  const result = await saying;
+  assert.deepEqual(result, { id: said.id, ackedBy: null, refusedBy: 'colega' });
+  assert.ok(Date.now() - started < 2000, 'the refusal ended the say, not its time');
+  assert.deepEqual(state.inbox, []);
+  assert.deepEqual(
+    sentOf(s, COLEGA, 'ack').filter((f) => f.by === 'Self'),
+    [],
+    'the agent acks no say that is not for it',
+  );
+});
+
+test('a say or a send goes out: the members it is for are waited on to answer (a quiet link after 6 s), the others not', async (t) => {
+  let clock = Date.now();
+  const state = memoryState({ failInbox: true });
+  const s = setup(state, t, { now: () => clock });
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  s.hello(KEYS.terceiro, 'terceiro');
+  const quiet = () => s.node.members().map((m) => [m.name, m.quietSeconds]);
+  await s.node.sayAsPerson({ body: 'to colega', to: 'colega' }, 20, () => {});
+  clock += 6_000;
+  assert.deepEqual(quiet(), [
+    ['colega', 6],
+    ['terceiro', undefined],
+  ]);
+  // Anything on the link answers; a send to the room waits on both.
+  s.from(COLEGA, KEYS.colega, {
+    t: 'hello',
+    name: 'colega',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now() + 1,
+  });
+  await s.node.send({ body: 'to the room' }, 20);
+  clock += 7_000;
+  assert.deepEqual(quiet(), [
+    ['colega', 7],
+    ['terceiro', 7],
+  ]);
+  // A say to the room too.
+  s.from(COLEGA, KEYS.colega, {
+    t: 'hello',
+    name: 'colega',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now() + 2,
+  });
+  s.from(TERCEIRO, KEYS.terceiro, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now() + 2,
+  });
+  await s.node.sayAsPerson({ body: 'to the room' }, 20, () => {});
+  clock += 6_000;
+  assert.deepEqual(quiet(), [
+    ['colega', 6],
+    ['terceiro', 6],
+  ]);
+});
+
+test('a member that cannot speak for its person refuses a say: no person key, a say run of its own, or closed', async (t) => {
+  const cases: [string, MemoryState | null, Extra][] = [
+    ['no person key', memoryState(), { personCodec: null }],
+    ['a say run (nothing kept)', null, { kind: 'human' }],
+    ['closed', memoryState(), {}],
+  ];
+  for (const [label, state, extra] of cases) {
+    const s = setup(state, t, extra);
+    await s.node.start();
+    if (label === 'closed') await s.node.close();
+    s.transport.sent = [];
+    await assert.rejects(
+      s.node.sayAsPerson({ body: 'hello' }, 50, () => {}),
+      (err: unknown) =>
+        err instanceof PapoError &&
+        err.code === 'io' &&
+        err.message === 'this room member does not speak for its person',
+      label,
+    );
+    assert.deepEqual(s.transport.sent, [], label);
+  }
+});
+
+test('a say or a send is checked first: a body empty or over 48 KiB, or a `to` that is no name, goes nowhere', async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.transport.sent = [];
+  const bad: [string, { body: string; to?: string }, RegExp][] = [
+    ['empty', { body: '' }, /body empty or over 48 KiB/],
+    ['48 KiB and a byte', { body: 'x'.repeat(MAX_BODY_BYTES + 1) }, /body empty or over 48 KiB/],
+    ['to no name', { body: 'hi', to: 'not a name!' }, /invalid `to`/],
+  ];
+  for (const [label, input, message] of bad) {
+    await assert.rejects(
+      s.node.send(input, 20),
+      (e: unknown) => e instanceof RangeError && message.test(e.message),
+      label,
+    );
+    await assert.rejects(
+      s.node.sayAsPerson(input, 20, () => {}),
+      (e: unknown) => e instanceof RangeError && message.test(e.message),
+      label,
+    );
+  }
+  assert.deepEqual(s.transport.sent, []);
+  assert.equal(state.outbox.length, 0);
+  // 48 KiB exactly goes.
+  const full = await s.node.sayAsPerson({ body: 'y'.repeat(MAX_BODY_BYTES) }, 20, () => {});
+  assert.equal(full.ackedBy, 'Self');
+  assert.equal((sentOf(s, COLEGA, 'msg')[0] as { body: string }).body.length, MAX_BODY_BYTES);
+});
+
+test('a say whose agent closes before anyone confirmed it fails: its papo say sends it itself', async (t) => {
+  const state = memoryState({ failInbox: true });
+  const s = setup(state, t);
+  await s.node.start();
+  const saying = s.node.sayAsPerson({ body: 'cut short' }, 5000, () => {});
+  await tick();
+  await s.node.close();
+  await assert.rejects(
+    saying,
+    (e: unknown) => e instanceof PapoError && e.code === 'io' && e.message === 'the room member closed',
+  );
+  // The agent's send, closed: refused at once.
+  await assert.rejects(s.node.send({ body: 'too late' }, 20), /the room member is closed/);
+});
+
+// ---- impostors: an ack or a refusal under a name its key does not hold -----------------------------
+
+test('an ack under a name another key holds is an impostor’s: it confirms neither a send nor a say; the impostor is told once, logged once, remembered', async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  s.transport.sent = [];
+  const sending = s.node.send({ body: 'for colega', to: 'colega' }, 150);
+  const heard: string[] = [];
+  const saying = s.node.sayAsPerson({ body: 'the person, for colega', to: 'colega' }, 150, (by) =>
+    heard.push(by),
+  );
+  await tick();
+  // The say goes out at once, the send once its outbox is written: found by their keys.
+  const msgs = sentOf(s, COLEGA, 'msg') as { id: string; node: string }[];
+  const sent = msgs.find((m) => m.node === SELF);
+  const said = msgs.find((m) => m.node === DONO);
+  assert.ok(sent && said);
+  s.from(COLEGA, KEYS.impostor, { t: 'ack', id: sent.id, by: 'colega' });
+  s.from(COLEGA, KEYS.impostor, { t: 'ack', id: said.id, by: 'colega' });
+  s.from(COLEGA, KEYS.impostor, { t: 'refused', id: sent.id, by: 'colega', why: 'inbox_full' });
+  assert.deepEqual([(await sending).ackedBy, (await sending).refusedBy], [null, null]);
+  assert.deepEqual([(await saying).ackedBy, (await saying).refusedBy], [null, null]);
+  assert.deepEqual(heard, []);
+  assert.equal(s.node.queuedCount(), 1, 'still owed to colega');
+  assert.equal(s.node.dropped.impostor, 3);
+  assert.deepEqual(
+    s.node.impostors().map((i) => [i.name, i.kind, i.node, i.frames]),
+    [['colega', 'agent', IMPOSTOR, 3]],
+  );
+  // Told once (not once a frame), by a refusal that names the key; an ack names no message. (The
+  // impostor's own frames are forwarded: only Self's refusals are looked at.)
+  assert.deepEqual(
+    sentOf(s, TERCEIRO, 'refused').filter((f) => f.by === 'Self'),
+    [{ t: 'refused', for: IMPOSTOR, by: 'Self', node: SELF, why: 'name_taken' }],
+  );
+  const said1 = `refused frames from ${IMPOSTOR.slice(0, 10)}: it claims colega (agent), which another key holds`;
+  assert.deepEqual(
+    s.lines.filter((l) => l.startsWith('refused frames')),
+    [said1],
+  );
+  await tick();
+  const noted = state.log.filter((e) => e.ev === 'impostor');
+  assert.equal(noted.length, 1);
+  assert.deepEqual(
+    { ...noted[0], ts: 0 },
+    { ev: 'impostor', name: 'colega', kind: 'agent', node: IMPOSTOR, ts: 0 },
+  );
+  // The real colega's ack still counts.
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id: sent.id, by: 'colega' });
+  await tick();
+  assert.equal(s.node.queuedCount(), 0);
+});
+
+test('an impostor’s message is not kept, and the refusal it gets names the message', async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  s.transport.sent = [];
+  s.from(COLEGA, KEYS.impostor, {
+    t: 'msg',
+    id: '00000000b1',
+    from: 'colega',
+    kind: 'agent',
+    ts: Date.now(),
+    body: 'I am colega',
+  });
+  await tick();
+  assert.deepEqual(state.inbox, []);
+  assert.deepEqual(sentOf(s, TERCEIRO, 'refused'), [
+    { t: 'refused', id: '00000000b1', for: IMPOSTOR, by: 'Self', node: SELF, why: 'name_taken' },
+  ]);
+  assert.deepEqual(sentOf(s, TERCEIRO, 'ack'), []);
+});
+
+test('a say run’s member refuses an impostor without telling it (it keeps nothing, speaks for nobody)', async (t) => {
+  const s = setup(null, t, { kind: 'human', personCodec: null });
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  s.transport.sent = [];
+  const sending = s.node.send({ body: 'for colega', to: 'colega' }, 100);
+  await tick();
+  const [sent] = sentOf(s, COLEGA, 'msg') as { id: string }[];
+  assert.ok(sent);
+  s.from(COLEGA, KEYS.impostor, { t: 'ack', id: sent.id, by: 'colega' });
+  assert.equal((await sending).ackedBy, null);
+  assert.equal(s.node.dropped.impostor, 1);
+  assert.deepEqual(sentOf(s, TERCEIRO, 'refused'), []);
+});
+
+// ---- name_taken: another key holds our name ------------------------------------------------------
+
+test('a name_taken refusal from the member it names says our name is another key’s, once; it ends no send', async (t) => {
+  const state = memoryState();
+  const s = setup(state, t);
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  s.hello(KEYS.terceiro, 'terceiro');
+  const sending = s.node.send({ body: 'for colega', to: 'colega' }, 200);
+  await tick();
+  const [sent] = sentOf(s, COLEGA, 'msg') as { id: string }[];
+  assert.ok(sent);
+  // About another key, or from a key that does not hold the name it signs: nothing.
+  s.from(COLEGA, KEYS.colega, { t: 'refused', id: sent.id, for: IMPOSTOR, by: 'colega', why: 'name_taken' });
+  s.from(COLEGA, KEYS.impostor, { t: 'refused', id: sent.id, for: SELF, by: 'colega', why: 'name_taken' });
+  assert.equal(s.node.nameTakenBy(), undefined);
+  s.from(COLEGA, KEYS.colega, { t: 'refused', id: sent.id, for: SELF, by: 'colega', why: 'name_taken' });
+  s.from(TERCEIRO, KEYS.terceiro, {
+    t: 'refused',
+    id: sent.id,
+    for: SELF,
+    by: 'terceiro',
+    why: 'name_taken',
+  });
+  assert.equal(s.node.nameTakenBy(), 'colega');
+  assert.deepEqual(
+    s.lines.filter((l) => l.includes('refuses our frames')),
+    ['colega refuses our frames: the name Self (agent) belongs to another key'],
+  );
+  const result = await sending;
+  assert.deepEqual([result.ackedBy, result.refusedBy], [null, null], 'not a refusal of the message');
+  assert.equal(s.node.queuedCount(), 1);
+});
+
+// ---- papo forget -------------------------------------------------------------------------------
+
+test('forget lets a member go: out of the known members and every owed list, its names let go so a new key may take them; the others stay', async (t) => {
+  const state = memoryState();
+  const saved: Record<string, NameRecord>[] = [];
+  let peersSaved = 0;
+  state.saveNames = async (names) => {
+    saved.push(names);
+  };
+  state.savePeers = async () => {
+    peersSaved++;
+  };
+  const s = setup(state, t);
+  s.transport.links = [COLEGA];
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  // Terceiro, heard through colega, with its person's key.
+  s.from(COLEGA, KEYS.terceiro, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now(),
+    person: KEYS.novo.nodeId,
+  });
+  s.transport.emit('peer-left', TERCEIRO);
+  await s.node.send({ body: 'to the room' }, 20);
+  assert.deepEqual(
+    state.outbox.map((m) => m.owed),
+    [['colega', 'terceiro']],
+  );
+  saved.length = 0;
+  peersSaved = 0;
+  // One message no longer waits for terceiro (it still does for colega).
+  assert.deepEqual(await s.node.forget('TERCEIRO'), { released: 1, peers: 1 });
+  assert.deepEqual(
+    state.outbox.map((m) => m.owed),
+    [['colega']],
+  );
+  assert.deepEqual(Object.keys(state.peers), [COLEGA]);
+  assert.equal(peersSaved, 1);
+  assert.equal(saved.length, 1);
+  assert.deepEqual(Object.keys(saved[0] ?? {}).sort(), ['colega (agent)', 'self (agent)']);
+  assert.deepEqual(
+    s.node.members().map((m) => m.name),
+    ['colega'],
+  );
+  // A new key may hold the name now: its hello is heard, nobody is an impostor.
+  s.from(COLEGA, KEYS.novo, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now(),
+  });
+  assert.deepEqual(
+    s.node.members().map((m) => [m.name, m.node]),
+    [
+      ['colega', COLEGA],
+      ['terceiro', KEYS.novo.nodeId],
+    ],
+  );
+  assert.deepEqual(s.node.impostors(), []);
+  // A name nobody holds: nothing written.
+  assert.deepEqual(await s.node.forget('nobody'), { released: 0, peers: 0 });
+  assert.equal(peersSaved, 1);
+  assert.equal(saved.length, 1);
+});
+
+test('forget on a say run’s member or a closed one does nothing', async (t) => {
+  const ephemeral = setup(null, t, { kind: 'human', personCodec: null });
+  await ephemeral.node.start();
+  assert.deepEqual(await ephemeral.node.forget('colega'), { released: 0, peers: 0 });
+  const state = memoryState();
+  state.peers = { [TERCEIRO]: { name: 'terceiro', kind: 'agent', lastSeen: 0 } };
+  const s = setup(state, t);
+  await s.node.start();
+  await s.node.close();
+  assert.deepEqual(await s.node.forget('terceiro'), { released: 0, peers: 0 });
+  assert.deepEqual(Object.keys(state.peers), [TERCEIRO]);
+});
