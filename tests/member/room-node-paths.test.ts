@@ -11,7 +11,7 @@ import { PapoError } from '../../src/client/errors.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { TransportEvents } from '../../src/client/room/links.js';
 import { KnownNames, MAX_KNOWN_NAMES } from '../../src/client/room/member-names.js';
-import { RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
+import { ONLINE_WINDOW_MS, RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
 import type { NameRecord } from '../../src/client/store/profile-store.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { type Frame, MAX_ABOUT_CHARS, MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
@@ -458,6 +458,8 @@ test('an ack under a name another key holds is an impostor’s: it confirms neit
     { ...noted[0], ts: 0 },
     { ev: 'impostor', name: 'colega', kind: 'agent', node: IMPOSTOR, ts: 0 },
   );
+  const when = (noted[0] as { ts: number }).ts;
+  assert.ok(Math.abs(when - Date.now()) < 5_000, `noted at ${when}`);
   // The real colega's ack still counts.
   s.from(COLEGA, KEYS.colega, { t: 'ack', id: sent.id, by: 'colega' });
   await tick();
@@ -499,6 +501,12 @@ test('a say run’s member refuses an impostor without telling it (it keeps noth
   assert.equal((await sending).ackedBy, null);
   assert.equal(s.node.dropped.impostor, 1);
   assert.deepEqual(sentOf(s, TERCEIRO, 'refused'), []);
+  // Nothing written: no impostor note, and no peers.json when it closes.
+  await s.node.close();
+  assert.deepEqual(
+    s.lines.filter((l) => l.startsWith('could not')),
+    [],
+  );
 });
 
 // ---- name_taken: another key holds our name ------------------------------------------------------
@@ -703,6 +711,10 @@ test('frames that do not open, check or validate are dropped and counted by reas
     s.transport.emit('link-message', TERCEIRO, new Uint8Array(64).fill(i % 256).fill(i >> 8, 0, 1));
   assert.ok(s.node.dropped.flood > 0);
   assert.equal(s.node.dropped.open + s.node.dropped.flood, 1101);
+  assert.ok(
+    s.lines.includes(`dropping frames from ${TERCEIRO.slice(0, 10)}: more than 200 a second`),
+    s.lines.join('\n'),
+  );
 });
 
 test('hellos: our own is ignored, a copy sealed again is stale, an impostor’s is refused, an ephemeral one under a held name is answered but not a member; an agent’s names its person’s key', async (t) => {
@@ -802,7 +814,14 @@ test('a message is forwarded once to the other neighbours and makes its sender o
   const state = memoryState();
   const s = setup(state, t);
   await s.node.start();
-  s.from(COLEGA, KEYS.novo, { t: 'hello', name: 'voce', kind: 'agent', ephemeral: false, ts: Date.now() });
+  // (Signed a second before its message: a signed time counts once, later ones only.)
+  s.from(COLEGA, KEYS.novo, {
+    t: 'hello',
+    name: 'voce',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now() - 1000,
+  });
   s.transport.emit('peer-left', KEYS.novo.nodeId);
   const voce = () => s.node.members().find((m) => m.name === 'voce')?.online;
   assert.equal(voce(), false);
@@ -815,6 +834,23 @@ test('a message is forwarded once to the other neighbours and makes its sender o
     ['00000000d1'],
   );
   assert.deepEqual(sentOf(s, COLEGA, 'msg'), [], 'not back to where it came from');
+  assert.deepEqual(
+    sentOf(s, TERCEIRO, 'ack').map((f) => f.id),
+    ['00000000d1'],
+  );
+  // The same bytes again (a neighbour forwarding what we have): dropped unopened, not acked again.
+  const again = codecOf(KEYS.novo).signAndSeal({
+    ...colegaMsg('00000000d2', { from: 'voce' }),
+    node: KEYS.novo.nodeId,
+  } as unknown as Frame);
+  s.transport.emit('link-message', COLEGA, again);
+  await tick();
+  s.transport.emit('link-message', TERCEIRO, again);
+  await tick();
+  assert.deepEqual(
+    sentOf(s, TERCEIRO, 'ack').map((f) => f.id),
+    ['00000000d1', '00000000d2'],
+  );
   // Ours, coming back: not kept, not acked.
   const mine = await s.node.send({ body: 'mine' }, 20);
   s.transport.sent = [];
@@ -836,7 +872,7 @@ test('a message is forwarded once to the other neighbours and makes its sender o
   await tick();
   assert.deepEqual(
     sentOf(s, TERCEIRO, 'missed').map((f) => f.id),
-    ['00000000d1', mine.id],
+    ['00000000d1', '00000000d2', mine.id],
   );
 });
 
@@ -898,6 +934,17 @@ test('the heartbeat: every 30 s our hello, what is not confirmed and our digest 
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(s.transport.sent, []);
   assert.equal(peersSaved, 1);
+  // A say run's member beats too: its hello, nothing of a queue or a digest.
+  const run = setup(null, t, { kind: 'human', personCodec: null });
+  await run.node.start();
+  run.transport.sent = [];
+  t.mock.timers.tick(30_000);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    run.framesTo(COLEGA).map((f) => f.t),
+    ['hello'],
+  );
+  assert.deepEqual(run.lines, []);
 });
 
 /** A message of Self's own, signed. */
@@ -914,24 +961,37 @@ function envelopeFor(id: string) {
   return envelope;
 }
 
-test('a hello that changes what a person sees is written to peers.json within 5 s; our review turned on is announced at the next presence change', async (t) => {
+test('what a person sees changed is written within 5 s: a name that spoke here, a hello of a new member; our review turned on is announced at the next presence change', async (t) => {
   t.mock.timers.enable({ apis: ['setInterval', 'setTimeout'] });
   const state = memoryState();
   let peersSaved = 0;
+  const names: Record<string, NameRecord>[] = [];
   state.savePeers = async () => {
     peersSaved++;
+  };
+  state.saveNames = async (saved) => {
+    names.push(saved);
   };
   let reviewing = false;
   state.review = { reviewing: () => reviewing, holds: () => false };
   const s = setup(state, t);
   await s.node.start();
-  s.hello(KEYS.colega, 'colega');
+  const settle = () => new Promise((r) => setImmediate(r));
+  // A message from a key new here: its name is held, and never given up once the message is kept.
+  s.from(COLEGA, KEYS.colega, colegaMsg('00000000c5'));
+  await settle();
   t.mock.timers.tick(4_999);
-  await new Promise((r) => setImmediate(r));
+  await settle();
   assert.equal(peersSaved, 0);
   t.mock.timers.tick(1);
-  await new Promise((r) => setImmediate(r));
+  await settle();
   assert.equal(peersSaved, 1);
+  assert.deepEqual(names.at(-1)?.['colega (agent)'], { node: COLEGA, spoke: true });
+  // A hello of a new member: peers.json again 5 s later.
+  s.hello(KEYS.terceiro, 'terceiro');
+  t.mock.timers.tick(5_000);
+  await settle();
+  assert.equal(peersSaved, 2);
   s.transport.sent = [];
   reviewing = true;
   s.transport.emit('link-close', TERCEIRO);
@@ -947,6 +1007,66 @@ test('a hello that changes what a person sees is written to peers.json within 5 
   s.transport.sent = [];
   s.transport.emit('link-close', TERCEIRO);
   assert.deepEqual(s.transport.sent, []);
+});
+
+test('every second, presence: a member heard through another goes offline once its window has passed', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  let clock = Date.now();
+  const s = setup(memoryState(), t, { now: () => clock });
+  s.transport.links = [COLEGA];
+  const offline: string[] = [];
+  s.node.on('offline', (m) => offline.push(m.name));
+  await s.node.start();
+  s.from(COLEGA, KEYS.terceiro, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now(),
+  });
+  clock += ONLINE_WINDOW_MS + 1;
+  assert.deepEqual(offline, []);
+  t.mock.timers.tick(1_000);
+  assert.deepEqual(offline, ['terceiro']);
+});
+
+test('a newcomer’s hello is answered with ours and what waits to be confirmed; a say run’s hello with ours alone', async (t) => {
+  const state = memoryState();
+  state.outbox = [envelopeFor('00000000c6')];
+  const s = setup(state, t);
+  await s.node.start();
+  s.transport.sent = [];
+  s.hello(KEYS.colega, 'colega');
+  // Ours only (colega's hello is forwarded to terceiro too).
+  const ours = (peer: string) =>
+    s
+      .framesTo(peer)
+      .filter((f) => f.node === SELF)
+      .map((f) => f.t);
+  for (const peer of [COLEGA, TERCEIRO]) assert.deepEqual(ours(peer), ['hello', 'msg'], peer);
+  s.transport.sent = [];
+  s.from(TERCEIRO, KEYS.novo, { t: 'hello', name: 'pessoa', kind: 'human', ephemeral: true, ts: Date.now() });
+  assert.deepEqual(ours(TERCEIRO), ['hello']);
+});
+
+test('a closed member sends nothing and takes nothing; closing twice closes once', async (t) => {
+  const state = memoryState();
+  let closes = 0;
+  const s = setup(state, t, {
+    onClose: async () => {
+      closes++;
+    },
+  });
+  await s.node.start();
+  await s.node.close();
+  await s.node.close();
+  assert.equal(closes, 1);
+  s.transport.sent = [];
+  s.transport.emit('link-open', COLEGA);
+  s.from(COLEGA, KEYS.colega, colegaMsg('00000000c7'));
+  await tick();
+  assert.deepEqual(s.transport.sent, []);
+  assert.deepEqual(state.inbox, []);
 });
 
 test('a say run’s member keeps nothing: no unread, held, queue or history; its decisions find nothing; frames of a durable member’s catch-up change nothing', async (t) => {
