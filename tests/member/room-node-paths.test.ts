@@ -11,7 +11,12 @@ import { PapoError } from '../../src/client/errors.js';
 import type { LinkPath } from '../../src/client/member-api.js';
 import type { TransportEvents } from '../../src/client/room/links.js';
 import { KnownNames, MAX_KNOWN_NAMES } from '../../src/client/room/member-names.js';
-import { ONLINE_WINDOW_MS, RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
+import {
+  MAX_KNOWN_PEERS,
+  ONLINE_WINDOW_MS,
+  RoomNode,
+  type RoomNodeOptions,
+} from '../../src/client/room/room-node.js';
 import type { NameRecord } from '../../src/client/store/profile-store.js';
 import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { type Frame, MAX_ABOUT_CHARS, MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
@@ -406,7 +411,10 @@ test('a say whose agent closes before anyone confirmed it fails: its papo say se
     (e: unknown) => e instanceof PapoError && e.code === 'io' && e.message === 'the room member closed',
   );
   // The agent's send, closed: refused at once.
-  await assert.rejects(s.node.send({ body: 'too late' }, 20), /the room member is closed/);
+  await assert.rejects(
+    s.node.send({ body: 'too late' }, 20),
+    (e: unknown) => e instanceof PapoError && e.code === 'io' && e.message === 'the room member is closed',
+  );
 });
 
 // ---- impostors: an ack or a refusal under a name its key does not hold -----------------------------
@@ -694,16 +702,18 @@ test('frames that do not open, check or validate are dropped and counted by reas
     ephemeral: false,
     ts: 1,
   } as Frame);
-  s.transport.emit(
-    'link-message',
-    COLEGA,
-    codecOf(KEYS.colega).seal({ ...signed, node: TERCEIRO } as SignedFrame),
-  );
+  // (Twice, sealed anew each time: so that each reason's count is its own.)
+  for (let i = 0; i < 2; i++)
+    s.transport.emit(
+      'link-message',
+      COLEGA,
+      codecOf(KEYS.colega).seal({ ...signed, node: TERCEIRO } as SignedFrame),
+    );
   s.transport.emit('link-message', COLEGA, new Uint8Array(64 * 1024 + 1));
-  assert.deepEqual([s.node.dropped.open, s.node.dropped.signature, s.node.dropped.invalid], [1, 1, 1]);
+  assert.deepEqual([s.node.dropped.open, s.node.dropped.signature, s.node.dropped.invalid], [1, 2, 1]);
   assert.equal(
     s.lines.filter((l) => l.startsWith(`dropped a frame from ${COLEGA.slice(0, 10)}: `)).length,
-    3,
+    4,
     s.lines.join('\n'),
   );
   assert.deepEqual(s.node.members(), []);
@@ -992,6 +1002,15 @@ test('what a person sees changed is written within 5 s: a name that spoke here, 
   t.mock.timers.tick(5_000);
   await settle();
   assert.equal(peersSaved, 2);
+  // Terceiro's hello again: seen, nothing changed, nothing written; with a new `about`, written.
+  s.hello(KEYS.terceiro, 'terceiro', { ts: Date.now() + 1 });
+  t.mock.timers.tick(5_000);
+  await settle();
+  assert.equal(peersSaved, 2);
+  s.hello(KEYS.terceiro, 'terceiro', { ts: Date.now() + 2, about: 'new work' });
+  t.mock.timers.tick(5_000);
+  await settle();
+  assert.equal(peersSaved, 3);
   s.transport.sent = [];
   reviewing = true;
   s.transport.emit('link-close', TERCEIRO);
@@ -1057,16 +1076,118 @@ test('a closed member sends nothing and takes nothing; closing twice closes once
       closes++;
     },
   });
+  s.transport.links = [COLEGA];
+  const offline: string[] = [];
+  s.node.on('offline', (m) => offline.push(m.name));
   await s.node.start();
+  s.from(COLEGA, KEYS.terceiro, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now(),
+  });
   await s.node.close();
   await s.node.close();
   assert.equal(closes, 1);
   s.transport.sent = [];
   s.transport.emit('link-open', COLEGA);
   s.from(COLEGA, KEYS.colega, colegaMsg('00000000c7'));
+  // Terceiro leaves the topic: a closed member reports nobody going offline.
+  s.transport.emit('peer-left', TERCEIRO);
   await tick();
   assert.deepEqual(s.transport.sent, []);
   assert.deepEqual(state.inbox, []);
+  assert.deepEqual(offline, []);
+});
+
+test('a peers.json that cannot be written is said, not fatal', async (t) => {
+  const state = memoryState();
+  state.savePeers = async () => {
+    throw new Error('disk full');
+  };
+  const s = setup(state, t);
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  await s.node.close();
+  assert.ok(s.lines.includes('could not save peers.json: disk full'), s.lines.join('\n'));
+});
+
+test('no hello goes out for a review that did not change, even on a neighbour that came without a link-open', async (t) => {
+  const s = setup(memoryState(), t);
+  s.transport.links = [];
+  await s.node.start();
+  s.transport.links = [COLEGA];
+  s.transport.emit('peer-left', TERCEIRO);
+  assert.deepEqual(s.transport.sent, []);
+});
+
+test('a send its recipient refuses returns at once: it waits for no more acks', async (t) => {
+  const s = setup(memoryState(), t);
+  await s.node.start();
+  s.hello(KEYS.colega, 'colega');
+  const started = Date.now();
+  const sending = s.node.send({ body: 'for colega', to: 'colega' }, 5000);
+  await tick();
+  const [sent] = sentOf(s, COLEGA, 'msg') as { id: string }[];
+  assert.ok(sent);
+  s.from(COLEGA, KEYS.colega, { t: 'refused', id: sent.id, by: 'colega', why: 'inbox_full' });
+  const result = await sending;
+  assert.deepEqual([result.ackedBy, result.refusedBy, result.owed], [null, 'colega', ['colega']]);
+  assert.ok(Date.now() - started < 600, `${Date.now() - started} ms`);
+});
+
+test('a say confirmed just before its agent closes is delivered, not failed', async (t) => {
+  const state = memoryState({ failInbox: true });
+  const s = setup(state, t);
+  await s.node.start();
+  const saying = s.node.sayAsPerson({ body: 'just in time' }, 5000, () => {});
+  await tick();
+  const [said] = sentOf(s, COLEGA, 'msg') as { id: string }[];
+  assert.ok(said);
+  // The ack and the close in the same turn: the say learns of both at once.
+  s.from(COLEGA, KEYS.colega, { t: 'ack', id: said.id, by: 'colega' });
+  const closing = s.node.close();
+  assert.deepEqual(await saying, { id: said.id, ackedBy: 'colega', refusedBy: null });
+  await closing;
+});
+
+test('an ephemeral hello from the key that holds its name is a live say run; past the cap of members, a hello is not heard and holds nothing', async (t) => {
+  const names = new KnownNames({ 'pessoa (human)': { node: KEYS.novo.nodeId } });
+  const knownPeers = {};
+  const s = setup(null, t, { kind: 'human', personCodec: null, names, knownPeers });
+  await s.node.start();
+  const heard: string[] = [];
+  s.node.on('heard', (n) => heard.push(n));
+  s.from(COLEGA, KEYS.novo, { t: 'hello', name: 'pessoa', kind: 'human', ephemeral: true, ts: Date.now() });
+  assert.deepEqual(
+    s.node.liveMembers().map((m) => [m.name, m.node]),
+    [['pessoa', KEYS.novo.nodeId]],
+  );
+  assert.deepEqual(heard, [KEYS.novo.nodeId]);
+  // A say run remembers nobody: the members it was given are read, never written.
+  s.hello(KEYS.colega, 'colega');
+  assert.deepEqual(knownPeers, {});
+  // MAX_KNOWN_PEERS members online: one more is not heard, and holds no name.
+  for (let i = s.node.liveMembers().length; i < MAX_KNOWN_PEERS; i++)
+    s.from(COLEGA, generateIdentity(), {
+      t: 'hello',
+      name: `m${i}`,
+      kind: 'agent',
+      ephemeral: false,
+      ts: Date.now(),
+    });
+  assert.equal(s.node.liveMembers().length, MAX_KNOWN_PEERS);
+  heard.length = 0;
+  s.from(COLEGA, KEYS.terceiro, {
+    t: 'hello',
+    name: 'terceiro',
+    kind: 'agent',
+    ephemeral: false,
+    ts: Date.now(),
+  });
+  assert.deepEqual(heard, []);
+  assert.equal(names.holder('terceiro', 'agent'), undefined);
 });
 
 test('a say run’s member keeps nothing: no unread, held, queue or history; its decisions find nothing; frames of a durable member’s catch-up change nothing', async (t) => {
@@ -1131,6 +1252,14 @@ test('names.json full: a new name is refused, said once; a known member’s name
   assert.equal(s.node.dropped.names, 2);
   assert.equal(names.holder('colega', 'agent'), COLEGA);
   assert.equal(names.holder('terceiro', 'agent'), undefined);
+  // A say run's member knows no peers of its own: a member live now is spared all the same.
+  const live = new KnownNames(saved);
+  const run = setup(null, t, { kind: 'human', personCodec: null, names: live });
+  await run.node.start();
+  run.hello(KEYS.terceiro, 'terceiro');
+  run.hello(KEYS.colega, 'colega');
+  assert.equal(run.node.dropped.names, 1);
+  assert.equal(live.holder('terceiro', 'agent'), TERCEIRO);
 });
 
 test('an impostor note the log cannot take is said, not fatal', async (t) => {
