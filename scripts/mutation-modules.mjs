@@ -60,4 +60,18 @@ export const modules = {
   },
   // Names held by keys (ADR 0064, ADR 0092): impostors refused, no flood taking a name.
   'member-names': { mutate: ['src/client/room/member-names.ts'], tests: ['room/member-names'] },
+  // The room member, the whole file (issue 41): its delivery paths (send, the person's handed says,
+  // forget, acks and refusals under a name's key, name_taken, re-sends) and the rest (hellos,
+  // frames dropped, presence, the heartbeat), on a recording transport; room-node-paths first, as
+  // it reaches every line.
+  'room-node': {
+    mutate: ['src/client/room/room-node.ts'],
+    tests: [
+      'member/room-node-paths',
+      'member/group-rules',
+      'member/store-then-ack',
+      'member/durable-delivery',
+      'room/memory-sender',
+    ],
+  },
 };
