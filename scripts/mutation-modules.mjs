@@ -8,8 +8,15 @@ export const modules = {
     mutate: ['src/client/wire/invite.ts', 'src/client/wire/radix.ts'],
     tests: ['wire/invite', 'wire/radix'],
   },
-  frames: { mutate: ['src/client/wire/frames.ts'], tests: ['wire/frames', 'room/presence', 'room/catch-up'] },
-  'frame-codec': { mutate: ['src/client/wire/frame-codec.ts'], tests: ['wire/frame-codec'] },
+  // With the times a frame may carry (ADR 0119).
+  frames: {
+    mutate: ['src/client/wire/frames.ts', 'src/client/wire/frame-time.ts'],
+    tests: ['wire/frames', 'wire/frame-times', 'room/presence', 'room/catch-up'],
+  },
+  'frame-codec': {
+    mutate: ['src/client/wire/frame-codec.ts'],
+    tests: ['wire/frame-codec', 'wire/frame-times'],
+  },
   // Which hellos and messages are signs of life: copies sealed again refused (ADR 0093).
   'signed-times': { mutate: ['src/client/room/signed-times.ts'], tests: ['room/signed-times'] },
   'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },
