@@ -20,7 +20,7 @@ import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
-import type { PushRoute, RouteChoice, SessionOffReason } from './push-contract.js';
+import type { PushRoute, PushView, RouteChoice, SessionOffReason } from './push-contract.js';
 import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION } from './texts.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
@@ -52,27 +52,21 @@ export interface WaitClaim {
   release(): void;
 }
 
-/** What `status` says of this session's push (ADR 0118). */
-export interface PushView {
-  /** `none`: the route failed and nothing took over (no fallback given). */
-  route: PushRoute['kind'] | 'none';
-  channelsAsked: boolean;
-  proven: boolean;
-  sessionOff?: SessionOffReason;
-}
-
 /**
  * The channel side of one `papo mcp` session: what was pushed, which ids the tools showed, whether
  * pushes are known to reach the model, and which messages a `wait` in flight holds back.
  */
 export class ChannelPush {
   #member: RoomMember | null = null;
+  /** Where pushes go now: null before `start`, after `stop`, or once every route failed. */
   #route: PushRoute | null = null;
-  readonly #choice: RouteChoice | null;
+  readonly #choose: (() => RouteChoice) | null;
+  /** The session's route, chosen at its first use (after `initialize`: no work added to start-up). */
+  #chosen: RouteChoice | null | undefined;
   /** Where pushes go once the chosen route failed (channel events, as before ADR 0118). */
   readonly #fallback: PushRoute | null;
-  #sessionOff: SessionOffReason | undefined;
-  #started = false;
+  /** Why Claude Code's session messages stopped carrying pushes in this session, if they did. */
+  #sessionFailed: SessionOffReason | undefined;
   /** Ids pushed in this session (the startup sweep and a live event can see the same message). */
   readonly #pushed = new Map<string, PushRoute['kind']>();
   /** Pushed ids of messages that arrived after the pump started: only they can be evidence. */
@@ -83,40 +77,41 @@ export class ChannelPush {
   #proven = false;
   readonly #claims = new Set<{ wants: (m: Envelope) => boolean; held: Envelope[] }>();
   readonly #onMessage = (msg: Envelope) => {
-    for (const claim of this.#claims) {
-      if (claim.wants(msg)) {
-        claim.held.push(msg);
-        return;
-      }
-    }
-    this.#pushOnce(msg, true);
+    if (!this.#heldByWait(msg)) this.#pushOnce(msg, true);
   };
 
   /**
-   * `choice`: the session's route (push-route.ts) and `fallback` the route that takes over when
-   * it fails; `report` says such a failure where the person can see it (stderr, always).
+   * `choose`: picks the session's route (push-route.ts), once, when first needed; `fallback`: the
+   * route that takes over when it fails; `report` says such a failure where the person can see it
+   * (stderr, always).
    */
   constructor(
     private readonly log: LogTarget = () => {},
-    opts: { choice?: RouteChoice; fallback?: PushRoute; report?: (line: string) => void } = {},
+    opts: { choose?: () => RouteChoice; fallback?: PushRoute; report?: (line: string) => void } = {},
   ) {
-    this.#choice = opts.choice ?? null;
+    this.#choose = opts.choose ?? null;
     this.#fallback = opts.fallback ?? null;
-    this.#sessionOff = opts.choice?.sessionOff;
     this.#report = opts.report ?? log;
   }
 
   readonly #report: (line: string) => void;
 
+  #choice(): RouteChoice | null {
+    if (this.#chosen === undefined) this.#chosen = this.#choose?.() ?? null;
+    return this.#chosen;
+  }
+
   /** Which route pushes in this session, and why Claude Code's session messages do not. */
   view(): PushView {
+    const choice = this.#choice();
     // Before the pump starts, the chosen route; after a failure with nothing to take over, none.
-    const route = this.#member === null ? (this.#choice?.route ?? null) : this.#route;
+    const route = this.#member === null ? (choice?.route ?? null) : this.#route;
+    const sessionOff = this.#sessionFailed ?? choice?.sessionOff;
     return {
       route: route?.kind ?? 'none',
-      channelsAsked: this.#choice?.channelsAsked ?? false,
+      channelsAsked: choice?.channelsAsked ?? false,
       proven: this.#proven,
-      ...(this.#sessionOff !== undefined && { sessionOff: this.#sessionOff }),
+      ...(sessionOff !== undefined && { sessionOff }),
     };
   }
 
@@ -130,11 +125,10 @@ export class ChannelPush {
    * new one.
    */
   start(member: RoomMember, route?: PushRoute): void {
-    const chosen = route ?? this.#choice?.route;
+    const chosen = route ?? this.#choice()?.route;
     if (chosen === undefined) throw new TypeError('ChannelPush.start: no route');
     this.#member = member;
     this.#route = chosen;
-    this.#started = true;
     // Subscribe before the sweep so a message arriving in between is not missed.
     member.on('message', this.#onMessage);
     for (const msg of member.unread()) this.#pushOnce(msg, false);
@@ -142,12 +136,7 @@ export class ChannelPush {
 
   stop(): void {
     this.#member?.off('message', this.#onMessage);
-    this.#started = false;
-  }
-
-  /** Was this message pushed in this session? */
-  wasPushed(id: string): boolean {
-    return this.#pushed.has(id);
+    this.#route = null;
   }
 
   /**
@@ -212,7 +201,7 @@ export class ChannelPush {
 
   #pushOnce(msg: Envelope, live: boolean): void {
     const route = this.#route;
-    if (!this.#started || route === null || this.#pushed.has(msg.id)) return;
+    if (route === null || this.#pushed.has(msg.id)) return;
     this.#pushed.set(msg.id, route.kind);
     if (live) this.#live.add(msg.id);
     route.push(msg).then(
@@ -239,20 +228,22 @@ export class ChannelPush {
       const detail = messageOf(err);
       this.#report(`push through ${route.kind} failed (${detail}); falling back: call wait to read messages`);
       this.#route = this.#fallback !== null && this.#fallback !== route ? this.#fallback : null;
-      if (route.kind === 'claude-session') this.#sessionOff = { why: 'failed', detail };
-    }
-    if (this.#route === null) {
-      this.#started = false;
-      return;
+      if (route.kind === 'claude-session') this.#sessionFailed = { why: 'failed', detail };
     }
     // Meanwhile it may have been read (a `wait` or `inbox`), or a `wait` may now want it.
-    if (this.#member === null || !this.#member.unread().some((m) => m.id === msg.id)) return;
+    if (this.#route === null || this.#member === null) return;
+    if (!this.#member.unread().some((m) => m.id === msg.id)) return;
+    if (!this.#heldByWait(msg)) this.#pushOnce(msg, live);
+  }
+
+  /** A `wait` in flight wants `msg`: it is held for that wait (returned by it, or pushed at its end). */
+  #heldByWait(msg: Envelope): boolean {
     for (const claim of this.#claims) {
       if (claim.wants(msg)) {
         claim.held.push(msg);
-        return;
+        return true;
       }
     }
-    this.#pushOnce(msg, live);
+    return false;
   }
 }

@@ -9,9 +9,8 @@
 // every line of it is indented by two spaces (the reference design puts it at column 0; ADR 0059
 // says why not), so that a body line can never pass for a `[msg_id=...]` header, which alone
 // starts at column 0.
-import { CONTINUATION_INDENT, indentFollowingLines, inertText } from '../client/wire/inert-text.js';
+import { indentedBody, inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
-import { ALREADY_PUSHED } from './texts.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in the local time zone (TZ is honoured by Node). */
 export function formatLocalTime(ms: number): string {
@@ -20,18 +19,19 @@ export function formatLocalTime(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-/** `pushed`: true for ALREADY_PUSHED, or the mark of the route that pushed it (ADR 0118). */
-export function formatMessageHeader(msg: Envelope, pushed: boolean | string = false): string {
+/**
+ * `pushedMark`: after the header of a message papo pushed in this session, so the model may have
+ * read it (ADR 0066): ALREADY_PUSHED or the mark of the route that pushed it (ADR 0118); '' if not.
+ */
+export function formatMessageHeader(msg: Envelope, pushedMark = ''): string {
   let header = `[msg_id=${msg.id} from=${msg.from} (${msg.kind}) at ${formatLocalTime(msg.ts)}`;
   if (msg.to !== undefined) header += ` to=${msg.to}`;
   if (msg.reply_to !== undefined) header += ` reply_to=${msg.reply_to}`;
-  const mark = typeof pushed === 'string' ? pushed : pushed ? ALREADY_PUSHED : '';
-  return `${inertText(`${header}]`, 'line')}${mark}`;
+  return `${inertText(`${header}]`, 'line')}${pushedMark}`;
 }
 
-/** `pushed`: papo pushed this message in this session, so the model may have read it (ADR 0066). */
-export function formatMessage(msg: Envelope, pushed: boolean | string = false): string {
-  return `${formatMessageHeader(msg, pushed)}\n${CONTINUATION_INDENT}${indentFollowingLines(inertText(msg.body))}`;
+export function formatMessage(msg: Envelope, pushedMark = ''): string {
+  return `${formatMessageHeader(msg, pushedMark)}\n${indentedBody(msg.body)}`;
 }
 
 /** Blank line between messages. */

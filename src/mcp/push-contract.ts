@@ -23,3 +23,12 @@ export interface RouteChoice {
 }
 
 export type SessionOffReason = { why: 'no-socket' } | { why: 'channels' } | { why: 'failed'; detail: string };
+
+/** What `status` says of this session's push (texts.ts, `statusPush`). */
+export interface PushView {
+  /** `none`: the route failed and nothing took over (no fallback given). */
+  route: PushRouteKind | 'none';
+  channelsAsked: boolean;
+  proven: boolean;
+  sessionOff?: SessionOffReason;
+}

@@ -26,19 +26,19 @@ export interface FittedMessages {
 /**
  * The untrusted-data notice, then as many of `messages` (oldest first, in order) as fit in
  * `budget` characters, then how many remain. Always includes at least the first message. A message
- * for which `wasPushed` is true is marked as already pushed in its header (ADR 0066).
+ * papo pushed carries `pushedMark`'s mark in its header (ADR 0066).
  */
 export function fitMessages(
   messages: readonly Envelope[],
   budget: number = LIMITS.maxResultChars,
-  wasPushed: (id: string) => boolean | string = () => false,
+  pushedMark: (id: string) => string = () => '',
 ): FittedMessages {
   if (messages.length === 0) throw new RangeError('fitMessages needs at least one message');
   const parts: string[] = [];
   const included: Envelope[] = [];
   let length = UNTRUSTED_NOTICE.length;
   for (const [i, msg] of messages.entries()) {
-    let block = formatMessage(msg, wasPushed(msg.id));
+    let block = formatMessage(msg, pushedMark(msg.id));
     const remainingAfter = messages.length - i - 1;
     // Reserve room for the trailer that says how many stay unread, should any be left out.
     const trailer = remainingAfter > 0 ? MESSAGE_SEPARATOR.length + moreUnread(messages.length).length : 0;

@@ -109,13 +109,17 @@ export function createToolServer(
   let pumpStarted = false;
   let answered = false;
   // What was pushed and whether pushes are known to reach the model (ADR 0066): per session.
-  // Which route carries them (ADR 0118): chosen once, from the environment Claude Code gave papo and
-  // the command line it was started with; channel events take over when that route fails.
+  // Which route carries them (ADR 0118): chosen once, when the pump starts or `status` asks (after
+  // `initialize`), from the environment Claude Code gave papo and the command line it was started
+  // with; channel events take over when that route fails.
   const notify = (method: string, params: unknown) => writer.notify(method, params);
-  const choice = choosePushRoute(env, notify, options.commandLines);
-  log.log('info', `push route: ${choice.route.kind}${choice.channelsAsked ? ' (channels asked for)' : ''}`);
+  const choose = () => {
+    const choice = choosePushRoute(env, notify, options.commandLines);
+    log.log('info', `push route: ${choice.route.kind}${choice.channelsAsked ? ' (channels asked for)' : ''}`);
+    return choice;
+  };
   const channel = new ChannelPush((line) => log.log('info', line), {
-    choice,
+    choose,
     fallback: channelRoute(notify),
     report: (line) => log.report(line),
   });

@@ -142,7 +142,7 @@ test('a single message whose escapes would pass 50,000 characters is cut under i
 // the right one (an empty status, a trailer reserved for nothing); these say which one is right.
 const SEP = MESSAGE_SEPARATOR.length;
 const N = UNTRUSTED_NOTICE.length;
-const blockOf = (m: Envelope) => formatMessage(m, false).length;
+const blockOf = (m: Envelope) => formatMessage(m).length;
 
 test('fitMessages: no messages is a caller error', () => {
   assert.throws(() => fitMessages([]), {
@@ -206,13 +206,13 @@ function cutCase(
   pair = '😀',
 ): { m: Envelope; block: string; keep: number } {
   const make = (pad: number) => msg(1, `${'\u001b'.repeat(12_000)}${'x'.repeat(pad)}ab${pair.repeat(4000)}`);
-  const first = formatMessage(make(0), false);
+  const first = formatMessage(make(0));
   const ab = first.indexOf('ab');
   const at = ROOM - SEP - messageCut(first.length).length;
   for (const pad of [0, 1, 2, at - ab - 2, at - ab - 1, at - ab, at - ab + 1]) {
     if (pad < 0) continue;
     const m = make(pad);
-    const block = formatMessage(m, false);
+    const block = formatMessage(m);
     const keep = ROOM - SEP - messageCut(block.length).length;
     if (around(block, keep)) return { m, block, keep };
   }

@@ -114,12 +114,12 @@ test('a message pushed in this session, returned while pushes are unproven: one 
     body: 'first line\nsecond line',
   };
   assert.equal(
-    formatMessage(msg, true),
+    formatMessage(msg, texts.ALREADY_PUSHED),
     '[msg_id=81d4e0aa6c from=colega (agent) at 2026-10-02 14:05:40 reply_to=3f9a1c07b2] (also pushed as a <channel> event: if you saw it there, it is not new)\n  first line\n  second line',
   );
   // Only the messages that were pushed carry it; the notice and the layout stay as they are.
   const other = { ...msg, id: '0a1b2c3d4e', body: 'not pushed' };
-  const fitted = fitMessages([msg, other], undefined, (id) => id === msg.id);
+  const fitted = fitMessages([msg, other], undefined, (id) => (id === msg.id ? texts.ALREADY_PUSHED : ''));
   assert.equal(
     fitted.text,
     [

@@ -102,3 +102,8 @@ export const CONTINUATION_INDENT = '  ';
 export function indentFollowingLines(text: string): string {
   return text.includes('\n') ? text.replaceAll('\n', `\n${CONTINUATION_INDENT}`) : text;
 }
+
+/** A message's body as a tool result or a pushed text shows it: inert, every line indented. */
+export function indentedBody(body: string): string {
+  return `${CONTINUATION_INDENT}${indentFollowingLines(inertText(body))}`;
+}
