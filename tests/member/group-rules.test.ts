@@ -3,20 +3,18 @@
 // owed to, which acks count, and what the catch-up frames do and do not do (one answer per link,
 // never forwarded, no sign of life for the original sender, nothing for ephemeral members).
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
-import type { LinkPath } from '../../src/client/member-api.js';
-import type { TransportEvents } from '../../src/client/room/links.js';
 import { RoomNode, type RoomNodeOptions } from '../../src/client/room/room-node.js';
 import type { QueuedMessage } from '../../src/client/store/outbox.js';
 import type { MemberState } from '../../src/client/store/profile-store.js';
-import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
+import type { FrameCodec, SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { envelopeOf, type Frame, MAX_SEALED_FRAME_BYTES, msgFrame } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import type { Envelope, LogEntry } from '../../src/client/wire/messages.js';
 import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { type MemoryState, memoryState } from '../support/memory-state.js';
+import { RecordingTransport, roomCodecs } from '../support/recording-transport.js';
 
 // Every frame is signed by its node's key (ADR 0064): each member here has one.
 const KEYS = {
@@ -39,37 +37,15 @@ const ROOM_KEY = generateSecret();
 const byNode = new Map<string, Identity>(Object.values(KEYS).map((k) => [k.nodeId, k]));
 /** The key of a member by name (acks name who sends them). */
 const byName = (name: string): Identity => KEYS[name.toLowerCase() as keyof typeof KEYS];
-const codecs = new Map<string, FrameCodec>();
-function codecOf(node: string): FrameCodec {
-  let codec = codecs.get(node);
-  if (!codec) {
-    codec = new FrameCodec(ROOM_KEY, TOPIC, byNode.get(node) as Identity);
-    codecs.set(node, codec);
-  }
-  return codec;
-}
-
-class Recorder extends EventEmitter<TransportEvents> {
-  sent: { peer: string; data: Uint8Array }[] = [];
-  links = [COLEGA, TERCEIRO];
-  send(peer: string, data: Uint8Array): boolean {
-    this.sent.push({ peer, data });
-    return true;
-  }
-  neighbours(): string[] {
-    return this.links;
-  }
-  path(): LinkPath | undefined {
-    return 'direct';
-  }
-}
+const codecs = roomCodecs(ROOM_KEY, TOPIC);
+const codecOf = (node: string): FrameCodec => codecs(byNode.get(node) as Identity);
 
 function setup(
   state: MemoryState | null,
   t: { after: (fn: () => unknown) => void },
   extra: Partial<RoomNodeOptions> = {},
 ) {
-  const transport = new Recorder();
+  const transport = new RecordingTransport([COLEGA, TERCEIRO]);
   const node = new RoomNode({
     ...extra,
     name: 'Self',

@@ -5,11 +5,8 @@
 // state (the failures a disk rarely shows injected there), a transport that records what it sends
 // to each of two neighbours, and every frame sealed and signed by a real key.
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { PapoError } from '../../src/client/errors.js';
-import type { LinkPath } from '../../src/client/member-api.js';
-import type { TransportEvents } from '../../src/client/room/links.js';
 import { KnownNames, MAX_KNOWN_NAMES } from '../../src/client/room/member-names.js';
 import {
   MAX_KNOWN_PEERS,
@@ -18,11 +15,12 @@ import {
   type RoomNodeOptions,
 } from '../../src/client/room/room-node.js';
 import type { NameRecord } from '../../src/client/store/profile-store.js';
-import { FrameCodec, type SignedFrame } from '../../src/client/wire/frame-codec.js';
+import type { FrameCodec, SignedFrame } from '../../src/client/wire/frame-codec.js';
 import { type Frame, MAX_ABOUT_CHARS, MAX_BODY_BYTES } from '../../src/client/wire/frames.js';
 import { generateIdentity, type Identity } from '../../src/client/wire/identity.js';
 import { generateSecret } from '../../src/client/wire/room-crypto.js';
 import { type MemoryState, memoryState } from '../support/memory-state.js';
+import { RecordingTransport, roomCodecs } from '../support/recording-transport.js';
 
 const KEYS = {
   self: generateIdentity(),
@@ -42,41 +40,19 @@ const TERCEIRO = KEYS.terceiro.nodeId;
 const IMPOSTOR = KEYS.impostor.nodeId;
 const TOPIC = 'f'.repeat(64);
 const ROOM_KEY = generateSecret();
-const codecs = new Map<string, FrameCodec>();
-function codecOf(key: Identity): FrameCodec {
-  let codec = codecs.get(key.nodeId);
-  if (!codec) {
-    codec = new FrameCodec(ROOM_KEY, TOPIC, key);
-    codecs.set(key.nodeId, codec);
-  }
-  return codec;
-}
+const codecOf = roomCodecs(ROOM_KEY, TOPIC);
 /** Opens what the node sent (the signature is checked against the key the frame names). */
 const reader = codecOf(KEYS.colega);
 
-class Recorder extends EventEmitter<TransportEvents> {
-  sent: { peer: string; data: Uint8Array }[] = [];
-  links = [COLEGA, TERCEIRO];
-  send(peer: string, data: Uint8Array): boolean {
-    this.sent.push({ peer, data });
-    return true;
-  }
-  neighbours(): string[] {
-    return this.links;
-  }
-  path(): LinkPath | undefined {
-    return 'direct';
-  }
-}
-
 interface Setup {
   node: RoomNode;
-  transport: Recorder;
+  transport: RecordingTransport;
   lines: string[];
   framesTo(peer: string): SignedFrame[];
   /** A frame signed by `key` (its node id in `node`), arriving over `peer`'s link. */
   from(peer: string, key: Identity, frame: Record<string, unknown> & { t: Frame['t'] }): void;
-  hello(key: Identity, name: string, extra?: Record<string, unknown>): void;
+  /** A hello of `key`'s, over its own link (terceiro's, else colega's) or `over`, forwarded. */
+  hello(key: Identity, name: string, extra?: Record<string, unknown>, over?: string): void;
 }
 
 type Extra = Omit<Partial<RoomNodeOptions>, 'personCodec' | 'person'> & {
@@ -92,7 +68,7 @@ function setup(
   t: { after: (fn: () => unknown) => void },
   extra: Extra = {},
 ): Setup {
-  const transport = new Recorder();
+  const transport = new RecordingTransport([COLEGA, TERCEIRO]);
   const lines: string[] = [];
   const { personCodec = codecOf(KEYS.dono), person = DONO, ...rest } = extra;
   const node = new RoomNode({
@@ -120,8 +96,8 @@ function setup(
       peer,
       codecOf(key).signAndSeal({ ...frame, node: key.nodeId } as unknown as Frame),
     );
-  const hello: Setup['hello'] = (key, name, more = {}) =>
-    from(key === KEYS.terceiro ? TERCEIRO : COLEGA, key, {
+  const hello: Setup['hello'] = (key, name, more = {}, over = key === KEYS.terceiro ? TERCEIRO : COLEGA) =>
+    from(over, key, {
       t: 'hello',
       name,
       kind: 'agent',
@@ -599,13 +575,7 @@ test('forget lets a member go: out of the known members and every owed list, its
     ['colega'],
   );
   // A new key may hold the name now: its hello is heard, nobody is an impostor.
-  s.from(COLEGA, KEYS.novo, {
-    t: 'hello',
-    name: 'terceiro',
-    kind: 'agent',
-    ephemeral: false,
-    ts: Date.now(),
-  });
+  s.hello(KEYS.novo, 'terceiro');
   assert.deepEqual(
     s.node.members().map((m) => [m.name, m.node]),
     [
@@ -738,7 +708,7 @@ test('hellos: our own is ignored, a copy sealed again is stale, an impostor’s 
   s.node.on('online', (m) => online.push(m.name));
   s.node.on('offline', (m) => offline.push(m.name));
   await s.node.start();
-  s.from(COLEGA, KEYS.self, { t: 'hello', name: 'Self', kind: 'agent', ephemeral: false, ts: Date.now() });
+  s.hello(KEYS.self, 'Self');
   assert.deepEqual([heard, s.node.liveMembers()], [[], []]);
   const ts = Date.now();
   const colegaHello = codecOf(KEYS.colega).sign({
@@ -774,13 +744,7 @@ test('hellos: our own is ignored, a copy sealed again is stale, an impostor’s 
   s.transport.emit('peer-left', TERCEIRO);
   assert.deepEqual(offline, ['terceiro']);
   // A hello under colega's name from another key: refused, not a member.
-  s.from(COLEGA, KEYS.impostor, {
-    t: 'hello',
-    name: 'colega',
-    kind: 'agent',
-    ephemeral: false,
-    ts: Date.now(),
-  });
+  s.hello(KEYS.impostor, 'colega');
   assert.equal(s.node.dropped.impostor, 1);
   // An ephemeral hello (a say run) under colega's name from another key: answered, not live, not an impostor.
   s.transport.sent = [];
@@ -807,7 +771,7 @@ test('hellos: our own is ignored, a copy sealed again is stale, an impostor’s 
     s.node.members().map((m) => m.name),
     ['colega', 'terceiro'],
   );
-  s.from(COLEGA, KEYS.dono, { t: 'hello', name: 'pessoa', kind: 'human', ephemeral: false, ts: Date.now() });
+  s.hello(KEYS.dono, 'pessoa', { kind: 'human' });
   assert.equal(s.node.dropped.impostor, 1);
   // Terceiro's person's words are its key's alone.
   s.from(COLEGA, KEYS.impostor, colegaMsg('00000000c1', { from: 'terceiro', kind: 'human' }));
@@ -1036,13 +1000,7 @@ test('every second, presence: a member heard through another goes offline once i
   const offline: string[] = [];
   s.node.on('offline', (m) => offline.push(m.name));
   await s.node.start();
-  s.from(COLEGA, KEYS.terceiro, {
-    t: 'hello',
-    name: 'terceiro',
-    kind: 'agent',
-    ephemeral: false,
-    ts: Date.now(),
-  });
+  s.hello(KEYS.terceiro, 'terceiro', {}, COLEGA);
   clock += ONLINE_WINDOW_MS + 1;
   assert.deepEqual(offline, []);
   t.mock.timers.tick(1_000);
@@ -1064,7 +1022,7 @@ test('a newcomer’s hello is answered with ours and what waits to be confirmed;
       .map((f) => f.t);
   for (const peer of [COLEGA, TERCEIRO]) assert.deepEqual(ours(peer), ['hello', 'msg'], peer);
   s.transport.sent = [];
-  s.from(TERCEIRO, KEYS.novo, { t: 'hello', name: 'pessoa', kind: 'human', ephemeral: true, ts: Date.now() });
+  s.hello(KEYS.novo, 'pessoa', { kind: 'human', ephemeral: true }, TERCEIRO);
   assert.deepEqual(ours(TERCEIRO), ['hello']);
 });
 
@@ -1080,13 +1038,7 @@ test('a closed member sends nothing and takes nothing; closing twice closes once
   const offline: string[] = [];
   s.node.on('offline', (m) => offline.push(m.name));
   await s.node.start();
-  s.from(COLEGA, KEYS.terceiro, {
-    t: 'hello',
-    name: 'terceiro',
-    kind: 'agent',
-    ephemeral: false,
-    ts: Date.now(),
-  });
+  s.hello(KEYS.terceiro, 'terceiro', {}, COLEGA);
   await s.node.close();
   await s.node.close();
   assert.equal(closes, 1);
@@ -1159,7 +1111,7 @@ test('an ephemeral hello from the key that holds its name is a live say run; pas
   await s.node.start();
   const heard: string[] = [];
   s.node.on('heard', (n) => heard.push(n));
-  s.from(COLEGA, KEYS.novo, { t: 'hello', name: 'pessoa', kind: 'human', ephemeral: true, ts: Date.now() });
+  s.hello(KEYS.novo, 'pessoa', { kind: 'human', ephemeral: true });
   assert.deepEqual(
     s.node.liveMembers().map((m) => [m.name, m.node]),
     [['pessoa', KEYS.novo.nodeId]],
@@ -1179,13 +1131,7 @@ test('an ephemeral hello from the key that holds its name is a live say run; pas
     });
   assert.equal(s.node.liveMembers().length, MAX_KNOWN_PEERS);
   heard.length = 0;
-  s.from(COLEGA, KEYS.terceiro, {
-    t: 'hello',
-    name: 'terceiro',
-    kind: 'agent',
-    ephemeral: false,
-    ts: Date.now(),
-  });
+  s.hello(KEYS.terceiro, 'terceiro', {}, COLEGA);
   assert.deepEqual(heard, []);
   assert.equal(names.holder('terceiro', 'agent'), undefined);
 });
