@@ -6,10 +6,8 @@
 // message reached the model once. Skipped, with the reason, without Claude Code or tmux. See
 // docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { NO_UNREAD } from '../../src/mcp/texts.js';
-import { processesWithEnv } from '../support/client-run.js';
 import { msgIdIn } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults, userTexts } from './fake-anthropic.js';
@@ -22,6 +20,7 @@ import {
   roomWithColleague,
   startUi,
   uiSkip,
+  untilSleeping,
 } from './helpers/claude.js';
 
 const cc = claudeCode();
@@ -47,20 +46,6 @@ function systemBlocks(body: Json): { index: number; text: string }[] {
     for (const text of texts) out.push({ index, text });
   });
   return out;
-}
-
-/** Waits until `sleep 5` runs in Claude Code's Bash tool (a process of voce's environment). */
-async function untilSleeping(home: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const pid of processesWithEnv('PAPO_HOME', home)) {
-      try {
-        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u00005\u0000') return;
-      } catch {}
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the model’s `sleep 5` never ran');
 }
 
 test('interactive: a push that arrives while the model runs a tool reaches it after the call, once, as a system entry with Claude Code’s untrusted-data warning', {

@@ -6,11 +6,8 @@
 // CLAUDE_CODE_HARBOR_KITE=0 Claude Code gives papo no socket, and `status` says pull only.
 // Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
-import { processesWithEnv } from '../support/client-run.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults } from './fake-anthropic.js';
@@ -19,15 +16,12 @@ import {
   answerPush,
   type ClaudeCode,
   claudeCode,
-  claudeSetup,
   loadTools,
-  papoInstall,
   recordedPushes,
-  recorderCommand,
   roomWithColleague,
   startUi,
-  TmuxClaude,
   uiSkip,
+  untilSleeping,
 } from './helpers/claude.js';
 import { PLUGIN_TOOL_PREFIX, pluginUi } from './helpers/plugin.js';
 
@@ -138,20 +132,13 @@ test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, 
     { text: 'Checked.' },
   ]);
   early.after(() => fake.close());
-  const project = room.members.voce.project;
-  const setup = await claudeSetup(early, {
+  const { ui } = await startUi(early, {
     cc: c,
-    root: room.root,
-    project,
-    papoHome: room.members.voce.home,
+    room,
     fake,
+    channels: false,
+    env: { CLAUDE_CODE_HARBOR_KITE: '0' },
   });
-  await papoInstall(project, setup.env, {
-    PAPO_INSTALL_COMMAND: recorderCommand(`${room.root}/papo-stdio.jsonl`),
-  });
-  const ui = new TmuxClaude({ ...setup.env, CLAUDE_CODE_HARBOR_KITE: '0' }, project, room.root);
-  ui.start(early, ['--permission-mode', 'default', '--allowedTools', 'mcp__papo']);
-  await ui.until(/manual mode on/, 30_000);
   ui.keys('How is the room?', 'Enter');
   await ui.until(/Checked\./, 30_000);
   const status = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
@@ -160,20 +147,6 @@ test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, 
     /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
   );
 });
-
-/** Waits until `sleep 5` runs in Claude Code's Bash tool (a process of voce's environment). */
-async function untilSleeping(home: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const pid of processesWithEnv('PAPO_HOME', home)) {
-      try {
-        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u00005\u0000') return;
-      } catch {}
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the model’s `sleep 5` never ran');
-}
 
 test('interactive, no channels flag, the model busy in a tool call: the message reaches it right after the tool result, once, in papo’s frame', {
   skip,
@@ -355,24 +328,13 @@ test('interactive, no channels flag, Claude Code set to refuse session messages 
     { text: 'Read the inbox.' },
   ]);
   early.after(() => fake.close());
-  const project = room.members.voce.project;
-  const setup = await claudeSetup(early, {
+  const { ui } = await startUi(early, {
     cc: c,
-    root: room.root,
-    project,
-    papoHome: room.members.voce.home,
+    room,
     fake,
+    channels: false,
+    settings: { crossSessionInbound: 'refuse' },
   });
-  mkdirSync(join(setup.home, '.claude'), { recursive: true });
-  writeFileSync(
-    join(setup.home, '.claude', 'settings.json'),
-    `${JSON.stringify({ crossSessionInbound: 'refuse' })}\n`,
-  );
-  const log = join(room.root, 'papo-stdio.jsonl');
-  await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
-  const ui = new TmuxClaude(setup.env, project, room.root);
-  ui.start(early, ['--permission-mode', 'default', '--allowedTools', 'mcp__papo']);
-  await ui.until(/manual mode on/, 30_000);
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
 
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));

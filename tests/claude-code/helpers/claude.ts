@@ -7,7 +7,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
-import { clientSandbox, type Hooks, papoInstallWith, stopFirst } from '../../support/client-run.js';
+import {
+  clientSandbox,
+  type Hooks,
+  papoInstallWith,
+  processesWithEnv,
+  stopFirst,
+} from '../../support/client-run.js';
 import type { McpProcess } from '../../support/mcp-process.js';
 import { PAPO_BIN } from '../../support/papo.js';
 import { makeRoom, type Room, startAgent } from '../../support/room.js';
@@ -245,6 +251,8 @@ export async function startUi(
     channels: boolean;
     allow?: string[];
     env?: Record<string, string>;
+    /** The person's ~/.claude/settings.json (e.g. `crossSessionInbound`). */
+    settings?: Json;
   },
 ): Promise<{ ui: TmuxClaude; log: string; setup: ClaudeSetup }> {
   const { room } = opts;
@@ -256,6 +264,10 @@ export async function startUi(
     papoHome: room.members.voce.home,
     fake: opts.fake,
   });
+  if (opts.settings !== undefined) {
+    mkdirSync(join(setup.home, '.claude'), { recursive: true });
+    writeFileSync(join(setup.home, '.claude', 'settings.json'), `${JSON.stringify(opts.settings)}\n`);
+  }
   const log = join(room.root, 'papo-stdio.jsonl');
   await papoInstall(project, setup.env, { PAPO_INSTALL_COMMAND: recorderCommand(log) });
   const ui = new TmuxClaude({ ...setup.env, ...opts.env }, project, room.root);
@@ -341,4 +353,18 @@ export function loadTools(...names: string[]): Json {
   return {
     tools: [{ name: 'ToolSearch', input: { query: `select:${names.join(',')}`, max_results: names.length } }],
   };
+}
+
+/** Waits until `sleep 5` runs in Claude Code's Bash tool (a process of voce's environment). */
+export async function untilSleeping(home: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const pid of processesWithEnv('PAPO_HOME', home)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u00005\u0000') return;
+      } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the model’s `sleep 5` never ran');
 }
