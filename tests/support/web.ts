@@ -126,3 +126,23 @@ export function chromium(): { path: string } | { skip: string } {
     return { skip: 'chromium is not installed (apt-get install chromium; .ci/run installs it)' };
   return { path };
 }
+
+/**
+ * Debian's chromium, headless, closed after `t`; `args` added to the usual ones. Only for a test
+ * that did not skip for want of it (chromium()).
+ */
+export async function launchChromium(
+  t: Hooks,
+  args: string[] = [],
+): Promise<import('puppeteer-core').Browser> {
+  const at = chromium();
+  if ('skip' in at) throw new Error(at.skip);
+  const { launch } = await import('puppeteer-core');
+  const browser = await launch({
+    executablePath: at.path,
+    headless: true,
+    args: ['--no-sandbox', '--headless=new', ...args],
+  });
+  t.after(() => browser.close());
+  return browser;
+}

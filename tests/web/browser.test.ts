@@ -20,7 +20,7 @@ import {
   statusUntil,
 } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import { chromium, startWeb, type WebServer } from '../support/web.js';
+import { chromium, launchChromium, startWeb, type WebServer } from '../support/web.js';
 
 // The page's globals as the callbacks run in the browser see them (the tests compile without the
 // DOM's types).
@@ -47,17 +47,6 @@ interface Watched {
   /** Requests to anywhere but the server (aborted). */
   foreign: string[];
   errors: string[];
-}
-
-async function launch(t: { after(fn: () => Promise<void> | void): void }): Promise<Browser> {
-  const { launch } = await import('puppeteer-core');
-  const browser = await launch({
-    executablePath: (browserAt as { path: string }).path,
-    headless: true,
-    args: ['--no-sandbox', '--headless=new'],
-  });
-  t.after(() => browser.close());
-  return browser;
 }
 
 /** The page at papo web's address, every request counted, CSP violations counted in the page. */
@@ -117,7 +106,7 @@ test('papo web shows what the room says, rendered, and a say from the page reach
   timeout: 180_000,
 }, async (t) => {
   const { voce, colega, web } = await linkedRoom(t);
-  const browser = await launch(t);
+  const browser = await launchChromium(t);
   const { page, foreign, errors } = await open(browser, web);
 
   const body = [
@@ -217,7 +206,7 @@ test('papo web: a held message approved from the page reaches the agent once; on
   timeout: 180_000,
 }, async (t) => {
   const { voce, colega, web } = await linkedRoom(t, true);
-  const browser = await launch(t);
+  const browser = await launchChromium(t);
   const { page, foreign, errors } = await open(browser, web);
 
   const keep = msgIdIn(await callText(colega.client, 'send', { message: 'please review **this** one' }));
@@ -290,7 +279,7 @@ test('papo web: hostile bodies render as inert text — no script runs, nothing 
     },
   );
   assert.equal(second.code, 0, second.stderr);
-  const browser = await launch(t);
+  const browser = await launchChromium(t);
   const { page, foreign, errors } = await open(browser, web);
 
   const hostile = [
@@ -349,7 +338,7 @@ test('papo web speaks the person’s language: pt-BR with LANG=pt_BR.UTF-8', {
 }, async (t) => {
   const room = await makeRoom(t, { label: 'web-pt' });
   const web = await startWeb(t, room.members.voce.home, { LANG: 'pt_BR.UTF-8' });
-  const browser = await launch(t);
+  const browser = await launchChromium(t);
   const { page, errors } = await open(browser, web);
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'pt-BR');
   assert.match(await textOf(page, '#where'), /^você é voce na sala [0-9a-f]{8} \(perfil default\)$/);

@@ -10,7 +10,7 @@ import { openMemberState } from '../../src/client/store/profile-store.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
-import { chromium, startWeb } from '../support/web.js';
+import { chromium, launchChromium, startWeb } from '../support/web.js';
 
 declare const document: { querySelector(s: string): { textContent: string | null } | null };
 
@@ -47,13 +47,7 @@ test('papo web: a message it cannot show is one placeholder card; the other card
   const second = msgIdIn(await callText(colega.client, 'send', { message: 'the second one' }));
   const web = await startWeb(t, room.members.voce.home);
 
-  const { launch } = await import('puppeteer-core');
-  const browser = await launch({
-    executablePath: (browserAt as { path: string }).path,
-    headless: true,
-    args: ['--no-sandbox', '--headless=new'],
-  });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));

@@ -12,7 +12,7 @@ import { openMemberState } from '../../src/client/store/profile-store.js';
 import { MAX_BODY_BYTES } from '../../src/client/wire/limits.js';
 import { tempDir } from '../support/files.js';
 import { cleanEnv, runPapo } from '../support/papo.js';
-import { chromium, startWeb } from '../support/web.js';
+import { chromium, launchChromium, startWeb } from '../support/web.js';
 
 /** The review's body: `[[a](` to 48 KiB. */
 const LINKS = '[[a]('.repeat(Math.floor(MAX_BODY_BYTES / 5));
@@ -62,13 +62,7 @@ test('papo web shows eight 48 KiB bodies of `[[a](`, and the heading, item and r
     });
   const web = await startWeb(t, home);
 
-  const { launch } = await import('puppeteer-core');
-  const browser = await launch({
-    executablePath: (browserAt as { path: string }).path,
-    headless: true,
-    args: ['--no-sandbox', '--headless=new'],
-  });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   await page.goto(web.url);
   // Every card built: before, the heading alone held the page for hours (cubic in its spaces).

@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { makeRoom } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import { chromium, startWeb } from '../support/web.js';
+import { chromium, launchChromium, startWeb } from '../support/web.js';
 
 interface PageElement {
   hidden: boolean;
@@ -62,13 +62,7 @@ test('papo web opens the browser with no secret on its command line, and leaves 
   t.after(() => new Promise<void>((resolve) => other.close(() => resolve())));
   const otherPort = (other.address() as AddressInfo).port;
 
-  const { launch } = await import('puppeteer-core');
-  const browser = await launch({
-    executablePath: (browserAt as { path: string }).path,
-    headless: true,
-    args: ['--no-sandbox', '--headless=new', '--allow-file-access-from-files'],
-  });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t, ['--allow-file-access-from-files']);
   const page = await browser.newPage();
   // What the browser was given: the file, which goes on to the page, which signs in.
   await page.goto(argv[0] as string);
