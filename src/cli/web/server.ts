@@ -13,6 +13,9 @@
 //      browser would send one to every port of 127.0.0.1. The event stream, which a browser opens
 //      without headers, takes the session as `?s=`.
 //   4. GET routes only read; what opens a member (/api/members) is a POST.
+// Every response carries a strict CSP (no inline script, nothing from elsewhere), nosniff and
+// no-referrer. Room text reaches the page already made inert (ADR 0059): the page never sees an
+// escape or a bidi override, only their visible forms.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Context, Hono } from 'hono';
