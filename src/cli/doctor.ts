@@ -320,6 +320,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
       : policyText === '' || policyText === 'all'
         ? 'all'
         : { invalid: env.PAPO_ICE_POLICY ?? '' };
+  const sessionOff = sessionMessagesOff(env);
   const facts: DoctorFacts = {
     profile: { ok: false, profile: o.profile, code: 'profile_missing', message: '' },
     tokenSent: false,
@@ -328,7 +329,7 @@ export async function gatherFacts(o: GatherOptions): Promise<DoctorFacts> {
     turn: [],
     clients: [],
     channelsOff: channelsOff(env),
-    ...(sessionMessagesOff(env) !== undefined && { sessionOff: sessionMessagesOff(env) as string }),
+    ...(sessionOff !== undefined && { sessionOff }),
     node: {
       version: process.version,
       platform: `${process.platform} ${process.arch}`,
