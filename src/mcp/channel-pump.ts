@@ -20,7 +20,7 @@ import type { LogTarget } from '../client/log.js';
 import type { RoomMember } from '../client/member-api.js';
 import { inertText } from '../client/wire/inert-text.js';
 import type { Envelope } from '../client/wire/messages.js';
-import type { PushRoute, PushView, RouteChoice, SessionOffReason } from './push-contract.js';
+import type { DoorOff, PushRoute, PushView, RouteChoice } from './push-contract.js';
 import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION } from './texts.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
@@ -65,8 +65,8 @@ export class ChannelPush {
   #chosen: RouteChoice | null | undefined;
   /** Where pushes go once the chosen route failed (channel events, as before ADR 0118). */
   readonly #fallback: PushRoute | null;
-  /** Why Claude Code's session messages stopped carrying pushes in this session, if they did. */
-  #sessionFailed: SessionOffReason | undefined;
+  /** Why the client's door stopped carrying pushes in this session, if it did. */
+  #doorFailed: DoorOff | undefined;
   /** Ids pushed in this session (the startup sweep and a live event can see the same message). */
   readonly #pushed = new Map<string, PushRoute['kind']>();
   /** Pushed ids of messages that arrived after the pump started: only they can be evidence. */
@@ -101,17 +101,18 @@ export class ChannelPush {
     return this.#chosen;
   }
 
-  /** Which route pushes in this session, and why Claude Code's session messages do not. */
+  /** Which route pushes in this session, and why the client's door does not. */
   view(): PushView {
     const choice = this.#choice();
     // Before the pump starts, the chosen route; after a failure with nothing to take over, none.
     const route = this.#member === null ? (choice?.route ?? null) : this.#route;
-    const sessionOff = this.#sessionFailed ?? choice?.sessionOff;
+    const doorOff = this.#doorFailed ?? choice?.doorOff;
     return {
       route: route?.kind ?? 'none',
       channelsAsked: choice?.channelsAsked ?? false,
       proven: this.#proven,
-      ...(sessionOff !== undefined && { sessionOff }),
+      ...(choice?.door !== undefined && { door: choice.door }),
+      ...(doorOff !== undefined && { doorOff }),
     };
   }
 
@@ -146,7 +147,7 @@ export class ChannelPush {
   pushedMark(id: string): string {
     const kind = this.#pushed.get(id);
     if (kind === undefined) return '';
-    return kind === 'claude-session' ? ALREADY_PUSHED_SESSION : ALREADY_PUSHED;
+    return kind === 'channel' ? ALREADY_PUSHED : ALREADY_PUSHED_SESSION;
   }
 
   /** A tool result went to the model: every id in it is now known to it without a push. */
@@ -228,7 +229,7 @@ export class ChannelPush {
       const detail = messageOf(err);
       this.#report(`push through ${route.kind} failed (${detail}); falling back: call wait to read messages`);
       this.#route = this.#fallback !== null && this.#fallback !== route ? this.#fallback : null;
-      if (route.kind === 'claude-session') this.#sessionFailed = { why: 'failed', detail };
+      if (route.kind !== 'channel') this.#doorFailed = { why: 'failed', detail };
     }
     // Meanwhile it may have been read (a `wait` or `inbox`), or a `wait` may now want it.
     if (this.#route === null || this.#member === null) return;

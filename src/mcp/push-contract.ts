@@ -1,10 +1,16 @@
-// What the push pump (channel-pump.ts) and the routes (push-route.ts) agree on: a route carries one
-// message into the client's conversation, and the choice says which one this session uses and why
-// Claude Code's session messages do not (ADR 0118). A contract in a file of its own, so the pump
-// does not import the routes.
+// What the push pump (channel-pump.ts) and the routes (push-route.ts and the doors in push-doors/)
+// agree on: a route carries one message into the client's conversation, and the choice says which
+// one this session uses and why the client's own door does not (ADR 0118). A contract in a file of
+// its own, so the pump does not import the routes.
 import type { Envelope } from '../client/wire/messages.js';
 
-export type PushRouteKind = 'channel' | 'claude-session';
+/**
+ * A client's own door into its conversation, usable by an MCP server it started, with no flag:
+ * Claude Code's session messages, Qwen Code's Cross-Session Protocol, `codex queue`.
+ */
+export type DoorKind = 'claude-session' | 'qwen-session' | 'codex-queue';
+
+export type PushRouteKind = 'channel' | DoorKind;
 
 /** One way into the client's conversation. */
 export interface PushRoute {
@@ -13,16 +19,47 @@ export interface PushRoute {
   push(msg: Envelope): Promise<void>;
 }
 
-/** Where pushes go in this session, and what `status` says of the routes that are off. */
+/**
+ * Why the client's door does not carry this session's pushes. `closed`: the client is known (its
+ * environment or command line says so) but gave papo no door, with the reason in words
+ * (`--bare`, a flag off, a headless run); `channels`: Claude Code runs with papo's channel, which
+ * carries them; `failed`: the door failed during the session (the detail has no token in it).
+ */
+export type DoorOff =
+  | { why: 'closed'; detail: string }
+  | { why: 'channels' }
+  | { why: 'failed'; detail: string };
+
+/** A client's door as found in this session: open (its route), or known to be off. */
+export type DoorFound = { kind: DoorKind; route: PushRoute } | { kind: DoorKind; off: DoorOff };
+
+/** One of papo's ancestor processes (push-route.ts reads them from /proc). */
+export interface Ancestor {
+  pid: number;
+  /** Its command line. */
+  args: string[];
+}
+
+/** What a door looks at to find itself: papo's environment and its ancestors. */
+export interface DoorContext {
+  env: NodeJS.ProcessEnv;
+  /** papo's ancestors, nearest first (read when first asked, then kept). */
+  ancestors(): Ancestor[];
+}
+
+/** Looks for one client's door; undefined when papo does not run under that client. */
+export type Door = (ctx: DoorContext) => DoorFound | undefined;
+
+/** Where pushes go in this session, and what `status` says of the door that is off. */
 export interface RouteChoice {
   route: PushRoute;
   /** Claude Code was started with papo's channel (its command line says so). */
   channelsAsked: boolean;
-  /** Why Claude Code's session messages are not the route (undefined when they are). */
-  sessionOff?: SessionOffReason;
+  /** The client's door papo found (undefined: none, papo does not know the client). */
+  door?: DoorKind;
+  /** Why that door does not carry the pushes (undefined when it does, or when there is no door). */
+  doorOff?: DoorOff;
 }
-
-export type SessionOffReason = { why: 'no-socket' } | { why: 'channels' } | { why: 'failed'; detail: string };
 
 /** What `status` says of this session's push (texts.ts, `statusPush`). */
 export interface PushView {
@@ -30,5 +67,6 @@ export interface PushView {
   route: PushRouteKind | 'none';
   channelsAsked: boolean;
   proven: boolean;
-  sessionOff?: SessionOffReason;
+  door?: DoorKind;
+  doorOff?: DoorOff;
 }

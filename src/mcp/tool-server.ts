@@ -12,7 +12,7 @@ import type { Envelope } from '../client/wire/messages.js';
 import { ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
 import { INVALID_PARAMS, isObject } from './json-rpc.js';
-import { channelRoute, choosePushRoute } from './push-route.js';
+import { type Ancestor, channelRoute, choosePushRoute } from './push-route.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
 import type { Answer, CallContext, Handled, SessionApp } from './session.js';
 import type { Writer } from './stdio-transport.js';
@@ -48,8 +48,8 @@ export interface ToolServerOptions {
   /** How long `send` waits for the first ack (docs/mcp.md, "Tools": 8 s). */
   ackTimeoutMs?: number;
   now?: () => number;
-  /** The command lines of papo's ancestors (push-route.ts reads /proc; tests give their own). */
-  commandLines?: () => string[][];
+  /** papo's ancestors (push-route.ts reads /proc; tests give their own). */
+  ancestors?: () => Ancestor[];
 }
 
 /** Maps a failure to open the member to the text every tool returns (docs/mcp.md, "Tools"). */
@@ -114,7 +114,7 @@ export function createToolServer(
   // with; channel events take over when that route fails.
   const notify = (method: string, params: unknown) => writer.notify(method, params);
   const choose = () => {
-    const choice = choosePushRoute(env, notify, options.commandLines);
+    const choice = choosePushRoute(env, notify, options.ancestors);
     log.log('info', `push route: ${choice.route.kind}${choice.channelsAsked ? ' (channels asked for)' : ''}`);
     return choice;
   };

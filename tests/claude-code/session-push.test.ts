@@ -79,7 +79,10 @@ test("interactive, no channels flag: a colleague's message reaches the idle mode
 
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const sent = Date.now();
-  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'claude-session',
+  );
   const pushed = await fake.waitForRequest(
     (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
     30_000,
@@ -177,7 +180,10 @@ test('interactive, no channels flag, the model busy in a tool call: the message 
     `sent ${((delivered - first.at) / 1000).toFixed(1)} s into the 5 s call; the model got it ${((afterCall.at - delivered) / 1000).toFixed(1)} s later`,
   );
   assert.ok(delivered < afterCall.at);
-  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'claude-session',
+  );
   // The request right after the call: Bash's result, then the message, once.
   assert.equal(toolResults(afterCall.body)[0]?.text, '(Bash completed with no output)');
   assert.equal(occurrences(afterCall.body, frame), 1);
@@ -261,7 +267,10 @@ test('interactive, no channels flag, review on: a held message never reaches the
   const approved = await runPapo(['review', 'approve', askId], { env: voceEnv });
   assert.equal(approved.code, 0, approved.stderr);
   const approvedAt = Date.now();
-  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'claude-session',
+  );
   const pushed = await fake.waitForRequest(
     (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
     30_000,
@@ -301,7 +310,10 @@ test('interactive, through the plugin, no channels flag: the message reaches the
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const sent = Date.now();
-  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'claude-session',
+  );
   const pushed = await fake.waitForRequest(
     (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
     30_000,
@@ -364,7 +376,10 @@ test('interactive, DISABLE_TELEMETRY=1 (which turns channels off): the session p
   await startUi(early, { cc: c, room, fake, channels: false, env: { DISABLE_TELEMETRY: '1' } });
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  const frame = pushedText({ id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' });
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'claude-session',
+  );
   const pushed = await fake.waitForRequest(
     (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
     30_000,

@@ -64,7 +64,7 @@ function serve(t: TestContext, env: NodeJS.ProcessEnv, commandLines: string[][] 
     stdout,
     stderr,
     env,
-    commandLines: () => commandLines,
+    ancestors: () => commandLines.map((args, i) => ({ pid: 1000 + i, args })),
   });
   const client = new RpcClient(stdin, stdout);
   t.after(async () => {
@@ -103,7 +103,7 @@ test("Claude Code's session socket: the auth line, then one `user` frame with pa
     { type: 'auth', token: TOKEN },
     {
       type: 'user',
-      message: { role: 'user', content: pushedText(msg) },
+      message: { role: 'user', content: pushedText(msg, 'claude-session') },
       msg_id: `papo-${msg.id}`,
       priority: 'next',
     },
@@ -185,12 +185,24 @@ test('channels asked for on the command line: the channel only, never the socket
   assert.deepEqual(inbox.connections, []);
 });
 
-test('no socket given (another client, CLAUDE_CODE_HARBOR_KITE=0, --bare): pull only, channel events as before', async (t) => {
-  const { member, client } = serve(t, {});
+test('Claude Code gave no socket (CLAUDE_CODE_HARBOR_KITE=0, --bare): pull only, channel events as before', async (t) => {
+  const { member, client } = serve(t, {}, [['/opt/claude-code/bin/claude.exe']]);
   await client.initialize();
   assert.match(
     resultText(await client.call('status')),
     /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
+  );
+  const msg = member.receive('colega', 'as before');
+  await client.request('ping');
+  assert.deepEqual(channelPushes(client), [msg.id]);
+});
+
+test('no client papo knows a door of: pull only, and the clients that have one said', async (t) => {
+  const { member, client } = serve(t, {}, [['node', 'some-other-client.js']]);
+  await client.initialize();
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: pull only: call `wait` .*no door into this client was found: Claude Code/m,
   );
   const msg = member.receive('colega', 'as before');
   await client.request('ping');
