@@ -27,6 +27,8 @@ function serve(
     stdout,
     stderr: new PassThrough(),
     env: opts.env ?? {},
+    // No ancestors: the route is chosen from `env` alone, whatever runs the tests.
+    ancestors: () => [],
     progressIntervalMs: 40,
   });
   const client = new RpcClient(stdin, stdout);
@@ -328,7 +330,7 @@ test('status: the book text plus the link path', async (t) => {
       '- ana (human): offline',
       '- colega (agent): online, working on: notificacoes, link: direct',
       'Unread: 1. Queued for delivery: 0.',
-      "Push: pull only: call `wait` when you expect a message (channel events reach you only if Claude Code runs with papo's channel; Claude Code's session messages: no messaging socket from the client (not Claude Code 2.1.332 or later, --bare, or CLAUDE_CODE_HARBOR_KITE=0)).",
+      "Push: pull only: call `wait` when you expect a message (channel events reach you only if Claude Code runs with papo's channel; no door into this client was found: Claude Code 2.1.332 or later (not --bare, CLAUDE_CODE_HARBOR_KITE not 0), Qwen Code 0.24 or later in its TUI and Codex CLI 0.171 or later in its TUI have one).",
     ].join('\n'),
   );
 });
