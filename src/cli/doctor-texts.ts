@@ -100,6 +100,8 @@ export interface DoctorTexts {
   roomOk(online: readonly string[]): string;
   /** The running papo mcp's room does not work: the fix after its own lines (papo status's). */
   roomFix: string;
+  /** The running session pulls only: how to get push. */
+  pushFix: string;
 }
 
 const TURN_ENV_FIX =
@@ -122,6 +124,7 @@ const en: DoctorTexts = {
       room: 'room now',
       channels: 'channels',
       session: 'push',
+      'push-now': 'push now',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[warn]', fail: '[FAIL]', skip: '[skip]' })[s],
   fixPrefix: 'fix: ',
@@ -269,6 +272,8 @@ const en: DoctorTexts = {
     online.length === 0
       ? "your agent's papo mcp is in the room; nobody else is online to it now"
       : `your agent's papo mcp is in the room; online to it: ${online.join(', ')}`,
+  pushFix:
+    "open your agent the usual way, in its interactive session (not --bare, not claude -p, qwen -p or codex exec): Claude Code 2.1.332 or later, Qwen Code 0.24 or later and Codex CLI 0.171 or later bring papo's messages in with no flag; elsewhere the agent reads them when it calls wait",
   roomFix:
     "that is your agent's papo mcp's own view, as papo status shows it: it may run with another environment than this terminal (PAPO_ICE_POLICY, PAPO_ICE_SERVERS, PAPO_SIGNAL_TOKEN); change it where your agent starts, then restart the session",
 };
@@ -290,6 +295,7 @@ const pt: DoctorTexts = {
       room: 'sala agora',
       channels: 'canais',
       session: 'push',
+      'push-now': 'push agora',
     })[id] ?? id,
   status: (s) => ({ ok: '[ok]', warn: '[aviso]', fail: '[FALHA]', skip: '[pulado]' })[s],
   fixPrefix: 'como resolver: ',
@@ -446,6 +452,8 @@ const pt: DoctorTexts = {
     online.length === 0
       ? 'o papo mcp do seu agente está na sala; ninguém mais está online para ele agora'
       : `o papo mcp do seu agente está na sala; online para ele: ${online.join(', ')}`,
+  pushFix:
+    'abra o seu agente do jeito de sempre, na sessão interativa (sem --bare, sem claude -p, qwen -p ou codex exec): o Claude Code 2.1.332 ou mais novo, o Qwen Code 0.24 ou mais novo e o Codex CLI 0.171 ou mais novo trazem as mensagens do papo sem flag; nos outros o agente as lê quando chama wait',
   roomFix:
     'essa é a visão do próprio papo mcp do seu agente, como o papo status a mostra: ele pode rodar com outro ambiente que este terminal (PAPO_ICE_POLICY, PAPO_ICE_SERVERS, PAPO_SIGNAL_TOKEN); mude-o onde o seu agente é iniciado e reinicie a sessão',
 };

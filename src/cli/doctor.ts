@@ -31,6 +31,7 @@ import { CLIENT_IDS, type Registration } from './install/agent-client.js';
 import { CLIENTS, findExecutable } from './install/clients.js';
 import { networkProblemsOf } from './network-notes.js';
 import { judgeNode, NODE_MINIMUM_TEXT, NODE_TESTED_MAJORS } from './node-support.js';
+import { pushLine } from './push-line.js';
 import { RELAY_PORTS } from './signal-public/coturn.js';
 import type { OpenPort } from './signal-public/public-signal.js';
 
@@ -94,7 +95,12 @@ export interface DoctorFacts {
    * the members online to it, and what keeps its room from working, in the lines `papo status`
    * prints (network-notes.ts). Absent when no papo mcp runs for the profile.
    */
-  room?: { online: string[]; problems: string[] };
+  room?: {
+    online: string[];
+    problems: string[];
+    /** How room messages reach the agent in that session (ADR 0118), when its papo mcp says. */
+    push?: { line: string; pushing: boolean; route: string };
+  };
   /** The Node papo runs on (process.version, process.platform and arch) and today's date (UTC). */
   node: { version: string; platform: string; today: string };
   ms: number;
@@ -428,9 +434,17 @@ const ROOM_VIEW_MS = 2_000;
 async function roomView(dir: string, lang: Lang): Promise<DoctorFacts['room']> {
   const view = await askStatus(dir, 0, ROOM_VIEW_MS).catch(() => undefined);
   if (view === undefined) return undefined;
+  const push = view.push;
   return {
     online: view.members.filter((m) => m.online && m.node !== view.node).map((m) => m.name),
     problems: networkProblemsOf(messages(lang), view.network, view.members),
+    ...(push !== undefined && {
+      push: {
+        line: pushLine(messages(lang), push),
+        pushing: push.route !== 'none' && (push.route !== 'channel' || push.channelsAsked || push.proven),
+        route: push.route,
+      },
+    }),
   };
 }
 
@@ -645,8 +659,21 @@ function roomCheck(f: DoctorFacts, t: DoctorTexts): Draft[] {
   const room = f.room;
   if (room === undefined) return [];
   const data = { online: room.online, problems: room.problems.length };
-  if (room.problems.length === 0) return [{ id: 'room', status: 'ok', text: t.roomOk(room.online), data }];
-  return [{ id: 'room', status: 'fail', text: room.problems.join(' '), fix: t.roomFix, data }];
+  const checks: Draft[] =
+    room.problems.length === 0
+      ? [{ id: 'room', status: 'ok', text: t.roomOk(room.online), data }]
+      : [{ id: 'room', status: 'fail', text: room.problems.join(' '), fix: t.roomFix, data }];
+  // How messages reach the agent in the running session: its route, or pull only and why (ADR 0118).
+  const push = room.push;
+  if (push !== undefined)
+    checks.push({
+      id: 'push-now',
+      status: push.pushing ? 'ok' : 'warn',
+      text: push.line,
+      ...(!push.pushing && { fix: t.pushFix }),
+      data: { route: push.route, pushing: push.pushing },
+    });
+  return checks;
 }
 
 function networkChecks(f: DoctorFacts, t: DoctorTexts): Draft[] {

@@ -142,6 +142,15 @@ export interface Messages {
   impostorNote(name: string, kind: string, node: string): string;
   knowNoOne(suffix: string): string;
   statusHeader(profile: string, name: string, roomId: string): string;
+  /** How room messages reach the agent, from its papo mcp (ADR 0118): a door by its name. */
+  pushDoor(name: string): string;
+  /** The door's names: 'claude-session', 'qwen-session', 'codex-queue'. */
+  pushDoorNames: Record<string, string>;
+  pushChannels: string;
+  /** No push: the agent reads when it calls wait; `why` is pushNoDoor or a door's state. */
+  pushPull(why: string): string;
+  pushNoDoor: string;
+  pushFailed(detail: string): string;
   agentIdentity(short: string): string;
   lookingFor(seconds: number): string;
   online: string;
@@ -367,6 +376,18 @@ const en: Messages = {
   knowNoOne: (suffix) =>
     `I don't know anyone in this room yet: members appear once their papo is running (their agent open in their project, after papo install). Ask your colleague to open it, then try again (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Profile ${profile}: you are "${name}" in room ${roomId}.`,
+  pushDoor: (name) => `Push into your agent: ${name}: room messages reach it without it calling wait.`,
+  pushDoorNames: {
+    'claude-session': "Claude Code's session messages (no channels flag)",
+    'qwen-session': "Qwen Code's session messages",
+    'codex-queue': "Codex's queued turns (codex queue)",
+  },
+  pushChannels: "Push into your agent: channels (Claude Code runs with papo's channel).",
+  pushPull: (why) =>
+    `Push into your agent: none; it reads room messages when it calls wait or inbox (${why}).`,
+  pushNoDoor:
+    'its client gave papo no door: Claude Code 2.1.332 or later, Qwen Code 0.24 or later and Codex CLI 0.171 or later have one, in their interactive sessions',
+  pushFailed: (detail) => `failed: ${detail}`,
   agentIdentity: (short) => `Agent identity: ${short}`,
   lookingFor: (seconds) => `Looking for room members (up to ${seconds}s)…`,
   online: 'online',
@@ -673,6 +694,19 @@ const pt: Messages = {
   knowNoOne: (suffix) =>
     `ainda não conheço ninguém nesta sala: os membros aparecem quando o papo deles está rodando (o agente deles aberto no projeto, depois do papo install). Peça ao colega para abrir e tente de novo (papo status${suffix}).`,
   statusHeader: (profile, name, roomId) => `Perfil ${profile}: você é "${name}" na sala ${roomId}.`,
+  pushDoor: (name) =>
+    `Push para o seu agente: ${name}: as mensagens da sala chegam a ele sem que ele chame wait.`,
+  pushDoorNames: {
+    'claude-session': 'mensagens de sessão do Claude Code (sem a flag de channels)',
+    'qwen-session': 'mensagens de sessão do Qwen Code',
+    'codex-queue': 'turnos enfileirados do Codex (codex queue)',
+  },
+  pushChannels: 'Push para o seu agente: channels (o Claude Code roda com o canal do papo).',
+  pushPull: (why) =>
+    `Push para o seu agente: nenhum; ele lê as mensagens da sala quando chama wait ou inbox (${why}).`,
+  pushNoDoor:
+    'o cliente não deu ao papo nenhuma porta: o Claude Code 2.1.332 ou mais novo, o Qwen Code 0.24 ou mais novo e o Codex CLI 0.171 ou mais novo têm uma, nas sessões interativas',
+  pushFailed: (detail) => `falhou: ${detail}`,
   agentIdentity: (short) => `Identidade do agente: ${short}`,
   lookingFor: (seconds) => `Procurando membros da sala (até ${seconds}s)…`,
   online: 'online',

@@ -9,6 +9,7 @@ import { papoHome, profileDir } from '../client/store/home.js';
 import { PROFILE_FILE } from '../client/store/profile-files.js';
 import { normaliseAbout } from '../client/wire/about.js';
 import { isProfileName } from '../client/wire/names.js';
+import type { PushView } from '../mcp/push-contract.js';
 
 export interface McpStart {
   /** The profile's name: --profile, else PAPO_PROFILE, else "default" (not checked: see peek). */
@@ -33,12 +34,12 @@ export async function startMcp({ profile, about, serverVersion, env }: McpStart)
     serverVersion,
     env,
     describe: peek,
-    openMember: () => {
+    openMember: (push) => {
       // The announced `about`: --about, else the profile's, else the project folder's name.
       // Only the flag was checked: a hand-edited profile or an odd folder name is made one
       // printable line of at most 200 characters, as receivers would make it anyway.
       const announced = about ?? normaliseAbout(peek()?.about ?? basename(projectFolder(env))) ?? '';
-      return openMember(profile, home, announced, env);
+      return openMember(profile, home, announced, env, push);
     },
   });
 }
@@ -52,6 +53,7 @@ async function openMember(
   home: string,
   about: string,
   env: NodeJS.ProcessEnv,
+  push: () => PushView,
 ): Promise<RoomMember> {
   // The profile first: a room that is not configured must not pay for loading WebRTC. Where its
   // file is there, the transport process is forked now, to start while this one loads the member
@@ -61,7 +63,7 @@ async function openMember(
   try {
     const { openProfile } = await import('../client/store/profile-store.js');
     await openProfile({ home, profile });
-    return await openAgent(profile, home, about, env);
+    return await openAgent(profile, home, about, env, push);
   } finally {
     // Adopted by now when the member opened; ended when it did not.
     early.dropEarlyTransport();
@@ -73,6 +75,7 @@ async function openAgent(
   home: string,
   about: string,
   env: NodeJS.ProcessEnv,
+  push: () => PushView,
 ): Promise<RoomMember> {
   // WebRTC runs in a transport process that this one supervises and starts again when it freezes
   // or dies (ADR 0057): this process never loads the native library, so it always answers.
@@ -87,6 +90,8 @@ async function openAgent(
     env,
     mode: 'agent',
     about,
+    // `papo status` asks this member how messages reach the agent (ADR 0118).
+    push,
     log,
     waitForTransportExit: false,
     // The signal server's own code is loaded by this hook only when this member hosts it.

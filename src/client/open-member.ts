@@ -12,7 +12,7 @@ import type { TransportHealth } from './net/health.js';
 import { resolveIceConfig } from './net/ice-config.js';
 import type { RoomMeeting } from './net/meeting.js';
 import { signalTokenFor } from './net/signal-token.js';
-import { listenForSays } from './person/handed-say.js';
+import { listenForSays, type PushSeen, type StatusView } from './person/handed-say.js';
 import { lookAtRoom } from './person/room-view.js';
 import { takeForgetRequests } from './room/forget.js';
 import { KnownNames } from './room/member-names.js';
@@ -56,6 +56,8 @@ export interface OpenMemberOptions {
   signAsPerson?: boolean;
   /** What this member works on (agent mode). */
   about?: string;
+  /** Agent mode: the push route of the papo mcp that opens it, for `papo status`'s answer (ADR 0118). */
+  push?: () => PushSeen;
   /** Diagnostics; never stdout. */
   log?: LogTarget;
   /** What a person should see on stderr whatever PAPO_LOG says (transport restarts). */
@@ -155,7 +157,10 @@ export async function openMember(options: OpenMemberOptions): Promise<OpenedMemb
       const host = {
         ...room,
         sayAsPerson: speaker.sayAsPerson.bind(speaker),
-        status: (waitMs: number) => lookAtRoom(room, profile, waitMs, inRoomSince),
+        status: async (waitMs: number): Promise<StatusView> => {
+          const view = await lookAtRoom(room, profile, waitMs, inRoomSince);
+          return options.push === undefined ? view : { ...view, push: options.push() };
+        },
       };
       cleanups.push(await listenForSays(profile.dir, host, log));
     }

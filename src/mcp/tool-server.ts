@@ -12,6 +12,7 @@ import type { Envelope } from '../client/wire/messages.js';
 import { ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
 import { INVALID_PARAMS, isObject } from './json-rpc.js';
+import type { PushView } from './push-contract.js';
 import { type Ancestor, channelRoute, choosePushRoute } from './push-route.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
 import type { Answer, CallContext, Handled, SessionApp } from './session.js';
@@ -38,8 +39,11 @@ export interface ProfileDescription {
 export interface ToolServerOptions {
   /** Profile name, for the texts. */
   profile: string;
-  /** Opens the room member (lock, identity, network). Called once, after the initialize response. */
-  openMember: () => Promise<RoomMember>;
+  /**
+   * Opens the room member (lock, identity, network). Called once, after the initialize response,
+   * with this session's push view, which the member's answer to `papo status` carries (ADR 0118).
+   */
+  openMember: (push: () => PushView) => Promise<RoomMember>;
   /** Member name and room id for the instructions, or null when the profile is not configured. */
   describe: () => ProfileDescription | null;
   serverVersion: string;
@@ -136,28 +140,30 @@ export function createToolServer(
   function openInBackground(): Promise<RoomMember> {
     if (memberPromise === null) {
       log.log('info', 'opening the room member');
-      memberPromise = options.openMember().then(
-        (m) => {
-          if (shuttingDown) {
-            // Opened too late to be used: release the lock at once.
-            void m
-              .close()
-              .catch((err: unknown) =>
-                log.log('warn', `could not close the late room member: ${messageOf(err)}`),
-              );
-            throw new MemberUnavailable(NOT_READY.shuttingDown);
-          }
-          member = m;
-          log.log('info', `room member open: ${m.name} in room ${m.roomId}`);
-          maybeStartPump();
-          return m;
-        },
-        (err: unknown) => {
-          if (err instanceof MemberUnavailable) throw err;
-          log.log('warn', `room member not available: ${messageOf(err)}`);
-          throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
-        },
-      );
+      memberPromise = options
+        .openMember(() => channel.view())
+        .then(
+          (m) => {
+            if (shuttingDown) {
+              // Opened too late to be used: release the lock at once.
+              void m
+                .close()
+                .catch((err: unknown) =>
+                  log.log('warn', `could not close the late room member: ${messageOf(err)}`),
+                );
+              throw new MemberUnavailable(NOT_READY.shuttingDown);
+            }
+            member = m;
+            log.log('info', `room member open: ${m.name} in room ${m.roomId}`);
+            maybeStartPump();
+            return m;
+          },
+          (err: unknown) => {
+            if (err instanceof MemberUnavailable) throw err;
+            log.log('warn', `room member not available: ${messageOf(err)}`);
+            throw new MemberUnavailable(unavailableText(err, options.profile), { cause: err });
+          },
+        );
       // Tools observe the failure; an unobserved rejection must not end the process.
       memberPromise.catch(() => {});
     }

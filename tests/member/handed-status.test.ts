@@ -5,8 +5,9 @@
 // holds the request: each time the CLI looks itself, as before.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { memberEnv, runPapo } from '../support/papo.js';
@@ -63,9 +64,13 @@ test('papo status asked the running papo mcp prints the lines its own look print
   const itself = await papo(['status', '--timeout', '10'], home);
   assert.equal(itself.code, 0, itself.stderr);
   assert.match(itself.stdout, /^ {2}Ana \[[0-9a-f]{10}\] online — your agent \((direct|relay)\)$/m);
-  // Line for line the same, but for the path of this run's own link to the agent.
+  // Line for line the same, but for the path of this run's own link to the agent, and the push
+  // route that only the running papo mcp knows (ADR 0118): under no agent client, none.
   const withoutOwnPath = itself.stdout.replace(/( — your agent) \((direct|relay)\)$/m, '$1');
-  assert.equal(asked.stdout, withoutOwnPath);
+  const push =
+    /^Push into your agent: none; it reads room messages when it calls wait or inbox \(its client gave papo no door: .*\)\.\n/m;
+  assert.match(asked.stdout, push);
+  assert.equal(asked.stdout.replace(push, ''), withoutOwnPath);
   assert.equal(asked.stderr, itself.stderr);
 });
 
@@ -155,4 +160,62 @@ test('the running papo mcp killed while it holds a papo status: the CLI looks it
   assert.match(status.stdout, BIA_LINE);
   // This run's own look: the agent it was asking is gone, and not listed online.
   assert.doesNotMatch(status.stdout, /^ {2}Ana \[[0-9a-f]{10}\] online/m);
+});
+
+test("papo status and papo doctor name the running session's push route (ADR 0118): Claude Code's session messages, and pull only once they failed", {
+  timeout: 120_000,
+}, async (t) => {
+  const server = await signalServer(t);
+  const room = await makeRoom(t, { names: ['Ana', 'Bia'], signalUrl: server.url, make: 'store' });
+  // Where Claude Code's messaging socket would be: a socket that takes what papo writes.
+  const dir = mkdtempSync(join(tmpdir(), 'papo-inbox-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const inbox = join(dir, 'inbox.sock');
+  const written: string[] = [];
+  const sink = createServer((s) => {
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => written.push(d));
+    s.on('end', () => s.end());
+  });
+  await new Promise<void>((resolve) => sink.listen(inbox, resolve));
+  t.after(() => new Promise<void>((resolve) => sink.close(() => resolve())));
+  const ana = await startMcp(t, room.members.Ana.home, {
+    ...memberEnv(),
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox,
+    CLAUDE_CODE_MESSAGING_TOKEN: 'not-a-real-token',
+  });
+  const bia = await startMcp(t, room.members.Bia.home);
+  await waitOnline(ana, 'Bia');
+  const home = room.members.Ana.home;
+  const status = await papo(['status', '--timeout', '10'], home);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(
+    status.stdout,
+    /^Push into your agent: Claude Code's session messages \(no channels flag\): room messages reach it without it calling wait\.$/m,
+  );
+  const doctor = await papo(['doctor', '--json'], home);
+  const checks = JSON.parse(doctor.stdout).checks as {
+    id: string;
+    status: string;
+    data: { route: string };
+  }[];
+  const pushNow = checks.find((c) => c.id === 'push-now');
+  assert.deepEqual([pushNow?.status, pushNow?.data.route], ['ok', 'claude-session']);
+  await bia.tool('send', { message: 'through the socket' });
+  await waitFor('the push on the socket', () => written.join('').includes('through the socket'));
+  // The socket gone, Bia's next message fails to go through it: pull only, and why.
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
+  rmSync(inbox, { force: true });
+  await bia.tool('send', { message: 'after the socket went' });
+  await waitFor('the route failed', () => /push through claude-session failed/.test(ana.stderr()));
+  const after = await papo(['status', '--timeout', '10'], home);
+  assert.match(
+    after.stdout,
+    /^Push into your agent: none; it reads room messages when it calls wait or inbox \(Claude Code's session messages \(no channels flag\): failed: Claude Code's messaging socket is gone \(ENOENT\)\)\.$/m,
+  );
+  const doctorAfter = JSON.parse((await papo(['doctor', '--json'], home)).stdout).checks as {
+    id: string;
+    status: string;
+  }[];
+  assert.equal(doctorAfter.find((c) => c.id === 'push-now')?.status, 'warn');
 });

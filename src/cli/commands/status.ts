@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { PapoError } from '../../client/errors.js';
 import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
-import { askStatus, type StatusView } from '../../client/person/handed-say.js';
+import { askStatus, type PushSeen, type StatusView } from '../../client/person/handed-say.js';
 import { emptyTopic } from '../../client/person/person-say.js';
 import { lookAtRoom } from '../../client/person/room-view.js';
 import { profileDir } from '../../client/store/home.js';
@@ -20,6 +20,7 @@ import { deriveRoomKeys } from '../../client/wire/room-crypto.js';
 import { type CliContext, checkedProfile, home, lang, profileSuffix, reportError, text } from '../context.js';
 import { agentRestartNote, impostorNotes, networkNotesOf } from '../network-notes.js';
 import { printLines } from '../output.js';
+import { pushLine } from '../push-line.js';
 import { reviewTexts } from '../review-texts.js';
 import { finish, openEphemeral } from '../room-session.js';
 
@@ -36,6 +37,8 @@ interface Seen {
   /** The network's notes (network-notes.ts) of whoever looked. */
   notes: string[];
   queues: QueueSummary;
+  /** How room messages reach the agent: only the running papo mcp knows (ADR 0118). */
+  push?: PushSeen;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -123,6 +126,7 @@ function seenOf(
     topicEmpty: emptyTopic(signal),
     notes: networkNotesOf(text(ctx), view.network, view.members, ctx.env, own),
     queues: view.queues,
+    ...(view.push !== undefined && { push: view.push }),
   };
 }
 
@@ -146,6 +150,7 @@ async function print(ctx: CliContext, seen: Seen): Promise<void> {
   );
   printLines(notes);
   printLines([t.counts(queues.queued, queues.unread)]);
+  if (seen.push !== undefined) printLines([pushLine(t, seen.push)]);
   // The person's own review gate (ADR 0081), when on or when something waits for them.
   if (queues.reviewing || queues.held > 0)
     printLines([reviewTexts(lang(ctx)).statusLine(queues.reviewing, queues.held)]);

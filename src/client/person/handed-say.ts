@@ -67,6 +67,22 @@ export interface StatusView {
   signal: Pick<SignalState, 'joined' | 'peers'>;
   network: NetworkHealth;
   queues: QueueSummary;
+  /**
+   * How room messages reach the agent in that papo mcp's session (ADR 0118): its push route, the
+   * client's door papo found and why it is off. Absent from an older papo mcp's answer, and from a
+   * look of the CLI's own.
+   */
+  push?: PushSeen;
+}
+
+/** A papo mcp's push route as `papo status` and `papo doctor` read it (src/mcp/push-contract.ts's PushView). */
+export interface PushSeen {
+  /** 'channel', a client's door ('claude-session', 'qwen-session', 'codex-queue') or 'none'. */
+  route: string;
+  channelsAsked: boolean;
+  proven: boolean;
+  door?: string;
+  doorOff?: { why: string; detail?: string };
 }
 
 /** The longest `papo status` may ask the member to wait (its --timeout: 600 s at most). */
@@ -382,5 +398,27 @@ export function checkedStatus(value: unknown): StatusView | undefined {
     !Array.isArray(queues.owed)
   )
     return undefined;
+  // An answer with a push that is not one is still a status: the push line is left out.
+  if (v.push !== undefined && !isPushSeen(v.push)) {
+    const { push: _, ...rest } = value as StatusView;
+    return rest;
+  }
   return value as StatusView;
+}
+
+function isPushSeen(value: unknown): value is PushSeen {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  const off = p.doorOff as Record<string, unknown> | null | undefined;
+  return (
+    typeof p.route === 'string' &&
+    typeof p.channelsAsked === 'boolean' &&
+    typeof p.proven === 'boolean' &&
+    (p.door === undefined || typeof p.door === 'string') &&
+    (off === undefined ||
+      (typeof off === 'object' &&
+        off !== null &&
+        typeof off.why === 'string' &&
+        (off.detail === undefined || typeof off.detail === 'string')))
+  );
 }
