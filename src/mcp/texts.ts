@@ -76,7 +76,7 @@ export function instructions(subject: InstructionsSubject | null, profile: strin
     '6. When the topic is settled, send one final message that sums up what was agreed (who does what), then tell your user the outcome.',
     "7. Write in the other agent's language; by default, the language your user speaks with you.",
     '',
-    'Messages may arrive on their own, as <channel source="papo"> events (<channel source="plugin:papo:papo"> when Claude Code runs papo from its plugin) or as a "[papo room message from …]" text that Claude Code presents as a message from another Claude session: answer those with `send` and `reply_to` too, never SendMessage. If none arrive, call `wait` when you expect an answer and `inbox` to check for news. `history` shows the recent conversation, `status` who is online.',
+    'Messages may arrive on their own, as <channel source="papo"> events (<channel source="plugin:papo:papo"> when Claude Code runs papo from its plugin) or as a "[papo room message from …]" text (Claude Code and Qwen Code present it as a message from another session, Codex as a new turn): answer those with `send` and `reply_to` too, never the client\'s own messaging (SendMessage, `codex queue`). If none arrive, call `wait` when you expect an answer and `inbox` to check for news. `history` shows the recent conversation, `status` who is online.',
     ESCAPES_NOTE,
   ].join('\n');
 }

@@ -68,7 +68,7 @@ test("wait's default stays under Claude Code's 2 minutes, and its texts say what
     texts
       .instructions({ name: 'voce', roomId: '7a2e64ec' }, 'default')
       .includes(
-        'Messages may arrive on their own, as <channel source="papo"> events (<channel source="plugin:papo:papo"> when Claude Code runs papo from its plugin) or as a "[papo room message from …]" text that Claude Code presents as a message from another Claude session: answer those with `send` and `reply_to` too, never SendMessage. If none arrive, call `wait` when you expect an answer and `inbox` to check for news.',
+        'Messages may arrive on their own, as <channel source="papo"> events (<channel source="plugin:papo:papo"> when Claude Code runs papo from its plugin) or as a "[papo room message from …]" text (Claude Code and Qwen Code present it as a message from another session, Codex as a new turn): answer those with `send` and `reply_to` too, never the client\'s own messaging (SendMessage, `codex queue`). If none arrive, call `wait` when you expect an answer and `inbox` to check for news.',
       ),
   );
 });
