@@ -11,7 +11,8 @@
 //   message through its session socket as well would reach the model twice.
 // - the client's own door (push-doors/): Claude Code's session messages, Qwen Code's
 //   Cross-Session Protocol, `codex queue`. Each door looks at papo's environment and ancestors and
-//   says whether papo runs under its client; the first that does is the client's.
+//   says whether papo runs under its client; the first that does is the client's. PAPO_PUSH=pull
+//   keeps the door shut (the person's choice: a Codex turn reads as typed by them, for one).
 // - otherwise `channel` unconfirmed: what papo did before the doors; the agent pulls with `wait`,
 //   and channel events that the client drops cost nothing.
 
@@ -21,6 +22,7 @@ import type { Ancestor, Door, DoorContext, PushRoute, RouteChoice } from './push
 import { claudeDoor } from './push-doors/claude-session.js';
 import { codexDoor } from './push-doors/codex-queue.js';
 import { qwenDoor } from './push-doors/qwen-session.js';
+import { PUSH_SHUT } from './texts.js';
 
 export type { Ancestor, PushRoute, PushRouteKind, RouteChoice } from './push-contract.js';
 export { claudeSessionRoute } from './push-doors/claude-session.js';
@@ -104,10 +106,19 @@ export function choosePushRoute(
     },
   };
   const channelsAsked = channelsAskedFor(ctx.ancestors().map((a) => a.args));
+  // The person may keep every door shut (PAPO_PUSH=pull): the agent then reads with `wait`.
+  const shut = env.PAPO_PUSH?.trim().toLowerCase() === 'pull';
   for (const door of doors) {
     const found = door(ctx);
     if (found === undefined) continue;
     if ('off' in found) return { route: channel, channelsAsked, door: found.kind, doorOff: found.off };
+    if (shut && !channelsAsked)
+      return {
+        route: channel,
+        channelsAsked,
+        door: found.kind,
+        doorOff: { why: 'closed', detail: PUSH_SHUT },
+      };
     if (channelsAsked)
       return { route: channel, channelsAsked, door: found.kind, doorOff: { why: 'channels' } };
     return { route: found.route, channelsAsked, door: found.kind };

@@ -461,6 +461,9 @@ export function statusPush(p: PushView): string {
 export const CLAUDE_NO_SOCKET =
   'no messaging socket from the client (not Claude Code 2.1.332 or later, --bare, or CLAUDE_CODE_HARBOR_KITE=0)';
 
+/** `status` of a client's door that the person shut with PAPO_PUSH=pull. */
+export const PUSH_SHUT = 'off by PAPO_PUSH=pull';
+
 /** Pull only, and no client door found: which clients have one. */
 const NO_DOOR =
   'no door into this client was found: Claude Code 2.1.332 or later (not --bare, CLAUDE_CODE_HARBOR_KITE not 0), Qwen Code 0.24 or later in its TUI and Codex CLI 0.171 or later in its TUI have one';

@@ -197,6 +197,25 @@ test('Claude Code gave no socket (CLAUDE_CODE_HARBOR_KITE=0, --bare): pull only,
   assert.deepEqual(channelPushes(client), [msg.id]);
 });
 
+test('PAPO_PUSH=pull keeps the door shut: nothing on the socket, pull only, and why', async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client } = serve(t, {
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox.path,
+    CLAUDE_CODE_MESSAGING_TOKEN: TOKEN,
+    PAPO_PUSH: 'pull',
+  });
+  await client.initialize();
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: pull only: call `wait` .*Claude Code's session messages: off by PAPO_PUSH=pull\)\.$/m,
+  );
+  const msg = member.receive('colega', 'kept for wait');
+  await client.request('ping');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(inbox.connections, []);
+  assert.deepEqual(channelPushes(client), [msg.id]);
+});
+
 test('no client papo knows a door of: pull only, and the clients that have one said', async (t) => {
   const { member, client } = serve(t, {}, [['node', 'some-other-client.js']]);
   await client.initialize();

@@ -18,6 +18,7 @@ export const PLAIN_VARIABLES = [
   'PAPO_LANG',
   'PAPO_LOG',
   'PAPO_MAX_SENDS_PER_10MIN',
+  'PAPO_PUSH',
 ] as const;
 
 /**
