@@ -3,7 +3,7 @@
 // static imports are what the server needs before it answers `initialize`; the member's are
 // loaded after, by dynamic import.
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { RoomMember } from '../client/member-api.js';
 import { papoHome, profileDir } from '../client/store/home.js';
 import { PROFILE_FILE } from '../client/store/profile-files.js';
@@ -35,10 +35,11 @@ export async function startMcp({ profile, about, serverVersion, env }: McpStart)
     env,
     describe: peek,
     openMember: (push) => {
-      // The announced `about`: --about, else the profile's, else the project folder's name.
-      // Only the flag was checked: a hand-edited profile or an odd folder name is made one
-      // printable line of at most 200 characters, as receivers would make it anyway.
-      const announced = about ?? normaliseAbout(peek()?.about ?? basename(projectFolder(env))) ?? '';
+      // The announced `about`: --about, else the profile's, else nothing: the room learns only
+      // what the person chose to tell it, never a folder's name (issue 45). Only the flag was
+      // checked: a hand-edited profile is made one printable line of at most 200 characters, as
+      // receivers would make it anyway.
+      const announced = about ?? normaliseAbout(peek()?.about ?? '') ?? '';
       return openMember(profile, home, announced, env, push);
     },
   });
@@ -98,14 +99,4 @@ async function openAgent(
     hostSignalServer: (await import('./local-signal-server.js')).hostLocalSignalServer,
   });
   return opened.member;
-}
-
-/**
- * The project the agent works in: Claude Code gives its servers the project's root as
- * CLAUDE_PROJECT_DIR, which stays the same when the session's working folder moves (`cd` in a
- * hook, `--add-dir`); other clients, and a server started by hand, have the working folder.
- */
-export function projectFolder(env: NodeJS.ProcessEnv): string {
-  const dir = env.CLAUDE_PROJECT_DIR?.trim();
-  return dir ? dir : process.cwd();
 }

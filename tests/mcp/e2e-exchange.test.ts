@@ -256,23 +256,24 @@ test('two agents in two homes: send, push, reply_to, wait, inbox, history, statu
   }
 });
 
-test('the announced project is CLAUDE_PROJECT_DIR’s folder when Claude Code gives it, else the working folder', async (t) => {
+test('nothing is announced that the person did not choose: no --about and no about in the profile, no "working on", whatever folder the agent runs in (issue 45)', async (t) => {
   const room = await makeRoom(t);
-  // Claude Code gives its servers the project's root; the session's working folder may be a
-  // sub-folder of it (or elsewhere, with --add-dir).
-  const root = join(room.members.voce.project, '..', 'checkout-service');
-  mkdirSync(join(root, 'src', 'handlers'), { recursive: true });
+  // Claude Code gives its servers the project's root: a folder name the person never told the
+  // room (the plugin starts papo mcp in every project) must not reach it.
+  const root = join(room.members.voce.project, '..', 'acme-acquires-globex-2027');
+  mkdirSync(join(root, 'src'), { recursive: true });
   const a = spawnMcp({
     home: room.members.voce.home,
-    cwd: join(root, 'src', 'handlers'),
+    cwd: join(root, 'src'),
     env: { LANG: 'C', CLAUDE_PROJECT_DIR: root },
   });
   room.agents.push(a);
   const b = startAgent(room, room.members.colega);
   await Promise.all([a.client.initialize(), b.client.initialize()]);
   const seenByB = await statusUntil(b.client, /voce \(agent\): online/);
-  assert.match(seenByB, /^- voce \(agent\): online, working on: checkout-service, link: direct$/m);
-  // Without it (a client that is not Claude Code): the working folder's name.
+  assert.match(seenByB, /^- voce \(agent\): online, link: direct$/m);
+  assert.doesNotMatch(seenByB, /acme|globex|src/);
+  // What the person chose (--about here) is announced.
   const seenByA = await statusUntil(a.client, /colega \(agent\): online/);
   assert.match(seenByA, /^- colega \(agent\): online, working on: notifications, link: direct$/m);
 });

@@ -1,6 +1,6 @@
 // The one maker of a room for the tests: a temporary folder holding, for each member, a PAPO_HOME
-// (profile "default") and a project folder (`papo mcp` runs there, so the `about` each announces is
-// the folder's name). By default it is two people, voce and colega, made the way users make a room,
+// (profile "default") and a project folder (`papo mcp` runs there, and startAgent announces the
+// folder's name as its `about`, as a person would with --about: papo announces none by itself). By default it is two people, voce and colega, made the way users make a room,
 // with the built binary:
 //   papo new --name voce --signal ws://127.0.0.1:<free port>   → invite
 //   papo join <invite> --name colega
@@ -10,7 +10,7 @@
 // The tools of the `papo mcp` servers are called through their RpcClient (callText, statusUntil,
 // toolUntil, pushOf).
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { freePort } from '../../src/cli/free-port.js';
 import { createProfile, openProfile, type Profile } from '../../src/client/store/profile-store.js';
 import { encodeInvite } from '../../src/client/wire/invite.js';
@@ -127,13 +127,21 @@ export async function makeRoom<N extends string = 'voce' | 'colega'>(
   };
 }
 
-/** Starts `papo mcp` for one member (cwd = its project folder); stopped when the room closes. */
+/**
+ * Starts `papo mcp` for one member (cwd = its project folder, announced as `--about`, as a person
+ * would say what the agent works on); stopped when the room closes.
+ */
 export function startAgent<N extends string>(
   room: Room<N>,
   side: MemberHome,
   env: Record<string, string> = {},
 ): McpProcess {
-  const p = spawnMcp({ home: side.home, cwd: side.project, env: { LANG: 'C', ...env } });
+  const p = spawnMcp({
+    home: side.home,
+    cwd: side.project,
+    args: ['--about', basename(side.project)],
+    env: { LANG: 'C', ...env },
+  });
   room.agents.push(p);
   return p;
 }

@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('Run the MCP server over stdio (Claude Code runs this; see `papo install`).')
     .option(
       '--about <text>',
-      'what this agent works on, announced to the room (default: the name of the project folder: CLAUDE_PROJECT_DIR, else the working folder)',
+      "what this agent works on, announced to the room (default: the profile's about, set by papo new/join --about; else nothing)",
     )
     .action(async (opts: McpOptions) => {
       // The agent CLIs' own lines skip commander (main.ts); this is every other way in. A bad
