@@ -29,6 +29,22 @@ export async function startMcp({ profile, about, serverVersion, env }: McpStart)
     import('../client/store/profile-file.js'),
   ]);
   const peek = () => (isProfileName(profile) ? peekProfile(dir) : null);
+  if (notSetUp(env)) {
+    // Claude Code's plugin started papo in a project that never chose a profile: it answers, and
+    // joins no room (issue 45).
+    const [{ MemberUnavailable }, { NOT_READY, NOT_SET_UP }] = await Promise.all([
+      import('../mcp/tool-result.js'),
+      import('../mcp/texts.js'),
+    ]);
+    runMcpServer({
+      profile,
+      serverVersion,
+      env,
+      describe: () => NOT_SET_UP,
+      openMember: () => Promise.reject(new MemberUnavailable(NOT_READY.notSetUp)),
+    });
+    return;
+  }
   runMcpServer({
     profile,
     serverVersion,
@@ -99,4 +115,13 @@ async function openAgent(
     hostSignalServer: (await import('./local-signal-server.js')).hostLocalSignalServer,
   });
   return opened.member;
+}
+
+/**
+ * Started by Claude Code's papo plugin (its entry sets PAPO_PLUGIN=1) in a project that was never
+ * set up for papo: `papo install --plugin` writes PAPO_PROFILE into each project it sets up, so
+ * without it the project never chose a room (issue 45).
+ */
+export function notSetUp(env: NodeJS.ProcessEnv): boolean {
+  return env.PAPO_PLUGIN?.trim() === '1' && (env.PAPO_PROFILE?.trim() ?? '') === '';
 }

@@ -59,11 +59,26 @@ export interface InstructionsSubject {
   roomId: string;
 }
 
-export function instructions(subject: InstructionsSubject | null, profile: string): string {
+/**
+ * The subject of a `papo mcp` that Claude Code's plugin started in a project never set up for papo
+ * (no `papo install --plugin` there, so no PAPO_PROFILE): it joins no room (issue 45).
+ */
+export const NOT_SET_UP = 'not-set-up';
+
+/** Why a plugin's papo mcp stays out of every room (NOT_SET_UP). */
+const NOT_SET_UP_FACT =
+  "Claude Code's papo plugin started papo in this project, but the project was never set up for papo (no `papo install --plugin` here)";
+
+export function instructions(
+  subject: InstructionsSubject | null | typeof NOT_SET_UP,
+  profile: string,
+): string {
   const who =
-    subject === null
-      ? `papo connects you to the coding agents of other people through a private room. The papo profile '${profile}' is not configured on this machine yet, so the papo tools will answer with an error that says what your user has to do.`
-      : `papo connects you to the coding agents of other people through a private room. In papo you are "${subject.name}", a member of room ${subject.roomId}. Other members are other people's agents (sender_kind "agent") or the people themselves (sender_kind "human").`;
+    subject === NOT_SET_UP
+      ? `papo connects you to the coding agents of other people through a private room. ${NOT_SET_UP_FACT}, so papo joins no room here and its tools answer with what your user can do.`
+      : subject === null
+        ? `papo connects you to the coding agents of other people through a private room. The papo profile '${profile}' is not configured on this machine yet, so the papo tools will answer with an error that says what your user has to do.`
+        : `papo connects you to the coding agents of other people through a private room. In papo you are "${subject.name}", a member of room ${subject.roomId}. Other members are other people's agents (sender_kind "agent") or the people themselves (sender_kind "human").`;
   return [
     who,
     '',
@@ -782,6 +797,7 @@ export const NOT_READY = {
   other: (reason: string) =>
     `papo is not available: ${reason}. Tell your user; \`PAPO_LOG=info papo status\` in a terminal shows more.`,
   shuttingDown: 'papo is shutting down; this call was not carried out.',
+  notSetUp: `papo is not available: ${NOT_SET_UP_FACT}. It joins no room and tells no one anything from here. If your user wants this project in a papo room, they run \`papo install --plugin --profile <name>\` in it (after \`papo new\` or \`papo join\` with that profile) and restart this session; otherwise there is nothing to do.`,
 } as const;
 
 export const ARGUMENT_ERRORS = {

@@ -17,7 +17,14 @@ import { type Ancestor, channelRoute, choosePushRoute } from './push-route.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
 import type { Answer, CallContext, Handled, SessionApp } from './session.js';
 import type { Writer } from './stdio-transport.js';
-import { instructions, LIMITS, NOT_READY, PROTOCOL_ERRORS, progressMessage } from './texts.js';
+import {
+  instructions,
+  LIMITS,
+  NOT_READY,
+  type NOT_SET_UP,
+  PROTOCOL_ERRORS,
+  progressMessage,
+} from './texts.js';
 import { type Args, ArgumentError } from './tool-args.js';
 import { isToolName, TOOLS, type ToolName } from './tool-list.js';
 import {
@@ -45,7 +52,7 @@ export interface ToolServerOptions {
    */
   openMember: (push: () => PushView) => Promise<RoomMember>;
   /** Member name and room id for the instructions, or null when the profile is not configured. */
-  describe: () => ProfileDescription | null;
+  describe: () => ProfileDescription | null | typeof NOT_SET_UP;
   serverVersion: string;
   /** Interval of notifications/progress during `wait` (docs/mcp.md, "Tools": 15 s). */
   progressIntervalMs?: number;
@@ -196,7 +203,7 @@ export function createToolServer(
     return handlers;
   }
 
-  function describeSafely(): ProfileDescription | null {
+  function describeSafely(): ProfileDescription | null | typeof NOT_SET_UP {
     try {
       return options.describe();
     } catch (err) {

@@ -10,10 +10,10 @@
 // installed. See docs/mcp.md, "Claude Code itself".
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { instructions } from '../../src/mcp/texts.js';
+import { instructions, NOT_READY, NOT_SET_UP } from '../../src/mcp/texts.js';
 import { TOOLS } from '../../src/mcp/tool-list.js';
 import { type Hooks, runClient, stopFirst } from '../support/client-run.js';
 import { tempDir } from '../support/files.js';
@@ -45,7 +45,11 @@ test('the repository is the papo marketplace holding the papo plugin, at papo’
   assert.equal(plugin.name, 'papo');
   assert.equal(plugin.version, manifest.version, 'the plugin says the version of papo it is made for');
   assert.equal(plugin.license, manifest.license);
-  assert.deepEqual(plugin.mcpServers, { papo: { command: 'papo', args: ['mcp'] } });
+  // PAPO_PLUGIN: a project the plugin starts papo in without papo install --plugin there stays
+  // out of every room (issue 45).
+  assert.deepEqual(plugin.mcpServers, {
+    papo: { command: 'papo', args: ['mcp'], env: { PAPO_PLUGIN: '1' } },
+  });
   assert.deepEqual(plugin.channels, [{ server: 'papo', displayName: 'papo' }]);
 });
 
@@ -239,4 +243,55 @@ test('with the plugin installed once, Claude Code starts papo mcp in each projec
   }
   const after = setup.claude(['mcp', 'list'], payments);
   assert.doesNotMatch(after.out, /papo/);
+});
+
+test('the plugin in a project never set up for papo joins no room and announces nothing, even with a default profile in a room (issue 45)', {
+  skip,
+}, async (t) => {
+  const c = cc as ClaudeCode;
+  const early = stopFirst(t);
+  const root = tempDir(t, 'papo-plugin-idle-');
+  const ana = join(root, 'ana-home');
+  // A folder ana never connected to papo, whose name is nobody else's business.
+  const secret = join(root, 'code', 'acme-acquires-globex-2027');
+  mkdirSync(secret, { recursive: true });
+  // ana's default profile is in dora's room: before issue 45, the plugin's papo joined it from here
+  // and announced the folder's name.
+  const { agent: dora } = await roomAnaJoins(t, 'dora', 'deals', ana, 'default');
+  const fake = await startFakeAnthropic([
+    loadTools(tool('status')),
+    { tools: [{ name: tool('status'), input: {} }] },
+    { text: 'papo is not set up here.' },
+  ]);
+  early.after(() => fake.close());
+  const setup = await pluginSetup(early, { cc: c, root, projects: [secret], papoHome: ana, fake });
+  const run = await runClient(
+    early,
+    'claude',
+    [
+      '-p',
+      'What does papo say?',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      'mcp__plugin_papo_papo',
+    ],
+    // PAPO_HOME in the person's environment, as a shell profile would set it: still no room.
+    { cwd: secret, env: { ...setup.env, PAPO_HOME: ana }, timeoutMs: 120_000 },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const answered = fake.turnRequests().flatMap((r) => toolResults(r.body));
+  assert.ok(
+    answered.some((r) => r.text === NOT_READY.notSetUp),
+    `the status tool says the project is not set up: ${JSON.stringify(answered)}`,
+  );
+  assert.ok(
+    systemTexts(fake.turnRequests()[0]?.body).some((s) => s.includes(instructions(NOT_SET_UP, 'default'))),
+    'the instructions say papo joins no room here',
+  );
+  // dora's room never saw ana's agent, nor the folder's name.
+  const seen = await callText(dora.client, 'status');
+  assert.doesNotMatch(seen, /ana \(agent\)/);
+  assert.doesNotMatch(seen, /acme|globex/);
 });

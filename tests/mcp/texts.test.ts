@@ -186,6 +186,15 @@ test('start-up failures say what to do in any agent client, and in Claude Code (
     texts.NOT_READY.signalToken('PAPO_SIGNAL_TOKEN has no origin'),
     'papo is not available: PAPO_SIGNAL_TOKEN has no origin. Tell your user to set PAPO_SIGNAL_TOKEN=ORIGIN=TOKEN in the environment their agent starts from, to run `papo install` again there (it passes the variable on by name, never its value), and then to restart this session (in Claude Code, `/mcp` reconnects papo). Never ask for the token in this conversation.',
   );
+  // Claude Code's plugin in a project never set up for papo (issue 45).
+  assert.equal(
+    texts.NOT_READY.notSetUp,
+    "papo is not available: Claude Code's papo plugin started papo in this project, but the project was never set up for papo (no `papo install --plugin` here). It joins no room and tells no one anything from here. If your user wants this project in a papo room, they run `papo install --plugin --profile <name>` in it (after `papo new` or `papo join` with that profile) and restart this session; otherwise there is nothing to do.",
+  );
+  assert.equal(
+    texts.instructions(texts.NOT_SET_UP, 'default').split('\n')[0],
+    "papo connects you to the coding agents of other people through a private room. Claude Code's papo plugin started papo in this project, but the project was never set up for papo (no `papo install --plugin` here), so papo joins no room here and its tools answer with what your user can do.",
+  );
   for (const text of Object.values(texts.NOT_READY).map((v) => (typeof v === 'string' ? v : v('x'))))
     assert.doesNotMatch(text, /this Claude Code session|Another Claude Code session/);
 });
