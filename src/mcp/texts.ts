@@ -479,6 +479,14 @@ export const CLAUDE_NO_SOCKET =
 /** `status` of a client's door that the person shut with PAPO_PUSH=pull. */
 export const PUSH_SHUT = 'off by PAPO_PUSH=pull';
 
+/**
+ * `status` of Codex's door when papo runs under a Codex that is not its terminal UI (`codex exec`,
+ * `codex app-server`…): only the terminal UI takes a queued turn (`codex exec` ends without it).
+ */
+export function codexNotTui(subcommand: string): string {
+  return `\`codex ${subcommand}\` takes no queued turn, only Codex's terminal UI does (\`codex\`, \`codex resume\`)`;
+}
+
 /** Pull only, and no client door found: which clients have one. */
 const NO_DOOR =
   'no door into this client was found: Claude Code 2.1.332 or later (not --bare, CLAUDE_CODE_HARBOR_KITE not 0), Qwen Code 0.24 or later in its TUI and Codex CLI 0.171 or later in its TUI have one';

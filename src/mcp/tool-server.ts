@@ -12,7 +12,7 @@ import type { Envelope } from '../client/wire/messages.js';
 import { ChannelPush } from './channel-pump.js';
 import type { Diagnostics } from './diagnostics.js';
 import { INVALID_PARAMS, isObject } from './json-rpc.js';
-import type { PushView } from './push-contract.js';
+import type { Door, PushView } from './push-contract.js';
 import { type Ancestor, channelRoute, choosePushRoute } from './push-route.js';
 import { createSendWindow, parseMaxSends } from './send-rate.js';
 import type { Answer, CallContext, Handled, SessionApp } from './session.js';
@@ -61,6 +61,8 @@ export interface ToolServerOptions {
   now?: () => number;
   /** papo's ancestors (push-route.ts reads /proc; tests give their own). */
   ancestors?: () => Ancestor[];
+  /** The clients' doors, in the order they are looked for (push-route.ts `DOORS`; tests give their own). */
+  doors?: readonly Door[];
 }
 
 /** Maps a failure to open the member to the text every tool returns (docs/mcp.md, "Tools"). */
@@ -125,7 +127,7 @@ export function createToolServer(
   // with; channel events take over when that route fails.
   const notify = (method: string, params: unknown) => writer.notify(method, params);
   const choose = () => {
-    const choice = choosePushRoute(env, notify, options.ancestors);
+    const choice = choosePushRoute(env, notify, options.ancestors, options.doors);
     log.log('info', `push route: ${choice.route.kind}${choice.channelsAsked ? ' (channels asked for)' : ''}`);
     return choice;
   };

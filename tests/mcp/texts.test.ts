@@ -920,6 +920,16 @@ test('status: the push line names the route, and why Claude Code’s session mes
       route: 'channel',
       channelsAsked: false,
       proven: false,
+      door: 'codex-queue',
+      doorOff: { why: 'closed', detail: texts.codexNotTui('exec') },
+    }),
+    "Push: pull only: call `wait` when you expect a message (Codex's queued turns: `codex exec` takes no queued turn, only Codex's terminal UI does (`codex`, `codex resume`)).",
+  );
+  assert.equal(
+    texts.statusPush({
+      route: 'channel',
+      channelsAsked: false,
+      proven: false,
       door: 'qwen-session',
       doorOff: { why: 'closed', detail: 'qwen -p' },
     }),
