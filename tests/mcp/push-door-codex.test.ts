@@ -6,7 +6,7 @@
 // (`queue --thread <uuid> --message <papo's frame>`, with Codex's CODEX_HOME and none of its other
 // variables), one run per message, a failing queue handed over to channel events and said on
 // stderr and in `status`, a push that waits for the thread's first turn, `codex exec` closed. The
-// same route with the real Codex: in tests/clients/.
+// same route with the real Codex: tests/clients/codex-push.test.ts.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
