@@ -112,3 +112,53 @@ test("terminal UI, no flag: a colleague's message is queued into Codex's thread 
   await ui.stop();
   assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived Codex');
 });
+
+test("terminal UI, a colleague's message before the person's first prompt: papo queues it once the thread has its first turn, and it comes after that turn", {
+  skip,
+}, async (t) => {
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeOpenAI([
+    { text: 'Noted.' },
+    (body: Json) => ({
+      tools: [papoCall('send', { message: REPLY, to: 'colega', reply_to: framedId(body) })],
+    }),
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const project = room.members.voce.project;
+  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.members.voce.home });
+  await papoInstallFor('codex', project, setup.env);
+  const ui = new TmuxCodex(setup, project, room.root);
+  await ui.start(early);
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  // Codex has no rollout before the first turn, and `codex queue` refuses such a thread: papo waits.
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'codex-queue',
+  );
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.deepEqual(fake.turnRequests(), [], 'the model was asked something before the person’s prompt');
+  await ui.prompt(FIRST_PROMPT);
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    60_000,
+    "the model turn carrying papo's frame",
+  );
+  assert.equal(pushed.turn, 1, 'the queued turn was not the one after the person’s');
+  assert.equal(occurrences(fake.turnRequests()[0]?.body, frame), 0);
+  assert.equal(occurrences(pushed.body, frame), 1, 'the message reached the model more than once');
+
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  assert.equal(
+    occurrences(fake.turnRequests().at(-1)?.body, frame),
+    1,
+    'the message reached the model again',
+  );
+
+  await ui.stop();
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived Codex');
+});
