@@ -162,3 +162,53 @@ test("terminal UI, a colleague's message before the person's first prompt: papo 
   await ui.stop();
   assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived Codex');
 });
+
+test("terminal UI, busy: a message that arrives during a turn (papo's wait for someone else) is queued at once and taken after that turn", {
+  skip,
+}, async (t) => {
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeOpenAI([
+    { tools: [papoCall('wait', { timeout_seconds: 10, from: 'ana' })] },
+    { text: 'Nothing from ana yet.' },
+    (body: Json) => ({
+      tools: [papoCall('send', { message: REPLY, to: 'colega', reply_to: framedId(body) })],
+    }),
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const project = room.members.voce.project;
+  const setup = await codexSetup(early, { cli, root: room.root, fake, papoHome: room.members.voce.home });
+  await papoInstallFor('codex', project, setup.env);
+  const ui = new TmuxCodex(setup, project, room.root);
+  await ui.start(early);
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  await ui.prompt(FIRST_PROMPT);
+  await fake.waitForRequest((r) => r.kind === 'turn' && r.turn === 0, 60_000, 'the first turn');
+  // The model's wait (for ana, not colega) is in flight: colega's message is not the wait's to take.
+  await new Promise((r) => setTimeout(r, 2000));
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const sent = Date.now();
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'codex-queue',
+  );
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    60_000,
+    "the model turn carrying papo's frame",
+  );
+  const waitEnded = fake.turnRequests()[1]?.at ?? Number.NaN;
+  t.diagnostic(
+    `sent ${((waitEnded - sent) / 1000).toFixed(2)} s before the wait ended; the queued turn came ${((pushed.at - waitEnded) / 1000).toFixed(2)} s after it`,
+  );
+  assert.equal(pushed.turn, 2, 'the queued turn was not the one after the busy turn');
+  assert.equal(occurrences(fake.turnRequests()[1]?.body, frame), 0, 'the message came inside the busy turn');
+  assert.equal(occurrences(pushed.body, frame), 1);
+
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  await ui.stop();
+  assert.deepEqual(await leftovers(room.members.voce.home), [], 'a papo mcp outlived Codex');
+});
