@@ -1,10 +1,11 @@
 // Push with no flag into Codex (ADR 0118 "Amended: Codex CLI", issue 42): the real Codex CLI at its
 // pin, its terminal UI in tmux as a person runs it, papo registered by `papo install --client
 // codex` only, the model the scripted fake Responses API. After the person's first prompt (in
-// which the model calls papo's `status`, which names the route), a colleague's message is queued
-// by papo with `codex queue` into that thread: the terminal UI takes it as a turn of its own, so it
-// reaches the model once, in papo's frame with its msg_id, and the model's `send` with `reply_to`
-// reaches the colleague. Skipped, with the reason, without Codex or tmux. The door in-process:
+// which the model calls papo's `status`, which names the route, as `papo status` and `papo doctor`
+// do), a colleague's message is queued by papo with `codex queue` into that thread: the terminal UI
+// takes it as a turn of its own, so it reaches the model once, in papo's frame with its msg_id,
+// and the model's `send` with `reply_to` reaches the colleague. Also: a message before the first
+// prompt, and one during a turn. Skipped, with the reason, without Codex or tmux. The door in-process:
 // tests/mcp/push-door-codex.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { pushedText } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor } from '../support/client-run.js';
-import { msgIdIn } from '../support/papo.js';
+import { memberEnv, msgIdIn, runPapo } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { functionOutputs, type Json, papoCall, startFakeOpenAI } from './fake-openai.js';
 import { codexCli, codexSetup, TmuxCodex } from './helpers/codex.js';
@@ -76,6 +77,17 @@ test("terminal UI, no flag: a colleague's message is queued into Codex's thread 
   const status = functionOutputs(fake.turnRequests()[1]?.body).find((o) => o.name === 'status')?.text ?? '';
   assert.match(status, /^Push: Codex's queued turns \(codex queue\): room messages arrive/m, status);
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  // The person's side names it too: papo status and papo doctor ask the running papo mcp.
+  const personEnv = { ...memberEnv(), PAPO_HOME: room.members.voce.home };
+  const said = await runPapo(['status', '--timeout', '10'], { env: personEnv, timeoutMs: 60_000 });
+  assert.match(
+    said.stdout,
+    /^Push into your agent: Codex's queued turns \(codex queue\): room messages reach it without it calling wait\.$/m,
+    said.stdout + said.stderr,
+  );
+  const doctor = await runPapo(['doctor', '--json'], { env: personEnv, timeoutMs: 60_000 });
+  const pushNow = (JSON.parse(doctor.stdout).checks as Json[]).find((c) => c.id === 'push-now');
+  assert.deepEqual([pushNow?.status, pushNow?.data?.route], ['ok', 'codex-queue'], doctor.stdout);
 
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const sent = Date.now();
