@@ -18,8 +18,17 @@
 
 import { readFileSync } from 'node:fs';
 import { CHANNEL_METHOD, channelParams } from './channel-pump.js';
-import type { Ancestor, Door, DoorContext, PushRoute, RouteChoice } from './push-contract.js';
+import type {
+  Ancestor,
+  Door,
+  DoorContext,
+  DoorFound,
+  DoorKind,
+  PushRoute,
+  RouteChoice,
+} from './push-contract.js';
 import { claudeDoor } from './push-doors/claude-session.js';
+import { isClient } from './push-doors/clients.js';
 import { codexDoor } from './push-doors/codex-queue.js';
 import { qwenDoor } from './push-doors/qwen-session.js';
 import { PUSH_SHUT } from './texts.js';
@@ -108,20 +117,23 @@ export function choosePushRoute(
   const channelsAsked = channelsAskedFor(ctx.ancestors().map((a) => a.args));
   // The person may keep every door shut (PAPO_PUSH=pull): the agent then reads with `wait`.
   const shut = env.PAPO_PUSH?.trim().toLowerCase() === 'pull';
-  for (const door of doors) {
-    const found = door(ctx);
-    if (found === undefined) continue;
-    if ('off' in found) return { route: channel, channelsAsked, door: found.kind, doorOff: found.off };
-    if (shut && !channelsAsked)
-      return {
-        route: channel,
-        channelsAsked,
-        door: found.kind,
-        doorOff: { why: 'closed', detail: PUSH_SHUT },
-      };
-    if (channelsAsked)
-      return { route: channel, channelsAsked, door: found.kind, doorOff: { why: 'channels' } };
-    return { route: found.route, channelsAsked, door: found.kind };
-  }
-  return { route: channel, channelsAsked };
+  // The doors found, nearest client first: papo may run under a client started from another's
+  // shell, which passes its variables down (CLAUDECODE=1, even Claude Code's socket), and the door
+  // is the client's that started papo. Then an open door before one known closed, then DOORS' order.
+  const ancestry = ctx.ancestors();
+  const nearness = (kind: DoorKind) => {
+    const i = ancestry.findIndex((a) => isClient(kind, a.args));
+    return i === -1 ? Number.POSITIVE_INFINITY : i;
+  };
+  const found = doors
+    .map((door, order) => ({ found: door(ctx), order }))
+    .filter((d): d is { found: DoorFound; order: number } => d.found !== undefined)
+    .map((d) => ({ ...d, near: nearness(d.found.kind), open: 'route' in d.found ? 0 : 1 }))
+    .sort((a, b) => a.near - b.near || a.open - b.open || a.order - b.order)[0]?.found;
+  if (found === undefined) return { route: channel, channelsAsked };
+  if ('off' in found) return { route: channel, channelsAsked, door: found.kind, doorOff: found.off };
+  if (shut && !channelsAsked)
+    return { route: channel, channelsAsked, door: found.kind, doorOff: { why: 'closed', detail: PUSH_SHUT } };
+  if (channelsAsked) return { route: channel, channelsAsked, door: found.kind, doorOff: { why: 'channels' } };
+  return { route: found.route, channelsAsked, door: found.kind };
 }

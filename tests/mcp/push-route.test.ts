@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type TestContext, test } from 'node:test';
-import { channelsAskedFor } from '../../src/mcp/push-route.js';
+import { channelsAskedFor, choosePushRoute } from '../../src/mcp/push-route.js';
 import { startMcpServer } from '../../src/mcp/server.js';
 import { pushedText } from '../../src/mcp/texts.js';
 import { MemoryMember } from '../support/memory-member.js';
@@ -226,6 +226,25 @@ test('no client papo knows a door of: pull only, and the clients that have one s
   const msg = member.receive('colega', 'as before');
   await client.request('ping');
   assert.deepEqual(channelPushes(client), [msg.id]);
+});
+
+test("the nearest client's door: Codex started from Claude Code's shell keeps Claude Code's variables, and the door is Codex's", () => {
+  const env = { CLAUDE_CODE_MESSAGING_SOCKET: '/tmp/not-used.sock', CLAUDE_CODE_MESSAGING_TOKEN: TOKEN };
+  const notify = () => {};
+  const codexUnderClaude = [
+    { pid: 3000, args: ['/opt/codex/vendor/x86_64-unknown-linux-musl/codex/codex'] },
+    { pid: 2999, args: ['node', '/opt/codex/bin/codex.js'] },
+    { pid: 2000, args: ['bash', '-c', 'codex'] },
+    { pid: 1999, args: ['/opt/claude-code/bin/claude.exe'] },
+  ];
+  assert.equal(choosePushRoute(env, notify, () => codexUnderClaude).route.kind, 'codex-queue');
+  // Claude Code itself nearest: its socket.
+  assert.equal(choosePushRoute(env, notify, () => codexUnderClaude.slice(3)).route.kind, 'claude-session');
+  // No ancestor known (not Linux): the doors in their order.
+  assert.equal(choosePushRoute(env, notify, () => []).route.kind, 'claude-session');
+  // CLAUDECODE=1 passed down to Codex: Codex's open door, not Claude Code's closed one.
+  const under = choosePushRoute({ CLAUDECODE: '1' }, notify, () => codexUnderClaude);
+  assert.deepEqual([under.route.kind, under.door], ['codex-queue', 'codex-queue']);
 });
 
 test('channelsAskedFor: the flags and the forms Claude Code takes', () => {

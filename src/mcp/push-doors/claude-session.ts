@@ -3,6 +3,7 @@
 // CLAUDE_CODE_MESSAGING_TOKEN; no flag, no dialog, no login.
 import type { Door, PushRoute } from '../push-contract.js';
 import { CLAUDE_NO_SOCKET, pushedText } from '../texts.js';
+import { isClient } from './clients.js';
 import { writeSocketLines } from './socket-lines.js';
 
 const WHAT = "Claude Code's messaging socket";
@@ -35,9 +36,6 @@ export function claudeSessionRoute(socketPath: string, token: string): PushRoute
   };
 }
 
-/** Is this process an ancestor's Claude Code (its executable is `claude`, or `claude.exe` in the npm package)? */
-const CLAUDE_EXE = /(?:^|\/)claude(?:\.exe)?$/;
-
 /**
  * Claude Code's door, when its environment gives one. Without the socket, papo still says Claude
  * Code's door is closed when it runs under Claude Code (CLAUDECODE=1, which Claude Code sets for
@@ -48,7 +46,7 @@ export const claudeDoor: Door = ({ env, ancestors }) => {
   const token = env.CLAUDE_CODE_MESSAGING_TOKEN;
   if (socket !== undefined && socket !== '' && token !== undefined && token !== '')
     return { kind: 'claude-session', route: claudeSessionRoute(socket, token) };
-  const underClaude = env.CLAUDECODE === '1' || ancestors().some((a) => CLAUDE_EXE.test(a.args[0] ?? ''));
+  const underClaude = env.CLAUDECODE === '1' || ancestors().some((a) => isClient('claude-session', a.args));
   return underClaude
     ? { kind: 'claude-session', off: { why: 'closed', detail: CLAUDE_NO_SOCKET } }
     : undefined;

@@ -25,6 +25,7 @@ import {
 import { inertText } from '../../client/wire/inert-text.js';
 import type { Door, PushRoute } from '../push-contract.js';
 import { codexNotTui, messageCut, pushedText } from '../texts.js';
+import { isClient } from './clients.js';
 
 /** How long one `codex queue` may take (it answers in about 0.3 s). */
 export const CODEX_QUEUE_TIMEOUT_MS = 20_000;
@@ -34,9 +35,6 @@ export const THREAD_POLL_MS = 1000;
 
 /** Linux's limit on one argument (MAX_ARG_STRLEN: 32 pages, its NUL included). */
 export const ARG_MAX_BYTES = 128 * 1024 - 1;
-
-/** Is this process Codex's native executable (the npm package's node wrapper starts it)? */
-const CODEX_EXE = /(?:^|\/)codex(?:\.exe)?$/;
 
 /** A rollout file of Codex's, and its thread's id (a UUID, the last part of the name). */
 const ROLLOUT =
@@ -320,7 +318,7 @@ export function codexQueueRoute(proc: CodexProcess, env: NodeJS.ProcessEnv): Pus
  */
 export function codexDoorAt(procRoot = '/proc'): Door {
   return ({ env, ancestors }) => {
-    const codex = ancestors().find((a) => CODEX_EXE.test(a.args[0] ?? ''));
+    const codex = ancestors().find((a) => isClient('codex-queue', a.args));
     if (codex === undefined) return undefined;
     const sub = codexSubcommand(codex.args);
     if (sub !== undefined && !TUI_SUBCOMMANDS.has(sub))
