@@ -122,6 +122,17 @@ test("interactive, no channels flag: a colleague's message reaches the idle mode
   // is read, and `inbox` does not hand it again.
   assert.equal(results.at(-1)?.text, NO_UNREAD);
   assert.deepEqual(recordedPushes(log), [], 'papo also wrote channel events');
+  // The person's side names the route too: papo status and papo doctor ask the running papo mcp.
+  const voceEnv = userEnv(room.members.voce.home);
+  const said = await runPapo(['status', '--timeout', '10'], { env: voceEnv, timeoutMs: 60_000 });
+  assert.match(
+    said.stdout,
+    /^Push into your agent: Claude Code's session messages \(no channels flag\): room messages reach it without it calling wait\.$/m,
+    said.stdout + said.stderr,
+  );
+  const doctor = await runPapo(['doctor', '--json'], { env: voceEnv, timeoutMs: 60_000 });
+  const pushNow = (JSON.parse(doctor.stdout).checks as Json[]).find((c) => c.id === 'push-now');
+  assert.deepEqual([pushNow?.status, pushNow?.data?.route], ['ok', 'claude-session'], doctor.stdout);
 });
 
 test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, and status says pull only', {
@@ -149,6 +160,17 @@ test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, 
     status,
     /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
   );
+  // papo status says the same to the person, and papo doctor warns with what to do.
+  const voceEnv = userEnv(room.members.voce.home);
+  const said = await runPapo(['status', '--timeout', '10'], { env: voceEnv, timeoutMs: 60_000 });
+  assert.match(
+    said.stdout,
+    /^Push into your agent: none; it reads room messages when it calls wait or inbox \(Claude Code's session messages \(no channels flag\): no messaging socket from the client/m,
+    said.stdout + said.stderr,
+  );
+  const doctor = await runPapo(['doctor', '--json'], { env: voceEnv, timeoutMs: 60_000 });
+  const pushNow = (JSON.parse(doctor.stdout).checks as Json[]).find((c) => c.id === 'push-now');
+  assert.deepEqual([pushNow?.status, pushNow?.data?.route], ['warn', 'channel'], doctor.stdout);
 });
 
 test('interactive, no channels flag, the model busy in a tool call: the message reaches it right after the tool result, once, in papo’s frame', {
