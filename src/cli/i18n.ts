@@ -331,7 +331,8 @@ const en: Messages = {
     `  ${tools.join(', ')} run without asking (approval_mode "approve", for these papo tools only): codex exec refuses tools that need approval. Other MCP servers are unchanged.`,
   codexPassEnv: (names) =>
     `  ${names.join(', ')} passed on from the environment Codex runs in (env_vars); the value is not written.`,
-  openCodex: 'Open Codex in the project folder:  codex',
+  openCodex:
+    "Open Codex in the project folder:  codex   (its terminal UI: your colleague's messages arrive as turns of their own, marked as papo's; codex exec reads them only when the agent calls wait)",
   codexFailed: (status, said) =>
     `codex mcp add failed (${status})${said ? `: ${said}` : ''}. Check that codex runs (codex --version) and that CODEX_HOME, if set, is an existing folder, then run papo install --client codex again`,
   codexNoEntry: (path) =>
@@ -648,7 +649,8 @@ const pt: Messages = {
     `  ${tools.join(', ')} rodam sem pedir aprovação (approval_mode "approve", só para essas ferramentas do papo): o codex exec recusa ferramentas que pedem aprovação. Os outros servidores MCP não mudam.`,
   codexPassEnv: (names) =>
     `  ${names.join(', ')} repassado do ambiente em que o Codex roda (env_vars); o valor não é gravado.`,
-  openCodex: 'Abra o Codex na pasta do projeto:  codex',
+  openCodex:
+    'Abra o Codex na pasta do projeto:  codex   (na interface de terminal as mensagens do colega chegam como turnos próprios, marcadas como do papo; o codex exec só as lê quando o agente chama wait)',
   codexFailed: (status, said) =>
     `codex mcp add falhou (${status})${said ? `: ${said}` : ''}. Verifique se o codex roda (codex --version) e se CODEX_HOME, quando definido, é uma pasta que existe; depois rode papo install --client codex de novo`,
   codexNoEntry: (path) =>

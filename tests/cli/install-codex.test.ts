@@ -82,7 +82,7 @@ test('install: codex mcp add, then papo’s settings in its own table; the rest 
     '  tool_timeout_sec = 1210: Codex ends a tool call after 300 s otherwise, and wait can take up to 1200 s.',
     '  send, wait, inbox run without asking (approval_mode "approve", for these papo tools only): codex exec refuses tools that need approval. Other MCP servers are unchanged.',
     '  PAPO_SIGNAL_TOKEN passed on from the environment Codex runs in (env_vars); the value is not written.',
-    'Open Codex in the project folder:  codex',
+    "Open Codex in the project folder:  codex   (its terminal UI: your colleague's messages arrive as turns of their own, marked as papo's; codex exec reads them only when the agent calls wait)",
     '',
   ]);
   // What Codex reads.
@@ -140,7 +140,7 @@ test('install in pt-BR, into a CODEX_HOME with no config.toml yet', { skip }, as
     /^O papo está registrado no Codex CLI \(.*config\.toml, \[mcp_servers\.papo\]\)\.$/m,
   );
   assert.match(r.stdout, /^ {2}send, wait, inbox rodam sem pedir aprovação/m);
-  assert.match(r.stdout, /^Abra o Codex na pasta do projeto: {2}codex$/m);
+  assert.match(r.stdout, /^Abra o Codex na pasta do projeto: {2}codex {3}\(na interface de terminal/m);
   assert.equal(codexGet(env).tool_timeout_sec, 1210);
   assert.equal(statSync(config).mode & 0o777, 0o600);
 });
