@@ -487,6 +487,38 @@ export function codexNotTui(subcommand: string): string {
   return `\`codex ${subcommand}\` takes no queued turn, only Codex's terminal UI does (\`codex\`, \`codex resume\`)`;
 }
 
+/**
+ * `status` of Qwen Code's door when papo runs under Qwen Code with no session inbox: Qwen Code binds
+ * one for its TUI only (0.24 or later), and not when the person's settings turn it off.
+ */
+export const QWEN_NO_SOCKET =
+  'no session inbox from the client (Qwen Code gives one to its TUI only, from 0.24: not to `qwen -p` nor `qwen --acp`, nor with agents.crossSessionMessaging false in its settings)';
+
+/**
+ * Why Qwen Code did not take a pushed message, from its receipt (its Cross-Session Protocol, §5),
+ * said in `status` and on stderr. Each names the setting or the action behind it.
+ */
+export function qwenNotDelivered(status: string, dropReason?: string): string {
+  switch (status) {
+    case 'held':
+      return 'Qwen Code held it for review (agents.crossSessionInbound is hold in its settings, or a value it does not know; the person releases it with /peers)';
+    case 'refused':
+      return 'Qwen Code refused it (agents.crossSessionInbound is refuse in its settings, or a session driven over ACP)';
+    case 'denied':
+      return 'the person declined it in /peers';
+    case 'expired':
+      return 'Qwen Code let it expire unread (the session was ending)';
+    case 'misaddressed':
+      return 'Qwen Code took it for another session (misaddressed)';
+    case 'dropped':
+      return `Qwen Code dropped it at its inbox (${dropReason ?? 'no reason given'})`;
+    case 'none':
+      return 'no receipt from Qwen Code';
+    default:
+      return `Qwen Code answered ${status}`;
+  }
+}
+
 /** Pull only, and no client door found: which clients have one. */
 const NO_DOOR =
   'no door into this client was found: Claude Code 2.1.332 or later (not --bare, CLAUDE_CODE_HARBOR_KITE not 0), Qwen Code 0.24 or later in its TUI and Codex CLI 0.171 or later in its TUI have one';

@@ -935,6 +935,25 @@ test('status: the push line names the route, and why Claude Code’s session mes
     }),
     "Push: pull only: call `wait` when you expect a message (Qwen Code's session messages: qwen -p).",
   );
+  // Qwen Code under papo with no inbox (`qwen -p`), and the receipts that make a push fall back:
+  // each names the setting or the action behind it.
+  assert.equal(
+    texts.QWEN_NO_SOCKET,
+    'no session inbox from the client (Qwen Code gives one to its TUI only, from 0.24: not to `qwen -p` nor `qwen --acp`, nor with agents.crossSessionMessaging false in its settings)',
+  );
+  assert.equal(
+    texts.qwenNotDelivered('held'),
+    'Qwen Code held it for review (agents.crossSessionInbound is hold in its settings, or a value it does not know; the person releases it with /peers)',
+  );
+  assert.equal(
+    texts.qwenNotDelivered('refused'),
+    'Qwen Code refused it (agents.crossSessionInbound is refuse in its settings, or a session driven over ACP)',
+  );
+  assert.equal(
+    texts.qwenNotDelivered('dropped', 'rate-limited'),
+    'Qwen Code dropped it at its inbox (rate-limited)',
+  );
+  assert.equal(texts.qwenNotDelivered('none'), 'no receipt from Qwen Code');
   assert.equal(
     texts.statusPush({
       route: 'channel',
