@@ -12,7 +12,12 @@
 //     `project`, to its end. Resolves with its exit code, output, duration and setup (HOME,
 //     environment, refused connections). Everything it starts is stopped after `t` (hooks registered
 //     before makeRoom's: pass stopFirst(t)).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+//
+//   qwenUi(t, { cli, root, project, papoHome, fake, env?, settings? }): Promise<{ ui, setup }>
+//     Qwen Code's terminal UI in tmux (TmuxQwen), papo registered by papo install alone, the prompt
+//     ready; the only way Qwen Code binds the session inbox papo pushes into (ADR 0118).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
 import {
@@ -20,8 +25,10 @@ import {
   clientSandbox,
   type Hooks,
   papoInstallFor,
+  processesWithEnv,
   runClient,
 } from '../../support/client-run.js';
+import { PAPO_BIN } from '../../support/papo.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions } from '../fake-chat-completions.js';
 
 /** The pinned Qwen Code, installed into its cache when needed, or `{ skip }` with the reason. */
@@ -109,4 +116,123 @@ export async function qwenTurn(t: Hooks, opts: QwenTurnOptions): Promise<QwenTur
     timeoutMs: opts.timeoutMs ?? 120_000,
   });
   return { ...run, installed, setup };
+}
+
+/**
+ * Qwen Code's terminal UI in a tmux server of its own (its socket in the test's folder, so killing
+ * it ends only this test's Qwen Code and leaves nothing in /tmp/tmux-*). Qwen Code binds its
+ * session inbox, and gives papo QWEN_CODE_MESSAGING_SOCKET, only here, not in `qwen -p`.
+ */
+export class TmuxQwen {
+  private readonly socket: string;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd: string,
+    folder: string,
+  ) {
+    this.socket = join(folder, 'tmux-qwen.sock');
+  }
+
+  private tmux(args: string[]): string {
+    // The server starts with this environment, and the session's command inherits it.
+    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
+      env: this.env,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Starts `<bin> args...` in a 200x50 terminal; `t` stops it and its tmux server. */
+  start(t: Hooks, bin: string, args: string[]): void {
+    t.after(() => this.stop());
+    this.tmux(['new-session', '-d', '-s', 'qwen', '-x', '200', '-y', '50', '-c', this.cwd, bin, ...args]);
+  }
+
+  /** What the terminal shows now. */
+  screen(): string {
+    return this.tmux(['capture-pane', '-p', '-t', 'qwen']);
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux(['send-keys', '-t', 'qwen', ...keys]);
+  }
+
+  /** Polls the screen until it matches. */
+  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (pattern.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
+  }
+
+  /**
+   * Ends the tmux server, then waits (10 s at most, then SIGKILL) for every process of this Qwen
+   * Code (its HOME is the test's: the launcher, the process it relaunches, what they started), so
+   * that none writes into a folder being removed. papo mcp is left to `leftovers`, which names it.
+   */
+  async stop(): Promise<void> {
+    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
+    const home = this.env.HOME ?? '';
+    const mine = () => processesWithEnv('HOME', home).filter((pid) => !isPapo(pid));
+    const deadline = Date.now() + 10_000;
+    while (mine().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const pid of mine()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+  }
+}
+
+/** Is `pid` a papo process (its command line runs papo's main.js)? */
+function isPapo(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(PAPO_BIN);
+  } catch {
+    return false;
+  }
+}
+
+export interface QwenUiOptions {
+  cli: AgentCli;
+  /** A folder removed after the test (room.root): Qwen Code's HOME and tmux's socket go there. */
+  root: string;
+  project: string;
+  papoHome: string;
+  fake: FakeChatCompletions;
+  /** Added to Qwen Code's environment. */
+  env?: Record<string, string>;
+  /** Merged into Qwen Code's ~/.qwen/settings.json (e.g. `{ agents: { crossSessionInbound: 'refuse' } }`). */
+  settings?: Record<string, unknown>;
+}
+
+/**
+ * Qwen Code's terminal UI for `project`, papo registered there by `papo install --client qwen`
+ * (nothing else), its model the fake, in the default approval mode; resolves once the prompt is
+ * ready. Everything it starts is stopped after `t` (pass stopFirst(t)).
+ */
+export async function qwenUi(t: Hooks, opts: QwenUiOptions): Promise<{ ui: TmuxQwen; setup: QwenSetup }> {
+  const setup = await qwenSetup(t, opts);
+  if (opts.settings !== undefined) {
+    const file = join(setup.home, '.qwen', 'settings.json');
+    const settings = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, `${JSON.stringify({ ...settings, ...opts.settings }, null, 2)}\n`);
+  }
+  // Qwen Code binds its inbox under TMPDIR and leaves the folder behind when its terminal hangs up:
+  // a folder of the test's own, removed with it (papo's receipt socket goes there too).
+  const tmp = join(opts.root, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const env = { ...setup.env, ...(opts.env ?? {}), TERM: 'xterm-256color', TMPDIR: tmp };
+  await papoInstallFor('qwen', opts.project, env);
+  const ui = new TmuxQwen(env, opts.project, opts.root);
+  ui.start(t, opts.cli.bin, ['--auth-type', 'openai', '--approval-mode', 'default']);
+  await ui.until(/Type your message/, 60_000);
+  return { ui, setup };
 }

@@ -1,0 +1,168 @@
+// Push with no flag into Qwen Code (ADR 0118, "Amended: Qwen Code"; issue 42): the real Qwen Code at
+// its pin, its terminal UI in tmux, papo registered by `papo install --client qwen` alone. Qwen
+// Code's TUI gives papo its session inbox (QWEN_CODE_MESSAGING_SOCKET/TOKEN, its Cross-Session
+// Protocol), and papo writes a colleague's message there: it reaches the idle model once, in papo's
+// frame with its msg_id, inside Qwen Code's <cross_session_message … origin="own-process">; the
+// model's `send` with `reply_to` (through tool_call: Qwen Code 0.24 defers MCP tools) reaches the
+// colleague, and `status` names the route. With the person's agents.crossSessionInbound set to
+// refuse, Qwen Code's receipt says so: the message never reaches the model, and `status` says why.
+// Skipped, with the reason, without Qwen Code, Node 22 or tmux. See docs/mcp.md, "Push".
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pushedText } from '../../src/mcp/texts.js';
+import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
+import type { AgentCli } from '../support/agent-cli.js';
+import { msgIdIn } from '../support/papo.js';
+import { callText, statusUntil } from '../support/room.js';
+import { type Json, startFakeChatCompletions, type ToolCall, toolResults } from './fake-chat-completions.js';
+import { qwenCli, qwenUi } from './helpers/qwen.js';
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/** Why these tests skip (Node before 22, which Qwen Code 0.24 needs; no Qwen Code; no tmux), or false. */
+function skipWhy(): string | false {
+  if (NODE_MAJOR < 22) return `Qwen Code 0.24 needs Node 22 or later; this is Node ${process.versions.node}`;
+  if (!hasTmux()) return 'tmux is not installed (apt-get install tmux)';
+  const found = qwenCli();
+  return 'skip' in found ? found.skip : false;
+}
+
+const skip = skipWhy();
+
+const ASK = 'Hi, notifications agent here. Which fields does the payment.confirmed webhook carry?';
+const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirmed_at (ISO 8601).';
+
+/** A call of a deferred tool as Qwen Code 0.24 has the model make it: through tool_call. */
+function bridged(name: string, args: Json): ToolCall {
+  return { name: 'tool_call', args: { name, arguments: args } };
+}
+
+/** Every string in the request's messages. */
+function strings(body: Json): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(body?.messages ?? []);
+  return out;
+}
+
+/** How many times `needle` occurs in the request's messages. */
+function occurrences(body: Json, needle: string): number {
+  return strings(body).reduce((n, s) => n + s.split(needle).length - 1, 0);
+}
+
+/** The msg_id in papo's frame, in whatever Qwen Code wrapped it in. */
+function framedId(body: Json): string {
+  for (const s of strings(body)) {
+    const m = /\[papo room message from colega \(another person's agent\), msg_id=([0-9a-f]{10})/.exec(s);
+    if (m !== null) return m[1] as string;
+  }
+  return 'missing';
+}
+
+test("TUI, no flag: a colleague's message reaches the idle model once through Qwen Code's session messages, in papo's frame; the model's send with reply_to reaches the colleague; status names the route", {
+  skip,
+}, async (t) => {
+  const cli = qwenCli() as AgentCli;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeChatCompletions([
+    { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__send,mcp__papo__status' } }] },
+    (body: Json) => ({
+      tools: [bridged('mcp__papo__send', { message: REPLY, to: 'colega', reply_to: framedId(body) })],
+    }),
+    { tools: [bridged('mcp__papo__status', {})] },
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui } = await qwenUi(early, {
+    cli,
+    root: room.root,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
+    fake,
+  });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const sent = Date.now();
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'qwen-session',
+  );
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    30_000,
+    "the model turn carrying papo's frame",
+  );
+  const after = (pushed.at - sent) / 1000;
+  t.diagnostic(
+    `the message reached the idle model ${after.toFixed(2)} s after the colleague's send returned`,
+  );
+  const carrier = strings(pushed.body).find((s) => s.includes(frame)) ?? '';
+  t.diagnostic(`what the model read: ${JSON.stringify(carrier)}`);
+  assert.equal(pushed.turn, 0, 'the push was not the first thing the model was asked');
+  assert.ok(after < 10, `the idle session woke ${after} s later`);
+  // Qwen Code 0.24.4's own envelope around papo's text: a process the session started, named papo,
+  // its `from` papo's receipt socket (the day it changes, this says so).
+  assert.match(
+    carrier,
+    /^<cross_session_message from="[^"]*\/papo-qwen-[^"/]+\/receipts\.sock" name="papo" origin="own-process">\n/,
+  );
+  assert.ok(carrier.includes(`origin="own-process">\n${frame}\n</cross_session_message>`), carrier);
+  assert.equal(occurrences(pushed.body, frame), 1, 'the message reached the model more than once');
+  assert.equal(occurrences(pushed.body, `msg_id=${askId}`), 1);
+
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.content, REPLY);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+
+  // The whole conversation: the message once (the push), never in a tool result; status named the route.
+  const last = fake.turnRequests().at(-1)?.body;
+  assert.equal(occurrences(last, frame), 1);
+  const results = toolResults(last);
+  assert.ok(!results.some((r) => r.text.includes(`msg_id=${askId} `)), 'a tool result handed it again');
+  const status = results.at(-1)?.text ?? '';
+  assert.match(status, /^Push: Qwen Code's session messages: room messages arrive in this conversation/m);
+});
+
+test("TUI, the person's agents.crossSessionInbound is refuse: Qwen Code's receipt says so, the message never reaches the model, and status says why", {
+  skip,
+}, async (t) => {
+  const cli = qwenCli() as AgentCli;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeChatCompletions([
+    { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__status' } }] },
+    { tools: [bridged('mcp__papo__status', {})] },
+    { text: 'Checked.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui } = await qwenUi(early, {
+    cli,
+    root: room.root,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
+    fake,
+    settings: { agents: { crossSessionInbound: 'refuse' } },
+  });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  await new Promise((r) => setTimeout(r, 4000));
+  assert.deepEqual(
+    fake.requests.filter((r) => JSON.stringify(r.body).includes(askId)),
+    [],
+    'the refused message reached the model',
+  );
+  ui.keys('How is the room?');
+  ui.keys('Enter');
+  await ui.until(/Checked\./, 30_000);
+  const status = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
+  assert.match(
+    status,
+    /^Push: pull only: call `wait` when you expect a message \(Qwen Code's session messages: failed \(Qwen Code refused it \(agents\.crossSessionInbound is refuse/m,
+  );
+  t.diagnostic(`status said: ${status.split('\n').find((l) => l.startsWith('Push:'))}`);
+});
