@@ -5,17 +5,19 @@
 // frame with its msg_id, inside Qwen Code's <cross_session_message … origin="own-process">; the
 // model's `send` with `reply_to` (through tool_call: Qwen Code 0.24 defers MCP tools) reaches the
 // colleague, and `status` names the route. With the person's agents.crossSessionInbound set to
-// refuse, Qwen Code's receipt says so: the message never reaches the model, and `status` says why.
+// refuse or hold, Qwen Code's receipt says so: the message never reaches the model, and `status`
+// says why. `qwen -p` binds no inbox: `status` says pull only, and why.
 // Skipped, with the reason, without Qwen Code, Node 22 or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pushedText } from '../../src/mcp/texts.js';
+import { pushedText, QWEN_NO_SOCKET } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
+import { stopFirst } from '../support/client-run.js';
 import { msgIdIn } from '../support/papo.js';
-import { callText, statusUntil } from '../support/room.js';
+import { callText, makeRoom, statusUntil } from '../support/room.js';
 import { type Json, startFakeChatCompletions, type ToolCall, toolResults } from './fake-chat-completions.js';
-import { qwenCli, qwenUi } from './helpers/qwen.js';
+import { qwenCli, qwenTurn, qwenUi } from './helpers/qwen.js';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
@@ -129,40 +131,76 @@ test("TUI, no flag: a colleague's message reaches the idle model once through Qw
   assert.match(status, /^Push: Qwen Code's session messages: room messages arrive in this conversation/m);
 });
 
-test("TUI, the person's agents.crossSessionInbound is refuse: Qwen Code's receipt says so, the message never reaches the model, and status says why", {
+for (const [policy, said] of [
+  ['refuse', /Qwen Code refused it \(agents\.crossSessionInbound is refuse/],
+  ['hold', /Qwen Code held it for review \(agents\.crossSessionInbound is hold/],
+] as const) {
+  test(`TUI, the person's agents.crossSessionInbound is ${policy}: Qwen Code's receipt says so, the message never reaches the model, and status says why`, {
+    skip,
+  }, async (t) => {
+    const cli = qwenCli() as AgentCli;
+    const { early, room, colega } = await roomWithColleague(t);
+    const fake = await startFakeChatCompletions([
+      { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__status' } }] },
+      { tools: [bridged('mcp__papo__status', {})] },
+      { text: 'Checked.' },
+    ]);
+    early.after(() => fake.close());
+    const { ui } = await qwenUi(early, {
+      cli,
+      root: room.root,
+      project: room.members.voce.project,
+      papoHome: room.members.voce.home,
+      fake,
+      settings: { agents: { crossSessionInbound: policy } },
+    });
+    await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+    const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.deepEqual(
+      fake.requests.filter((r) => JSON.stringify(r.body).includes(askId)),
+      [],
+      `the message reached the model (${policy})`,
+    );
+    ui.keys('How is the room?');
+    ui.keys('Enter');
+    await ui.until(/Checked\./, 30_000);
+    const status = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
+    assert.match(
+      status,
+      /^Push: pull only: call `wait` when you expect a message \(Qwen Code's session messages: failed \(/m,
+    );
+    assert.match(status, said);
+    t.diagnostic(`status said: ${status.split('\n').find((l) => l.startsWith('Push:'))}`);
+  });
+}
+
+test('headless, qwen -p: Qwen Code binds no inbox, and status says pull only, with why', {
   skip,
 }, async (t) => {
   const cli = qwenCli() as AgentCli;
-  const { early, room, colega } = await roomWithColleague(t);
+  const early = stopFirst(t);
+  const room = await makeRoom(t);
   const fake = await startFakeChatCompletions([
     { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__status' } }] },
     { tools: [bridged('mcp__papo__status', {})] },
     { text: 'Checked.' },
   ]);
   early.after(() => fake.close());
-  const { ui } = await qwenUi(early, {
+  const run = await qwenTurn(early, {
     cli,
     root: room.root,
     project: room.members.voce.project,
     papoHome: room.members.voce.home,
     fake,
-    settings: { agents: { crossSessionInbound: 'refuse' } },
+    prompt: 'How is the room?',
   });
-  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
-  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
-  await new Promise((r) => setTimeout(r, 4000));
-  assert.deepEqual(
-    fake.requests.filter((r) => JSON.stringify(r.body).includes(askId)),
-    [],
-    'the refused message reached the model',
-  );
-  ui.keys('How is the room?');
-  ui.keys('Enter');
-  await ui.until(/Checked\./, 30_000);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
   const status = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
-  assert.match(
+  assert.ok(
+    status.includes(
+      `Push: pull only: call \`wait\` when you expect a message (Qwen Code's session messages: ${QWEN_NO_SOCKET}).`,
+    ),
     status,
-    /^Push: pull only: call `wait` when you expect a message \(Qwen Code's session messages: failed \(Qwen Code refused it \(agents\.crossSessionInbound is refuse/m,
   );
-  t.diagnostic(`status said: ${status.split('\n').find((l) => l.startsWith('Push:'))}`);
 });
