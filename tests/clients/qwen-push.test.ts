@@ -116,6 +116,14 @@ test("TUI, no flag: a colleague's message reaches the idle model once through Qw
   assert.ok(carrier.includes(`origin="own-process">\n${frame}\n</cross_session_message>`), carrier);
   assert.equal(occurrences(pushed.body, frame), 1, 'the message reached the model more than once');
   assert.equal(occurrences(pushed.body, `msg_id=${askId}`), 1);
+  // What the person sees in the terminal: Qwen Code's line for it, naming papo.
+  const seen = await ui.until(/Message from a process this session started \(papo\)/, 10_000);
+  t.diagnostic(
+    `the person saw: ${seen
+      .split('\n')
+      .find((l) => l.includes('(papo)'))
+      ?.trim()}`,
+  );
 
   const answer = await answerOf(colega);
   assert.equal(answer.params.content, REPLY);
