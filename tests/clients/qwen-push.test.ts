@@ -9,11 +9,12 @@
 // says why. `qwen -p` binds no inbox: `status` says pull only, and why.
 // Skipped, with the reason, without Qwen Code, Node 22 or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pushedText, QWEN_NO_SOCKET } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
-import { stopFirst } from '../support/client-run.js';
+import { processesWithEnv, stopFirst } from '../support/client-run.js';
 import { msgIdIn } from '../support/papo.js';
 import { callText, makeRoom, statusUntil } from '../support/room.js';
 import { type Json, startFakeChatCompletions, type ToolCall, toolResults } from './fake-chat-completions.js';
@@ -137,6 +138,83 @@ test("TUI, no flag: a colleague's message reaches the idle model once through Qw
   assert.ok(!results.some((r) => r.text.includes(`msg_id=${askId} `)), 'a tool result handed it again');
   const status = results.at(-1)?.text ?? '';
   assert.match(status, /^Push: Qwen Code's session messages: room messages arrive in this conversation/m);
+});
+
+/** The model's slow command (Qwen Code turns a foreground `sleep` away): five seconds of node. */
+const SLOW = "node -e 'setTimeout(() => {}, 5000)'";
+
+/** Waits until the slow command runs in Qwen Code's shell (a process of voce's environment). */
+async function untilSlowRuns(home: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const pid of processesWithEnv('PAPO_HOME', home)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('setTimeout(() => {}, 5000)')) return;
+      } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the model’s slow command never ran');
+}
+
+test('TUI, the model busy in a shell command: the message waits for the end of the turn, then reaches the model once, in papo’s frame; the answer reaches the colleague', {
+  skip,
+}, async (t) => {
+  const cli = qwenCli() as AgentCli;
+  const { early, room, colega } = await roomWithColleague(t);
+  const fake = await startFakeChatCompletions([
+    {
+      tools: [{ name: 'run_shell_command', args: { command: SLOW, description: 'Run the slow test suite' } }],
+    },
+    { text: 'The suite passed.' },
+    { tools: [{ name: 'tool_search', args: { query: 'select:mcp__papo__send' } }] },
+    (body: Json) => ({
+      tools: [bridged('mcp__papo__send', { message: REPLY, to: 'colega', reply_to: framedId(body) })],
+    }),
+    { text: 'Answered colega.' },
+  ]);
+  early.after(() => fake.close());
+  const { ui } = await qwenUi(early, {
+    cli,
+    root: room.root,
+    project: room.members.voce.project,
+    papoHome: room.members.voce.home,
+    fake,
+    approvalMode: 'yolo',
+  });
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  ui.keys('Run the slow test suite.');
+  ui.keys('Enter');
+  await untilSlowRuns(room.members.voce.home, 30_000);
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  const sentAt = Date.now();
+  const frame = pushedText(
+    { id: askId, from: 'colega', kind: 'agent', body: ASK, to: 'voce' },
+    'qwen-session',
+  );
+  const pushed = await fake.waitForRequest(
+    (r) => r.kind === 'turn' && occurrences(r.body, frame) > 0,
+    30_000,
+    "the model turn carrying papo's frame",
+  );
+  const turns = fake.turnRequests();
+  const afterCall = turns[1];
+  assert.ok(afterCall !== undefined);
+  t.diagnostic(
+    `sent ${((sentAt - (turns[0]?.at ?? 0)) / 1000).toFixed(1)} s into the turn; the model got it ${((pushed.at - sentAt) / 1000).toFixed(1)} s later, after the turn's end`,
+  );
+  // The request with the command's result does not carry it; the one after the turn's last answer does.
+  assert.equal(occurrences(afterCall.body, frame), 0, 'the message came in the middle of the turn');
+  assert.equal(pushed.turn, 2, `the message reached the model with scripted turn ${pushed.turn}`);
+  assert.ok(
+    strings(pushed.body).includes('The suite passed.'),
+    'the message reached the model before the turn ended',
+  );
+  assert.equal(occurrences(pushed.body, frame), 1);
+  const answer = await answerOf(colega);
+  assert.equal(answer.params.meta.reply_to, askId);
+  await ui.until(/Answered colega\./, 30_000);
+  assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
 });
 
 for (const [policy, said] of [

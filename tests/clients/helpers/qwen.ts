@@ -211,28 +211,31 @@ export interface QwenUiOptions {
   env?: Record<string, string>;
   /** Merged into Qwen Code's ~/.qwen/settings.json (e.g. `{ agents: { crossSessionInbound: 'refuse' } }`). */
   settings?: Record<string, unknown>;
+  /** Qwen Code's --approval-mode (default: `default`; `yolo` runs its shell without asking). */
+  approvalMode?: 'default' | 'yolo';
 }
 
 /**
  * Qwen Code's terminal UI for `project`, papo registered there by `papo install --client qwen`
- * (nothing else), its model the fake, in the default approval mode; resolves once the prompt is
+ * (nothing else), its model the fake, in the default approval mode unless told; resolves once the prompt is
  * ready. Everything it starts is stopped after `t` (pass stopFirst(t)).
  */
 export async function qwenUi(t: Hooks, opts: QwenUiOptions): Promise<{ ui: TmuxQwen; setup: QwenSetup }> {
   const setup = await qwenSetup(t, opts);
-  if (opts.settings !== undefined) {
-    const file = join(setup.home, '.qwen', 'settings.json');
-    const settings = JSON.parse(readFileSync(file, 'utf8'));
-    writeFileSync(file, `${JSON.stringify({ ...settings, ...opts.settings }, null, 2)}\n`);
-  }
+  // No follow-up suggestions: after each turn the TUI asks the model what the person might type
+  // next, in a request that offers tools, which would take a scripted turn of the test's.
+  const file = join(setup.home, '.qwen', 'settings.json');
+  const settings = JSON.parse(readFileSync(file, 'utf8'));
+  const ui = { ...settings.ui, enableFollowupSuggestions: false };
+  writeFileSync(file, `${JSON.stringify({ ...settings, ui, ...(opts.settings ?? {}) }, null, 2)}\n`);
   // Qwen Code binds its inbox under TMPDIR and leaves the folder behind when its terminal hangs up:
   // a folder of the test's own, removed with it (papo's receipt socket goes there too).
   const tmp = join(opts.root, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const env = { ...setup.env, ...(opts.env ?? {}), TERM: 'xterm-256color', TMPDIR: tmp };
   await papoInstallFor('qwen', opts.project, env);
-  const ui = new TmuxQwen(env, opts.project, opts.root);
-  ui.start(t, opts.cli.bin, ['--auth-type', 'openai', '--approval-mode', 'default']);
-  await ui.until(/Type your message/, 60_000);
-  return { ui, setup };
+  const tui = new TmuxQwen(env, opts.project, opts.root);
+  tui.start(t, opts.cli.bin, ['--auth-type', 'openai', '--approval-mode', opts.approvalMode ?? 'default']);
+  await tui.until(/Type your message/, 60_000);
+  return { ui: tui, setup };
 }
