@@ -4,7 +4,7 @@
 // Protocol), and papo writes a colleague's message there: it reaches the idle model once, in papo's
 // frame with its msg_id, inside Qwen Code's <cross_session_message … origin="own-process">; the
 // model's `send` with `reply_to` (through tool_call: Qwen Code 0.24 defers MCP tools) reaches the
-// colleague, and `status` names the route. With the person's agents.crossSessionInbound set to
+// colleague, and `status` names the route, as `papo status` and `papo doctor` do. With the person's agents.crossSessionInbound set to
 // refuse or hold, Qwen Code's receipt says so: the message never reaches the model, and `status`
 // says why. `qwen -p` binds no inbox: `status` says pull only, and why.
 // Skipped, with the reason, without Qwen Code, Node 22 or tmux. See docs/mcp.md, "Push".
@@ -15,7 +15,7 @@ import { pushedText, QWEN_NO_SOCKET } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { processesWithEnv, stopFirst } from '../support/client-run.js';
-import { msgIdIn } from '../support/papo.js';
+import { memberEnv, msgIdIn, runPapo } from '../support/papo.js';
 import { callText, makeRoom, statusUntil } from '../support/room.js';
 import { type Json, startFakeChatCompletions, type ToolCall, toolResults } from './fake-chat-completions.js';
 import { qwenCli, qwenTurn, qwenUi } from './helpers/qwen.js';
@@ -88,6 +88,17 @@ test("TUI, no flag: a colleague's message reaches the idle model once through Qw
     fake,
   });
   await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  // The person's side names the route too: papo status and papo doctor ask the running papo mcp.
+  const personEnv = { ...memberEnv(), PAPO_HOME: room.members.voce.home };
+  const said = await runPapo(['status', '--timeout', '10'], { env: personEnv, timeoutMs: 60_000 });
+  assert.match(
+    said.stdout,
+    /^Push into your agent: Qwen Code's session messages: room messages reach it without it calling wait\.$/m,
+    said.stdout + said.stderr,
+  );
+  const doctor = await runPapo(['doctor', '--json'], { env: personEnv, timeoutMs: 60_000 });
+  const pushNow = (JSON.parse(doctor.stdout).checks as Json[]).find((c) => c.id === 'push-now');
+  assert.deepEqual([pushNow?.status, pushNow?.data?.route], ['ok', 'qwen-session'], doctor.stdout);
 
   const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
   const sent = Date.now();

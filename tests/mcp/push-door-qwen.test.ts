@@ -259,3 +259,38 @@ test('`qwen -p` (Qwen Code gives no inbox, its session id yes): pull only, said 
   await client.request('ping');
   assert.deepEqual(channelPushes(client), [msg.id]);
 });
+
+test('Qwen Code started from a Claude Code shell: the nearest client’s door, Qwen Code’s, carries the pushes', async (t) => {
+  const inbox = await fakeQwenInbox(t, 'delivered');
+  const claudeSocket = await fakeQwenInbox(t, undefined);
+  const { member, client } = serve(
+    t,
+    {
+      ...qwenTui(inbox.path),
+      // What Claude Code's shell passed down to the qwen started in it.
+      CLAUDECODE: '1',
+      CLAUDE_CODE_MESSAGING_SOCKET: claudeSocket.path,
+      CLAUDE_CODE_MESSAGING_TOKEN: 'd'.repeat(64),
+    },
+    [
+      ['node', '/opt/qwen/node_modules/@qwen-code/qwen-code/cli-entry.js'],
+      ['/bin/bash'],
+      ['/opt/claude-code/bin/claude'],
+    ],
+  );
+  await client.initialize();
+  assert.match(resultText(await client.call('status')), /^Push: Qwen Code's session messages: /m);
+  member.receive('colega', 'to the inner session');
+  await until(() => inbox.receipts.length === 1, 'the receipt');
+  assert.deepEqual(claudeSocket.connections, []);
+});
+
+test('under `qwen -p` known by its command line alone: pull only, said', async (t) => {
+  const { client } = serve(t, {}, [
+    ['node', '/opt/qwen/node_modules/@qwen-code/qwen-code/cli-entry.js', '-p', 'hi'],
+  ]);
+  await client.initialize();
+  assert.ok(
+    resultText(await client.call('status')).includes(`(Qwen Code's session messages: ${QWEN_NO_SOCKET}).`),
+  );
+});

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Door, PushRoute } from '../push-contract.js';
 import { pushedText, QWEN_NO_SOCKET, qwenNotDelivered } from '../texts.js';
+import { isClient } from './clients.js';
 import { listenSocketLines, SESSION_PUSH_TIMEOUT_MS, writeSocketLines } from './socket-lines.js';
 
 const WHAT = "Qwen Code's session inbox";
@@ -150,13 +151,16 @@ export function qwenSessionRoute(socketPath: string, token: string): PushRoute {
 /**
  * Qwen Code's door, when its environment gives one. Without the inbox, papo still says Qwen Code's
  * door is closed when it runs under Qwen Code: Qwen Code gives what it starts QWEN_CODE_SESSION_ID
- * and QWEN_CODE_CLI in its TUI and in `qwen -p` alike (0.24.4, measured), the inbox in the TUI only.
+ * and QWEN_CODE_CLI in its TUI and in `qwen -p` alike (0.24.4, measured), the inbox in the TUI
+ * only; or an ancestor is Qwen Code (clients.ts).
  */
-export const qwenDoor: Door = ({ env }) => {
+export const qwenDoor: Door = ({ env, ancestors }) => {
   const socket = env.QWEN_CODE_MESSAGING_SOCKET;
   const token = env.QWEN_CODE_MESSAGING_TOKEN;
   if (socket !== undefined && socket !== '' && token !== undefined && token !== '')
     return { kind: 'qwen-session', route: qwenSessionRoute(socket, token) };
-  const underQwen = [env.QWEN_CODE_SESSION_ID, env.QWEN_CODE_CLI].some((v) => v !== undefined && v !== '');
+  const underQwen =
+    [env.QWEN_CODE_SESSION_ID, env.QWEN_CODE_CLI].some((v) => v !== undefined && v !== '') ||
+    ancestors().some((a) => isClient('qwen-session', a.args));
   return underQwen ? { kind: 'qwen-session', off: { why: 'closed', detail: QWEN_NO_SOCKET } } : undefined;
 };
