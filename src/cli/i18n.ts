@@ -119,6 +119,8 @@ export interface Messages {
   /** Variables not written because their value may hold a secret: the client passes them on (ADR 0094). */
   installWithheld(label: string, names: readonly string[]): string;
   qwenTrusted: string;
+  /** What the person gets in Qwen Code: the push through its session inbox (ADR 0118). */
+  qwenPush: string;
   qwenFailed(status: string, scope: string): string;
   /** Qwen Code starts a project's server only once approved (0.24): papo install approved papo's. */
   qwenApproved: string;
@@ -310,6 +312,8 @@ const en: Messages = {
     `${path} ${{ symbolic: 'is a symbolic link', hard: 'has another hard link (it is also another file)', not_regular: 'is not a regular file' }[how]}; papo install does not read or write an agent's configuration through a link, nor anything but a plain file (a link planted in a project could lead to any file of yours). Nothing was changed. Remove it (or put a real file there) and run papo install again, or add papo's entry by hand: ${print}`,
   installWithheld: (label, names) =>
     `note: ${names.join(', ')} may hold a secret (a token in its query or fragment), so it is not written into ${label}'s configuration; ${label} passes it on to papo from the environment it runs in: start ${label} with ${names.join(', ')} set.`,
+  qwenPush:
+    "In its terminal UI (0.24 or later) your colleague's messages arrive in the conversation on their own, as from a process the session started (papo); qwen -p reads them only when the agent calls wait.",
   qwenTrusted:
     "papo's entry is trusted (trust: true): Qwen Code runs papo's tools without asking, which qwen -p needs; no other server is affected.",
   qwenFailed: (status, scope) =>
@@ -628,6 +632,8 @@ const pt: Messages = {
     `${path} ${{ symbolic: 'é um link simbólico', hard: 'tem outro link físico (é também outro arquivo)', not_regular: 'não é um arquivo comum' }[how]}; o papo install não lê nem grava a configuração de um agente através de um link, nem em algo que não seja um arquivo comum (um link plantado num projeto pode levar a qualquer arquivo seu). Nada foi alterado. Apague-o (ou ponha um arquivo de verdade no lugar) e rode papo install de novo, ou acrescente a entrada do papo à mão: ${print}`,
   installWithheld: (label, names) =>
     `aviso: ${names.join(', ')} pode conter um segredo (um token na query ou no fragmento), então não é gravado na configuração do ${label}; o ${label} o repassa ao papo a partir do ambiente em que roda: inicie o ${label} com ${names.join(', ')} definido.`,
+  qwenPush:
+    'Na interface de terminal (0.24 ou mais novo) as mensagens do colega chegam sozinhas à conversa, como de um processo que a sessão iniciou (papo); o qwen -p só as lê quando o agente chama wait.',
   qwenTrusted:
     'A entrada do papo é confiável (trust: true): o Qwen Code roda as ferramentas do papo sem pedir confirmação, o que o qwen -p exige; nenhum outro servidor muda.',
   qwenFailed: (status, scope) =>

@@ -119,6 +119,7 @@ export const qwen: AgentClient = {
       ...(entry.withheld.length > 0 ? [t.installWithheld('Qwen Code', entry.withheld)] : []),
       ...homeNote,
       t.installOpen('Qwen Code', 'qwen'),
+      t.qwenPush,
     ];
   },
 };
