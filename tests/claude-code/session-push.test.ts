@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
+import { waitFor } from '../support/wait.js';
 import { type Json, startFakeAnthropic, timesShown, toolResults } from './fake-anthropic.js';
 import {
   answerOf,
@@ -17,6 +18,7 @@ import {
   type ClaudeCode,
   claudeCode,
   loadTools,
+  recordedLines,
   recordedPushes,
   roomWithColleague,
   startUi,
@@ -135,18 +137,19 @@ test("interactive, no channels flag: a colleague's message reaches the idle mode
   assert.deepEqual([pushNow?.status, pushNow?.data?.route], ['ok', 'claude-session'], doctor.stdout);
 });
 
-test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, and status says pull only', {
+test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, status says pull only, and wait still brings the message', {
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
-  const { early, room } = await roomWithColleague(t);
+  const { early, room, colega } = await roomWithColleague(t);
   const fake = await startFakeAnthropic([
-    loadTools('mcp__papo__status'),
+    loadTools('mcp__papo__status', 'mcp__papo__wait'),
     { tools: [{ name: 'mcp__papo__status', input: {} }] },
+    { tools: [{ name: 'mcp__papo__wait', input: { timeout_seconds: 60, from: 'colega' } }] },
     { text: 'Checked.' },
   ]);
   early.after(() => fake.close());
-  const { ui } = await startUi(early, {
+  const { ui, log } = await startUi(early, {
     cc: c,
     room,
     fake,
@@ -154,8 +157,17 @@ test('interactive, CLAUDE_CODE_HARBOR_KITE=0: Claude Code gives papo no socket, 
     env: { CLAUDE_CODE_HARBOR_KITE: '0' },
   });
   ui.keys('How is the room?', 'Enter');
-  await ui.until(/Checked\./, 30_000);
-  const status = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
+  await statusUntil(colega.client, /voce \(agent\): online/, 60_000);
+  await waitFor(
+    'the model calling wait',
+    () => recordedLines(log).some((l) => l.dir === 'in' && l.msg.params?.name === 'wait'),
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  const askId = msgIdIn(await callText(colega.client, 'send', { message: ASK, to: 'voce' }));
+  await ui.until(/Checked\./, 60_000);
+  const results = toolResults(fake.turnRequests().at(-1)?.body);
+  assert.match(results.at(-1)?.text ?? '', new RegExp(`msg_id=${askId} from=colega`), 'wait brought it');
+  const status = results.at(-2)?.text ?? '';
   assert.match(
     status,
     /^Push: pull only: call `wait` .*Claude Code's session messages: no messaging socket from the client/m,
