@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
+import { framedIdIn, occurrencesIn, stringsIn } from '../support/framed.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
@@ -35,31 +36,12 @@ const REPLY = 'payment.confirmed carries id, amount_cents, currency and confirme
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Every string in the request's messages (text blocks, tool results, system entries). */
-function strings(body: Json): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(body?.messages ?? []);
-  return out;
-}
-
+/** Every string in the request's messages. */
+const strings = (body: Json) => stringsIn(body?.messages);
 /** How many times `needle` occurs in the request's messages. */
-function occurrences(body: Json, needle: string): number {
-  return strings(body).reduce((n, s) => n + s.split(needle).length - 1, 0);
-}
-
-/** The msg_id in papo's frame, in whatever Claude Code wrapped it in. */
-function framedId(body: Json): string {
-  for (const s of strings(body)) {
-    const m = /\[papo room message from colega \(another person's agent\), msg_id=([0-9a-f]{10})/.exec(s);
-    if (m !== null) return m[1] as string;
-  }
-  return 'missing';
-}
+const occurrences = (body: Json, needle: string) => occurrencesIn(body?.messages, needle);
+/** The msg_id in papo's frame, wherever the request carries it. */
+const framedId = (body: Json) => framedIdIn(body?.messages);
 
 test("interactive, no channels flag: a colleague's message reaches the idle model once through Claude Code's session messages, in papo's frame; the model's send with reply_to reaches the colleague", {
   skip,

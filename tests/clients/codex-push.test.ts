@@ -13,6 +13,7 @@ import { pushedText } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { leftovers, papoInstallFor } from '../support/client-run.js';
+import { framedIdIn, occurrencesIn, stringsIn } from '../support/framed.js';
 import { memberEnv, msgIdIn, runPapo } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
 import { functionOutputs, type Json, papoCall, startFakeOpenAI } from './fake-openai.js';
@@ -26,31 +27,12 @@ const cli = found as AgentCli;
 
 const FIRST_PROMPT = 'We are building the payment webhook; the notifications agent may ask about it.';
 
-/** Every string in the request's input (messages, tool outputs). */
-function strings(body: Json): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(body?.input ?? []);
-  return out;
-}
-
+/** Every string in the request's input. */
+const strings = (body: Json) => stringsIn(body?.input);
 /** How many times `needle` occurs in the request's input. */
-function occurrences(body: Json, needle: string): number {
-  return strings(body).reduce((n, s) => n + s.split(needle).length - 1, 0);
-}
-
+const occurrences = (body: Json, needle: string) => occurrencesIn(body?.input, needle);
 /** The msg_id in papo's frame, wherever the request carries it. */
-function framedId(body: Json): string {
-  for (const s of strings(body)) {
-    const m = /\[papo room message from colega \(another person's agent\), msg_id=([0-9a-f]{10})/.exec(s);
-    if (m !== null) return m[1] as string;
-  }
-  return 'missing';
-}
+const framedId = (body: Json) => framedIdIn(body?.input);
 
 test("terminal UI, no flag: a colleague's message is queued into Codex's thread with codex queue, reaches the model once in papo's frame, and the model's send with reply_to reaches the colleague", {
   skip,

@@ -15,6 +15,7 @@ import { pushedText, QWEN_NO_SOCKET } from '../../src/mcp/texts.js';
 import { answerOf, hasTmux, roomWithColleague } from '../claude-code/helpers/claude.js';
 import type { AgentCli } from '../support/agent-cli.js';
 import { processesWithEnv, stopFirst } from '../support/client-run.js';
+import { framedIdIn, occurrencesIn, stringsIn } from '../support/framed.js';
 import { memberEnv, msgIdIn, runPapo } from '../support/papo.js';
 import { callText, makeRoom, statusUntil } from '../support/room.js';
 import { type Json, startFakeChatCompletions, type ToolCall, toolResults } from './fake-chat-completions.js';
@@ -41,30 +42,11 @@ function bridged(name: string, args: Json): ToolCall {
 }
 
 /** Every string in the request's messages. */
-function strings(body: Json): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(body?.messages ?? []);
-  return out;
-}
-
+const strings = (body: Json) => stringsIn(body?.messages);
 /** How many times `needle` occurs in the request's messages. */
-function occurrences(body: Json, needle: string): number {
-  return strings(body).reduce((n, s) => n + s.split(needle).length - 1, 0);
-}
-
-/** The msg_id in papo's frame, in whatever Qwen Code wrapped it in. */
-function framedId(body: Json): string {
-  for (const s of strings(body)) {
-    const m = /\[papo room message from colega \(another person's agent\), msg_id=([0-9a-f]{10})/.exec(s);
-    if (m !== null) return m[1] as string;
-  }
-  return 'missing';
-}
+const occurrences = (body: Json, needle: string) => occurrencesIn(body?.messages, needle);
+/** The msg_id in papo's frame, wherever the request carries it. */
+const framedId = (body: Json) => framedIdIn(body?.messages);
 
 test("TUI, no flag: a colleague's message reaches the idle model once through Qwen Code's session messages, in papo's frame; the model's send with reply_to reaches the colleague; status names the route", {
   skip,

@@ -21,14 +21,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { type TestContext, test } from 'node:test';
 import type { Ancestor } from '../../src/mcp/push-contract.js';
 import { codexDoorAt, codexSubcommand, queuedText } from '../../src/mcp/push-doors/codex-queue.js';
-import { startMcpServer } from '../../src/mcp/server.js';
 import { pushedText } from '../../src/mcp/texts.js';
-import { MemoryMember } from '../support/memory-member.js';
-import { RpcClient, resultText } from '../support/rpc-client.js';
+import { channelPushes, servePush } from '../support/push-server.js';
+import { resultText } from '../support/rpc-client.js';
+import { waitFor } from '../support/wait.js';
 
 const THREAD = '01a252ae-8cb3-7d41-ad84-2221fd358b50';
 const SECRET = 'sk-never-handed-to-codex-queue';
@@ -124,49 +123,17 @@ function serve(
   codex: FakeCodex,
   args: string[] = ['/opt/codex/bin/codex', '-c', 'model="o3"'],
 ) {
-  const member = new MemoryMember();
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let errText = '';
-  stderr.on('data', (c) => {
-    errText += String(c);
-  });
   // Codex's native executable starts papo; the npm package's node wrapper is above it.
   const ancestors: Ancestor[] = [
     { pid: codex.pid, args },
     { pid: 1, args: ['node', '/usr/lib/node_modules/@openai/codex/bin/codex.js'] },
   ];
-  const server = startMcpServer({
-    profile: 'default',
-    serverVersion: 'test',
-    openMember: async () => member,
-    describe: () => ({ name: member.name, roomId: member.roomId }),
-    stdin,
-    stdout,
-    stderr,
-    env: { HOME: codex.dir, PATH: '/usr/bin:/bin' },
-    ancestors: () => ancestors,
-    doors: [codexDoorAt(codex.procRoot)],
-  });
-  const client = new RpcClient(stdin, stdout);
-  t.after(async () => {
-    await server.shutdown(50);
-    stdin.end();
-  });
-  return { member, client, stderr: () => errText };
+  return servePush(t, { HOME: codex.dir, PATH: '/usr/bin:/bin' }, ancestors, [codexDoorAt(codex.procRoot)]);
 }
 
-const channelPushes = (client: RpcClient) =>
-  client.messages.filter((m) => m.method === 'notifications/claude/channel').map((m) => m.params.meta.msg_id);
-
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for `check` (up to 5000 ms), failing with `what`. */
+const until = (check: () => boolean, what: string, ms = 5000) =>
+  waitFor(what, check, { timeoutMs: ms, intervalMs: 10 });
 
 test("Codex's terminal UI: `codex queue --thread <uuid> --message <papo's frame>` with Codex's executable and CODEX_HOME, once per message; no channel event", async (t) => {
   const codex = await fakeCodex(t);

@@ -11,12 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { type TestContext, test } from 'node:test';
-import { startMcpServer } from '../../src/mcp/server.js';
 import { pushedText, QWEN_NO_SOCKET } from '../../src/mcp/texts.js';
-import { MemoryMember } from '../support/memory-member.js';
-import { type Json, RpcClient, resultText } from '../support/rpc-client.js';
+import { channelPushes, servePush } from '../support/push-server.js';
+import { type Json, resultText } from '../support/rpc-client.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'c'.repeat(64);
 const SESSION = '6fe8f19f-9b38-4927-8c3d-1b3db3078540';
@@ -72,33 +71,7 @@ async function fakeQwenInbox(
   return { path, server, connections, receipts };
 }
 
-function serve(t: TestContext, env: NodeJS.ProcessEnv, commandLines: string[][] = []) {
-  const member = new MemoryMember();
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let errText = '';
-  stderr.on('data', (c) => {
-    errText += String(c);
-  });
-  const server = startMcpServer({
-    profile: 'default',
-    serverVersion: 'test',
-    openMember: async () => member,
-    describe: () => ({ name: member.name, roomId: member.roomId }),
-    stdin,
-    stdout,
-    stderr,
-    env,
-    ancestors: () => commandLines.map((args, i) => ({ pid: 1000 + i, args })),
-  });
-  const client = new RpcClient(stdin, stdout);
-  t.after(async () => {
-    await server.shutdown(50);
-    stdin.end();
-  });
-  return { member, client, stderr: () => errText };
-}
+const serve = servePush;
 
 /** The environment Qwen Code 0.24.4's TUI gives its MCP children (measured), the inbox `path`. */
 const qwenTui = (path: string): NodeJS.ProcessEnv => ({
@@ -108,16 +81,9 @@ const qwenTui = (path: string): NodeJS.ProcessEnv => ({
   QWEN_CODE_CLI: '/opt/qwen/node_modules/@qwen-code/qwen-code/cli-entry.js',
 });
 
-const channelPushes = (client: RpcClient) =>
-  client.messages.filter((m) => m.method === 'notifications/claude/channel').map((m) => m.params.meta.msg_id);
-
-async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for `check` (up to 3000 ms), failing with `what`. */
+const until = (check: () => boolean, what: string, ms = 3000) =>
+  waitFor(what, check, { timeoutMs: ms, intervalMs: 10 });
 
 test("Qwen Code's session inbox: the auth line, then one `user` frame with papo's frame, priority next, receipts to papo's socket; delivered: no channel event", async (t) => {
   const inbox = await fakeQwenInbox(t, 'delivered');
