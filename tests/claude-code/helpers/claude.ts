@@ -17,6 +17,7 @@ import {
 import type { McpProcess } from '../../support/mcp-process.js';
 import { PAPO_BIN } from '../../support/papo.js';
 import { makeRoom, type Room, startAgent } from '../../support/room.js';
+import { TmuxPane, untilGone } from '../../support/tmux-pane.js';
 import { FAKE_API_KEY, type FakeAnthropic, type Json, userTexts } from '../fake-anthropic.js';
 
 export type ClaudeCode = AgentCli;
@@ -143,66 +144,15 @@ export function streamEvents(stdout: string): Json[] {
  * Claude Code's terminal UI in a tmux server of its own: its socket is in the test's folder, so
  * killing that server ends only this test's Claude Code, and nothing is left in /tmp/tmux-*.
  */
-export class TmuxClaude {
-  private readonly socket: string;
-
-  constructor(
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly cwd: string,
-    folder: string,
-  ) {
-    this.socket = join(folder, 'tmux.sock');
-  }
-
-  private tmux(args: string[]): string {
-    // The server starts with this environment, and the session's command inherits it.
-    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
-      env: this.env,
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
-    return r.stdout;
+export class TmuxClaude extends TmuxPane {
+  constructor(env: NodeJS.ProcessEnv, cwd: string, folder: string) {
+    super(env, cwd, folder, 'claude');
   }
 
   /** Starts `claude args...` in a 200x50 terminal; `t` stops it and its tmux server. */
   start(t: Hooks, args: string[]): void {
     t.after(() => this.stop());
-    this.tmux([
-      'new-session',
-      '-d',
-      '-s',
-      'claude',
-      '-x',
-      '200',
-      '-y',
-      '50',
-      '-c',
-      this.cwd,
-      'claude',
-      ...args,
-    ]);
-  }
-
-  /** What the terminal shows now. */
-  screen(): string {
-    return this.tmux(['capture-pane', '-p', '-t', 'claude']);
-  }
-
-  keys(...keys: string[]): void {
-    this.tmux(['send-keys', '-t', 'claude', ...keys]);
-  }
-
-  /** Polls the screen until it matches. */
-  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
+    this.open(['claude', ...args]);
   }
 
   /**
@@ -211,25 +161,9 @@ export class TmuxClaude {
    * (ENOTEMPTY, seen in CI). Its children (papo mcp) are left to `leftovers`, which names them.
    */
   async stop(): Promise<void> {
-    let pid = Number.NaN;
-    try {
-      pid = Number(this.tmux(['display-message', '-p', '-t', 'claude', '#{pane_pid}']).trim());
-    } catch {
-      // No session (it never started, or Claude Code ended): nothing to wait for.
-    }
-    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
-    if (!Number.isInteger(pid) || pid <= 0) return;
-    // A zombie (State Z: ended, its parent gone and not yet reaped) writes nothing either.
-    const alive = () => {
-      try {
-        return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    const deadline = Date.now() + 10_000;
-    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    if (alive()) process.kill(pid, 'SIGKILL');
+    const pid = this.panePid();
+    this.killServer();
+    if (Number.isInteger(pid) && pid > 0) await untilGone([pid]);
   }
 }
 

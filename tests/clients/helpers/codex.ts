@@ -1,25 +1,3 @@
-// A real Codex CLI for the tests in tests/clients/: the pinned version installed by
-// scripts/agent-cli.mjs, with a CODEX_HOME and a HOME of the test's own, papo registered by
-// `papo install --client codex`, its model replaced by the scripted fake Responses API
-// (fake-openai.ts), and every other connection sent to a proxy that refuses it. Everything it
-// starts is stopped when the test ends.
-//
-// For a test with several clients, one headless turn of Codex in a project:
-//
-//   const fake = await startFakeOpenAI([...turns]);
-//   const run = await codexTurn(t, { cli, root, project, papoHome, fake, prompt });
-//   // run: { code, stdout, stderr, events (the --json lines), connects, ms, setup }
-//
-// codexTurn(t, opts) = codexSetup (CODEX_HOME under `root`, the environment) + papoInstallFor
-// ('codex'; papo install --client codex with PAPO_HOME=papoHome, unless opts.setup is given, to run a
-// second turn in the same CODEX_HOME) + runCodex (`codex exec --json` in `project`, stdin closed).
-// `t` is node:test's context or stopFirst(t) of tests/support/client-run.ts; the hooks
-// stop Codex's process group, then any `papo mcp` it left.
-//
-// For Codex's terminal UI (what a person runs, and the only Codex that takes queued turns):
-// `new TmuxCodex(setup, cwd, folder).start(t)` runs `codex` in a tmux server of its own, against
-// the fake; `prompt(text)` types a prompt as the person would.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
@@ -32,6 +10,7 @@ import {
   spawnGroup,
   stopGroup,
 } from '../../support/client-run.js';
+import { TmuxPane, untilGone } from '../../support/tmux-pane.js';
 import { FAKE_OPENAI_KEY, FAKE_OPENAI_MODEL, type FakeOpenAI, type Json } from '../fake-openai.js';
 
 /** The pinned Codex CLI (about 15 s and 420 MB the first time), or `{ skip }` with the reason. */
@@ -246,56 +225,20 @@ export async function mcpServerStatus(t: Hooks, setup: CodexSetup, cwd: string):
  * that server ends only this test's Codex; the approach of tests/claude-code/helpers/claude.ts'
  * TmuxClaude), run with the setup's environment against its fake.
  */
-export class TmuxCodex {
-  private readonly socket: string;
-
+export class TmuxCodex extends TmuxPane {
   constructor(
     private readonly setup: CodexSetup,
-    private readonly cwd: string,
+    cwd: string,
     folder: string,
   ) {
-    this.socket = join(folder, 'tmux.sock');
-  }
-
-  private tmux(args: string[]): string {
-    // The server starts with this environment, and the session's command inherits it.
-    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
-      env: this.setup.env,
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
-    return r.stdout;
+    super(setup.env, cwd, folder, 'codex');
   }
 
   /** Starts `codex args...` in a 200x50 terminal and waits for its prompt; `t` stops it and its tmux server. */
   async start(t: Hooks, args: string[] = []): Promise<void> {
     t.after(() => this.stop());
-    this.tmux([
-      'new-session',
-      '-d',
-      '-s',
-      'codex',
-      '-x',
-      '200',
-      '-y',
-      '50',
-      '-c',
-      this.cwd,
-      this.setup.cli.bin,
-      ...codexModelArgs(this.setup.fake),
-      ...args,
-    ]);
+    this.open([this.setup.cli.bin, ...codexModelArgs(this.setup.fake), ...args]);
     await this.until(/Ask Codex to do anything/, 60_000);
-  }
-
-  /** What the terminal shows now. */
-  screen(): string {
-    return this.tmux(['capture-pane', '-p', '-t', 'codex']);
-  }
-
-  keys(...keys: string[]): void {
-    this.tmux(['send-keys', '-t', 'codex', ...keys]);
   }
 
   /**
@@ -308,42 +251,16 @@ export class TmuxCodex {
     this.keys('Enter');
   }
 
-  /** Polls the screen until it matches. */
-  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
-  }
-
   /**
    * Ends the tmux server, then waits (10 s at most, then SIGKILL) for the node wrapper in the pane
    * and the native Codex it started, so that nothing writes CODEX_HOME once the test removes it.
    * The papo mcp it started are left to `leftovers` (codexSetup's hooks), which name them.
    */
   async stop(): Promise<void> {
-    let pane = Number.NaN;
-    try {
-      pane = Number(this.tmux(['display-message', '-p', '-t', 'codex', '#{pane_pid}']).trim());
-    } catch {
-      // No session (it never started, or Codex ended): nothing to wait for.
-    }
+    const pane = this.panePid();
     const pids = Number.isInteger(pane) && pane > 0 ? [pane, ...childrenOf(pane)] : [];
-    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.setup.env, timeout: 10_000 });
-    const alive = (pid: number) => {
-      try {
-        return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    const deadline = Date.now() + 10_000;
-    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+    this.killServer();
+    await untilGone(pids);
   }
 }
 

@@ -1,22 +1,3 @@
-// A real Qwen Code for the tests in tests/clients/: the pinned version (scripts/agent-cli.mjs), run in
-// a HOME of the test's own, its model the scripted fake Chat Completions API (fake-chat-completions.ts)
-// through OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL and --auth-type openai, every other
-// connection refused by a proxy that lets through only the fake (Qwen Code sends its model requests
-// through HTTPS_PROXY even to 127.0.0.1: it does not read NO_PROXY there).
-//
-//   qwenTurn(t, { cli, root, project, papoHome, fake, prompt, timeoutMs?, env?, installArgs?,
-//                 installEnv? }): Promise<QwenTurn>
-//     ONE headless turn: makes (once per root and project) Qwen Code's HOME under `root`; runs
-//     `papo install --client qwen ...installArgs` in `project` (qwen mcp add; papo's entry in
-//     <project>/.qwen/settings.json; idempotent); then `qwen -p <prompt> --auth-type openai` in
-//     `project`, to its end. Resolves with its exit code, output, duration and setup (HOME,
-//     environment, refused connections). Everything it starts is stopped after `t` (hooks registered
-//     before makeRoom's: pass stopFirst(t)).
-//
-//   qwenUi(t, { cli, root, project, papoHome, fake, env?, settings? }): Promise<{ ui, setup }>
-//     Qwen Code's terminal UI in tmux (TmuxQwen), papo registered by papo install alone, the prompt
-//     ready; the only way Qwen Code binds the session inbox papo pushes into (ADR 0118).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type AgentCli, agentCli } from '../../support/agent-cli.js';
@@ -29,6 +10,7 @@ import {
   runClient,
 } from '../../support/client-run.js';
 import { PAPO_BIN } from '../../support/papo.js';
+import { TmuxPane } from '../../support/tmux-pane.js';
 import { FAKE_API_KEY, FAKE_MODEL, type FakeChatCompletions } from '../fake-chat-completions.js';
 
 /** The pinned Qwen Code, installed into its cache when needed, or `{ skip }` with the reason. */
@@ -123,53 +105,15 @@ export async function qwenTurn(t: Hooks, opts: QwenTurnOptions): Promise<QwenTur
  * it ends only this test's Qwen Code and leaves nothing in /tmp/tmux-*). Qwen Code binds its
  * session inbox, and gives papo QWEN_CODE_MESSAGING_SOCKET, only here, not in `qwen -p`.
  */
-export class TmuxQwen {
-  private readonly socket: string;
-
-  constructor(
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly cwd: string,
-    folder: string,
-  ) {
-    this.socket = join(folder, 'tmux-qwen.sock');
-  }
-
-  private tmux(args: string[]): string {
-    // The server starts with this environment, and the session's command inherits it.
-    const r = spawnSync('tmux', ['-S', this.socket, ...args], {
-      env: this.env,
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
-    return r.stdout;
+export class TmuxQwen extends TmuxPane {
+  constructor(env: NodeJS.ProcessEnv, cwd: string, folder: string) {
+    super(env, cwd, folder, 'qwen', 'tmux-qwen.sock');
   }
 
   /** Starts `<bin> args...` in a 200x50 terminal; `t` stops it and its tmux server. */
   start(t: Hooks, bin: string, args: string[]): void {
     t.after(() => this.stop());
-    this.tmux(['new-session', '-d', '-s', 'qwen', '-x', '200', '-y', '50', '-c', this.cwd, bin, ...args]);
-  }
-
-  /** What the terminal shows now. */
-  screen(): string {
-    return this.tmux(['capture-pane', '-p', '-t', 'qwen']);
-  }
-
-  keys(...keys: string[]): void {
-    this.tmux(['send-keys', '-t', 'qwen', ...keys]);
-  }
-
-  /** Polls the screen until it matches. */
-  async until(pattern: RegExp, timeoutMs: number): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`the screen never showed ${pattern}; it shows:\n${last}`);
+    this.open([bin, ...args]);
   }
 
   /**
@@ -178,7 +122,7 @@ export class TmuxQwen {
    * that none writes into a folder being removed. papo mcp is left to `leftovers`, which names it.
    */
   async stop(): Promise<void> {
-    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env, timeout: 10_000 });
+    this.killServer();
     const home = this.env.HOME ?? '';
     const mine = () => processesWithEnv('HOME', home).filter((pid) => !isPapo(pid));
     const deadline = Date.now() + 10_000;
