@@ -130,6 +130,7 @@ export class ChannelPush {
     if (chosen === undefined) throw new TypeError('ChannelPush.start: no route');
     this.#member = member;
     this.#route = chosen;
+    chosen.onRefused?.((id, detail) => this.#refused(chosen, id, detail));
     // Subscribe before the sweep so a message arriving in between is not missed.
     member.on('message', this.#onMessage);
     for (const msg of member.unread()) this.#pushOnce(msg, false);
@@ -225,16 +226,33 @@ export class ChannelPush {
   #failed(route: PushRoute, msg: Envelope, live: boolean, err: unknown): void {
     this.#pushed.delete(msg.id);
     this.#live.delete(msg.id);
-    if (this.#route === route) {
-      const detail = messageOf(err);
-      this.#report(`push through ${route.kind} failed (${detail}); falling back: call wait to read messages`);
-      this.#route = this.#fallback !== null && this.#fallback !== route ? this.#fallback : null;
-      if (route.kind !== 'channel') this.#doorFailed = { why: 'failed', detail };
-    }
+    this.#leave(route, messageOf(err));
     // Meanwhile it may have been read (a `wait` or `inbox`), or a `wait` may now want it.
     if (this.#route === null || this.#member === null) return;
     if (!this.#member.unread().some((m) => m.id === msg.id)) return;
     if (!this.#heldByWait(msg)) this.#pushOnce(msg, live);
+  }
+
+  /**
+   * The client refused or held, later, a message the route had handed over: as if the push had
+   * failed (the message, when named and still unread, goes through the fallback). Unnamed, the
+   * route is left all the same.
+   */
+  #refused(route: PushRoute, id: string | undefined, detail: string): void {
+    const msg = id === undefined ? undefined : this.#member?.unread().find((m) => m.id === id);
+    if (msg !== undefined && this.#pushed.get(msg.id) === route.kind) {
+      this.#failed(route, msg, this.#live.has(msg.id), new Error(detail));
+      return;
+    }
+    this.#leave(route, detail);
+  }
+
+  /** `route` failed: said on stderr and in `status`, and the fallback pushes from now on. */
+  #leave(route: PushRoute, detail: string): void {
+    if (this.#route !== route) return;
+    this.#report(`push through ${route.kind} failed (${detail}); falling back: call wait to read messages`);
+    this.#route = this.#fallback !== null && this.#fallback !== route ? this.#fallback : null;
+    if (route.kind !== 'channel') this.#doorFailed = { why: 'failed', detail };
   }
 
   /** A `wait` in flight wants `msg`: it is held for that wait (returned by it, or pushed at its end). */

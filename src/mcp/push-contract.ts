@@ -17,6 +17,12 @@ export interface PushRoute {
   readonly kind: PushRouteKind;
   /** Hands one message to the client; rejects when it could not (the pump then falls back). */
   push(msg: Envelope): Promise<void>;
+  /**
+   * For a client that answers later than the push (Claude Code's receipts): `listener` is called
+   * when the client refused or held a message it had taken, with the room's msg id when the client
+   * names it, and a line of why. The pump then falls back as for a push that failed.
+   */
+  onRefused?(listener: (msgId: string | undefined, detail: string) => void): void;
 }
 
 /**

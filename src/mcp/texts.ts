@@ -476,6 +476,15 @@ export function statusPush(p: PushView): string {
 export const CLAUDE_NO_SOCKET =
   'no messaging socket from the client (not Claude Code 2.1.332 or later, --bare, or CLAUDE_CODE_HARBOR_KITE=0)';
 
+/** Why Claude Code did not hand papo's message to its model, from its receipt (ADR 0118). */
+export function claudeRefused(status: string): string {
+  if (status === 'held')
+    return "Claude Code holds papo's messages for your user's approval (its crossSessionInbound setting is hold, or this session bypasses permissions)";
+  if (status === 'refused')
+    return 'Claude Code refuses messages from other sessions (its crossSessionInbound setting, or a policy, is refuse)';
+  return `Claude Code dropped papo's message (${status})`;
+}
+
 /** `status` of a client's door that the person shut with PAPO_PUSH=pull. */
 export const PUSH_SHUT = 'off by PAPO_PUSH=pull';
 

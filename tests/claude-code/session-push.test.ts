@@ -7,7 +7,7 @@
 // Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
+import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
 import { framedIdIn, occurrencesIn, stringsIn } from '../support/framed.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
@@ -345,7 +345,7 @@ test('interactive, through the plugin, no channels flag: the message reaches the
   assert.equal(occurrences(fake.turnRequests().at(-1)?.body, frame), 1);
 });
 
-test('interactive, no channels flag, Claude Code set to refuse session messages (crossSessionInbound): the message does not reach the model, and is not lost: inbox hands it, marked', {
+test("interactive, no channels flag, Claude Code set to refuse session messages (crossSessionInbound): the message does not reach the model, Claude Code's receipt makes papo fall back and say why, and inbox hands it", {
   skip,
 }, async (t) => {
   const c = cc as ClaudeCode;
@@ -372,14 +372,23 @@ test('interactive, no channels flag, Claude Code set to refuse session messages 
     [],
     'the refused message reached the model',
   );
+  // Claude Code's receipt (refused) reached papo: the person is told, and why.
+  const voceEnv = userEnv(room.members.voce.home);
+  const said = await runPapo(['status', '--timeout', '10'], { env: voceEnv, timeoutMs: 60_000 });
+  assert.match(
+    said.stdout,
+    /^Push into your agent: none; it reads room messages when it calls wait or inbox \(Claude Code's session messages \(no channels flag\): failed: Claude Code refuses messages from other sessions/m,
+    said.stdout + said.stderr,
+  );
   ui.keys('Anything new from the room?', 'Enter');
   await ui.until(/Read the inbox\./, 30_000);
   const inbox = toolResults(fake.turnRequests().at(-1)?.body).at(-1)?.text ?? '';
+  // Handed to the fallback (channel events, which Claude Code drops without the flag): marked so.
   assert.match(
     inbox,
-    new RegExp(`^\\[msg_id=${askId} from=colega \\(agent\\) .*\\]${literal(ALREADY_PUSHED_SESSION)}$`, 'm'),
+    new RegExp(`^\\[msg_id=${askId} from=colega \\(agent\\) .*\\]${literal(ALREADY_PUSHED)}$`, 'm'),
   );
-  t.diagnostic('refused by Claude Code, unseen by papo, handed by inbox with the mark');
+  t.diagnostic('refused by Claude Code, said by its receipt, handed by inbox');
 });
 
 test('interactive, DISABLE_TELEMETRY=1 (which turns channels off): the session push still reaches the model, once', {

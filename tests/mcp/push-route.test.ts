@@ -6,9 +6,9 @@
 // tests/claude-code/session-push.test.ts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { channelsAskedFor, choosePushRoute } from '../../src/mcp/push-route.js';
 import { pushedText } from '../../src/mcp/texts.js';
@@ -65,15 +65,22 @@ test("Claude Code's session socket: the auth line, then one `user` frame with pa
   const msg = member.receive('colega', 'the schema moved to v2', { to: 'voce' });
   await until(() => inbox.connections.some((c) => c.length === 2), 'the frame on the socket');
   assert.equal(inbox.connections.length, 1);
-  assert.deepEqual(inbox.connections[0], [
-    { type: 'auth', token: TOKEN },
+  const [auth, frame] = inbox.connections[0] as Json[];
+  assert.deepEqual(auth, { type: 'auth', token: TOKEN });
+  // A UUID (Claude Code keeps only those, and names it in a receipt), and papo's receipt socket
+  // beside Claude Code's.
+  assert.match(frame.msg_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.match(frame.from, new RegExp(`^uds:${dirname(inbox.path)}/papo-${process.pid}-[0-9a-f]{8}\\.sock$`));
+  assert.deepEqual(
+    { ...frame, msg_id: 'uuid', from: 'uds' },
     {
       type: 'user',
       message: { role: 'user', content: pushedText(msg, 'claude-session') },
-      msg_id: `papo-${msg.id}`,
+      msg_id: 'uuid',
       priority: 'next',
+      from: 'uds',
     },
-  ]);
+  );
   await client.request('ping');
   assert.deepEqual(channelPushes(client), [], 'the message also went out as a channel event');
   // Unproven (ADR 0066): the message stays unread, and `inbox` marks it in this route's words.
@@ -161,6 +168,44 @@ test('Claude Code gave no socket (CLAUDE_CODE_HARBOR_KITE=0, --bare): pull only,
   const msg = member.receive('colega', 'as before');
   await client.request('ping');
   assert.deepEqual(channelPushes(client), [msg.id]);
+});
+
+test('a receipt from Claude Code that refuses the message (crossSessionInbound refuse) falls back to channel events for it and the next ones, said on stderr and in status', async (t) => {
+  const inbox = await fakeInbox(t);
+  const { member, client, stderr } = serve(t, {
+    CLAUDE_CODE_MESSAGING_SOCKET: inbox.path,
+    CLAUDE_CODE_MESSAGING_TOKEN: TOKEN,
+  });
+  await client.initialize();
+  await client.call('status');
+  const msg = member.receive('colega', 'refused by the session', { to: 'voce' });
+  await until(() => inbox.connections.some((c) => c.length === 2), 'the frame on the socket');
+  const frame = (inbox.connections[0] as Json[])[1] as Json;
+  // Claude Code answers as 2.1.332 does: one line on a connection to the frame's `from`.
+  await new Promise<void>((resolve, reject) => {
+    const s = createConnection((frame.from as string).slice('uds:'.length), () =>
+      s.end(
+        `${JSON.stringify({ type: 'control', action: 'peer_message_status', status: 'expired', status_detail: 'refused', reason: 'not accepting', from: `uds:${inbox.path}`, msgV: 1, orig_msg_id: frame.msg_id })}\n`,
+      ),
+    );
+    s.on('close', () => resolve());
+    s.on('error', reject);
+  });
+  await until(() => channelPushes(client).includes(msg.id), 'the refused message as a channel event');
+  assert.match(
+    stderr(),
+    /push through claude-session failed \(Claude Code refuses messages from other sessions/,
+  );
+  assert.match(
+    resultText(await client.call('status')),
+    /^Push: pull only: call `wait` .*Claude Code's session messages: failed \(Claude Code refuses messages from other sessions \(its crossSessionInbound setting, or a policy, is refuse\)\)\)\.$/m,
+  );
+  // The next message goes through the fallback only; inbox hands the refused one without the
+  // session's mark (it did not reach the model through the session).
+  const next = member.receive('colega', 'after the refusal', { to: 'voce' });
+  await until(() => channelPushes(client).includes(next.id), 'the next one as a channel event');
+  assert.equal(inbox.connections.length, 1);
+  assert.doesNotMatch(resultText(await client.call('inbox')), /also pushed into this conversation/);
 });
 
 test('PAPO_PUSH=pull keeps the door shut: nothing on the socket, pull only, and why', async (t) => {

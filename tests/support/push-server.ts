@@ -1,5 +1,5 @@
 // papo's MCP server in process, on streams of the test's own, over an in-memory member, for the
-// push route tests (tests/mcp/push-*.test.ts): the environment and ancestors a client would give
+// push-route and push-door tests of tests/mcp/: the environment and ancestors a client would give
 // papo are the test's, and so may be the doors. What it wrote on stderr is kept, and the channel
 // events it wrote are listed.
 import { PassThrough } from 'node:stream';
