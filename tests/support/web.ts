@@ -21,15 +21,17 @@ export interface WebServer {
 
 /**
  * Starts `papo web --no-open` on `home`'s profile (`open`: `papo web`, which opens a browser with
- * the xdg-open it finds on env's PATH); stopped after `t` (or by its stop).
+ * the xdg-open it finds on env's PATH; `more`: more options, `--port N`); stopped after `t` (or by
+ * its stop).
  */
 export async function startWeb(
   t: Hooks | null,
   home: string,
   env: Record<string, string> = {},
   open = false,
+  more: string[] = [],
 ): Promise<WebServer> {
-  const args = open ? ['web'] : ['web', '--no-open'];
+  const args = [...(open ? ['web'] : ['web', '--no-open']), ...more];
   const child = spawnPapo(args, { env: memberEnv({ PAPO_HOME: home, ...env }) });
   let out = '';
   let err = '';

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Command } from 'commander';
 import { messageOf, PapoError } from '../../client/errors.js';
+import type { MemberStatus } from '../../client/member-api.js';
 import type { OpenedMember } from '../../client/open-member.js';
 import { writeFileDurable } from '../../client/store/durable-file.js';
 import { profileDir } from '../../client/store/home.js';
@@ -30,7 +31,14 @@ import { type CliContext, checkedProfile, home, lang, text } from '../context.js
 import { errorText } from '../i18n.js';
 import { openUrlCommand } from '../open-url.js';
 import { reviewTexts } from '../review-texts.js';
-import type { ActionResult, MembersReply, ProfileChoice } from '../web/api.js';
+import type {
+  ActionResult,
+  LiveMemberView,
+  MembersReply,
+  PresenceReply,
+  ProfileChoice,
+  RememberedMemberView,
+} from '../web/api.js';
 import { watchLog } from '../web/log-watch.js';
 import type { WebRoom, WebRooms } from '../web/server.js';
 import { newSecret, webApp } from '../web/server.js';
@@ -134,6 +142,8 @@ async function openRoom(ctx: CliContext, name: string, dir: string, profile: Pro
       return { on: readReviewSettings(dir).on, held: readHeld(dir).map(heldView) };
     },
     members: () => members(ctx, dir),
+    remembered: () => rememberedMembers(dir),
+    presence: () => presence(dir),
     say: async (body, to, replyTo) => {
       const result = await webSay(ctx, body, to, replyTo);
       watch.poke();
@@ -258,18 +268,58 @@ async function webReview(
   }
 }
 
+/** How long the page's look at presence waits for the running papo mcp's answer. */
+const PRESENCE_ANSWER_MS = 3_000;
+
+/**
+ * Who is online, as the profile's running papo mcp sees them (`papo status`'s question over
+ * member.sock, ADR 0103: it opens nothing, so the page may ask every few seconds), with why an
+ * offline member is offline when papo knows; `running: false` when no papo mcp answers.
+ */
+async function presence(dir: string): Promise<PresenceReply> {
+  const remembered = await rememberedMembers(dir);
+  const { askStatus } = await import('../../client/person/handed-say.js');
+  const view = await askStatus(dir, 0, PRESENCE_ANSWER_MS).catch(() => undefined);
+  if (view === undefined) return { running: false, remembered };
+  const onTopic = new Set(view.signal.peers);
+  const live = view.members.map((x) =>
+    liveView(x, x.node === view.node, view.signal.joined, onTopic.has(x.node)),
+  );
+  return { running: true, live, remembered };
+}
+
+/** A member as the page shows it, with why it is offline (status.ts's memberLine's reading). */
+function liveView(x: MemberStatus, own: boolean, joined: boolean, onTopic: boolean): LiveMemberView {
+  const why = x.online || own ? undefined : !joined ? 'signal-down' : onTopic ? 'no-link' : undefined;
+  return {
+    name: inertText(x.name, 'line'),
+    kind: x.kind,
+    online: x.online,
+    yourAgent: own,
+    ...(x.path !== undefined ? { path: x.path } : {}),
+    ...(x.about !== undefined ? { about: inertText(x.about, 'line') } : {}),
+    ...(why !== undefined ? { why } : {}),
+    ...(x.online && x.quietSeconds !== undefined ? { quietSeconds: x.quietSeconds } : {}),
+  };
+}
+
+/** The members the profile remembers (peers.json), their names and words made inert. */
+async function rememberedMembers(dir: string): Promise<RememberedMemberView[]> {
+  const store = await import('../../client/store/profile-store.js');
+  const { peers } = await store.readRememberedMembers(dir);
+  return Object.values(peers).map((p) => ({
+    name: inertText(p.name, 'line'),
+    kind: p.kind,
+    ...(p.about !== undefined ? { about: inertText(p.about, 'line') } : {}),
+  }));
+}
+
 /**
  * The room panel: the members the profile remembers, and, asked for (`papo status`'s path), who
  * is online now and by which path, through an ephemeral member opened for the look and closed.
  */
 async function members(ctx: CliContext, dir: string): Promise<MembersReply> {
-  const store = await import('../../client/store/profile-store.js');
-  const { peers } = await store.readRememberedMembers(dir);
-  const remembered = Object.values(peers).map((p) => ({
-    name: inertText(p.name, 'line'),
-    kind: p.kind,
-    ...(p.about !== undefined ? { about: inertText(p.about, 'line') } : {}),
-  }));
+  const remembered = await rememberedMembers(dir);
   let member: OpenedMember | undefined;
   try {
     const session = await import('../room-session.js');

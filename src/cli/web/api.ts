@@ -60,6 +60,8 @@ export interface StateReply {
   lang: 'en' | 'pt';
   entries: EntryView[];
   review: ReviewState;
+  /** The members the profile remembers: who the say box offers in its "To". */
+  remembered: RememberedMemberView[];
 }
 
 /** The data of an `entries` event of GET /api/events: new entries and the review gate after them. */
@@ -84,6 +86,14 @@ export interface LiveMemberView {
   yourAgent: boolean;
   path?: 'direct' | 'relay';
   about?: string;
+  /**
+   * Why an offline member is offline, when papo knows (ADR 0115): `no-link`, it is on the signal
+   * server's topic but no link to it is up yet; `signal-down`, the signal server cannot be reached,
+   * so nobody can be seen there. Absent: offline, not on the topic.
+   */
+  why?: 'no-link' | 'signal-down';
+  /** An open link that brought nothing back for this many seconds: online, but not answering. */
+  quietSeconds?: number;
 }
 
 /** GET /api/members: who is remembered, and who is online when the look succeeded (else `error`). */
@@ -96,4 +106,14 @@ export interface MembersReply {
   remembered: RememberedMemberView[];
   live?: LiveMemberView[];
   error?: string;
+}
+
+/**
+ * GET /api/presence: who is online as the profile's running papo mcp sees them (asked over
+ * member.sock, nothing opened), or `running: false` when no papo mcp of the profile answers.
+ */
+export interface PresenceReply {
+  running: boolean;
+  live?: LiveMemberView[];
+  remembered: RememberedMemberView[];
 }

@@ -12,7 +12,8 @@
 //      request carries) to /api/session, and keeps it in the tab's sessionStorage. No cookie: a
 //      browser would send one to every port of 127.0.0.1. The event stream, which a browser opens
 //      without headers, takes the session as `?s=`.
-//   4. GET routes only read; what opens a member (/api/members) is a POST.
+//   4. GET routes only read; what opens a member (/api/members) is a POST. /api/presence asks the
+//      profile's running papo mcp over member.sock, which opens nothing.
 // Every response carries a strict CSP (no inline script, nothing from elsewhere), nosniff and
 // no-referrer. Room text reaches the page already made inert (ADR 0059): the page never sees an
 // escape or a bidi override, only their visible forms.
@@ -26,8 +27,10 @@ import type {
   EntriesEvent,
   EntryView,
   MembersReply,
+  PresenceReply,
   ProfileChoice,
   ProfilesReply,
+  RememberedMemberView,
   ReviewState,
   SessionReply,
   StateReply,
@@ -61,6 +64,10 @@ export interface WebRoom {
   entries(): Promise<LogEntry[]>;
   held(): Promise<ReviewState>;
   members(): Promise<MembersReply>;
+  /** Who is online as the profile's running papo mcp sees them; opens nothing. */
+  presence(): Promise<PresenceReply>;
+  /** The members the profile remembers (peers.json), without a look at the room. */
+  remembered(): Promise<RememberedMemberView[]>;
   say(body: string, to: string | undefined, replyTo: string | undefined): Promise<ActionResult>;
   review(action: 'approve' | 'reject', id: string, reason: string | undefined): Promise<ActionResult>;
   watch: LogWatch;
@@ -162,6 +169,7 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
       lang: rooms.lang,
       entries,
       review: await room.held(),
+      remembered: await room.remembered(),
     } satisfies StateReply);
   });
 
@@ -169,6 +177,12 @@ export function webApp(rooms: WebRooms, secret: string, port: () => number): Hon
     const found = roomOf(c);
     if (found === undefined) return noSuch(c);
     return c.json(await (await found).members());
+  });
+
+  app.get('/api/presence', async (c) => {
+    const found = roomOf(c);
+    if (found === undefined) return noSuch(c);
+    return c.json(await (await found).presence());
   });
 
   app.get('/api/events', async (c) => {

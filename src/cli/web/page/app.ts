@@ -6,8 +6,10 @@ import type {
   ActionResult,
   EntriesEvent,
   EntryView,
+  LiveMemberView,
   MembersReply,
   MessageView,
+  PresenceReply,
   ProfilesReply,
   ReviewState,
   SessionReply,
@@ -50,13 +52,32 @@ async function signIn(): Promise<string | null> {
   return got;
 }
 
-/** A request of the page's, with its session; a refused session says so on the page. */
+/** Why a request of the page's did not get an answer it can use (said in words, never raw). */
+class NotLive extends Error {
+  constructor(readonly why: 'down' | 'restarted') {
+    super(why);
+  }
+}
+
+/**
+ * A request of the page's, with its session. No answer (papo web stopped) or a session this papo
+ * web does not know (it was started again) throws NotLive and puts the page's banner up.
+ */
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(path, {
-    ...init,
-    headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${session}` },
-  });
-  if (res.status === 401) signedOut();
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${session}` },
+    });
+  } catch {
+    lost();
+    throw new NotLive('down');
+  }
+  if (res.status === 401) {
+    restarted();
+    throw new NotLive('restarted');
+  }
   return res;
 }
 
@@ -67,6 +88,72 @@ function signedOut(): void {
   note.textContent = words.signedOut;
   note.hidden = false;
 }
+
+/**
+ * Whether the page is live (ADR 0122): `live`, following the log; `down`, papo web does not answer
+ * and the page tries again by itself (1 s, doubling to 15 s, with jitter); `restarted`, papo web
+ * answers but not to this tab's session, which ended with the process that handed it out — only
+ * the address the new one printed (its new secret) signs the tab in again, so the banner says so.
+ */
+let link: 'live' | 'down' | 'restarted' = 'live';
+let events: EventSource | undefined;
+let wordsReady = false;
+
+function showLink(): void {
+  const banner = $('banner');
+  banner.hidden = link === 'live';
+  banner.className = link;
+  // Before the state said the person's language, the browser's.
+  const words = wordsReady ? t : textsFor(navigator.language.toLowerCase().startsWith('pt') ? 'pt' : 'en');
+  banner.textContent = link === 'down' ? words.unreachable : link === 'restarted' ? words.restarted : '';
+}
+
+function lost(): void {
+  if (link !== 'live') return;
+  link = 'down';
+  events?.close();
+  showLink();
+  void reconnect();
+}
+
+function restarted(): void {
+  if (link === 'restarted') return;
+  link = 'restarted';
+  events?.close();
+  showLink();
+}
+
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 15_000;
+
+/** Tries papo web again until it answers: live again, or started again (then the banner stays). */
+async function reconnect(): Promise<void> {
+  for (let wait = RETRY_FIRST_MS; link === 'down'; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
+    await new Promise((r) => setTimeout(r, wait * (0.75 + Math.random() * 0.5)));
+    let res: Response;
+    try {
+      res = await fetch(`/api/profiles`, { headers: { Authorization: `Bearer ${session}` } });
+    } catch {
+      continue;
+    }
+    if (res.status === 401) return restarted();
+    if (!res.ok) continue;
+    try {
+      // Back: the stream again, then what the log wrote meanwhile (cards are by id: none twice).
+      const { state, flush } = await follow();
+      link = 'live';
+      showLink();
+      begin(state, flush);
+    } catch {
+      events?.close();
+      // follow() may have found papo web started again (its state answered 401).
+      if (linkNow() === 'restarted') return;
+    }
+  }
+}
+
+/** The link as it is now (a function: TypeScript would keep the loop's narrowed view of it). */
+const linkNow = () => link;
 
 interface Card {
   node: HTMLElement;
@@ -150,8 +237,12 @@ function cardOf(m: MessageView): { card: Card; shown: boolean } {
 
 function addMessage(m: MessageView, out: boolean, held: boolean): void {
   if (cards.has(m.id)) return;
+  // Live (not while the log is first built): follow, or hold still and count it as new.
+  const live = pending === undefined && document.body.dataset.ready === 'true';
+  const follow = live && atBottom();
   const { card, shown } = cardOf(m);
   const { node, state } = card;
+  if (typeof m.from === 'string') offerRecipient(m.from);
   node.id = `m-${m.id}`;
   node.classList.add(out ? 'out' : 'in');
   if (held) node.classList.add('held');
@@ -165,6 +256,72 @@ function addMessage(m: MessageView, out: boolean, held: boolean): void {
   cards.set(m.id, { node, state });
   (pending ?? $('cards')).append(node);
   refresh(m.id);
+  if (live) arrived(follow);
+}
+
+/**
+ * Following the conversation: a person at the bottom (within a line's height) sees each new
+ * message scrolled into view; one who scrolled up keeps their place and gets a "new messages"
+ * marker; a hidden tab counts them in its title until it is seen again.
+ */
+const NEAR_BOTTOM_PX = 48;
+let unseenBelow = 0;
+let unseenHidden = 0;
+let baseTitle = document.title;
+
+function atBottom(): boolean {
+  const box = $('scroller');
+  return box.scrollHeight - (box.scrollTop + box.clientHeight) <= NEAR_BOTTOM_PX;
+}
+
+function toBottom(): void {
+  const box = $('scroller');
+  box.scrollTop = box.scrollHeight;
+  unseenBelow = 0;
+  showUnseen();
+}
+
+function showUnseen(): void {
+  const marker = $('new-below');
+  marker.hidden = unseenBelow === 0;
+  marker.textContent = t.newBelow(unseenBelow);
+}
+
+function showTitle(): void {
+  document.title = unseenHidden > 0 ? `(${unseenHidden}) ${baseTitle}` : baseTitle;
+}
+
+function arrived(follow: boolean): void {
+  if (document.visibilityState === 'hidden') {
+    unseenHidden++;
+    showTitle();
+  }
+  if (follow) toBottom();
+  else {
+    unseenBelow++;
+    showUnseen();
+  }
+}
+
+function followConversation(): void {
+  $('new-below').addEventListener('click', toBottom);
+  $('scroller').addEventListener(
+    'scroll',
+    () => {
+      if (unseenBelow > 0 && atBottom()) {
+        unseenBelow = 0;
+        showUnseen();
+      }
+    },
+    { passive: true },
+  );
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') {
+      unseenHidden = 0;
+      showTitle();
+      void refreshPresence();
+    }
+  });
 }
 
 /** Who confirmed each message, and the person's decision on each held one, as the log says. */
@@ -214,7 +371,7 @@ async function showLog(entries: EntryView[]): Promise<void> {
   for (const e of entries) if (e.ev !== 'out' && e.ev !== 'in') apply(e);
   const split = Math.max(0, messages.length - FIRST_CARDS);
   $('cards').append(build(messages.slice(split)));
-  $('cards').lastElementChild?.scrollIntoView({ block: 'end' });
+  toBottom();
   // Marks bench/web.ts reads: the first screen's cards, and all of them.
   performance.mark('papo-first-cards');
   document.body.dataset.ready = 'true';
@@ -226,11 +383,28 @@ async function showLog(entries: EntryView[]): Promise<void> {
   document.body.dataset.all = 'true';
 }
 
+/**
+ * A member the say box offers in its "To" (the room's remembered members, and whoever wrote):
+ * chosen from a list, so a misspelled name never waits 30 s to be refused. Not the person's own
+ * name (their own agent's), which a say to the room reaches anyway.
+ */
+function offerRecipient(name: string): void {
+  if (name === '' || name === self) return;
+  const select = $('say-to') as HTMLSelectElement;
+  const names = [...select.options].map((o) => o.value);
+  if (names.includes(name)) return;
+  const option = el('option', name);
+  option.value = name;
+  const after = [...select.options].slice(1).find((o) => o.value.localeCompare(name) > 0);
+  select.insertBefore(option, after ?? null);
+}
+
 function startReply(m: MessageView): void {
   replyTo = m.id;
   $('reply-to-text').textContent = t.replyingTo(m.from, m.id);
   $('reply-to').hidden = false;
-  ($('say-to') as HTMLInputElement).value = m.from;
+  offerRecipient(m.from);
+  ($('say-to') as HTMLSelectElement).value = m.from === self ? '' : m.from;
   $('say-body').focus();
 }
 
@@ -246,9 +420,13 @@ async function post(path: string, data: unknown): Promise<ActionResult> {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(data),
     });
-    return (await res.json()) as ActionResult;
+    // A refusal of the server's own (421, 403, 404) may be plain text: said, not parsed.
+    const answer = (await res.json().catch(() => undefined)) as ActionResult | undefined;
+    return answer ?? { ok: false, lines: [t.badAnswer(res.status)] };
   } catch (err) {
-    return { ok: false, lines: [String(err)] };
+    if (err instanceof NotLive)
+      return { ok: false, lines: [err.why === 'down' ? t.notSentDown : t.notSentRestarted] };
+    return { ok: false, lines: [t.badAnswer(0)] };
   }
 }
 
@@ -322,42 +500,86 @@ function showReview(r: ReviewState): void {
   });
 }
 
+/** A member's line in the room panel: name, kind, online (and by which path) or why not. */
+function memberItem(m: LiveMemberView): HTMLElement {
+  const li = el('li');
+  li.dataset.name = m.name;
+  li.append(el('strong', m.name), ` (${m.kind === 'human' ? t.human : t.agent}) `);
+  const path = m.path ? `, ${m.path === 'relay' ? t.relayed : t.direct}` : '';
+  const state = m.online
+    ? m.quietSeconds !== undefined
+      ? `${t.online}, ${t.notAnswering(m.quietSeconds)}`
+      : `${t.online}${path}`
+    : m.why === 'no-link'
+      ? t.offlineNoLink
+      : m.why === 'signal-down'
+        ? t.offlineSignalDown
+        : t.offline;
+  li.append(el('span', state, m.online ? 'ok' : 'bad'));
+  if (m.yourAgent) li.append(` — ${t.yourAgent}`);
+  else if (m.about) li.append(` — ${m.about}`);
+  return li;
+}
+
+function showMembers(live: LiveMemberView[] | undefined, remembered: MembersReply['remembered']): void {
+  const list = $('members');
+  if (live) list.replaceChildren(...live.map(memberItem));
+  else
+    list.replaceChildren(
+      ...remembered.map((m) => {
+        const li = el('li');
+        li.dataset.name = m.name;
+        li.append(
+          el('strong', m.name),
+          ` (${m.kind === 'human' ? t.human : t.agent})${m.about ? ` — ${m.about}` : ''}`,
+        );
+        return li;
+      }),
+    );
+  for (const m of live ?? remembered) offerRecipient(m.name);
+}
+
+/**
+ * Presence, always shown and kept live (issue 44): the profile's running papo mcp is asked every
+ * PRESENCE_MS while the tab is seen (GET /api/presence opens nothing); without one, the members the
+ * profile remembers, and the look that opens a member of its own stays a button (checkRoom).
+ */
+const PRESENCE_MS = 10_000;
+let presenceTimer: ReturnType<typeof setTimeout> | undefined;
+
+async function refreshPresence(): Promise<void> {
+  clearTimeout(presenceTimer);
+  try {
+    if (link !== 'live') return;
+    const res = await api(`/api/presence${query}`);
+    const data = (await res.json()) as PresenceReply;
+    $('room-check').hidden = data.running;
+    if (data.running) {
+      showMembers(data.live, data.remembered);
+      $('room-state').textContent = data.live?.length === 0 ? t.nobodyFound : '';
+    } else if (!looked) {
+      showMembers(undefined, data.remembered);
+      $('room-state').textContent = t.noAgentRunning;
+    }
+  } catch {
+    // Not live: the banner says so; presence is asked again once back.
+  } finally {
+    if (document.visibilityState === 'visible')
+      presenceTimer = setTimeout(() => void refreshPresence(), PRESENCE_MS);
+  }
+}
+
+/** Whether the person asked for a look of the page's own (kept until papo mcp answers again). */
+let looked = false;
+
 async function checkRoom(): Promise<void> {
   const state = $('room-state');
   state.textContent = t.looking;
   const res = await api(`/api/members${query}`, { method: 'POST' });
   const data = (await res.json()) as MembersReply;
-  const list = $('members');
-  list.replaceChildren();
-  if (data.live) {
-    for (const m of data.live) {
-      const li = el('li');
-      li.append(el('strong', m.name), ` (${m.kind === 'human' ? t.human : t.agent}) `);
-      li.append(
-        el(
-          'span',
-          m.online
-            ? `${t.online}${m.path ? `, ${m.path === 'relay' ? t.relayed : t.direct}` : ''}`
-            : t.offline,
-          m.online ? 'ok' : 'bad',
-        ),
-      );
-      if (m.yourAgent) li.append(` — ${t.yourAgent}`);
-      else if (m.about) li.append(` — ${m.about}`);
-      list.append(li);
-    }
-    state.textContent = data.live.length === 0 ? t.nobodyFound : '';
-  } else {
-    for (const m of data.remembered) {
-      const li = el('li');
-      li.append(
-        el('strong', m.name),
-        ` (${m.kind === 'human' ? t.human : t.agent})${m.about ? ` — ${m.about}` : ''}`,
-      );
-      list.append(li);
-    }
-    state.textContent = data.error ?? '';
-  }
+  looked = true;
+  showMembers(data.live, data.remembered);
+  state.textContent = data.live ? (data.live.length === 0 ? t.nobodyFound : '') : (data.error ?? '');
 }
 
 /** The picker, when PAPO_HOME holds more than one profile: another profile opens in this tab. */
@@ -376,16 +598,19 @@ async function showProfiles(current: string): Promise<void> {
   select.addEventListener('change', () => location.assign(`/?profile=${encodeURIComponent(select.value)}`));
 }
 
-async function start(): Promise<void> {
-  session = await signIn();
-  if (session === null) return signedOut();
-  // The stream first: once it says it follows the log, the state is read, so that nothing written
-  // in between is missed (what both carry is shown once: cards are by id).
-  const events = new EventSource(
-    `/api/events?s=${encodeURIComponent(session)}${chosen === null ? '' : `&profile=${encodeURIComponent(chosen)}`}`,
+/**
+ * The event stream, then the room's state: once the stream says it follows the log, the state is
+ * read, so that nothing written in between is missed (what both carry is shown once: cards are by
+ * id). `flush` applies what the stream brought before the state was shown. A stream that breaks
+ * puts the page's banner up (lost).
+ */
+async function follow(): Promise<{ state: StateReply; flush: () => void }> {
+  const stream = new EventSource(
+    `/api/events?s=${encodeURIComponent(session ?? '')}${chosen === null ? '' : `&profile=${encodeURIComponent(chosen)}`}`,
   );
+  events = stream;
   let early: EntriesEvent[] | undefined = [];
-  events.addEventListener('entries', (ev) => {
+  stream.addEventListener('entries', (ev) => {
     const data = JSON.parse((ev as MessageEvent<string>).data) as EntriesEvent;
     if (early) early.push(data);
     else {
@@ -393,26 +618,67 @@ async function start(): Promise<void> {
       showReview(data.review);
     }
   });
-  await new Promise<void>((resolve) => events.addEventListener('following', () => resolve(), { once: true }));
+  await new Promise<void>((resolve, reject) => {
+    stream.addEventListener('following', () => resolve(), { once: true });
+    stream.addEventListener('error', () => reject(new NotLive('down')), { once: true });
+  });
+  // From now on a broken stream is the page not being live; the browser's own retries are not used
+  // (a restarted papo web answers them 401, which ends an EventSource without a word).
+  stream.addEventListener('error', () => {
+    if (events === stream) lost();
+  });
   const res = await api(`/api/state${query}`);
-  if (!res.ok) return;
+  if (!res.ok) throw new NotLive('down');
   const state = (await res.json()) as StateReply;
+  return {
+    state,
+    flush: () => {
+      for (const data of early ?? []) {
+        for (const e of data.entries) apply(e);
+        showReview(data.review);
+      }
+      early = undefined;
+    },
+  };
+}
+
+let began = false;
+
+/**
+ * The room's state shown: the first time, the whole page (its language, the log's cards); when
+ * papo web is back after a break, only what is new (cards are by id: none shown twice).
+ */
+function begin(state: StateReply, flush: () => void): void {
+  void refreshPresence();
+  if (began) {
+    for (const e of state.entries) apply(e);
+    showReview(state.review);
+    flush();
+    return;
+  }
+  began = true;
   self = state.self;
   t = textsFor(state.lang);
+  wordsReady = true;
   translatePage(t, state.lang);
+  showLink();
+  baseTitle = t.pageTitle(state.self, state.roomId);
+  showTitle();
   $('where').textContent = t.where(state.self, state.roomId, state.profile);
+  for (const m of state.remembered) offerRecipient(m.name);
   showReview(state.review);
-  const shown = showLog(state.entries);
-  void shown;
-  for (const data of early) {
-    for (const e of data.entries) apply(e);
-    showReview(data.review);
-  }
-  early = undefined;
+  void showLog(state.entries);
+  flush();
+  void showProfiles(state.profile).catch(() => undefined);
+}
+
+/** The page's controls, wired once. */
+function wire(): void {
+  followConversation();
   $('say-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const body = $('say-body') as HTMLTextAreaElement;
-    const to = $('say-to') as HTMLInputElement;
+    const to = $('say-to') as HTMLSelectElement;
     const send = $('say-send') as HTMLButtonElement;
     const outcome = $('say-outcome');
     send.disabled = true;
@@ -439,6 +705,8 @@ async function start(): Promise<void> {
       );
       deliveredBy.set(r.said.id, [...r.said.ackedBy]);
       refresh(r.said.id);
+      // The person's own words: shown where they are read, whatever they scrolled to.
+      toBottom();
     }
     send.disabled = false;
     if (r.ok) {
@@ -447,12 +715,37 @@ async function start(): Promise<void> {
       $('reply-to').hidden = true;
     }
   });
+  // Ctrl+Enter (⌘+Enter on a Mac) sends; Enter alone is a new line, as in a chat app's box.
+  $('say-body').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      ($('say-form') as HTMLFormElement).requestSubmit();
+    }
+  });
   $('reply-cancel').addEventListener('click', () => {
     replyTo = undefined;
     $('reply-to').hidden = true;
   });
-  $('room-check').addEventListener('click', () => void checkRoom());
-  void showProfiles(state.profile);
+  $('room-check').addEventListener('click', () => void checkRoom().catch(() => undefined));
+}
+
+async function start(): Promise<void> {
+  // The address papo web printed, pasted into this tab when it shows "/" already, changes only the
+  // fragment, which loads nothing: the page starts again to trade the new secret.
+  window.addEventListener('hashchange', () => {
+    if (new URLSearchParams(location.hash.slice(1)).has('k')) location.reload();
+  });
+  session = await signIn().catch(() => null);
+  if (session === null) return signedOut();
+  wire();
+  try {
+    const { state, flush } = await follow();
+    begin(state, flush);
+  } catch {
+    // Not live from the start (a reload after papo web stopped or started again): said, and tried
+    // again by itself (reconnect); the page is built once it is back.
+    lost();
+  }
 }
 
 void start();

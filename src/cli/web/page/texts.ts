@@ -9,7 +9,9 @@ const en = {
   reviewTitle: 'Held for your review',
   conversationTitle: 'Conversation',
   sayTitle: 'Say something',
-  toLabel: "To (optional: a member's name; empty is the whole room)",
+  toLabel: 'To',
+  everyone: 'everyone (the whole room)',
+  sendHint: 'Ctrl+Enter (⌘+Enter) sends',
   messageLabel: 'Message',
   send: 'Send',
   cancelReply: 'cancel reply',
@@ -46,10 +48,26 @@ const en = {
   nobodyFound: 'nobody found in the room',
   online: 'online',
   offline: 'offline',
+  offlineNoLink: 'offline: on the signal server, no link yet',
+  offlineSignalDown: 'offline as far as papo can tell: the signal server cannot be reached',
+  notAnswering: (seconds: number) => `not answering for ${seconds}s`,
+  noAgentRunning:
+    'your agent’s papo mcp is not running: these are the members the profile remembers. “Check who is online” looks at the room now.',
   direct: 'direct',
   relayed: 'relayed',
   yourAgent: 'your agent',
   profileOption: (profile: string, self: string, room: string) => `${profile} (${self}, room ${room})`,
+  pageTitle: (self: string, room: string) => `papo — ${self} in room ${room}`,
+  newBelow: (n: number) => (n === 1 ? '1 new message ↓' : `${n} new messages ↓`),
+  unreachable:
+    'papo web is not reachable — reconnecting… (if it stopped, start it again in a terminal: papo web)',
+  restarted:
+    'papo web was started again, and this tab’s session ended with the old one: open the address papo web printed in your terminal (a new one at each start).',
+  notSentDown:
+    'not sent: papo web is not reachable. The page reconnects by itself; send it again once it is back.',
+  notSentRestarted: 'not sent: papo web was started again. Open the address it printed in your terminal.',
+  badAnswer: (status: number) =>
+    status === 0 ? 'not done: papo web’s answer could not be read' : `not done: papo web answered ${status}`,
   signedOut:
     'This tab is not signed in to this papo web: open the address papo web printed in your terminal (a new one at each start).',
 };
@@ -61,7 +79,9 @@ const pt: Texts = {
   reviewTitle: 'Retidas para a sua revisão',
   conversationTitle: 'Conversa',
   sayTitle: 'Diga algo',
-  toLabel: 'Para (opcional: o nome de um membro; vazio é a sala toda)',
+  toLabel: 'Para',
+  everyone: 'todos (a sala toda)',
+  sendHint: 'Ctrl+Enter (⌘+Enter) envia',
   messageLabel: 'Mensagem',
   send: 'Enviar',
   cancelReply: 'cancelar a resposta',
@@ -96,10 +116,29 @@ const pt: Texts = {
   nobodyFound: 'ninguém encontrado na sala',
   online: 'online',
   offline: 'offline',
+  offlineNoLink: 'offline: no servidor de sinalização, sem ligação ainda',
+  offlineSignalDown: 'offline até onde o papo sabe: o servidor de sinalização não responde',
+  notAnswering: (seconds) => `sem resposta há ${seconds}s`,
+  noAgentRunning:
+    'o papo mcp do seu agente não está rodando: estes são os membros que o perfil lembra. “Ver quem está online” olha a sala agora.',
   direct: 'direto',
   relayed: 'por relay',
   yourAgent: 'o seu agente',
   profileOption: (profile, self, room) => `${profile} (${self}, sala ${room})`,
+  pageTitle: (self, room) => `papo — ${self} na sala ${room}`,
+  newBelow: (n) => (n === 1 ? '1 mensagem nova ↓' : `${n} mensagens novas ↓`),
+  unreachable:
+    'o papo web não responde — reconectando… (se ele parou, inicie-o de novo num terminal: papo web)',
+  restarted:
+    'o papo web foi iniciado de novo, e a sessão desta aba acabou com o anterior: abra o endereço que o papo web mostrou no seu terminal (um novo a cada início).',
+  notSentDown:
+    'não enviada: o papo web não responde. A página reconecta sozinha; envie de novo quando ele voltar.',
+  notSentRestarted:
+    'não enviada: o papo web foi iniciado de novo. Abra o endereço que ele mostrou no seu terminal.',
+  badAnswer: (status) =>
+    status === 0
+      ? 'não feito: a resposta do papo web não pôde ser lida'
+      : `não feito: o papo web respondeu ${status}`,
   signedOut:
     'Esta aba não está conectada a este papo web: abra o endereço que o papo web mostrou no seu terminal (um novo a cada início).',
 };
