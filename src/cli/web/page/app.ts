@@ -303,12 +303,21 @@ function arrived(follow: boolean): void {
   }
 }
 
+/** Whether the view was at the bottom when last scrolled (kept there when the window or header resize). */
+let pinned = true;
+
 function followConversation(): void {
   $('new-below').addEventListener('click', toBottom);
+  // The room panel filling in, a wrapped header or a resized window makes the conversation's box
+  // smaller: a view at the bottom stays at the bottom.
+  new ResizeObserver(() => {
+    if (pinned) $('scroller').scrollTop = $('scroller').scrollHeight;
+  }).observe($('scroller'));
   $('scroller').addEventListener(
     'scroll',
     () => {
-      if (unseenBelow > 0 && atBottom()) {
+      pinned = atBottom();
+      if (unseenBelow > 0 && pinned) {
         unseenBelow = 0;
         showUnseen();
       }
