@@ -27,6 +27,7 @@ test('papo web answers only its own address, its API only to a session its secre
     ['GET', '/api/state'],
     ['GET', '/api/profiles'],
     ['GET', '/api/events'],
+    ['GET', '/api/presence'],
     ['POST', '/api/members'],
     ['POST', '/api/say'],
     ['POST', '/api/review'],
