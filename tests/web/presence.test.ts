@@ -6,8 +6,9 @@
 // says why, and keeps "Check who is online" (a look that opens a member of its own).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { childPids } from '../support/processes.js';
-import { makeRoom, type Room, startAgent, statusUntil } from '../support/room.js';
+import { startSignalServer } from '../../src/signal-server/server.js';
+import { childPids, webRtcChildren } from '../support/processes.js';
+import { callText, makeRoom, type Room, startAgent, statusUntil } from '../support/room.js';
 import { chromium, launchChromium, startWeb } from '../support/web.js';
 
 declare const document: {
@@ -71,4 +72,54 @@ test('papo web’s room panel shows who is online with no click, and a colleague
   assert.equal(await page.$eval('#room-check', (e) => (e as unknown as { hidden: boolean }).hidden), false);
   assert.match(await page.$eval('#members', (e) => e.textContent ?? ''), /colega \(agent\)/);
   assert.deepEqual(errors, []);
+});
+
+test('papo web’s room panel says why a colleague cannot be reached: a link not answering, then on the signal server with no link yet', {
+  skip,
+  timeout: 240_000,
+}, async (t) => {
+  // As tests/mcp/e2e-between.test.ts: the room's signal server in this process (its pings far
+  // apart, so a frozen member stays on the topic), colega's papo mcp and transport frozen.
+  const room: Room = await makeRoom(t, { label: 'web-presence-why' });
+  const server = await startSignalServer({
+    host: '127.0.0.1',
+    port: Number(new URL(room.signalUrl).port),
+    env: {},
+    config: { pingIntervalMs: 600_000 },
+  });
+  t.after(() => server.close());
+  const voce = startAgent(room, room.members.voce);
+  const colega = startAgent(room, room.members.colega);
+  await Promise.all([voce.client.initialize(), colega.client.initialize()]);
+  await statusUntil(voce.client, /colega \(agent\): online, .*link: direct$/m, 60_000);
+  const web = await startWeb(t, room.members.voce.home);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.goto(web.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(membersMatch, { timeout: 15_000 }, 'colega \\(agent\\) online, direct');
+
+  const parent = colega.child.pid as number;
+  const frozen = [parent, ...webRtcChildren(parent)];
+  for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+  t.after(() => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  await callText(voce.client, 'send', { message: 'Still there?' });
+  await page.waitForFunction(
+    membersMatch,
+    { timeout: 40_000 },
+    'colega \\(agent\\) online, not answering for \\d+s',
+  );
+  await page.waitForFunction(
+    membersMatch,
+    { timeout: 120_000 },
+    'colega \\(agent\\) offline: on the signal server, no link yet',
+  );
 });
