@@ -84,6 +84,9 @@ const CLIENT: Record<string, readonly string[]> = {
   person: [...GROUND, 'wire', 'store', 'net/health.ts', 'member-api.ts'],
   // The transport: the network, and the room's links contract it implements.
   transport: [...GROUND, 'net', 'room/links.ts'],
+  // Sealed attachments (ADR 0121): the manifest, ranges, binary chunk frames and their files on
+  // disk; on the wire's crypto and the store's no-follow writes, below the room that will drive them.
+  attach: [...GROUND, 'wire', 'store'],
 };
 /** Files of src/client that put the parts together: they may import any of them. */
 const ASSEMBLY = ['open-member.ts', 'embedded-signal-server.ts'];
