@@ -872,6 +872,8 @@ const pt: Messages = {
         return signalTokenPt(err.detail);
       case 'profile_link':
         return `${err.detail.path} é um link (simbólico ou físico) ou não é um arquivo comum; o papo não lê nem grava os arquivos do perfil através de links: apague-o, ou ponha o arquivo de verdade no lugar`;
+      case 'attach_refused':
+        return attachPt(err.detail);
       case 'no_invite':
         return 'nenhum convite foi dado: passe-o pela entrada padrão (papo join --name <nome> < convite.txt), digite-o quando pedido, ou dê-o como argumento';
       case 'listen_failed': {
@@ -897,6 +899,28 @@ const pt: Messages = {
     }
   },
 };
+
+/** Why papo will not send a file (ADR 0121), from the data alone. */
+function attachPt(p: PapoErrorDetails['attach_refused']): string {
+  switch (p.problem) {
+    case 'not_found':
+      return `${p.path}: arquivo não encontrado`;
+    case 'link':
+      return `${p.path} é um link simbólico; o papo envia arquivos, não links: dê o arquivo para o qual ele aponta, se estiver no projeto`;
+    case 'folder':
+      return `${p.path} é uma pasta; o papo envia arquivos um a um`;
+    case 'not_file':
+      return `${p.path} não é um arquivo comum (um dispositivo, um pipe ou um socket); o papo envia só arquivos comuns`;
+    case 'outside':
+      return `${p.path} está fora da pasta do projeto; o papo envia só arquivos dentro da pasta em que roda`;
+    case 'unreadable':
+      return `${p.path} não pode ser lido (permissão negada)`;
+    case 'too_large':
+      return `${p.path} tem ${p.size} bytes, mais que os ${p.limit} bytes que um arquivo pode ter (PAPO_ATTACH_MAX_FILE_MIB)`;
+    case 'changed':
+      return `${p.path} mudou enquanto o papo o lia; envie de novo quando ele estiver escrito`;
+  }
+}
 
 const INVITE_PT: Record<Exclude<PapoErrorDetails['invalid_invite']['problem'], 'signal_fragment'>, string> = {
   not_papo: 'isto não é um convite do papo (um convite começa com "papo1")',

@@ -33,6 +33,7 @@ export type PapoErrorCode =
   | 'usage'
   | 'invalid_pattern'
   | 'listen_failed'
+  | 'attach_refused'
   | 'io';
 
 /** What is wrong with PAPO_SIGNAL_TOKEN (src/client/net/signal-token.ts). Origins only, never tokens. */
@@ -68,6 +69,16 @@ export type SignalFragmentProblem =
   /** A token for a URL without TLS on another machine: it would travel in clear. */
   | { problem: 'token_in_clear'; scheme: string };
 
+/**
+ * Why papo will not send or keep a file (src/client/attach/, ADR 0121). `path` is the path as the
+ * agent gave it; `limit` the cap passed, in bytes.
+ */
+export type AttachProblem =
+  | { problem: 'not_found' | 'link' | 'folder' | 'not_file' | 'outside' | 'unreadable'; path: string }
+  | { problem: 'too_large'; path: string; size: number; limit: number }
+  /** The file changed (size, content or the file itself) between its check and its copy. */
+  | { problem: 'changed'; path: string };
+
 /** The data each code carries; a code not named here carries none. */
 export interface PapoErrorDetails {
   invalid_invite:
@@ -87,6 +98,7 @@ export interface PapoErrorDetails {
   profile_link: { path: string; link: 'symbolic' | 'hard' | 'not_regular' };
   /** A review hold pattern (src/client/store/review.ts) that is too long, or holds nothing but stars. */
   invalid_pattern: { problem: 'too_long' | 'empty' };
+  attach_refused: AttachProblem;
   /** `papo signal` could not listen: on its own port, or on the metrics address it was given. */
   listen_failed:
     | { listener: 'signal'; errno: 'EADDRINUSE' | 'EACCES' }

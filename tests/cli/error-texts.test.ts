@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { errorText, type Lang } from '../../src/cli/i18n.js';
 import { reviewTexts } from '../../src/cli/review-texts.js';
+import { attachRefused } from '../../src/client/attach/project-path.js';
 import { type CodeWithDetail, isPapoError, messageOf, PapoError } from '../../src/client/errors.js';
 import { parseSignalTokens, signalTokenFor } from '../../src/client/net/signal-token.js';
 import { linkedFileError } from '../../src/client/store/no-follow.js';
@@ -84,6 +85,11 @@ const SAMPLES: { [C in CodeWithDetail]: PapoError<C>[] } = {
     linkedFileError('/home/ana/.papo/default/peers.json', 'symbolic'),
     linkedFileError('/home/ana/.papo/default/log.jsonl', 'hard'),
   ],
+  attach_refused: (['not_found', 'link', 'folder', 'not_file', 'outside', 'unreadable', 'changed'] as const)
+    .map((problem) => attachRefused({ problem, path: 'docs/spec.json' }))
+    .concat([
+      attachRefused({ problem: 'too_large', path: 'docs/spec.json', size: 17_000_000, limit: 16_777_216 }),
+    ]),
   invalid_pattern: [
     thrown('invalid_pattern', () => compilePattern('x'.repeat(201))),
     thrown('invalid_pattern', () => compilePattern('**')),
