@@ -32,3 +32,9 @@ export const LOCK_FILE = 'lock';
 export const WEB_OPENER_FILE = 'web-open.html';
 /** Where the running papo mcp takes the says `papo say` hands it (a Unix socket, 0600; ADR 0102). */
 export const SAY_SOCKET = 'member.sock';
+/** The sender's attachments, by SHA-256, until every recipient has them (0700; ADR 0121). */
+export const ATTACH_OUT_DIR = 'attachments-out';
+/** Attachments arriving, per message, until the person approves or rejects them (0700; ADR 0121). */
+export const ATTACH_IN_DIR = 'attachments-in';
+/** Attachments the person released to the agent, `<msg id>/<name>` (0700, files 0600; ADR 0121). */
+export const ATTACHMENTS_DIR = 'attachments';
