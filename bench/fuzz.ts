@@ -7,6 +7,7 @@
 //        node dist/bench/fuzz.js --path <path> --cases 1 <seed> <target name part>   (replays the case
 //        a failure printed as "seed S path P"; values a target draws outside fast-check, such as
 //        random keys, differ between runs, so the replayed case has the same shape, not the same bytes)
+import { ATTACH_TARGETS } from '../tests/fuzz/attach-targets.js';
 import { PARSER_TARGETS } from '../tests/fuzz/parser-targets.js';
 import { FUZZ_TARGETS, fuzzProgress } from '../tests/fuzz/targets.js';
 
@@ -37,7 +38,7 @@ process.on('uncaughtException', (err) => stray.push(`uncaughtException: ${err.st
 const budgetText = cases !== undefined ? `${cases} cases per target` : `${seconds} s per target`;
 console.log(`fuzz long run: ${budgetText}, seed ${seed}, ${new Date().toISOString()}`);
 let failed = false;
-for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS].filter(
+for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS, ...ATTACH_TARGETS].filter(
   (t) => only === undefined || t.name.includes(only),
 )) {
   const started = performance.now();

@@ -3,6 +3,7 @@
 // rejection or uncaught exception while it runs. The long run is bench/fuzz.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ATTACH_TARGETS } from './attach-targets.js';
 import { PARSER_TARGETS } from './parser-targets.js';
 import { FUZZ_TARGETS } from './targets.js';
 
@@ -21,7 +22,7 @@ after(() => {
   process.off('uncaughtException', onException);
 });
 
-for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS]) {
+for (const target of [...FUZZ_TARGETS, ...PARSER_TARGETS, ...ATTACH_TARGETS]) {
   test(`fuzz: ${target.name}`, async () => {
     const outcome = await target.run({ numRuns: target.quickRuns, seed });
     console.log(`# ${target.name}: ${outcome.runs} cases, seed ${seed}`);
