@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MAX_FILES, MAX_NAME_BYTES, MAX_NAME_CHARS } from '../../src/client/attach/constants.js';
+import { attachCaps, MAX_FILES, MAX_NAME_BYTES, MAX_NAME_CHARS } from '../../src/client/attach/constants.js';
 import {
   isPatch,
   type ManifestEntry,
@@ -208,4 +208,25 @@ test('a manifest entry is what the type says', () => {
   const [one] = parseManifest([entry()]) as [ManifestEntry];
   assert.equal(typeof one.size, 'number');
   assert.equal(one.patch, undefined);
+});
+
+test('the caps come from the environment in whole MiB, the defaults otherwise; a typo is an error', () => {
+  const MIB = 1024 * 1024;
+  assert.deepEqual(attachCaps({}), { maxFileBytes: 16 * MIB, maxMessageBytes: 64 * MIB });
+  assert.deepEqual(attachCaps({ PAPO_ATTACH_MAX_FILE_MIB: '', PAPO_ATTACH_MAX_MESSAGE_MIB: '' }), {
+    maxFileBytes: 16 * MIB,
+    maxMessageBytes: 64 * MIB,
+  });
+  assert.deepEqual(attachCaps({ PAPO_ATTACH_MAX_FILE_MIB: '2', PAPO_ATTACH_MAX_MESSAGE_MIB: '3' }), {
+    maxFileBytes: 2 * MIB,
+    maxMessageBytes: 3 * MIB,
+  });
+  // A message may always carry one file of the largest size.
+  assert.deepEqual(attachCaps({ PAPO_ATTACH_MAX_FILE_MIB: '100' }), {
+    maxFileBytes: 100 * MIB,
+    maxMessageBytes: 100 * MIB,
+  });
+  for (const bad of ['0', '-1', '1.5', '16MiB', '4097', ' 2'])
+    assert.throws(() => attachCaps({ PAPO_ATTACH_MAX_FILE_MIB: bad }), /PAPO_ATTACH_MAX_FILE_MIB/);
+  assert.throws(() => attachCaps({ PAPO_ATTACH_MAX_MESSAGE_MIB: 'x' }), /PAPO_ATTACH_MAX_MESSAGE_MIB/);
 });

@@ -362,6 +362,38 @@ test('release writes under attachments/<msg id>/ only, with names made safe, nev
   await assert.rejects(store.open('..', 0, manifest[0] as ManifestEntry), RangeError);
 });
 
+test('a release cut short by a crash is finished by the next one; a stranger at a target is refused', async (t) => {
+  const { receiver } = setup(t);
+  const a = randomBytes(1000);
+  const b = randomBytes(2000);
+  const manifest = [entryOf('a.bin', a), entryOf('b.bin', b)];
+  const store = new PartialStore(receiver);
+  for (const [i, content] of [a, b].entries()) {
+    const partial = await store.open(ID, i, manifest[i] as ManifestEntry);
+    await partial.write(0, content);
+    assert.equal(await partial.finish(), 'complete');
+  }
+  // The first file moved, then the process died.
+  mkdirSync(join(receiver, ATTACHMENTS_DIR, ID), { recursive: true, mode: 0o700 });
+  renameSync(join(receiver, ATTACH_IN_DIR, ID, '0.file'), join(receiver, ATTACHMENTS_DIR, ID, 'a.bin'));
+  const released = await store.release(ID, manifest);
+  assert.deepEqual(
+    released.map((r) => sha256(readFileSync(r.path))),
+    [sha256(a), sha256(b)],
+  );
+  // Another message whose target holds something else: nothing moves.
+  const other = '0123456789';
+  const partial = await store.open(other, 0, manifest[0] as ManifestEntry);
+  await partial.write(0, a);
+  assert.equal(await partial.finish(), 'complete');
+  mkdirSync(join(receiver, ATTACHMENTS_DIR, other), { mode: 0o700 });
+  writeFileSync(join(receiver, ATTACHMENTS_DIR, other, 'a.bin'), 'something else');
+  await assert.rejects(store.release(other, [manifest[0] as ManifestEntry]), (err: unknown) =>
+    isPapoError(err, 'io'),
+  );
+  assert.equal(await store.isComplete(other, 0), true);
+});
+
 test('a rejected message leaves nothing behind', async (t) => {
   const { receiver } = setup(t);
   const content = randomBytes(1000);

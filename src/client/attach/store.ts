@@ -19,7 +19,7 @@ import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { PapoError } from '../errors.js';
-import { readJsonFile, writeFileDurable } from '../store/durable-file.js';
+import { readJsonFile, syncDir, writeFileDurable } from '../store/durable-file.js';
 import {
   linkedFileError,
   OPEN_CREATE_NEW,
@@ -231,6 +231,31 @@ async function isRegularFile(path: string): Promise<boolean> {
   }
 }
 
+/** `size:sha256` of an open file, read 64 KiB at a time. */
+async function hashOfOpen(fh: FileHandle): Promise<string> {
+  const hash = createHash('sha256');
+  const buf = Buffer.alloc(COPY_BYTES);
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, COPY_BYTES, total);
+    if (bytesRead === 0) break;
+    hash.update(buf.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return `${total}:${hash.digest('hex')}`;
+}
+
+/** `size:sha256` of a regular file of one name at `path` (never through a link). */
+async function hashOf(path: string): Promise<string> {
+  const fh = await openNoFollow(path, OPEN_READ);
+  try {
+    await refuseSharedKeepOpen(fh, path);
+    return await hashOfOpen(fh);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** What became of a chunk handed to a partial file. */
 export type ChunkOutcome = 'written' | 'duplicate' | 'too_many_ranges';
 /** What finishing a partial file found. */
@@ -315,16 +340,7 @@ export class PartialFile {
   async finish(): Promise<FinishOutcome> {
     if (!this.ranges.complete(this.entry.size)) return 'incomplete';
     const fh = this.#handle();
-    const hash = createHash('sha256');
-    const buf = Buffer.alloc(COPY_BYTES);
-    let total = 0;
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, COPY_BYTES, total);
-      if (bytesRead === 0) break;
-      hash.update(buf.subarray(0, bytesRead));
-      total += bytesRead;
-    }
-    const good = total === this.entry.size && hash.digest('hex') === this.entry.sha256;
+    const good = (await hashOfOpen(fh)) === `${this.entry.size}:${this.entry.sha256}`;
     if (good) await fh.sync();
     await this.close();
     if (!good) {
@@ -427,8 +443,9 @@ export class PartialStore {
   /**
    * Moves the verified files of `msgId` to `attachments/<msg id>/<safe name>` (0600, not
    * executable, folders 0700), in manifest order, and removes what is left of it in the store.
-   * Refuses (PapoError) a file that is not whole, a link or a second name at a target, a target
-   * already there, or a path that would resolve outside `attachments/`.
+   * Refuses (PapoError) a file that is not whole, a link or a second name at a target, another
+   * file already there, or a path that would resolve outside `attachments/`; a file already
+   * released whole (a release cut short) counts as released.
    */
   async release(msgId: string, manifest: readonly ManifestEntry[]): Promise<ReleasedFile[]> {
     const from = this.#messageDir(msgId);
@@ -437,27 +454,28 @@ export class PartialStore {
     const names = manifest.map((entry) => safeName(entry.name, entry.sha256));
     if (new Set(names.map((n) => n.toLowerCase())).size !== names.length)
       throw new RangeError('two files of a message have one name');
+    // Everything is checked before anything moves: each file whole here, or (a release cut short
+    // by a crash) already at its place with its size and hash; no link or stranger at a target.
+    const moves: { done: string; target: string }[] = [];
     for (const [i, name] of names.entries()) {
+      const entry = manifest[i] as ManifestEntry;
       const target = resolve(into, name);
       const rel = relative(resolve(base), target);
       if (rel.startsWith('..') || rel.split(sep).length !== 2)
         throw new RangeError(`${name} would land outside ${base}`);
+      refuseLinkAt(target);
       const done = join(from, `${i}.file`);
-      const st = await lstat(done).catch(() => null);
-      if (st === null || !st.isFile() || st.nlink !== 1)
-        throw new PapoError('unknown_message', `file ${i} of ${msgId} has not arrived whole`);
+      const here = await lstat(done).catch(() => null);
+      const there = await lstat(target).catch(() => null);
+      if (here?.isFile() && here.nlink === 1 && there === null) moves.push({ done, target });
+      else if (here === null && there !== null && (await hashOf(target)) === `${entry.size}:${entry.sha256}`)
+        continue;
+      else if (here !== null && there !== null) throw new PapoError('io', `${target} is already there`);
+      else throw new PapoError('unknown_message', `file ${i} of ${msgId} has not arrived whole`);
     }
     await ensurePrivateDir(base);
     await ensurePrivateDir(into);
-    const out: ReleasedFile[] = [];
-    for (const [i, entry] of manifest.entries()) {
-      const name = names[i] as string;
-      const target = join(into, name);
-      const done = join(from, `${i}.file`);
-      if ((await lstat(target).catch(() => null)) !== null) {
-        refuseLinkAt(target);
-        throw new PapoError('io', `${target} is already there`);
-      }
+    for (const { done, target } of moves) {
       // Never executable, whatever mode the part was made with.
       const fh = await openNoFollow(done, OPEN_READ);
       try {
@@ -467,9 +485,14 @@ export class PartialStore {
         await fh.close();
       }
       await rename(done, target);
-      out.push({ name, path: target, size: entry.size, sha256: entry.sha256 });
     }
+    await syncDir(into);
     await this.discard(msgId);
-    return out;
+    return manifest.map((entry, i) => ({
+      name: names[i] as string,
+      path: join(into, names[i] as string),
+      size: entry.size,
+      sha256: entry.sha256,
+    }));
   }
 }
