@@ -19,6 +19,16 @@ export const modules = {
   },
   // Which hellos and messages are signs of life: copies sealed again refused (ADR 0093).
   'signed-times': { mutate: ['src/client/room/signed-times.ts'], tests: ['room/signed-times'] },
+  // Sealed attachments (ADR 0121): what another member says about a file, and the frames carrying it.
+  'attach-codec': {
+    mutate: ['src/client/attach/manifest.ts', 'src/client/attach/ranges.ts', 'src/client/attach/chunk-codec.ts'],
+    tests: ['attach/manifest', 'attach/ranges', 'attach/chunk-codec'],
+  },
+  // Where attachments wait on disk, and the sender's path check: links, changes, release.
+  'attach-store': {
+    mutate: ['src/client/attach/store.ts', 'src/client/attach/project-path.ts'],
+    tests: ['attach/store', 'attach/project-path'],
+  },
   'signal-seal': { mutate: ['src/client/net/signal-seal.ts'], tests: ['net/signal-seal'] },
   outbox: { mutate: ['src/client/store/outbox.ts'], tests: ['store/outbox'] },
   'inbox-store': {

@@ -4,6 +4,7 @@
 // cases: a manifest that lies about size or hash, a file that changes while it is stored, links
 // planted where the stores write, too many ranges, a release that would land outside.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   appendFileSync,
@@ -128,6 +129,13 @@ test('a file that grows, shrinks, is rewritten or swapped after its check is ref
       () => {
         writeFileSync(`${path}.new`, 'A'.repeat(100_000));
         renameSync(`${path}.new`, path);
+      },
+    ],
+    [
+      'swapped for a fifo (open must not wait for a writer)',
+      () => {
+        execFileSync('mkfifo', [`${path}.fifo`]);
+        renameSync(`${path}.fifo`, path);
       },
     ],
     [

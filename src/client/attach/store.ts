@@ -112,7 +112,8 @@ export class OutStore {
     const changed = () => attachRefused({ problem: 'changed', path: file.given });
     let src: FileHandle;
     try {
-      src = await openNoFollow(file.path, OPEN_READ);
+      // O_NONBLOCK: a fifo swapped in after the check would otherwise hold open() until a writer came.
+      src = await openNoFollow(file.path, OPEN_READ | constants.O_NONBLOCK);
     } catch (err) {
       if (err instanceof PapoError) throw changed();
       throw attachRefused({ problem: 'not_found', path: file.given });
@@ -143,7 +144,10 @@ export class OutStore {
         if (total > file.size) throw changed();
         const piece = buf.subarray(0, bytesRead);
         hash.update(piece);
-        await out.write(piece, 0, bytesRead, total - bytesRead);
+        for (let done = 0; done < bytesRead; ) {
+          const { bytesWritten } = await out.write(piece, done, bytesRead - done, total - bytesRead + done);
+          done += bytesWritten;
+        }
       }
       const after = await src.stat();
       if (
@@ -163,6 +167,7 @@ export class OutStore {
       else {
         refuseLinkAt(target);
         await rename(temp, target);
+        await syncDir(this.dir);
       }
       return { sha256, size: total };
     } catch (err) {
