@@ -3,7 +3,7 @@
 // (chunks oversized, beyond the file, for another member or from another than the sender), and
 // the seal and signature (another room, a frame not an attachment's, a forged signer).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import {
@@ -18,7 +18,7 @@ import { CHUNK_BYTES, MAX_RANGES } from '../../src/client/attach/constants.js';
 import type { ManifestEntry } from '../../src/client/attach/manifest.js';
 import { isPapoError } from '../../src/client/errors.js';
 import { FrameCodec } from '../../src/client/wire/frame-codec.js';
-import { generateIdentity } from '../../src/client/wire/identity.js';
+import { ED25519_PKCS8_PREFIX, generateIdentity } from '../../src/client/wire/identity.js';
 import { MAX_SEALED_FRAME_BYTES } from '../../src/client/wire/limits.js';
 import { FRAME_AAD, seal } from '../../src/client/wire/room-crypto.js';
 
@@ -286,5 +286,109 @@ test('decoding any bytes gives a frame or invalid_frame, nothing else (property)
       },
     ),
     { numRuns: 3000 },
+  );
+});
+
+test('the layout is ADR 0121’s, byte for byte, and so are the aad and the signed context (cross-check)', () => {
+  const bytes = Buffer.from('hello');
+  const plain = Buffer.concat([
+    Buffer.from([1]),
+    Buffer.from(alice.nodeId, 'hex'),
+    Buffer.from(bob.nodeId, 'hex'),
+    Buffer.from(ID, 'hex'),
+    Buffer.from([2]),
+    Buffer.from([0, 0, 0, 1, 0, 0]), // offset 65,536
+    Buffer.from([0, 0, 0, 5]),
+    bytes,
+  ]);
+  assert.ok(encodeAttachFrame({ kind: 'chunk', ...address, file: 2, offset: 65_536, bytes }).equals(plain));
+  // Sealed and signed by hand, as the ADR writes it: the codec opens it.
+  const key = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, alice.secretKey]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const sig = sign(null, Buffer.concat([Buffer.from(`papo/v1 attach signature\n${TOPIC}\n`), plain]), key);
+  const sealed = seal(KEY, Buffer.concat([plain, sig]), Buffer.from('papo/v1/attach'));
+  const frame = new AttachCodec(KEY, TOPIC, bob).open(sealed);
+  assert.ok(frame.kind === 'chunk' && frame.offset === 65_536 && frame.file === 2);
+  assert.ok(frame.kind === 'chunk' && Buffer.from(frame.bytes).equals(bytes));
+  // The other kinds' bytes: want 2, ack 3, stop 4 with its reason 1 to 4.
+  const head = (kind: number) => Buffer.concat([Buffer.from([kind]), plain.subarray(1, 71)]);
+  assert.deepEqual(decodeAttachFrame(Buffer.concat([head(2), Buffer.from([0, 0])])), {
+    kind: 'want',
+    ...address,
+    file: 2,
+    have: [],
+  });
+  assert.equal(decodeAttachFrame(head(3)).kind, 'ack');
+  const reasons = [1, 2, 3, 4].map((r) => {
+    const f = decodeAttachFrame(Buffer.concat([head(4), Buffer.from([r])]));
+    return f.kind === 'stop' ? f.why : null;
+  });
+  assert.deepEqual(reasons, ['too_large', 'member_full', 'rejected', 'corrupt']);
+  invalid(() => decodeAttachFrame(Buffer.concat([head(4), Buffer.from([0])])), /stop reason/);
+  invalid(() => decodeAttachFrame(Buffer.concat([head(3), Buffer.from([0])])), /ack length/);
+  invalid(() => decodeAttachFrame(head(4)), /stop length/);
+  invalid(() => decodeAttachFrame(Buffer.concat([head(2), Buffer.from([0])])), /want too short/);
+  invalid(() => decodeAttachFrame(Buffer.concat([head(1), Buffer.alloc(9)])), /chunk too short/);
+});
+
+test('the edges of a chunk and a want: one byte, a full chunk, the largest offset, 256 ranges', () => {
+  for (const bytes of [Buffer.alloc(1), Buffer.alloc(CHUNK_BYTES)]) {
+    const back = decodeAttachFrame(encodeAttachFrame({ kind: 'chunk', ...address, offset: 0, bytes }));
+    assert.ok(back.kind === 'chunk' && back.bytes.length === bytes.length);
+  }
+  const last = { kind: 'chunk' as const, ...address, offset: 2 ** 48 - 10, bytes: Buffer.alloc(10) };
+  assert.equal(decodeAttachFrame(encodeAttachFrame(last)).kind, 'chunk');
+  assert.throws(() => encodeAttachFrame({ ...last, bytes: Buffer.alloc(11) }), RangeError);
+  const have = Array.from({ length: MAX_RANGES }, (_, i) => [i * 2, i * 2 + 1] as const);
+  const back = decodeAttachFrame(encodeAttachFrame({ kind: 'want', ...address, have }));
+  assert.ok(back.kind === 'want' && back.have.length === MAX_RANGES);
+  for (const file of [-1, 1.5])
+    assert.throws(() => encodeAttachFrame({ kind: 'ack', ...address, file }), RangeError);
+  for (const offset of [-1, 1.5, Number.NaN])
+    assert.throws(
+      () => encodeAttachFrame({ kind: 'chunk', ...address, offset, bytes: Buffer.alloc(1) }),
+      RangeError,
+    );
+  // A want whose ranges reach the size exactly is the receiver's; one past it in any range is not.
+  const want = (have: [number, number][]) =>
+    ({ kind: 'want', from: bob.nodeId, to: alice.nodeId, id: ID, file: 0, have }) as AttachFrame;
+  assert.ok(checkAgainstManifest(want([[0, 100_000]]), alice.nodeId, alice.nodeId, MANIFEST));
+  invalid(
+    () =>
+      checkAgainstManifest(
+        want([
+          [0, 10],
+          [20, 100_001],
+        ]),
+        alice.nodeId,
+        alice.nodeId,
+        MANIFEST,
+      ),
+    /range beyond/,
+  );
+});
+
+test('a frame that is not bytes, or passes 64 KiB, or is too short to be signed, is refused before its seal is opened', () => {
+  const codec = new AttachCodec(KEY, TOPIC, bob);
+  invalid(() => codec.open('x' as unknown as Uint8Array), /not bytes/);
+  invalid(() => codec.open(new Uint8Array(MAX_SEALED_FRAME_BYTES + 1)), /not bytes/);
+  assert.throws(
+    () => codec.open(new Uint8Array(MAX_SEALED_FRAME_BYTES)),
+    (err: unknown) => isPapoError(err, 'open_failed'),
+  );
+  invalid(() => codec.open(seal(KEY, Buffer.alloc(100), ATTACH_AAD)), /too short/);
+});
+
+test('a frame whose sender is not a key at all fails its signature', () => {
+  // A key no member holds (0xff…): whatever the signature, it does not verify.
+  const from = 'ff'.repeat(32);
+  const plain = encodeAttachFrame({ kind: 'ack', ...address, from });
+  assert.throws(
+    () =>
+      new AttachCodec(KEY, TOPIC, bob).open(seal(KEY, Buffer.concat([plain, randomBytes(64)]), ATTACH_AAD)),
+    (err: unknown) => isPapoError(err, 'bad_signature'),
   );
 });

@@ -230,3 +230,110 @@ test('the caps come from the environment in whole MiB, the defaults otherwise; a
     assert.throws(() => attachCaps({ PAPO_ATTACH_MAX_FILE_MIB: bad }), /PAPO_ATTACH_MAX_FILE_MIB/);
   assert.throws(() => attachCaps({ PAPO_ATTACH_MAX_MESSAGE_MIB: 'x' }), /PAPO_ATTACH_MAX_MESSAGE_MIB/);
 });
+
+test('the edges of the manifest: 16 files, a size at the cap, the message cap, a type of 100 characters', () => {
+  const sixteen = Array.from({ length: MAX_FILES }, (_, i) => entry({ name: `f${i}`, size: 1 }));
+  assert.equal(parseManifest(sixteen).length, MAX_FILES);
+  const caps = { maxFileBytes: 1000, maxMessageBytes: 1500 };
+  assert.equal(parseManifest([entry({ size: 1000 })], caps)[0]?.size, 1000);
+  assert.equal(
+    parseManifest([entry({ name: 'a', size: 1000 }), entry({ name: 'b', size: 500 })], caps).length,
+    2,
+  );
+  const type = `a/${'b'.repeat(98)}`;
+  assert.equal(parseManifest([entry({ type })])[0]?.type, type);
+  refused([entry({ type: 'Text/plain' })], /type/);
+  refused([entry(), entry({ name: 'x', sha256: 'nope' })], /files\[1\]\.sha256/);
+  refused([entry(), { ...entry({ name: 'y' }), name: undefined }], /files\[1\]\.name is not a text/);
+});
+
+test('nameProblem says what is wrong', () => {
+  const cases: [string, RegExp][] = [
+    ['', /empty/],
+    ['e\u0301', /NFC/],
+    ['a'.repeat(MAX_NAME_CHARS + 1), /characters/],
+    ['é'.repeat(MAX_NAME_BYTES / 2 + 1), /bytes/],
+    ['a/b', /separator/],
+    ['a..b', /holds \.\./],
+    ['.', /dot/],
+    [' a', /begins with a space/],
+    ['nul', /reserved/],
+  ];
+  for (const [name, what] of cases) assert.match(nameProblem(name) ?? '', what, JSON.stringify(name));
+  assert.equal(nameProblem('a'.repeat(MAX_NAME_CHARS)), null);
+  assert.equal(nameProblem(`a${'é'.repeat(127)}`), null);
+});
+
+test('safeName at its edges: every forbidden character, spaces inside, cuts to the exact bounds', () => {
+  assert.equal(safeName('a\u0000b\u202ec:d'), 'a_b_c_d');
+  assert.equal(safeName('a b.txt'), 'a b.txt');
+  assert.equal(safeName('x. .'), 'x');
+  assert.equal(safeName('.env'), '.env');
+  assert.equal(safeName('__', SHA), `file-${SHA.slice(0, 12)}`);
+  assert.equal(safeName('_._', SHA), `file-${SHA.slice(0, 12)}`);
+  assert.equal(safeName('a'.repeat(MAX_NAME_CHARS)), 'a'.repeat(MAX_NAME_CHARS));
+  assert.equal(safeName('a'.repeat(300)), 'a'.repeat(MAX_NAME_CHARS));
+  const long = safeName(`${'x'.repeat(300)}.json`);
+  assert.equal(long, `${'x'.repeat(MAX_NAME_CHARS - 5)}.json`);
+  // An extension that is not a plain one is cut like the rest.
+  assert.ok(!safeName(`${'x'.repeat(300)}.json-x`).endsWith('.json-x'));
+  // The byte bound, exactly: one byte and 127 two-byte characters are 255 bytes.
+  assert.equal(Buffer.byteLength(safeName(`a${'é'.repeat(200)}`)), MAX_NAME_BYTES);
+  assert.equal(Buffer.byteLength(safeName(`a${'é'.repeat(127)}`)), MAX_NAME_BYTES);
+  // A cut that lands after a space or a dot leaves neither at the end of the stem.
+  assert.equal(safeName(`${'x'.repeat(122)} ${'y'.repeat(50)}.json`), `${'x'.repeat(122)}.json`);
+});
+
+test('every media type of the table, and patches by name only at the end, by content only at the start', () => {
+  const table: Record<string, string> = {
+    json: 'application/json',
+    jsonl: 'application/jsonl',
+    yaml: 'application/yaml',
+    yml: 'application/yaml',
+    toml: 'application/toml',
+    xml: 'application/xml',
+    sql: 'application/sql',
+    pdf: 'application/pdf',
+    zip: 'application/zip',
+    gz: 'application/gzip',
+    tgz: 'application/gzip',
+    tar: 'application/x-tar',
+    wasm: 'application/wasm',
+    patch: 'text/x-diff',
+    diff: 'text/x-diff',
+    txt: 'text/plain',
+    log: 'text/plain',
+    md: 'text/markdown',
+    csv: 'text/csv',
+    tsv: 'text/tab-separated-values',
+    html: 'text/html',
+    htm: 'text/html',
+    css: 'text/css',
+    js: 'text/javascript',
+    mjs: 'text/javascript',
+    cjs: 'text/javascript',
+    ts: 'text/x-typescript',
+    tsx: 'text/x-typescript',
+    py: 'text/x-python',
+    rs: 'text/x-rust',
+    go: 'text/x-go',
+    java: 'text/x-java',
+    c: 'text/x-c',
+    h: 'text/x-c',
+    sh: 'text/x-shellscript',
+    proto: 'text/x-protobuf',
+    graphql: 'application/graphql',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    svg: 'image/svg+xml',
+  };
+  for (const [ext, type] of Object.entries(table)) assert.equal(mediaTypeOf(`file.${ext}`), type, ext);
+  assert.equal(mediaTypeOf('.json'), 'application/json');
+  const bytes = (s: string) => Buffer.from(s, 'utf8');
+  assert.equal(isPatch('fix.patch.txt'), false);
+  assert.equal(isPatch('x', bytes('see diff --git a b\n')), false);
+  assert.equal(isPatch('x', bytes('a header\n--- a/x\n+++ b/x\n')), true);
+});

@@ -127,3 +127,40 @@ test('any adds agree with a byte map (property)', () => {
     { numRuns: 1000 },
   );
 });
+
+test('the edges: empty ranges, ranges at or past the size, the largest offset', () => {
+  const empty = new RangeSet();
+  assert.equal(empty.add(5, 5), true);
+  assert.deepEqual(empty.ranges, []);
+  assert.equal(empty.has(5, 5), true);
+  const one = new RangeSet(1);
+  assert.equal(one.add(0, 1), true);
+  assert.equal(one.canAdd(9, 9), true);
+  assert.equal(one.canAdd(1, 2), true);
+  assert.equal(one.canAdd(3, 4), false);
+  const set = new RangeSet();
+  set.add(0, 10);
+  set.add(20, 30);
+  assert.deepEqual(set.missing(15), [[10, 15]]);
+  assert.deepEqual(set.missing(20), [[10, 20]]);
+  set.clip(20);
+  assert.deepEqual(set.ranges, [[0, 10]]);
+  assert.equal(new RangeSet().add(0, 2 ** 48 - 1), true);
+  // A record's touching ranges are merged; pairs of another shape are not ranges.
+  assert.deepEqual(
+    RangeSet.parse(
+      [
+        [0, 5],
+        [5, 9],
+      ],
+      10,
+    )?.ranges,
+    [[0, 9]],
+  );
+  for (const bad of [[[0, 1, 2]], ['ab'], [[0, 1], 'ab']]) assert.equal(RangeSet.parse(bad, 10), null);
+  // More ranges than the bound, all within the size.
+  const big = Array.from({ length: MAX_RANGES + 1 }, (_, i) => [i * 2, i * 2 + 1]);
+  assert.equal(RangeSet.parse(big, 10_000), null);
+  assert.equal(RangeSet.parse(big.slice(0, MAX_RANGES), 10_000)?.ranges.length, MAX_RANGES);
+  assert.equal(RangeSet.parse(big.slice(0, 3), 10_000, 2), null);
+});

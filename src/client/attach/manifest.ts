@@ -55,7 +55,7 @@ export function nameProblem(name: string): string | null {
   if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes`;
   if (FORBIDDEN.test(name))
     return 'holds a separator, a control, bidi or zero-width character, or one of : * ? " < > |';
-  if (name.includes('..') || name === '.') return 'holds ..';
+  if (name.includes('..')) return 'holds ..';
   if (/^\s|[\s.]$/u.test(name)) return 'begins with a space or ends with a space or a dot';
   if (RESERVED.test(name)) return 'is a reserved Windows device name';
   return null;
@@ -112,7 +112,7 @@ export function safeName(name: string, sha256 = ''): string {
   // Cutting may leave a name NFC no longer holds (a base without its combining mark is fine; the
   // reverse cannot happen), or an empty stem: the check decides.
   // A name of nothing but what replaced the forbidden (`..` became `_`) names nothing: the fallback.
-  return !/^[_.\s]*$/u.test(s) && s !== ext && nameProblem(s) === null ? s : fallback;
+  return !/^[_.\s]*$/u.test(s) && nameProblem(s) === null ? s : fallback;
 }
 
 /** Media types by extension: the files agents pass each other, the rest octet-stream. */

@@ -79,7 +79,7 @@ export class RangeSet {
 
   /** Whether [0, size) is held whole. */
   complete(size: number): boolean {
-    return size === 0 || this.has(0, size);
+    return this.has(0, size);
   }
 
   /** The ranges of [0, size) not held, in order. */
@@ -121,7 +121,7 @@ export class RangeSet {
       const [a, b] = pair as unknown[];
       if (!isOffset(a) || !isOffset(b) || a >= b || b > size || a < last) return null;
       last = b;
-      set.add(a, b);
+      if (!set.add(a, b)) return null;
     }
     return set;
   }
