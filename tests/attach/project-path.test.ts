@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkProjectFile } from '../../src/client/attach/project-path.js';
+import { attachMessage, checkProjectFile } from '../../src/client/attach/project-path.js';
 import { type AttachProblem, isPapoError } from '../../src/client/errors.js';
 import { tempDir } from '../support/files.js';
 
@@ -103,4 +103,20 @@ test('a missing file, an empty path and a NUL are refused as not found', async (
     checkProjectFile(project, 'docs/spec.json\0.txt', CAP),
     (err: unknown) => isPapoError(err, 'attach_refused') && err.detail.problem === 'not_found',
   );
+});
+
+test('each refusal says its own words, with the path as given', () => {
+  const problems = ['not_found', 'link', 'folder', 'not_file', 'outside', 'unreadable', 'changed'] as const;
+  const texts = problems.map((problem) => attachMessage({ problem, path: 'docs/x.json' }));
+  texts.push(attachMessage({ problem: 'too_large', path: 'docs/x.json', size: 2, limit: 1 }));
+  assert.equal(new Set(texts).size, texts.length);
+  for (const text of texts) assert.ok(text.startsWith('docs/x.json'), text);
+  assert.match(texts[1] as string, /symbolic link/);
+  assert.match(texts[4] as string, /outside the project/);
+});
+
+test('a name that begins with two dots is inside the project', async (t) => {
+  const { project } = layout(t);
+  writeFileSync(join(project, '..notes.json'), '{}');
+  assert.equal((await checkProjectFile(project, '..notes.json', CAP)).name, '..notes.json');
 });

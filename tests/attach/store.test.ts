@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -16,8 +17,10 @@ import {
   renameSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AttachCodec } from '../../src/client/attach/chunk-codec.js';
@@ -422,4 +425,146 @@ test('the sender reads back any range, short at the end, and refuses a range lar
   assert.equal((await out.read(hash, 100_000, 10)).length, 0);
   await assert.rejects(out.read(hash, 0, CHUNK_BYTES + 1), RangeError);
   assert.throws(() => out.pathOf('../../etc/passwd'), RangeError);
+});
+
+test('each link is named as what it is: symbolic, hard, or not a regular file', async (t) => {
+  const { root, receiver, sender } = setup(t);
+  const victim = join(root, 'victim');
+  writeFileSync(victim, 'keep');
+  const entry = entryOf('a.bin', Buffer.from('abc'));
+  const link = (kind: string) => (err: unknown) =>
+    isPapoError(err, 'profile_link') && err.detail.link === kind;
+  // A folder papo makes that is a link, or a file.
+  symlinkSync(root, join(receiver, ATTACH_IN_DIR));
+  await assert.rejects(new PartialStore(receiver).open(ID, 0, entry), link('symbolic'));
+  await unlink(join(receiver, ATTACH_IN_DIR));
+  writeFileSync(join(receiver, ATTACH_IN_DIR), 'a file');
+  await assert.rejects(new PartialStore(receiver).open(ID, 0, entry), link('not_regular'));
+  await unlink(join(receiver, ATTACH_IN_DIR));
+  // A part file that is a hard link, or a folder.
+  mkdirSync(join(receiver, ATTACH_IN_DIR, ID), { recursive: true, mode: 0o700 });
+  linkSync(victim, join(receiver, ATTACH_IN_DIR, ID, '0.part'));
+  await assert.rejects(new PartialStore(receiver).open(ID, 0, entry), link('hard'));
+  await unlink(join(receiver, ATTACH_IN_DIR, ID, '0.part'));
+  // A range record that is a link: refused, not read through.
+  symlinkSync(victim, join(receiver, ATTACH_IN_DIR, ID, '0.ranges'));
+  await assert.rejects(new PartialStore(receiver).open(ID, 0, entry), link('symbolic'));
+  await unlink(join(receiver, ATTACH_IN_DIR, ID, '0.ranges'));
+  // The sender's stored file: a link there is refused by has() and read(), a second name by read().
+  const out = new OutStore(sender);
+  mkdirSync(out.dir, { mode: 0o700 });
+  const hash = sha256(Buffer.from('keep'));
+  symlinkSync(victim, out.pathOf(hash));
+  await assert.rejects(out.has(hash), link('symbolic'));
+  await assert.rejects(out.read(hash, 0, 4), link('symbolic'));
+  await unlink(out.pathOf(hash));
+  linkSync(victim, out.pathOf(hash));
+  await assert.rejects(out.read(hash, 0, 4), link('hard'));
+  assert.equal(readFileSync(victim, 'utf8'), 'keep');
+});
+
+test('misuse of the stores is a RangeError or a TypeError, and removing twice is fine', async (t) => {
+  const { project, sender, receiver } = setup(t);
+  writeFileSync(join(project, 'x.bin'), 'abc');
+  const out = new OutStore(sender);
+  const { sha256: hash } = await out.put(await checkProjectFile(project, 'x.bin', CAP));
+  for (const [offset, length] of [
+    [-1, 1],
+    [1.5, 1],
+    [0, 0],
+    [0, 1.5],
+  ] as const)
+    await assert.rejects(out.read(hash, offset, length), RangeError, `${offset} ${length}`);
+  assert.equal((await out.read(hash, 0, 1)).toString(), 'a');
+  await out.remove(hash);
+  await out.remove(hash);
+  const store = new PartialStore(receiver);
+  const entry = entryOf('a.bin', Buffer.from('abc'));
+  for (const index of [-1, 1.5]) await assert.rejects(store.open(ID, index, entry), RangeError);
+  const partial = await store.open(ID, 0, entry);
+  for (const [offset, bytes] of [
+    [-1, Buffer.from('a')],
+    [1.5, Buffer.from('a')],
+    [0, Buffer.alloc(0)],
+  ] as const)
+    await assert.rejects(partial.write(offset, bytes), RangeError);
+  await partial.close();
+  await partial.close();
+  await assert.rejects(partial.write(0, Buffer.from('a')), TypeError);
+  await store.discard(ID);
+  await store.discard(ID);
+  // Two names one once case is folded: a manifest read back from disk cannot make release write one over the other.
+  await assert.rejects(
+    store.release(ID, [entryOf('A.txt', Buffer.from('a')), entryOf('a.TXT', Buffer.from('b'))]),
+    RangeError,
+  );
+});
+
+test('a record of another size starts over, and a part file without a record is emptied', async (t) => {
+  const { receiver } = setup(t);
+  const content = randomBytes(3000);
+  const entry = entryOf('a.bin', content);
+  const store = new PartialStore(receiver);
+  const first = await store.open(ID, 0, entry);
+  await first.write(0, content.subarray(0, 1000));
+  await first.close();
+  const resized = await store.open(ID, 0, { ...entry, size: 2999 });
+  assert.deepEqual(resized.ranges.ranges, []);
+  assert.equal(statSync(resized.partPath).size, 0);
+  await resized.write(0, content.subarray(0, 10));
+  await resized.close();
+  await unlink(resized.recordPath);
+  const again = await store.open(ID, 0, entry);
+  assert.deepEqual(again.ranges.ranges, []);
+  assert.equal(statSync(again.partPath).size, 0);
+  await again.close();
+});
+
+test('release makes a file 0600 whatever its mode, and refuses a second name or a stranger at its place', async (t) => {
+  const { receiver } = setup(t);
+  const a = Buffer.from('echo hi\n');
+  const manifest = [entryOf('run.sh', a)];
+  const store = new PartialStore(receiver);
+  const partial = await store.open(ID, 0, manifest[0] as ManifestEntry);
+  await partial.write(0, a);
+  assert.equal(await partial.finish(), 'complete');
+  const done = join(receiver, ATTACH_IN_DIR, ID, '0.file');
+  // A second name for the whole file: not released (it would be another file's content too).
+  linkSync(done, join(receiver, 'elsewhere'));
+  await assert.rejects(store.release(ID, manifest), (err: unknown) => isPapoError(err, 'unknown_message'));
+  await unlink(join(receiver, 'elsewhere'));
+  chmodSync(done, 0o755);
+  const [released] = await store.release(ID, manifest);
+  assert.equal(mode((released as { path: string }).path), 0o600);
+  // Released already, then the target changed: not taken as released.
+  writeFileSync((released as { path: string }).path, 'changed');
+  await assert.rejects(store.release(ID, manifest), (err: unknown) => isPapoError(err, 'unknown_message'));
+});
+
+test('a file swapped for an identical copy, or only touched, after its check is refused', async (t) => {
+  const { project, sender } = setup(t);
+  const out = new OutStore(sender);
+  const path = join(project, 'spec.json');
+  writeFileSync(path, 'same');
+  const checked = await checkProjectFile(project, 'spec.json', CAP);
+  const { mtime } = statSync(path);
+  writeFileSync(`${path}.copy`, 'same');
+  utimesSync(`${path}.copy`, mtime, mtime);
+  renameSync(`${path}.copy`, path);
+  await assert.rejects(
+    out.put(checked),
+    (err: unknown) => isPapoError(err, 'attach_refused') && err.detail.problem === 'changed',
+  );
+  const again = await checkProjectFile(project, 'spec.json', CAP);
+  utimesSync(path, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  await assert.rejects(
+    out.put(again),
+    (err: unknown) => isPapoError(err, 'attach_refused') && err.detail.problem === 'changed',
+  );
+  // Gone since the check.
+  await unlink(path);
+  await assert.rejects(
+    out.put(again),
+    (err: unknown) => isPapoError(err, 'attach_refused') && err.detail.problem === 'not_found',
+  );
 });
