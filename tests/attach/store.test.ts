@@ -568,3 +568,36 @@ test('a file swapped for an identical copy, or only touched, after its check is 
     (err: unknown) => isPapoError(err, 'attach_refused') && err.detail.problem === 'not_found',
   );
 });
+
+test('a fifo planted where a kept file should be is refused, never waited on', async (t) => {
+  const { sender, receiver } = setup(t);
+  const out = new OutStore(sender);
+  mkdirSync(out.dir, { mode: 0o700 });
+  const hash = sha256(Buffer.from('x'));
+  execFileSync('mkfifo', [out.pathOf(hash)]);
+  const notRegular = (err: unknown) => isPapoError(err, 'profile_link') && err.detail.link === 'not_regular';
+  await assert.rejects(out.read(hash, 0, 1), notRegular);
+  const entry = entryOf('a.bin', Buffer.from('abc'));
+  mkdirSync(join(receiver, ATTACH_IN_DIR, ID), { recursive: true, mode: 0o700 });
+  execFileSync('mkfifo', [join(receiver, ATTACH_IN_DIR, ID, '0.part')]);
+  await assert.rejects(new PartialStore(receiver).open(ID, 0, entry), notRegular);
+  assert.throws(() => out.pathOf(`../${hash}`), RangeError);
+  assert.throws(() => out.pathOf(`${hash}/x`), RangeError);
+});
+
+test('a record of the same file whose ranges are not ranges starts over', async (t) => {
+  const { receiver } = setup(t);
+  const content = randomBytes(3000);
+  const entry = entryOf('a.bin', content);
+  const store = new PartialStore(receiver);
+  const first = await store.open(ID, 0, entry);
+  await first.write(0, content.subarray(0, 1000));
+  await first.close();
+  writeFileSync(
+    first.recordPath,
+    JSON.stringify({ size: entry.size, sha256: entry.sha256, ranges: [[5, 1]] }),
+  );
+  const again = await store.open(ID, 0, entry);
+  assert.deepEqual(again.ranges.ranges, []);
+  await again.close();
+});

@@ -39,6 +39,11 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Read and hash this much at a time. */
 const COPY_BYTES = 64 * 1024;
 const OPEN_READ_WRITE = constants.O_RDWR | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+/**
+ * Reading a file papo keeps: O_NONBLOCK, so that a fifo planted where a file should be is refused
+ * (not a regular file) instead of holding open() until a writer comes.
+ */
+const OPEN_READ_KEPT = OPEN_READ | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Makes `dir` (0700) unless it is there; refuses one that is a link or not a folder. Its parent
@@ -113,7 +118,7 @@ export class OutStore {
     let src: FileHandle;
     try {
       // O_NONBLOCK: a fifo swapped in after the check would otherwise hold open() until a writer came.
-      src = await openNoFollow(file.path, OPEN_READ | constants.O_NONBLOCK);
+      src = await openNoFollow(file.path, OPEN_READ_KEPT);
     } catch (err) {
       if (err instanceof PapoError) throw changed();
       throw attachRefused({ problem: 'not_found', path: file.given });
@@ -189,7 +194,7 @@ export class OutStore {
       length > CHUNK_BYTES
     )
       throw new RangeError('not a range of a stored file');
-    const fh = await openNoFollow(this.pathOf(sha256), OPEN_READ);
+    const fh = await openNoFollow(this.pathOf(sha256), OPEN_READ_KEPT);
     try {
       await refuseSharedKeepOpen(fh, this.pathOf(sha256));
       const buf = Buffer.alloc(length);
@@ -252,7 +257,7 @@ async function hashOfOpen(fh: FileHandle): Promise<string> {
 
 /** `size:sha256` of a regular file of one name at `path` (never through a link). */
 async function hashOf(path: string): Promise<string> {
-  const fh = await openNoFollow(path, OPEN_READ);
+  const fh = await openNoFollow(path, OPEN_READ_KEPT);
   try {
     await refuseSharedKeepOpen(fh, path);
     return await hashOfOpen(fh);
@@ -482,7 +487,7 @@ export class PartialStore {
     await ensurePrivateDir(into);
     for (const { done, target } of moves) {
       // Never executable, whatever mode the part was made with.
-      const fh = await openNoFollow(done, OPEN_READ);
+      const fh = await openNoFollow(done, OPEN_READ_KEPT);
       try {
         await refuseSharedKeepOpen(fh, done);
         await fh.chmod(0o600);
