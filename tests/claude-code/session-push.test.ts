@@ -7,7 +7,7 @@
 // Skipped, with the reason, without Claude Code or tmux. See docs/mcp.md, "Push".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALREADY_PUSHED, ALREADY_PUSHED_SESSION, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
+import { ALREADY_PUSHED, NO_UNREAD, pushedText } from '../../src/mcp/texts.js';
 import { framedIdIn, occurrencesIn, stringsIn } from '../support/framed.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { callText, statusUntil } from '../support/room.js';
