@@ -417,27 +417,30 @@ export class PartialStore {
     };
     const fh = await openNoFollow(paths.part, OPEN_READ_WRITE, 0o600);
     const st = await refuseShared(fh, paths.part);
-    await fh.chmod(0o600);
-    let ranges = new RangeSet(this.#maxRanges);
-    let record: RangeRecord | null = null;
     try {
-      record = await readJsonFile<RangeRecord>(paths.record);
+      await fh.chmod(0o600);
+      let ranges = new RangeSet(this.#maxRanges);
+      let record: RangeRecord | null = null;
+      try {
+        record = await readJsonFile<RangeRecord>(paths.record);
+      } catch (err) {
+        if (!(err instanceof PapoError && err.code === 'profile_corrupt')) throw err;
+      }
+      if (record !== null && record.size === entry.size && record.sha256 === entry.sha256) {
+        const parsed = RangeSet.parse(record.ranges, entry.size, this.#maxRanges);
+        if (parsed !== null) {
+          parsed.clip(st.size);
+          ranges = parsed;
+        }
+      } else if (st.size > 0) {
+        await fh.truncate(0);
+      }
+      return new PartialFile(entry, paths, ranges, fh);
     } catch (err) {
-      if (!(err instanceof PapoError && err.code === 'profile_corrupt')) {
-        await fh.close();
-        throw err;
-      }
+      // Never left to the garbage collector: Node 26 ends the process for a FileHandle it closes.
+      await fh.close().catch(() => {});
+      throw err;
     }
-    if (record !== null && record.size === entry.size && record.sha256 === entry.sha256) {
-      const parsed = RangeSet.parse(record.ranges, entry.size, this.#maxRanges);
-      if (parsed !== null) {
-        parsed.clip(st.size);
-        ranges = parsed;
-      }
-    } else if (st.size > 0) {
-      await fh.truncate(0);
-    }
-    return new PartialFile(entry, paths, ranges, fh);
   }
 
   /** Whether file `index` of `msgId` arrived whole and verified. */
