@@ -21,7 +21,11 @@ export const modules = {
   'signed-times': { mutate: ['src/client/room/signed-times.ts'], tests: ['room/signed-times'] },
   // Sealed attachments (ADR 0121): what another member says about a file, and the frames carrying it.
   'attach-codec': {
-    mutate: ['src/client/attach/manifest.ts', 'src/client/attach/ranges.ts', 'src/client/attach/chunk-codec.ts'],
+    mutate: [
+      'src/client/attach/manifest.ts',
+      'src/client/attach/ranges.ts',
+      'src/client/attach/chunk-codec.ts',
+    ],
     tests: ['attach/manifest', 'attach/ranges', 'attach/chunk-codec'],
   },
   // Where attachments wait on disk, and the sender's path check: links, changes, release.

@@ -29,36 +29,34 @@ export async function startMcp({ profile, about, serverVersion, env }: McpStart)
     import('../client/store/profile-file.js'),
   ]);
   const peek = () => (isProfileName(profile) ? peekProfile(dir) : null);
-  if (notSetUp(env)) {
-    // Claude Code's plugin started papo in a project that never chose a profile: it answers, and
-    // joins no room (issue 45).
-    const [{ MemberUnavailable }, { NOT_READY, NOT_SET_UP }] = await Promise.all([
-      import('../mcp/tool-result.js'),
-      import('../mcp/texts.js'),
-    ]);
-    runMcpServer({
-      profile,
-      serverVersion,
-      env,
-      describe: () => NOT_SET_UP,
-      openMember: () => Promise.reject(new MemberUnavailable(NOT_READY.notSetUp)),
-    });
-    return;
-  }
-  runMcpServer({
-    profile,
-    serverVersion,
-    env,
-    describe: peek,
-    openMember: (push) => {
-      // The announced `about`: --about, else the profile's, else nothing: the room learns only
-      // what the person chose to tell it, never a folder's name (issue 45). Only the flag was
-      // checked: a hand-edited profile is made one printable line of at most 200 characters, as
-      // receivers would make it anyway.
-      const announced = about ?? normaliseAbout(peek()?.about ?? '') ?? '';
-      return openMember(profile, home, announced, env, push);
-    },
-  });
+  // Claude Code's plugin started papo in a project that never chose a profile: it answers, and
+  // joins no room (issue 45).
+  const room = notSetUp(env)
+    ? await idleRoom()
+    : {
+        describe: peek,
+        openMember: (push: () => PushView) => {
+          // The announced `about`: --about, else the profile's, else nothing: the room learns only
+          // what the person chose to tell it, never a folder's name (issue 45). Only the flag was
+          // checked: a hand-edited profile is made one printable line of at most 200 characters,
+          // as receivers would make it anyway.
+          const announced = about ?? normaliseAbout(peek()?.about ?? '') ?? '';
+          return openMember(profile, home, announced, env, push);
+        },
+      };
+  runMcpServer({ profile, serverVersion, env, ...room });
+}
+
+/** What papo mcp says and opens in a project never set up: its instructions say so, and no member. */
+async function idleRoom() {
+  const [{ MemberUnavailable }, { NOT_READY, NOT_SET_UP }] = await Promise.all([
+    import('../mcp/tool-result.js'),
+    import('../mcp/texts.js'),
+  ]);
+  return {
+    describe: (): typeof NOT_SET_UP => NOT_SET_UP,
+    openMember: () => Promise.reject(new MemberUnavailable(NOT_READY.notSetUp)),
+  };
 }
 
 /**

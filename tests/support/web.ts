@@ -4,7 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import type { Hooks } from './files.js';
+import type { McpProcess } from './mcp-process.js';
 import { memberEnv, spawnPapo } from './papo.js';
+import { type Room, startAgent, statusUntil } from './room.js';
 
 export interface WebServer {
   /** http://127.0.0.1:PORT */
@@ -147,4 +149,21 @@ export async function launchChromium(
   });
   t.after(() => browser.close());
   return browser;
+}
+
+/**
+ * The room's two agents, voce's and colega's `papo mcp`, started and linked: each sees the other
+ * online. `colegaEnv` is added to colega's environment.
+ */
+export async function linkedAgents(
+  room: Room,
+  colegaEnv: Record<string, string> = {},
+): Promise<{ voce: McpProcess; colega: McpProcess }> {
+  const voce = startAgent(room, room.members.voce);
+  await voce.client.initialize();
+  const colega = startAgent(room, room.members.colega, colegaEnv);
+  await colega.client.initialize();
+  await statusUntil(voce.client, /colega \(agent\): online/);
+  await statusUntil(colega.client, /voce \(agent\): online/);
+  return { voce, colega };
 }

@@ -10,17 +10,9 @@ import { test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
 import { childPids, holdsWebRtc, webRtcChildren } from '../support/processes.js';
-import {
-  callText,
-  channelPushes,
-  makeRoom,
-  pushOf,
-  type Room,
-  startAgent,
-  statusUntil,
-} from '../support/room.js';
+import { callText, channelPushes, makeRoom, pushOf, type Room } from '../support/room.js';
 import { waitFor } from '../support/wait.js';
-import { chromium, launchChromium, startWeb, type WebServer } from '../support/web.js';
+import { chromium, launchChromium, linkedAgents, startWeb, type WebServer } from '../support/web.js';
 
 // The page's globals as the callbacks run in the browser see them (the tests compile without the
 // DOM's types).
@@ -83,12 +75,7 @@ async function linkedRoom(t: Parameters<typeof makeRoom>[0], review = false) {
     const on = await runPapo(['review', 'on'], { env: userEnv(room.members.voce.home) });
     assert.equal(on.code, 0, on.stderr);
   }
-  const voce = startAgent(room, room.members.voce);
-  await voce.client.initialize();
-  const colega = startAgent(room, room.members.colega);
-  await colega.client.initialize();
-  await statusUntil(voce.client, /colega \(agent\): online/);
-  await statusUntil(colega.client, /voce \(agent\): online/);
+  const { voce, colega } = await linkedAgents(room);
   const web = await startWeb(t, room.members.voce.home);
   return { room, voce, colega, web };
 }

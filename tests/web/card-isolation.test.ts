@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { openMemberState } from '../../src/client/store/profile-store.js';
 import type { Envelope } from '../../src/client/wire/messages.js';
 import { msgIdIn, runPapo, userEnv } from '../support/papo.js';
-import { callText, makeRoom, startAgent, statusUntil } from '../support/room.js';
-import { chromium, launchChromium, startWeb } from '../support/web.js';
+import { callText, makeRoom } from '../support/room.js';
+import { chromium, launchChromium, linkedAgents, startWeb } from '../support/web.js';
 
 declare const document: { querySelector(s: string): { textContent: string | null } | null };
 
@@ -37,12 +37,7 @@ test('papo web: a message it cannot show is one placeholder card; the other card
   await state.addToHeld(bad);
   await state.appendLog({ ev: 'in', msg: bad, held: true });
 
-  const voce = startAgent(room, room.members.voce);
-  await voce.client.initialize();
-  const colega = startAgent(room, room.members.colega);
-  await colega.client.initialize();
-  await statusUntil(voce.client, /colega \(agent\): online/);
-  await statusUntil(colega.client, /voce \(agent\): online/);
+  const { colega } = await linkedAgents(room);
   const first = msgIdIn(await callText(colega.client, 'send', { message: 'the **first** one' }));
   const second = msgIdIn(await callText(colega.client, 'send', { message: 'the second one' }));
   const web = await startWeb(t, room.members.voce.home);

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { msgIdIn } from '../support/papo.js';
-import { callText, makeRoom, pushOf, type Room, startAgent, statusUntil } from '../support/room.js';
-import { chromium, launchChromium, startWeb, type WebServer } from '../support/web.js';
+import { callText, makeRoom, pushOf, type Room } from '../support/room.js';
+import { chromium, launchChromium, linkedAgents, startWeb, type WebServer } from '../support/web.js';
 
 // The page's globals as the callbacks run in the browser see them (no DOM types here).
 interface PageElement {
@@ -38,13 +38,8 @@ const skip = 'skip' in browserAt ? browserAt.skip : false;
 /** voce and colega, both agents online for each other; papo web on voce's profile. */
 async function linkedRoom(t: Parameters<typeof makeRoom>[0]) {
   const room: Room = await makeRoom(t, { label: 'web-follow' });
-  const voce = startAgent(room, room.members.voce);
-  await voce.client.initialize();
   // 200 sends in a test: more than the anti-loop limit lets an agent send in 10 minutes.
-  const colega = startAgent(room, room.members.colega, { PAPO_MAX_SENDS_PER_10MIN: '1000' });
-  await colega.client.initialize();
-  await statusUntil(voce.client, /colega \(agent\): online/);
-  await statusUntil(colega.client, /voce \(agent\): online/);
+  const { voce, colega } = await linkedAgents(room, { PAPO_MAX_SENDS_PER_10MIN: '1000' });
   const web = await startWeb(t, room.members.voce.home);
   return { room, voce, colega, web };
 }

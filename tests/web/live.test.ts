@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { msgIdIn } from '../support/papo.js';
-import { callText, makeRoom, type Room, startAgent, statusUntil } from '../support/room.js';
-import { chromium, launchChromium, startWeb } from '../support/web.js';
+import { callText, makeRoom, type Room } from '../support/room.js';
+import { chromium, launchChromium, linkedAgents, startWeb } from '../support/web.js';
 
 declare const document: {
   querySelector(s: string): { textContent: string | null; hidden: boolean; className: string } | null;
@@ -22,12 +22,7 @@ const skip = 'skip' in browserAt ? browserAt.skip : false;
 
 async function linkedRoom(t: Parameters<typeof makeRoom>[0]) {
   const room: Room = await makeRoom(t, { label: 'web-live' });
-  const voce = startAgent(room, room.members.voce);
-  await voce.client.initialize();
-  const colega = startAgent(room, room.members.colega);
-  await colega.client.initialize();
-  await statusUntil(voce.client, /colega \(agent\): online/);
-  await statusUntil(colega.client, /voce \(agent\): online/);
+  const { voce, colega } = await linkedAgents(room);
   return { room, voce, colega };
 }
 

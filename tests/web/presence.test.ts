@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { startSignalServer } from '../../src/signal-server/server.js';
 import { childPids, webRtcChildren } from '../support/processes.js';
 import { callText, makeRoom, type Room, startAgent, statusUntil } from '../support/room.js';
-import { chromium, launchChromium, startWeb } from '../support/web.js';
+import { chromium, launchChromium, linkedAgents, startWeb } from '../support/web.js';
 
 declare const document: {
   querySelector(s: string): { textContent: string | null; hidden: boolean } | null;
@@ -28,12 +28,7 @@ test('papo web’s room panel shows who is online with no click, and a colleague
   timeout: 180_000,
 }, async (t) => {
   const room: Room = await makeRoom(t, { label: 'web-presence' });
-  const voce = startAgent(room, room.members.voce);
-  await voce.client.initialize();
-  const colega = startAgent(room, room.members.colega);
-  await colega.client.initialize();
-  await statusUntil(voce.client, /colega \(agent\): online/);
-  await statusUntil(colega.client, /voce \(agent\): online/);
+  const { voce, colega } = await linkedAgents(room);
   const web = await startWeb(t, room.members.voce.home);
   const browser = await launchChromium(t);
   const page = await browser.newPage();

@@ -7,12 +7,12 @@
 // Layout, big-endian: kind (1) | from (32) | to (32) | message id (5) | file index (1) | the kind's
 // fields | Ed25519 signature (64) of "papo/v1 attach signature\n" + topic + "\n" + what precedes it.
 // Decoding is total: a valid frame or PapoError('invalid_frame'/'open_failed'/'bad_signature').
-import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { PapoError } from '../errors.js';
-import { ED25519_PKCS8_PREFIX, ED25519_SPKI_PREFIX, type Identity } from '../wire/identity.js';
+import type { Identity } from '../wire/identity.js';
 import { MAX_SEALED_FRAME_BYTES } from '../wire/limits.js';
 import { MESSAGE_ID_PATTERN, NODE_ID_PATTERN } from '../wire/names.js';
 import { open, seal } from '../wire/room-crypto.js';
+import { Signer } from '../wire/signer.js';
 import { CHUNK_BYTES, MAX_FILES, MAX_OFFSET, MAX_RANGES } from './constants.js';
 import type { ManifestEntry } from './manifest.js';
 import { type Range, RangeSet } from './ranges.js';
@@ -205,25 +205,20 @@ export class AttachCodec {
   readonly nodeId: string;
   #frameKey: Uint8Array;
   #context: Buffer;
-  #privateKey: KeyObject;
-  #publicKeys = new Map<string, KeyObject>();
+  #signer: Signer;
 
   constructor(frameKey: Uint8Array, topic: string, signer: Identity) {
     this.#frameKey = frameKey;
     this.#context = Buffer.from(`${SIGNATURE_CONTEXT}${topic}\n`, 'utf8');
+    this.#signer = new Signer(signer);
     this.nodeId = signer.nodeId;
-    this.#privateKey = createPrivateKey({
-      key: Buffer.concat([ED25519_PKCS8_PREFIX, signer.secretKey]),
-      format: 'der',
-      type: 'pkcs8',
-    });
   }
 
   /** Signs and seals a frame of ours (`from` must be our node id). */
   seal(frame: AttachFrame): Uint8Array {
     if (frame.from !== this.nodeId) throw new TypeError('an attachment frame is signed by its own node');
     const plain = encodeAttachFrame(frame);
-    const sig = sign(null, Buffer.concat([this.#context, plain]), this.#privateKey);
+    const sig = this.#signer.sign(Buffer.concat([this.#context, plain]));
     const sealed = seal(this.#frameKey, Buffer.concat([plain, sig]), ATTACH_AAD);
     if (sealed.length > MAX_SEALED_FRAME_BYTES)
       throw new RangeError('sealed attachment frame larger than 64 KiB');
@@ -241,32 +236,9 @@ export class AttachCodec {
     if (plain.length < HEAD_BYTES + SIG_BYTES) throw invalid('too short');
     const body = plain.subarray(0, plain.length - SIG_BYTES);
     const frame = decodeAttachFrame(body);
-    let good = false;
-    try {
-      good = verify(
-        null,
-        Buffer.concat([this.#context, body]),
-        this.#publicKey(frame.from),
-        plain.subarray(plain.length - SIG_BYTES),
-      );
-    } catch {
-      // not a public key at all
-    }
-    if (!good) throw new PapoError('bad_signature', 'the attachment frame is not signed by its sender');
+    const signature = plain.subarray(plain.length - SIG_BYTES);
+    if (!this.#signer.verify(frame.from, Buffer.concat([this.#context, body]), signature))
+      throw new PapoError('bad_signature', 'the attachment frame is not signed by its sender');
     return frame;
-  }
-
-  #publicKey(nodeId: string): KeyObject {
-    let key = this.#publicKeys.get(nodeId);
-    if (key === undefined) {
-      key = createPublicKey({
-        key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(nodeId, 'hex')]),
-        format: 'der',
-        type: 'spki',
-      });
-      if (this.#publicKeys.size >= 1024) this.#publicKeys.clear();
-      this.#publicKeys.set(nodeId, key);
-    }
-    return key;
   }
 }
